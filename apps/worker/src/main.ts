@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { loadConfigOrExit, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
+import { Logger } from 'nestjs-pino';
+import type pino from 'pino';
+import { WorkerAppModule } from './worker-app.module';
+
+// The worker: outbox relay, event consumers and scheduled jobs; no HTTP.
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const runtime = await startPlatform(config, { role: 'worker', migrations: CONTEXT_MIGRATIONS });
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(runtime), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  await app.init();
+  app.get<pino.Logger>(PLATFORM_LOG).info({ events: config.KAFKA_BROKERS.length > 0 ? 'kafka' : 'in-process' }, 'engage worker started');
+  runUntilSignal(async () => {
+    await app.close();
+    await runtime.close();
+  });
+}
+
+main().catch((error) => {
+  process.stderr.write(`engage worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

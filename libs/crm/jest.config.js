@@ -1,0 +1,1 @@
+module.exports = { displayName: 'crm', preset: '../../jest.preset.js' };

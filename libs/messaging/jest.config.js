@@ -1,0 +1,1 @@
+module.exports = { displayName: 'messaging', preset: '../../jest.preset.js' };

@@ -1,0 +1,5 @@
+import type { MigrationClass } from '@engage/platform';
+
+export { MessagingModule } from './messaging.module';
+
+export const messagingMigrations: MigrationClass[] = [];

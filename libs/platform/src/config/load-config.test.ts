@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderEnvExample } from './env-example';
+import { loadConfig } from './load-config';
+import { ConfigError } from './setting';
+import { SETTINGS } from './settings';
+
+const errorOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  it('should apply the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.DATA_DIR).toBe('./.data');
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.KAFKA_BROKERS).toEqual([]);
+    expect(config.BILLING_SIGNATURE_HEADER).toBe('X-Billing-Signature');
+    expect(config.LOG_LEVEL).toBe('info');
+  });
+
+  it('should parse lists and trim trailing slashes of URLs', () => {
+    const config = loadConfig({ KAFKA_BROKERS: '127.0.0.1:9092, kafka-2:9093', NOTIFY_URL: 'http://127.0.0.1:4010/', OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost' });
+    expect(config.KAFKA_BROKERS).toEqual(['127.0.0.1:9092', 'kafka-2:9093']);
+    expect(config.NOTIFY_URL).toBe('http://127.0.0.1:4010');
+    expect(config.OUTBOUND_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT', 'whole number'],
+    [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'one of'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', 'postgres'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL', 'absolute URL'],
+    [{ KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS', 'host:port'],
+    [{ ENCRYPTION_KEY: 'short' }, 'ENCRYPTION_KEY', '32 bytes'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET', 'at least 32'],
+    [{ ALLOW_ANON_SEND: 'maybe' }, 'ALLOW_ANON_SEND', 'true or false'],
+    [{ DATABASE_POOL_SIZE: '1' }, 'DATABASE_POOL_SIZE', 'between 2'],
+  ])('should name the setting when %j is bad', (env, setting, words) => {
+    const error = errorOf(env);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.setting).toBe(setting);
+    expect(error.message).toContain(words);
+  });
+
+  it('should require secrets, a database and the provider in production', () => {
+    expect(errorOf({ NODE_ENV: 'production' }).setting).toBe('JWT_SECRET');
+    const secrets = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    expect(errorOf(secrets).setting).toBe('DATABASE_URL');
+    expect(errorOf({ ...secrets, DATABASE_URL: 'postgres://u@h/db' }).setting).toBe('NOTIFY_URL');
+  });
+
+  it('should describe every setting, and flag the secrets as sensitive', () => {
+    for (const setting of Object.values(SETTINGS)) expect(setting.description.length).toBeGreaterThan(10);
+    for (const name of ['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'BILLING_WEBHOOK_SECRET', 'AI_API_KEY']) {
+      expect(SETTINGS[name as keyof typeof SETTINGS].sensitive).toBe(true);
+    }
+  });
+
+  it('should match the checked-in .env.example (run npm run env:example after changing settings)', () => {
+    const checkedIn = readFileSync(join(__dirname, '..', '..', '..', '..', '.env.example'), 'utf8');
+    expect(checkedIn).toEqual(renderEnvExample());
+  });
+});

@@ -1,0 +1,50 @@
+import { booleanSetting, enumSetting, intSetting, listSetting, stringSetting, urlSetting } from './setting';
+
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
+const HOST_NAME = /^[A-Za-z0-9.-]+$/;
+const HEADER_NAME = /^[A-Za-z0-9-]+$/;
+const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
+
+// Every setting the service reads. OPERATIONS.md is the contract for these names.
+export const SETTINGS = {
+  NODE_ENV: enumSetting({ group: 'service', default: 'development', values: ['development', 'production', 'test'], description: 'production refuses dev-only defaults (generated secrets, sandbox provider)' }),
+  PORT: intSetting({ group: 'service', default: 3000, min: 0, max: 65535, description: 'HTTP port of the api (0 picks a free port)' }),
+  HOST: stringSetting({ group: 'service', default: '127.0.0.1', pattern: /^[A-Za-z0-9.:-]+$/, patternText: 'a host name or IP address', description: 'bind address of the api' }),
+  DATA_DIR: stringSetting({ group: 'service', default: './.data', description: 'embedded database, local storage and generated dev secrets' }),
+  LOG_LEVEL: enumSetting({ group: 'service', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' }),
+  BODY_LIMIT_BYTES: intSetting({ group: 'service', default: 1048576, min: 1024, max: 104857600, description: 'largest JSON request body accepted (413 above it)' }),
+
+  DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
+  DATABASE_POOL_SIZE: intSetting({ group: 'database', default: 10, min: 2, max: 200, description: 'connections in the pool (at least 2: migrations hold one for their lock)' }),
+
+  KAFKA_BROKERS: listSetting({ group: 'events', item: HOST_PORT, itemText: 'host:port', description: 'comma-separated Kafka brokers; unset uses the in-process event bus' }),
+  OUTBOX_POLL_MS: intSetting({ group: 'events', default: 250, min: 10, max: 60000, description: 'how often the outbox relay looks for events written by other processes' }),
+
+  NOTIFY_URL: urlSetting({ group: 'messaging', protocols: ['http:', 'https:'], description: 'base address of the chat-app delivery provider; unset uses the built-in sandbox provider (refused in production)' }),
+
+  JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
+  ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
+
+  BILLING_WEBHOOK_SECRET: stringSetting({ group: 'billing', sensitive: true, pattern: /^.{16,}$/, patternText: 'at least 16 characters', description: 'shared HMAC secret of the billing bridge; unset makes the bridge answer 503' }),
+  BILLING_SIGNATURE_HEADER: stringSetting({ group: 'billing', default: 'X-Billing-Signature', pattern: HEADER_NAME, patternText: 'an HTTP header name', description: 'header carrying hex (or sha256=-prefixed hex) HMAC-SHA256 of the raw body' }),
+
+  AI_BASE_URL: urlSetting({ group: 'ai', protocols: ['http:', 'https:'], description: "the platform's default AI, an OpenAI-compatible chat-completions API; unset uses a local heuristic analyser" }),
+  AI_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of AI_BASE_URL' }),
+  AI_MODEL: stringSetting({ group: 'ai', description: 'model name sent to AI_BASE_URL' }),
+  TRANSCRIBE_BASE_URL: urlSetting({ group: 'ai', protocols: ['http:', 'https:'], description: 'an OpenAI-compatible /audio/transcriptions API; unset reports transcription unavailable' }),
+  TRANSCRIBE_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of TRANSCRIBE_BASE_URL' }),
+  TRANSCRIBE_MODEL: stringSetting({ group: 'ai', description: 'model name sent to TRANSCRIBE_BASE_URL' }),
+
+  CDN_URL: urlSetting({ group: 'storage', protocols: ['http:', 'https:'], description: 'S3-compatible endpoint (with bucket) where call recordings are uploaded; unset uses CDN_DIR' }),
+  CDN_ACCESS_KEY_ID: stringSetting({ group: 'storage', sensitive: true, description: 'access key of CDN_URL' }),
+  CDN_SECRET_ACCESS_KEY: stringSetting({ group: 'storage', sensitive: true, description: 'secret key of CDN_URL' }),
+  CDN_REGION: stringSetting({ group: 'storage', default: 'us-east-1', description: 'signing region of CDN_URL' }),
+  CDN_DIR: stringSetting({ group: 'storage', description: 'local folder standing in for the recording CDN; default DATA_DIR/cdn' }),
+
+  OUTBOUND_ALLOW_HOSTS: listSetting({ group: 'security', item: HOST_NAME, itemText: 'a host name or IP address', description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)' }),
+  NODE_EXTRA_CA_CERTS: stringSetting({ group: 'security', description: 'read by Node itself: extra CA certificates (lets tests use HTTPS receivers with their own certificate)' }),
+  ALLOW_ANON_SEND: booleanSetting({ group: 'security', default: false, description: 'let the bare anon key call chat-lite-send (the anon key is public: keep false)' }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+export type Config = { readonly [K in SettingName]: ReturnType<(typeof SETTINGS)[K]['parse']> };

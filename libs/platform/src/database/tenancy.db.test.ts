@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { createEvent } from '@engage/shared-kernel';
+import { makeOrganization, startTestRuntime } from '../testing';
+import type { PlatformRuntime } from '../runtime/platform-runtime';
+
+// A tenant table as a context would create it: enable_tenant_rls is the one wall every table gets.
+async function createNotesTable(runtime: PlatformRuntime) {
+  await runtime.db.asSystem(async (tx) => {
+    await tx.query(`CREATE TABLE IF NOT EXISTS tenancy_notes (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      organization_id uuid NOT NULL REFERENCES organizations(id),
+      body text NOT NULL)`);
+    const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'tenancy_notes'`);
+    if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('tenancy_notes')`);
+  });
+}
+
+describe('tenancy (row-level security)', () => {
+  let runtime: PlatformRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api' });
+    await createNotesTable(runtime);
+  });
+  afterAll(() => runtime.close());
+
+  const addNote = (orgId: string, body: string) =>
+    runtime.db.inTenant({ organizationId: orgId, userId: null, role: 'OWNER', requestId: 't' }, (tx) =>
+      tx.query<{ id: string }>('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2) RETURNING id', [orgId, body]),
+    );
+
+  it('should run tenant work as a role without BYPASSRLS, on a table with FORCE row-level security', async () => {
+    const a = await makeOrganization(runtime);
+    const [row] = await runtime.db.inTenant(a, (tx) =>
+      tx.query<{ role: string; bypass: boolean; forced: boolean; org: string }>(`
+        SELECT current_user AS role, r.rolbypassrls AS bypass, c.relforcerowsecurity AS forced, current_setting('app.org_id') AS org
+        FROM pg_roles r, pg_class c WHERE r.rolname = current_user AND c.relname = 'tenancy_notes'`),
+    );
+    expect(row).toEqual({ role: 'app_tenant', bypass: false, forced: true, org: a.organizationId });
+  });
+
+  it('should return nothing and accept no insert without an organization context', async () => {
+    const a = await makeOrganization(runtime);
+    await addNote(a.organizationId, 'visible only to A');
+    const rows = await runtime.db.withoutTenant((tx) => tx.query('SELECT * FROM tenancy_notes'));
+    expect(rows).toEqual([]);
+    await expect(
+      runtime.db.withoutTenant((tx) => tx.query('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [a.organizationId, 'x'])),
+    ).rejects.toMatchObject({ driverError: { code: '42501' } });
+  });
+
+  it("should never let organization A read, update or delete B's rows, even through raw SQL", async () => {
+    const a = await makeOrganization(runtime);
+    const b = await makeOrganization(runtime);
+    const [bNote] = await addNote(b.organizationId, "B's secret");
+    await addNote(a.organizationId, "A's note");
+
+    const seen = await runtime.db.inTenant(a, (tx) => tx.query<{ body: string }>('SELECT body FROM tenancy_notes'));
+    expect(seen.map((row) => row.body)).toEqual(["A's note"]);
+    const byId = await runtime.db.inTenant(a, (tx) => tx.query('SELECT * FROM tenancy_notes WHERE id = $1', [bNote.id]));
+    expect(byId).toEqual([]);
+    const updated = await runtime.db.inTenant(a, (tx) => tx.execute(`UPDATE tenancy_notes SET body = 'stolen' WHERE id = $1`, [bNote.id]));
+    expect(updated).toBe(0);
+    const deleted = await runtime.db.inTenant(a, (tx) => tx.execute('DELETE FROM tenancy_notes WHERE organization_id = $1', [b.organizationId]));
+    expect(deleted).toBe(0);
+    await expect(addNoteAs(a.organizationId, b.organizationId)).rejects.toMatchObject({ driverError: { code: '42501' } });
+    // Moving A's row into B is refused too (WITH CHECK).
+    await expect(
+      runtime.db.inTenant(a, (tx) => tx.query('UPDATE tenancy_notes SET organization_id = $1', [b.organizationId])),
+    ).rejects.toMatchObject({ driverError: { code: '42501' } });
+    // A cannot leave its role either: the session is reset when the transaction ends.
+    const [still] = await runtime.db.inTenant(b, (tx) => tx.query<{ body: string }>('SELECT body FROM tenancy_notes WHERE id = $1', [bNote.id]));
+    expect(still.body).toBe("B's secret");
+  });
+
+  async function addNoteAs(actingOrg: string, targetOrg: string) {
+    return runtime.db.inTenant({ organizationId: actingOrg, userId: null, role: 'OWNER', requestId: 't' }, (tx) =>
+      tx.query('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [targetOrg, 'planted']),
+    );
+  }
+
+  it('should not let a tenant see other organizations, nor write the outbox for them', async () => {
+    const a = await makeOrganization(runtime, 'A');
+    const b = await makeOrganization(runtime, 'B');
+    const orgs = await runtime.db.inTenant(a, (tx) => tx.query<{ id: string }>('SELECT id FROM organizations'));
+    expect(orgs.map((o) => o.id)).toEqual([a.organizationId]);
+    const foreign = createEvent({ type: 'x.happened', source: 'test', organizationId: b.organizationId, aggregateId: 'x', payload: {} });
+    await expect(runtime.db.inTenant(a, (tx) => tx.emit([foreign]))).rejects.toMatchObject({ driverError: { code: '42501' } });
+    await expect(runtime.db.inTenant(a, (tx) => tx.query('SELECT * FROM outbox'))).rejects.toMatchObject({ driverError: { code: '42501' } });
+  });
+
+  it('should reset the tenant settings when a pooled connection is reused', async () => {
+    const a = await makeOrganization(runtime);
+    await runtime.db.inTenant(a, async () => undefined);
+    const [row] = await runtime.db.asSystem((tx) => tx.query<{ org: string | null; role: string }>(`SELECT current_setting('app.org_id', true) AS org, current_user AS role`));
+    expect(row.role).not.toBe('app_tenant');
+    expect(row.org ?? '').toBe('');
+  });
+
+  it('should refuse a tenant transaction without a valid organization id', async () => {
+    expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
+  });
+});

@@ -1,0 +1,118 @@
+import type { EventBus } from '@engage/shared-kernel';
+import type { Database } from '../database/database';
+import type { OutboxSignal } from './outbox-signal';
+import { CLAIM_PENDING, MARK_FAILED, MARK_PUBLISHED, type OutboxRow, PURGE_PUBLISHED, RELAY_LOCK, toDomainEvent } from './outbox.sql';
+
+export interface RelayOptions {
+  pollMs: number;
+  batchSize?: number;
+  log?: (message: string, error?: unknown) => void;
+  // Test seam: runs after the bus accepted a batch and before the rows are marked sent.
+  afterPublish?: () => Promise<void>;
+}
+
+interface Listener {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', handler: () => void): unknown;
+  removeAllListeners(event: string): unknown;
+}
+
+// Publishes committed outbox rows to the bus and marks them sent. At-least-once: a crash between
+// publishing and marking republishes the batch, and idempotent consumers drop the repeat.
+export class OutboxRelay {
+  private stopped = true;
+  private wake: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+  private listener: { client: Listener; release: () => void } | undefined;
+  private failures = 0;
+  private readonly kick = () => this.wake?.();
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: EventBus,
+    private readonly signal: OutboxSignal,
+    private readonly options: RelayOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.signal.on('written', this.kick);
+    await this.listen();
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.signal.off('written', this.kick);
+    this.kick();
+    await this.loopDone;
+    if (this.listener) {
+      this.listener.client.removeAllListeners('notification');
+      await this.listener.client.query('UNLISTEN outbox_written').catch(() => undefined);
+      this.listener.release();
+      this.listener = undefined;
+    }
+  }
+
+  // One batch; returns how many events were published (0 when another relay holds the turn).
+  async drainOnce(): Promise<number> {
+    const batchSize = this.options.batchSize ?? 200;
+    let claimed: OutboxRow[] = [];
+    try {
+      return await this.db.asSystem(async (tx) => {
+        const [turn] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
+        if (!turn.locked) return 0;
+        claimed = await tx.query<OutboxRow>(CLAIM_PENDING, [batchSize]);
+        if (claimed.length === 0) return 0;
+        await this.bus.publish(claimed.map(toDomainEvent));
+        await this.options.afterPublish?.();
+        await tx.query(MARK_PUBLISHED, [claimed.map((row) => row.seq)]);
+        return claimed.length;
+      });
+    } catch (error) {
+      if (claimed.length > 0) {
+        const reason = error instanceof Error ? error.message : String(error);
+        await this.db.asSystem((tx) => tx.query(MARK_FAILED, [claimed.map((row) => row.seq), reason.slice(0, 1000)])).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  async purgePublished(olderThanDays: number): Promise<void> {
+    await this.db.asSystem((tx) => tx.query(PURGE_PUBLISHED, [olderThanDays]));
+  }
+
+  private async loop(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 200;
+    while (!this.stopped) {
+      let published = 0;
+      try {
+        published = await this.drainOnce();
+        this.failures = 0;
+      } catch (error) {
+        this.failures += 1;
+        this.options.log?.('outbox relay could not publish; events stay in the outbox and will be retried', error);
+      }
+      if (published >= batchSize || this.stopped) continue;
+      const backoff = this.failures === 0 ? this.options.pollMs : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoff);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  // Other processes (an api replica) notify at commit; polling covers a lost notification.
+  private async listen(): Promise<void> {
+    const driver = this.db.dataSource.driver as unknown as { obtainMasterConnection(): Promise<[Listener, () => void]> };
+    const [client, release] = await driver.obtainMasterConnection();
+    client.on('notification', this.kick);
+    await client.query('LISTEN outbox_written');
+    this.listener = { client, release };
+  }
+}

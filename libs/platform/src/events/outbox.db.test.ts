@@ -1,0 +1,147 @@
+import { createEvent, type DomainEvent } from '@engage/shared-kernel';
+import { makeOrganization, startTestRuntime } from '../testing';
+import type { PlatformRuntime } from '../runtime/platform-runtime';
+import { consumeOnce } from './consume-once';
+import { InProcessEventBus } from './in-process-event-bus';
+import { KafkaEventBus } from './kafka-event-bus';
+import { OutboxRelay } from './outbox-relay';
+
+const source = `outbox-test-${Date.now()}`;
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+describe('outbox and relay', () => {
+  let runtime: PlatformRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'worker' });
+    await runtime.db.asSystem(async (tx) => {
+      await tx.query(`CREATE TABLE IF NOT EXISTS outbox_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL, consumer text NOT NULL)`);
+      const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'outbox_test_effects'`);
+      if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('outbox_test_effects')`);
+    });
+  });
+  afterAll(() => runtime.close());
+
+  const effectsOf = (orgId: string) =>
+    runtime.db.asSystem((tx) => tx.query<{ event_id: string; consumer: string }>('SELECT event_id, consumer FROM outbox_test_effects WHERE organization_id = $1', [orgId]));
+
+  const recordingConsumer = (consumer: string) => ({
+    consumer,
+    sources: [source],
+    handle: (event: DomainEvent) =>
+      consumeOnce(runtime.db, consumer, event, async (tx) => {
+        await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, consumer]);
+      }).then(() => undefined),
+  });
+
+  const emitIn = (orgId: string, count = 1, fail = false) =>
+    runtime.db.inTenant({ organizationId: orgId, userId: null, role: 'OWNER', requestId: 'r' }, async (tx) => {
+      const events = Array.from({ length: count }, (_, i) => createEvent({ type: 'thing.changed', source, organizationId: orgId, aggregateId: `a${i}`, payload: { i } }));
+      await tx.emit(events);
+      if (fail) throw new Error('the state change failed');
+      return events;
+    });
+
+  it('should deliver an event committed with a state change exactly once', async () => {
+    const bus = new InProcessEventBus();
+    await bus.subscribe(recordingConsumer('c1'));
+    const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
+    const org = await makeOrganization(runtime);
+    await relay.start();
+    try {
+      const [event] = await emitIn(org.organizationId);
+      const effects = await eventually(() => effectsOf(org.organizationId), (rows) => rows.length > 0);
+      expect(effects).toEqual([{ event_id: event.id, consumer: 'c1' }]);
+      // Delivering the same event again (a redelivery) changes nothing.
+      await bus.publish([event]);
+      expect(await effectsOf(org.organizationId)).toHaveLength(1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('should publish nothing from a rolled-back transaction', async () => {
+    const published: DomainEvent[] = [];
+    const bus = new InProcessEventBus();
+    await bus.subscribe({ consumer: 'spy', sources: [source], handle: async (e) => void published.push(e) });
+    const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
+    const org = await makeOrganization(runtime);
+    await expect(emitIn(org.organizationId, 2, true)).rejects.toThrow('the state change failed');
+    await relay.drainOnce();
+    expect(published.filter((e) => e.organizationId === org.organizationId)).toEqual([]);
+    const [row] = await runtime.db.asSystem((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1', [org.organizationId]));
+    expect(row.n).toBe(0);
+  });
+
+  it('should republish after the relay dies between publishing and marking sent, and the consumer acts once', async () => {
+    const bus = new InProcessEventBus();
+    await bus.subscribe(recordingConsumer('c2'));
+    const org = await makeOrganization(runtime);
+    const events = await emitIn(org.organizationId, 3);
+    const dying = new OutboxRelay(runtime.db, bus, runtime.signal, {
+      pollMs: 50,
+      afterPublish: async () => {
+        throw new Error('relay process died');
+      },
+    });
+    await expect(dying.drainOnce()).rejects.toThrow('relay process died');
+    expect((await effectsOf(org.organizationId)).length).toBe(3);
+    const [pending] = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]),
+    );
+    expect(pending.n).toBe(3);
+
+    const healthy = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
+    await healthy.drainOnce();
+    const effects = await effectsOf(org.organizationId);
+    expect(effects.map((e) => e.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('should keep events in the outbox while the broker is unreachable, and deliver them when it answers', async () => {
+    const org = await makeOrganization(runtime);
+    const down = new KafkaEventBus({ brokers: ['127.0.0.1:1'], clientId: 'outbox-test' });
+    await expect(down.start()).rejects.toBeDefined();
+    const relay = new OutboxRelay(runtime.db, down, runtime.signal, { pollMs: 50 });
+    const events = await emitIn(org.organizationId, 2);
+    await expect(relay.drainOnce()).rejects.toThrow();
+    const [row] = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number; attempts: number; last_error: string }>(
+        'SELECT count(*)::int AS n, min(attempts) AS attempts, min(last_error) AS last_error FROM outbox WHERE organization_id = $1 AND published_at IS NULL',
+        [org.organizationId],
+      ),
+    );
+    expect(row.n).toBe(2);
+    expect(row.attempts).toBeGreaterThanOrEqual(1);
+    expect(row.last_error).toMatch(/not connected/);
+
+    const up = new InProcessEventBus();
+    await up.subscribe(recordingConsumer('c3'));
+    await new OutboxRelay(runtime.db, up, runtime.signal, { pollMs: 50 }).drainOnce();
+    expect((await effectsOf(org.organizationId)).map((e) => e.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('should let only one relay publish at a time', async () => {
+    const org = await makeOrganization(runtime);
+    await emitIn(org.organizationId, 5);
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slowBus = new InProcessEventBus();
+    await slowBus.subscribe({ consumer: 'slow', sources: [source], handle: async (e) => { seen.push(e.id); await gate; } });
+    const first = new OutboxRelay(runtime.db, slowBus, runtime.signal, { pollMs: 50 }).drainOnce();
+    await eventually(async () => seen.length, (n) => n > 0);
+    const second = await new OutboxRelay(runtime.db, new InProcessEventBus(), runtime.signal, { pollMs: 50 }).drainOnce();
+    expect(second).toBe(0);
+    release();
+    expect(await first).toBeGreaterThanOrEqual(5);
+  });
+});

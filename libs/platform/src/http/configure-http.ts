@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { ValidationPipe } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import type pino from 'pino';
+import { ValidationFailed } from '@engage/shared-kernel';
+import type { Config } from '../config/settings';
+import { PLATFORM_LOG } from '../runtime/tokens';
+import { AllErrorsFilter } from './all-errors.filter';
+import { Metrics } from './metrics';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+function jsonSyntaxError(body: Buffer): string {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return 'rejected by the parser';
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+export function createFastifyAdapter(config: Config): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    // A caller's x-request-id is kept when it is sane, so logs can be joined across services.
+    genReqId: (request: IncomingMessage) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+}
+
+// Headers supabase-js and other browser clients send and read.
+const CORS_ALLOWED = ['apikey', 'authorization', 'content-type', 'prefer', 'range', 'range-unit', 'x-client-info', 'x-api-key', 'x-request-id', 'accept-profile', 'content-profile', 'x-supabase-api-version'];
+const CORS_EXPOSED = ['content-range', 'content-location', 'location', 'preference-applied', 'x-request-id', 'x-supabase-api-version', 'x-sb-error-code', 'retry-after'];
+
+export async function configureHttp(app: NestFastifyApplication, config: Config): Promise<void> {
+  const log = app.get<pino.Logger>(PLATFORM_LOG);
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  // Fastify's JSON parser, with its error turned into our own clear 400 (Nest would otherwise
+  // wrap it into a generic HttpException and lose the reason).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  app.useBodyParser('application/json', { bodyLimit: config.BODY_LIMIT_BYTES }, (request, body, done) => {
+    parseJson(request as Parameters<typeof parseJson>[0], body as unknown as string, (error: Error | null, value?: unknown) => {
+      if (error && (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        return done(ValidationFailed('invalid_json', `Request body is not valid JSON: ${jsonSyntaxError(body as Buffer)}`), undefined);
+      }
+      done(error, value);
+    });
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.get(Metrics).install(fastify);
+  app.useGlobalFilters(new AllErrorsFilter(log));
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Engage API')
+      .setDescription('Omnichannel customer engagement: messaging, CRM, automation, webhooks and billing. See docs/ in the repository.')
+      .setVersion('1')
+      .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+}

@@ -1,0 +1,46 @@
+export type ApiFamily = 'functions' | 'proxy' | 'rest' | 'auth';
+
+export function familyOf(url: string): ApiFamily {
+  const path = url.split('?')[0];
+  if (path.startsWith('/functions/v1/rest-api-proxy')) return 'proxy';
+  if (path.startsWith('/rest/v1')) return 'rest';
+  if (path.startsWith('/auth/v1')) return 'auth';
+  return 'functions';
+}
+
+export interface Problem {
+  status: number;
+  code: string;
+  message: string;
+  details?: unknown;
+  hint?: string;
+}
+
+export interface Rendered {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+// The body shape each family's clients expect (spec §7; PostgREST; GoTrue old and new formats).
+export function renderProblem(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
+  switch (family) {
+    case 'functions':
+      return { status: problem.status, headers: {}, body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}) } };
+    case 'proxy':
+      return { status: problem.status, headers: {}, body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null } };
+    case 'rest':
+      return { status: problem.status, headers: {}, body: { code: problem.code, message: problem.message, details: problem.details ?? null, hint: problem.hint ?? null } };
+    case 'auth': {
+      const version = requestHeaders['x-supabase-api-version'];
+      if (typeof version === 'string' && version >= '2024-01-01') {
+        return {
+          status: problem.status,
+          headers: { 'x-supabase-api-version': '2024-01-01', 'x-sb-error-code': problem.code },
+          body: { code: problem.code, message: problem.message },
+        };
+      }
+      return { status: problem.status, headers: { 'x-sb-error-code': problem.code }, body: { code: problem.status, error_code: problem.code, msg: problem.message } };
+    }
+  }
+}

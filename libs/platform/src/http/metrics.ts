@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from '../database/database';
+import { OUTBOX_LAG } from '../events/outbox.sql';
+
+// Prometheus metrics: request counts and latency per route template, and outbox lag.
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status_code'], registers: [this.registry] });
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor(db: Database) {
+    collectDefaultMetrics({ register: this.registry });
+    let lag: Promise<{ pending: number; oldest_seconds: number }> | undefined;
+    // One query per scrape feeds both gauges.
+    const readLag = () => (lag ??= db.asSystem(async (tx) => (await tx.query<{ pending: number; oldest_seconds: number }>(OUTBOX_LAG))[0]).finally(() => setTimeout(() => (lag = undefined), 0)));
+    new Gauge({
+      name: 'outbox_pending_events',
+      help: 'Events committed but not yet published to the bus',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readLag()).pending);
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_pending_seconds',
+      help: 'Age of the oldest unpublished event',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readLag()).oldest_seconds);
+      },
+    });
+  }
+
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+      this.requests.inc(labels);
+      this.latency.observe(labels, reply.elapsedTime / 1000);
+    });
+  }
+}

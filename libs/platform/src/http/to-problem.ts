@@ -1,0 +1,67 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, type ErrorKind } from '@engage/shared-kernel';
+import type { Problem } from './error-families';
+
+const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+  upstream: 502,
+};
+
+// PostgreSQL errors are recognised by SQLSTATE, never by message text.
+const SQLSTATE: Record<string, { status: number; code: string }> = {
+  '23505': { status: 409, code: 'unique_violation' },
+  '23503': { status: 409, code: 'foreign_key_violation' },
+  '23502': { status: 400, code: 'not_null_violation' },
+  '23514': { status: 400, code: 'check_violation' },
+  '22P02': { status: 400, code: 'invalid_text_representation' },
+  '22001': { status: 400, code: 'string_data_right_truncation' },
+  '22003': { status: 400, code: 'numeric_value_out_of_range' },
+  '22007': { status: 400, code: 'invalid_datetime_format' },
+  '22008': { status: 400, code: 'datetime_field_overflow' },
+  '42501': { status: 403, code: 'insufficient_privilege' },
+};
+
+const FASTIFY: Record<string, { code: string; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', message: 'Request body is empty but content-type is application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'Request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_content_length' },
+};
+
+const codeOfStatus = (status: number): string =>
+  ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited' })[status] ??
+  (status >= 500 ? 'internal_error' : 'bad_request');
+
+// Turns anything thrown into a client-facing problem; null means "unexpected: answer 500".
+export function toProblem(error: unknown): Problem | null {
+  if (error instanceof DomainError) {
+    return { status: STATUS_OF_KIND[error.kind], code: error.code, message: error.message, details: error.details, hint: error.hint };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    if (status >= 500) return null;
+    const response = error.getResponse();
+    const raw = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+    const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : error.message;
+    return { status, code: status === 400 && Array.isArray(raw) ? 'validation_failed' : codeOfStatus(status), message };
+  }
+  const candidate = error as { code?: unknown; statusCode?: unknown; message?: unknown; detail?: unknown; hint?: unknown };
+  if (typeof candidate?.code === 'string' && SQLSTATE[candidate.code] && typeof candidate.message === 'string') {
+    const mapped = SQLSTATE[candidate.code];
+    return { status: mapped.status, code: mapped.code, message: candidate.message, details: typeof candidate.detail === 'string' ? candidate.detail : undefined };
+  }
+  if (typeof candidate?.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500) {
+    const known = typeof candidate.code === 'string' ? FASTIFY[candidate.code] : undefined;
+    const message = known?.message ?? (typeof candidate.message === 'string' ? candidate.message : 'Bad request');
+    return { status: candidate.statusCode, code: known?.code ?? codeOfStatus(candidate.statusCode), message };
+  }
+  return null;
+}

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import type { Subscription } from '@engage/shared-kernel';
+
+// Consuming contexts add their subscriptions here while modules initialise (one file per
+// consuming context lists them); the worker hands them to the bus before it starts.
+@Injectable()
+export class EventSubscriptions {
+  private readonly list: Subscription[] = [];
+
+  add(subscription: Subscription): void {
+    if (this.list.some((existing) => existing.consumer === subscription.consumer)) {
+      throw new Error(`event consumer "${subscription.consumer}" is registered twice`);
+    }
+    this.list.push(subscription);
+  }
+
+  all(): readonly Subscription[] {
+    return this.list;
+  }
+}

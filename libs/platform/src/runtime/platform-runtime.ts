@@ -1,0 +1,76 @@
+import { type EventBus } from '@engage/shared-kernel';
+import { resolve } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { resolveSecrets, type Secrets } from '../config/secrets';
+import type { Config } from '../config/settings';
+import { createDataSource, type DatabaseTarget, type MigrationClass } from '../database/data-source';
+import { Database } from '../database/database';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../database/embedded-postgres';
+import { runMigrations } from '../database/migrate';
+import { InProcessEventBus } from '../events/in-process-event-bus';
+import { KafkaEventBus } from '../events/kafka-event-bus';
+import { OutboxSignal } from '../events/outbox-signal';
+import { platformMigrations } from '../database/migrations';
+
+// api: HTTP only (events stay in the outbox for a worker); worker: relay + consumers; all: both.
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+export interface PlatformRuntime {
+  role: ProcessRole;
+  config: Config;
+  secrets: Secrets;
+  dataSource: DataSource;
+  db: Database;
+  signal: OutboxSignal;
+  bus: EventBus;
+  embedded: EmbeddedPostgres | undefined;
+  appliedMigrations: string[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  role: ProcessRole;
+  migrations?: MigrationClass[];
+  log?: (line: string) => void;
+}
+
+// Everything that must exist before Nest builds its modules: database (embedded or given), schema, bus.
+export async function startPlatform(config: Config, options: StartOptions): Promise<PlatformRuntime> {
+  const secrets = resolveSecrets(config);
+  let embedded: EmbeddedPostgres | undefined;
+  let target: DatabaseTarget;
+  if (config.DATABASE_URL) {
+    target = { url: config.DATABASE_URL };
+  } else {
+    embedded = await startEmbeddedPostgres({ dataDir: resolve(config.DATA_DIR ?? './.data', 'pg'), log: options.log });
+    target = { host: embedded.host, port: embedded.port, user: embedded.user, database: embedded.database };
+  }
+  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE);
+  try {
+    await dataSource.initialize();
+    const appliedMigrations = await runMigrations(dataSource);
+    const signal = new OutboxSignal();
+    const db = new Database(dataSource, signal);
+    const bus: EventBus = config.KAFKA_BROKERS.length > 0 ? new KafkaEventBus({ brokers: config.KAFKA_BROKERS, clientId: `engage-${options.role}` }) : new InProcessEventBus();
+    return {
+      role: options.role,
+      config,
+      secrets,
+      dataSource,
+      db,
+      signal,
+      bus,
+      embedded,
+      appliedMigrations,
+      async close() {
+        await bus.stop().catch(() => undefined);
+        if (dataSource.isInitialized) await dataSource.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    await embedded?.stop();
+    throw error;
+  }
+}

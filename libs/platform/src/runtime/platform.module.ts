@@ -1,0 +1,46 @@
+import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { EVENT_BUS } from '@engage/shared-kernel';
+import { LoggerModule } from 'nestjs-pino';
+import pino from 'pino';
+import { Database } from '../database/database';
+import { OutboxSignal } from '../events/outbox-signal';
+import { HealthController } from '../http/health.controller';
+import { Metrics } from '../http/metrics';
+import { EventSubscriptions } from './event-subscriptions';
+import { EventsWorker } from './events-worker';
+import type { PlatformRuntime } from './platform-runtime';
+import { CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME } from './tokens';
+
+export function createLog(runtime: Pick<PlatformRuntime, 'config'>): pino.Logger {
+  return pino({ level: runtime.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.apikey', 'req.headers.cookie'] });
+}
+
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(runtime: PlatformRuntime, log: pino.Logger = createLog(runtime)): DynamicModule {
+    const runsWorker = runtime.role !== 'api';
+    const providers: Provider[] = [
+      { provide: PLATFORM_RUNTIME, useValue: runtime },
+      { provide: PLATFORM_LOG, useValue: log },
+      { provide: CONFIG, useValue: runtime.config },
+      { provide: Database, useValue: runtime.db },
+      { provide: OutboxSignal, useValue: runtime.signal },
+      { provide: EVENT_BUS, useValue: runtime.bus },
+      { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
+      EventSubscriptions,
+      ...(runsWorker ? [EventsWorker] : []),
+    ];
+    return {
+      module: PlatformModule,
+      imports: [
+        LoggerModule.forRoot({ pinoHttp: { logger: log, quietReqLogger: true, customProps: () => ({ role: runtime.role }) } }),
+        ...(runsWorker ? [ScheduleModule.forRoot()] : []),
+      ],
+      controllers: runtime.role === 'worker' ? [] : [HealthController],
+      providers,
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions],
+    };
+  }
+}

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'reengagement', preset: '../../jest.preset.js' };

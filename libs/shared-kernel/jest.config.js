@@ -1,0 +1,1 @@
+module.exports = { displayName: 'shared-kernel', preset: '../../jest.preset.js' };

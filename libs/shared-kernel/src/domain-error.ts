@@ -1,0 +1,39 @@
+// Errors carry a stable machine-readable code; HTTP status is chosen by one filter per API family.
+export type ErrorKind =
+  | 'validation'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'upstream';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const ValidationFailed = (code: string, message: string, details?: Record<string, unknown>, hint?: string) =>
+  new DomainError('validation', code, message, details, hint);
+
+export const NotFound = (resource: string, id?: string) =>
+  new DomainError('not_found', `${resource}.not_found`, id ? `${resource} ${id} not found` : `${resource} not found`, id ? { id } : undefined);
+
+export const Conflict = (code: string, message: string, details?: Record<string, unknown>) =>
+  new DomainError('conflict', code, message, details);
+
+export const Forbidden = (code: string, message: string) => new DomainError('forbidden', code, message);
+
+export const Unauthorized = (code: string, message: string) => new DomainError('unauthorized', code, message);
+
+export const isDomainError = (value: unknown): value is DomainError => value instanceof DomainError;
