@@ -86,7 +86,8 @@ resolve_jars() {
   command -v mvn >/dev/null || die "Maven (mvn) is required to fetch the Kafka jars"
   log "resolving Kafka jars with Maven into .kafka/lib (first run only)..."
   rm -rf "$LIB_DIR" "$LIB_DIR.tmp"
-  # -B: never prompt; -q: errors only (shown only on failure by quietly).
+  # -B: never prompt; -q: errors only. Output is shown only on failure (quietly), which also
+  # hides the stray colour-reset bytes some Maven builds print even with -q -B.
   quietly mvn -q -B -f "$SRC_DIR/pom.xml" dependency:copy-dependencies \
     -DoutputDirectory="$LIB_DIR.tmp" || die "Maven could not resolve the Kafka jars"
   echo "$want" >"$LIB_DIR.tmp/.complete"

@@ -6,6 +6,8 @@ export interface KafkaBusOptions {
   clientId: string;
   // Consumer groups are `<groupPrefix>.<consumer>`: one group per consuming context.
   groupPrefix?: string;
+  // How long a fetch waits for new messages; it also bounds how long disconnect takes.
+  maxWaitTimeInMs?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -91,7 +93,10 @@ export class KafkaEventBus implements EventBus {
 
   private async runConsumer(subscription: Subscription): Promise<void> {
     await this.ensureTopics(subscription.sources);
-    const consumer = this.kafka.consumer({ groupId: `${this.options.groupPrefix ?? 'engage'}.${subscription.consumer}`, retry: { retries: 10 } });
+    const consumer = this.kafka.consumer({ groupId: `${this.options.groupPrefix ?? 'engage'}.${subscription.consumer}`,
+      retry: { retries: 10 },
+      maxWaitTimeInMs: this.options.maxWaitTimeInMs ?? 500,
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: subscription.sources.map(topicOf), fromBeginning: true });
     // A thrown handler makes kafkajs retry the message; offsets commit only after success.

@@ -1,7 +1,7 @@
 import { type EventBus } from '@engage/shared-kernel';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
-import { resolveSecrets, type Secrets } from '../config/secrets';
+import { ensureDataDir, resolveSecrets, type Secrets } from '../config/secrets';
 import type { Config } from '../config/settings';
 import { createDataSource, type DatabaseTarget, type MigrationClass } from '../database/data-source';
 import { Database } from '../database/database';
@@ -42,7 +42,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   if (config.DATABASE_URL) {
     target = { url: config.DATABASE_URL };
   } else {
-    embedded = await startEmbeddedPostgres({ dataDir: resolve(config.DATA_DIR ?? './.data', 'pg'), log: options.log });
+    embedded = await startEmbeddedPostgres({ dataDir: join(ensureDataDir(config.DATA_DIR), 'pg'), log: options.log });
     target = { host: embedded.host, port: embedded.port, user: embedded.user, database: embedded.database };
   }
   const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE);

@@ -1,9 +1,8 @@
-import { createTestDatabase, startTestCluster, type TestCluster } from './test-database';
+import { startTestCluster, type TestCluster } from './test-database';
 
 // Jest runs this once per project run; workers inherit the environment variables set here.
 export default async function globalSetup(): Promise<void> {
   const cluster = await startTestCluster();
   (globalThis as { __ENGAGE_TEST_CLUSTER__?: TestCluster }).__ENGAGE_TEST_CLUSTER__ = cluster;
   process.env.ENGAGE_TEST_ADMIN_URL = cluster.adminUrl;
-  process.env.ENGAGE_TEST_DATABASE_URL = await createTestDatabase(cluster.adminUrl);
 }

@@ -5,26 +5,36 @@ import { join } from 'node:path';
 import type { RequestContext } from '@engage/shared-kernel';
 import { loadConfig } from '../config/load-config';
 import type { MigrationClass } from '../database/data-source';
+import { createTestDatabase, dropTestDatabase } from './test-database';
 import { startPlatform, type PlatformRuntime, type ProcessRole } from '../runtime/platform-runtime';
 
-export function testDatabaseUrl(): string {
-  const url = process.env.ENGAGE_TEST_DATABASE_URL;
-  if (!url) throw new Error('no test database: add the platform jest global setup to this project');
+export function testAdminUrl(): string {
+  const url = process.env.ENGAGE_TEST_ADMIN_URL;
+  if (!url) throw new Error('no test database server: add the platform jest global setup to this project');
   return url;
 }
 
-// A runtime on the run's test database; events use Kafka only when a test asks for it.
+// A runtime on a fresh database of its own (so relays of parallel test files never see each
+// other's outbox); events use Kafka only when a test asks for it. close() drops the database.
 export async function startTestRuntime(options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string> } = {}): Promise<PlatformRuntime> {
+  const adminUrl = testAdminUrl();
+  const databaseUrl = await createTestDatabase(adminUrl);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: testDatabaseUrl(),
+    DATABASE_URL: databaseUrl,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'engage-data-')),
     OUTBOX_POLL_MS: '50',
     DATABASE_POOL_SIZE: '8',
     ...options.env,
   });
-  return startPlatform(config, { role: options.role ?? 'all', migrations: options.migrations });
+  const runtime = await startPlatform(config, { role: options.role ?? 'all', migrations: options.migrations });
+  const close = runtime.close.bind(runtime);
+  runtime.close = async () => {
+    await close();
+    await dropTestDatabase(adminUrl, databaseUrl);
+  };
+  return runtime;
 }
 
 // Inserts a real organization row (as the system) and returns a request context for it.

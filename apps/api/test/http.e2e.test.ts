@@ -1,0 +1,174 @@
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { IsString, MaxLength } from 'class-validator';
+import { NotFound, ValidationFailed } from '@engage/shared-kernel';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestRuntime } from '@engage/platform/testing';
+import { createApiApp } from '../src/create-api-app';
+
+class EchoDto {
+  @IsString()
+  @MaxLength(10)
+  text: string;
+}
+
+// Routes that only exist in this test, one per error path of the shared HTTP stack.
+@Controller()
+class ProbeController {
+  @Post('functions/v1/probe-echo')
+  echo(@Body() body: EchoDto) {
+    return { echoed: body.text };
+  }
+
+  @Get('functions/v1/probe-crash')
+  crash(): never {
+    throw new TypeError('secret internal detail');
+  }
+
+  @Get('functions/v1/rest-api-proxy/probe')
+  proxyError(): never {
+    throw ValidationFailed('proxy.bad_filter', 'bad filter', undefined, 'use eq.value');
+  }
+
+  @Get('rest/v1/probe')
+  restError(): never {
+    throw NotFound('deal', '42');
+  }
+
+  @Get('auth/v1/probe')
+  authError(): never {
+    throw ValidationFailed('weak_password', 'Password is too short');
+  }
+
+  @Get('rest/v1/probe-sql')
+  async sqlError(): Promise<never> {
+    throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: '23505', detail: 'Key (id)=(1) already exists.' });
+  }
+}
+
+@Module({ controllers: [ProbeController] })
+class ProbeModule {}
+
+describe('HTTP stack', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'all', env: { BODY_LIMIT_BYTES: '2048' } });
+    app = await createApiApp(runtime, [ProbeModule]);
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  it('should answer /healthz and /readyz with 200 and JSON', async () => {
+    const health = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toEqual({ status: 'ok' });
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', bus: 'ok' } });
+  });
+
+  it('should serve Prometheus metrics with per-route counts, latency and outbox lag', async () => {
+    await app.inject({ method: 'GET', url: '/healthz' });
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    expect(metrics.body).toMatch(/http_requests_total\{method="GET",route="\/healthz",status_code="200"\} \d+/);
+    expect(metrics.body).toContain('http_request_duration_seconds_bucket');
+    expect(metrics.body).toMatch(/outbox_pending_events \d+/);
+    expect(metrics.body).toMatch(/outbox_oldest_pending_seconds [\d.]+/);
+  });
+
+  it('should serve the OpenAPI document and a reference page under /docs', async () => {
+    const json = await app.inject({ method: 'GET', url: '/docs/json' });
+    expect(json.statusCode).toBe(200);
+    expect(json.json().openapi).toMatch(/^3\./);
+    const page = await app.inject({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<html');
+  });
+
+  it('should answer malformed JSON with a clear 400 in the family shape', async () => {
+    const res = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: '{"text": ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_json' });
+    expect(res.json().error).toMatch(/^Request body is not valid JSON: /);
+  });
+
+  it('should refuse a body over the limit with 413', async () => {
+    const res = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(5000) }) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('should report DTO validation failures as 400 naming the field', async () => {
+    const missing = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', payload: {} });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toContain('text must be a string');
+    const tooLong = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', payload: { text: 'x'.repeat(11) } });
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json().error).toContain('text must be shorter than or equal to 10 characters');
+    const extra = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', payload: { text: 'ok', admin: true } });
+    expect(extra.statusCode).toBe(400);
+    expect(extra.json().error).toContain('property admin should not exist');
+    const ok = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', payload: { text: 'ok' } });
+    expect(ok.json()).toEqual({ echoed: 'ok' });
+  });
+
+  it('should turn an unexpected error into a 500 with the request id, never leaking its message', async () => {
+    const res = await app.inject({ method: 'GET', url: '/functions/v1/probe-crash', headers: { 'x-request-id': 'req-abc-123' } });
+    expect(res.statusCode).toBe(500);
+    expect(res.headers['x-request-id']).toBe('req-abc-123');
+    expect(res.json()).toEqual({ error: 'Internal error (request id req-abc-123)', code: 'internal_error' });
+    expect(res.body).not.toContain('secret');
+  });
+
+  it('should render each API family in its own shape', async () => {
+    const proxy = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/probe' });
+    expect(proxy.statusCode).toBe(400);
+    expect(proxy.json()).toMatchObject({ error: 'bad filter', hint: 'use eq.value', code: 'proxy.bad_filter' });
+
+    const rest = await app.inject({ method: 'GET', url: '/rest/v1/probe' });
+    expect(rest.statusCode).toBe(404);
+    expect(rest.json()).toEqual({ code: 'deal.not_found', message: 'deal 42 not found', details: { id: '42' }, hint: null });
+
+    const sql = await app.inject({ method: 'GET', url: '/rest/v1/probe-sql' });
+    expect(sql.statusCode).toBe(409);
+    expect(sql.json()).toMatchObject({ code: 'unique_violation', details: 'Key (id)=(1) already exists.' });
+
+    const legacyAuth = await app.inject({ method: 'GET', url: '/auth/v1/probe' });
+    expect(legacyAuth.statusCode).toBe(400);
+    expect(legacyAuth.json()).toEqual({ code: 400, error_code: 'weak_password', msg: 'Password is too short' });
+
+    const versionedAuth = await app.inject({ method: 'GET', url: '/auth/v1/probe', headers: { 'x-supabase-api-version': '2024-01-01' } });
+    expect(versionedAuth.json()).toEqual({ code: 'weak_password', message: 'Password is too short' });
+    expect(versionedAuth.headers['x-supabase-api-version']).toBe('2024-01-01');
+    expect(versionedAuth.headers['x-sb-error-code']).toBe('weak_password');
+
+    const unknownRoute = await app.inject({ method: 'GET', url: '/rest/v1/nothing-here' });
+    expect(unknownRoute.statusCode).toBe(404);
+    expect(unknownRoute.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('should give every response a request id, generating one when the caller sent none or a bad one', async () => {
+    const res = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('should let browser clients (supabase-js) send their headers and read content-range', async () => {
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/rest/v1/deals',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'apikey,authorization,prefer,range,x-client-info' },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const allowed = String(res.headers['access-control-allow-headers']).split(/,\s*/);
+    for (const header of ['apikey', 'authorization', 'prefer', 'range', 'x-client-info']) expect(allowed).toContain(header);
+    const simple = await app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://app.example.com' } });
+    expect(String(simple.headers['access-control-expose-headers'])).toContain('content-range');
+  });
+});
