@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import { loadConfigOrExit, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
-import { Logger } from 'nestjs-pino';
+import { loadConfigOrExit, NestPinoLogger, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
 import type pino from 'pino';
 import { WorkerAppModule } from './worker-app.module';
 
@@ -11,7 +10,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const runtime = await startPlatform(config, { role: 'worker', migrations: CONTEXT_MIGRATIONS });
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(runtime), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new NestPinoLogger(app.get<pino.Logger>(PLATFORM_LOG)));
   await app.init();
   app.get<pino.Logger>(PLATFORM_LOG).info({ events: config.KAFKA_BROKERS.length > 0 ? 'kafka' : 'in-process' }, 'engage worker started');
   runUntilSignal(async () => {

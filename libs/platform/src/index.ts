@@ -20,3 +20,4 @@ export * from './runtime/platform-runtime';
 export * from './runtime/platform.module';
 export * from './runtime/tokens';
 export * from './runtime/run-until-signal';
+export * from './runtime/nest-logger';

@@ -30,7 +30,3 @@ export async function runMigrations(dataSource: DataSource, lockTimeoutMs = 60_0
     await runner.release();
   }
 }
-
-export async function pendingMigrations(dataSource: DataSource): Promise<boolean> {
-  return dataSource.showMigrations();
-}

@@ -3,13 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { ValidationPipe } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import type pino from 'pino';
 import { ValidationFailed } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
+import { installRequestLog } from './request-log';
+import { NestPinoLogger } from '../runtime/nest-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -40,7 +41,7 @@ const CORS_EXPOSED = ['content-range', 'content-location', 'location', 'preferen
 
 export async function configureHttp(app: NestFastifyApplication, config: Config): Promise<void> {
   const log = app.get<pino.Logger>(PLATFORM_LOG);
-  app.useLogger(app.get(Logger));
+  app.useLogger(new NestPinoLogger(log));
   const fastify = app.getHttpAdapter().getInstance();
   // Fastify's JSON parser, with its error turned into our own clear 400 (Nest would otherwise
   // wrap it into a generic HttpException and lose the reason).
@@ -57,6 +58,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
     reply.header('x-request-id', request.id);
   });
   app.get(Metrics).install(fastify);
+  installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });

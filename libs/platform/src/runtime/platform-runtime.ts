@@ -25,6 +25,7 @@ export interface PlatformRuntime {
   bus: EventBus;
   embedded: EmbeddedPostgres | undefined;
   appliedMigrations: string[];
+  migrated: boolean;
   close(): Promise<void>;
 }
 
@@ -62,6 +63,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
       bus,
       embedded,
       appliedMigrations,
+      migrated: !(await dataSource.showMigrations()),
       async close() {
         await bus.stop().catch(() => undefined);
         if (dataSource.isInitialized) await dataSource.destroy();

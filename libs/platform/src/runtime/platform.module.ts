@@ -1,7 +1,6 @@
 import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { EVENT_BUS } from '@engage/shared-kernel';
-import { LoggerModule } from 'nestjs-pino';
 import pino from 'pino';
 import { Database } from '../database/database';
 import { OutboxSignal } from '../events/outbox-signal';
@@ -13,7 +12,7 @@ import type { PlatformRuntime } from './platform-runtime';
 import { CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME } from './tokens';
 
 export function createLog(runtime: Pick<PlatformRuntime, 'config'>): pino.Logger {
-  return pino({ level: runtime.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.apikey', 'req.headers.cookie'] });
+  return pino({ level: runtime.config.LOG_LEVEL });
 }
 
 @Global()
@@ -34,10 +33,7 @@ export class PlatformModule {
     ];
     return {
       module: PlatformModule,
-      imports: [
-        LoggerModule.forRoot({ pinoHttp: { logger: log, quietReqLogger: true, customProps: () => ({ role: runtime.role }) } }),
-        ...(runsWorker ? [ScheduleModule.forRoot()] : []),
-      ],
+      imports: runsWorker ? [ScheduleModule.forRoot()] : [],
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
       exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions],

@@ -1,0 +1,94 @@
+// npm run bench: builds and starts the service, starts the bare baseline against the same
+// database, and measures each scenario with autocannon from this (separate) process.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { scenarios } from './scenarios.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const name = process.env.BENCH_NAME ?? `bench-${new Date().toISOString().slice(0, 10)}`;
+
+function startProcess(command, args, env) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening on" after 60 s:\n${output}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (!match) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ child, url: match[1] });
+    }, 50);
+  });
+}
+
+function measure(url) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration: seconds, pipelining: 1 }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+const stopped = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+
+async function main() {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'engage-bench-'));
+  chmodSync(dir, 0o755);
+  const dataDir = join(dir, 'data');
+  const env = { PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10' };
+  const ours = await startProcess(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js')], env);
+  const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10' });
+  const rows = [];
+  try {
+    for (const scenario of scenarios) {
+      await measure(`${ours.url}${scenario.path}`); // warm-up, not recorded
+      const a = await measure(`${ours.url}${scenario.path}`);
+      await measure(`${bare.url}${scenario.baseline}`);
+      const b = await measure(`${bare.url}${scenario.baseline}`);
+      const errors = a.errors + a.non2xx + b.errors + b.non2xx;
+      rows.push({
+        scenario: scenario.name,
+        ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99 },
+        bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99 },
+        ratio: Number((a.requests.average / b.requests.average).toFixed(3)),
+        errors,
+      });
+    }
+  } finally {
+    ours.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    await Promise.all([stopped(ours.child), stopped(bare.child)]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pad = (value, width) => String(value).padEnd(width);
+  process.stdout.write(`\n${pad('scenario', 32)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`);
+  for (const row of rows) {
+    process.stdout.write(
+      `${pad(row.scenario, 32)}${pad(Math.round(row.ours.requests_per_second), 12)}${pad(row.ours.p50_ms, 6)}${pad(row.ours.p99_ms, 6)}` +
+        `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
+    );
+  }
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  const file = join(root, 'bench', 'results', `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows }, null, 2) + '\n',
+  );
+  process.stdout.write(`\nwrote ${file}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
