@@ -21,3 +21,4 @@ export * from './runtime/platform.module';
 export * from './runtime/tokens';
 export * from './runtime/run-until-signal';
 export * from './runtime/nest-logger';
+export * from './security/secret-box';

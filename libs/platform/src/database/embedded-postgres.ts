@@ -98,19 +98,28 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-// After kill -9 of its parent the postmaster keeps running and holds postmaster.pid.
-async function stopOrphan(dataDir: string, log: (line: string) => void): Promise<void> {
+// The postmaster running on this data directory, if any, and whether its parent is gone.
+function runningServer(dataDir: string): { pid: number; orphan: boolean } | undefined {
   const pidFile = join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return undefined;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // stale file: postgres clears it itself
-  let command = '';
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined; // stale file: postgres clears it itself
   try {
-    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!command.includes('postgres') || !command.includes(dataDir)) return undefined;
+    // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after ")".
+    const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop()!.trim().split(' ')[1]);
+    // Our servers are children of a node process; after kill -9 of that process the postmaster
+    // is re-parented to init or to another reaper.
+    const parent = ppid > 1 && isAlive(ppid) ? readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0')[0] : '';
+    return { pid, orphan: !/(^|\/)node$/.test(parent) };
   } catch {
-    return;
+    return undefined;
   }
-  if (!command.includes('postgres') || !command.includes(dataDir)) return;
+}
+
+// After kill -9 of its parent the postmaster keeps running and holds postmaster.pid.
+async function stopOrphan(pid: number, dataDir: string, log: (line: string) => void): Promise<void> {
   log(`stopping an orphaned PostgreSQL (pid ${pid}) left on ${dataDir}`);
   process.kill(pid, 'SIGINT'); // fast shutdown
   if (!(await waitFor(() => !isAlive(pid), 15_000))) {
@@ -177,10 +186,17 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     rmSync(dataDir, { recursive: true, force: true });
     prepareDir(dataDir, owner);
     runInitdb(bin, dataDir, owner);
-  } else {
-    await stopOrphan(dataDir, log);
   }
   const sockets = socketDir(dataDir);
+  const running = fresh ? undefined : runningServer(dataDir);
+  if (running && !running.orphan) {
+    // Another live process of ours (the service, while the admin CLI runs) owns it: share it.
+    const database = options.database ?? 'engage';
+    const shared: EmbeddedPostgres = { host: sockets, port: PORT, user: SUPERUSER, database, stop: async () => undefined };
+    await ensureDatabase(shared);
+    return shared;
+  }
+  if (running) await stopOrphan(running.pid, dataDir, log);
   if (sockets !== dataDir) prepareDir(sockets, owner);
   const child = await spawnServer(bin, dataDir, sockets, owner, log);
 
