@@ -22,3 +22,4 @@ export * from './runtime/tokens';
 export * from './runtime/run-until-signal';
 export * from './runtime/nest-logger';
 export * from './security/secret-box';
+export * from './http/create-http-app';

@@ -25,6 +25,9 @@ export const SETTINGS = {
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
   ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
 
+  SMTP_URL: urlSetting({ group: 'email', protocols: ['smtp:', 'smtps:'], sensitive: true, description: 'SMTP server for outgoing mail (verification, invitations); unset writes mail to DATA_DIR/mail (see npm run admin -- mailbox)' }),
+  EMAIL_FROM: stringSetting({ group: 'email', default: 'Engage <no-reply@localhost>', description: 'From address of outgoing mail' }),
+
   BILLING_WEBHOOK_SECRET: stringSetting({ group: 'billing', sensitive: true, pattern: /^.{16,}$/, patternText: 'at least 16 characters', description: 'shared HMAC secret of the billing bridge; unset makes the bridge answer 503' }),
   BILLING_SIGNATURE_HEADER: stringSetting({ group: 'billing', default: 'X-Billing-Signature', pattern: HEADER_NAME, patternText: 'an HTTP header name', description: 'header carrying hex (or sha256=-prefixed hex) HMAC-SHA256 of the raw body' }),
 

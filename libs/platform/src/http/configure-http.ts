@@ -47,6 +47,8 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   // wrap it into a generic HttpException and lose the reason).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser('application/json', { bodyLimit: config.BODY_LIMIT_BYTES }, (request, body, done) => {
+    // Clients (auth-js signOut) send an empty body with a JSON content type: treat it as no body.
+    if ((body as Buffer).length === 0) return done(null, undefined);
     parseJson(request as Parameters<typeof parseJson>[0], body as unknown as string, (error: Error | null, value?: unknown) => {
       if (error && (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
         return done(ValidationFailed('invalid_json', `Request body is not valid JSON: ${jsonSyntaxError(body as Buffer)}`), undefined);

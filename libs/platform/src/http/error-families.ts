@@ -22,8 +22,18 @@ export interface Rendered {
   headers: Record<string, string>;
 }
 
+// GoTrue answers these with other statuses than our defaults; auth-js reads the code either way.
+const GOTRUE_STATUS: Record<string, number> = { invalid_credentials: 400, weak_password: 422, user_already_exists: 422, validation_failed: 400 };
+
 // The body shape each family's clients expect (spec §7; PostgREST; GoTrue old and new formats).
 export function renderProblem(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
+  const rendered = renderBody(family, problem, requestHeaders);
+  const retryAfter = (problem.details as { retry_after?: unknown } | undefined)?.retry_after;
+  if (problem.status === 429 && typeof retryAfter === 'number') rendered.headers['retry-after'] = String(retryAfter);
+  return rendered;
+}
+
+function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
   switch (family) {
     case 'functions':
       return { status: problem.status, headers: {}, body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}) } };
@@ -32,6 +42,7 @@ export function renderProblem(family: ApiFamily, problem: Problem, requestHeader
     case 'rest':
       return { status: problem.status, headers: {}, body: { code: problem.code, message: problem.message, details: problem.details ?? null, hint: problem.hint ?? null } };
     case 'auth': {
+      problem = { ...problem, status: GOTRUE_STATUS[problem.code] ?? problem.status };
       const version = requestHeaders['x-supabase-api-version'];
       if (typeof version === 'string' && version >= '2024-01-01') {
         return {

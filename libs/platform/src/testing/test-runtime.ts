@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { RequestContext } from '@engage/shared-kernel';
+import { PlatformModule } from '../runtime/platform.module';
 import { loadConfig } from '../config/load-config';
 import type { MigrationClass } from '../database/data-source';
 import { createTestDatabase, dropTestDatabase } from './test-database';
@@ -43,3 +45,10 @@ export async function makeOrganization(runtime: PlatformRuntime, name = 'Test or
   await runtime.db.asSystem((tx) => tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [id, name]));
   return { organizationId: id, userId: null, role: 'OWNER', requestId: randomUUID() };
 }
+
+// A module tree for context tests: the platform plus the modules under test.
+export function testRootModule(runtime: PlatformRuntime, modules: Type[]): DynamicModule {
+  return { module: TestRootModule, imports: [PlatformModule.forRoot(runtime), ...modules] };
+}
+
+class TestRootModule {}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
+import type { Database, SecretBox } from '@engage/platform';
+import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
+import { hashPassword } from '../infrastructure/password-hasher';
+
+// Organization settings whose values are secrets: sealed at rest, never returned.
+export const SECRET_SETTINGS = new Set(['appgain_api_key']);
+const SETTING_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+
+const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() });
+
+// Creating organizations and users for the admin CLI and the demo seed (sign-up and invitations
+// will reuse these).
+export class OrganizationService {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async createOrganization(input: { name: unknown; ownerEmail: unknown; ownerPassword: unknown; ownerFirstName?: string }): Promise<{ organization_id: string; owner_user_id: string }> {
+    if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.trim().length > 200) {
+      throw new DomainError('validation', 'validation_failed', 'organization name must be 1 to 200 characters');
+    }
+    const organizationId = randomUUID();
+    await this.db.asSystem((tx) => tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, (input.name as string).trim()]));
+    const { user_id } = await this.createUser({ organizationId, email: input.ownerEmail, password: input.ownerPassword, role: 'OWNER', firstName: input.ownerFirstName });
+    return { organization_id: organizationId, owner_user_id: user_id };
+  }
+
+  async createUser(input: { organizationId: string; email: unknown; password: unknown; role: unknown; firstName?: string }): Promise<{ user_id: string }> {
+    if (!isUuid(input.organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
+    if (!isRole(input.role)) throw new DomainError('validation', 'validation_failed', `role must be one of OWNER, ADMIN, AGENT, PROJECT_MANAGER, TEAM_ADMIN`);
+    const email = normalizeEmail(input.email);
+    assertAcceptablePassword(input.password);
+    const passwordHash = await hashPassword(input.password);
+    const role: Role = input.role;
+    return this.db.asSystem(async (tx) => {
+      const [org] = await tx.query('SELECT 1 FROM organizations WHERE id = $1', [input.organizationId]);
+      if (!org) throw NotFound('organization', input.organizationId);
+      const [user] = await tx.query<{ id: string }>(
+        `INSERT INTO users (email, password_hash, first_name, email_confirmed_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (email) DO NOTHING RETURNING id`,
+        [email, passwordHash, input.firstName ?? email.split('@')[0]],
+      );
+      if (!user) throw Conflict('user_already_exists', 'User already registered', { email });
+      await tx.query('INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, $3)', [input.organizationId, user.id, role]);
+      return { user_id: user.id };
+    });
+  }
+
+  async setSetting(organizationId: string, key: unknown, value: unknown): Promise<void> {
+    if (!isUuid(organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
+    if (typeof key !== 'string' || !SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
+    if (typeof value !== 'string' || value.length > 4096) throw new DomainError('validation', 'validation_failed', 'setting value must be a string of at most 4096 characters');
+    const stored = SECRET_SETTINGS.has(key) ? { sealed: this.secrets.seal(value) } : value;
+    const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
+      tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),
+    );
+    if (updated === 0) throw NotFound('organization', organizationId);
+  }
+}

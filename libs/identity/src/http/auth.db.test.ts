@@ -1,0 +1,206 @@
+import { createClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, type PlatformRuntime } from '@engage/platform';
+import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import { IdentityModule } from '../identity.module';
+import { identityMigrations } from '../index';
+import { OrganizationService } from '../application/organization.service';
+import { Authenticator } from '../application/authenticator';
+import { TokenService } from '../infrastructure/token-service';
+
+let counter = 0;
+const uniqueEmail = (name: string) => `${name}.${Date.now()}.${counter++}@example.com`;
+
+describe('identity over HTTP', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+  let baseUrl: string;
+  let anonKey: string;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations });
+    app = await createHttpApp(runtime, testRootModule(runtime, [IdentityModule]));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = await app.getUrl();
+    anonKey = await app.get(TokenService).issueAnonKey();
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  const orgs = () => app.get(OrganizationService);
+  async function newOrg(role: 'OWNER' | 'AGENT' = 'OWNER') {
+    const email = uniqueEmail('owner');
+    const { organization_id, owner_user_id } = await orgs().createOrganization({ name: 'Acme', ownerEmail: email, ownerPassword: 'correct horse battery' });
+    if (role === 'OWNER') return { organizationId: organization_id, userId: owner_user_id, email, password: 'correct horse battery' };
+    const agentEmail = uniqueEmail('agent');
+    const { user_id } = await orgs().createUser({ organizationId: organization_id, email: agentEmail, password: 'agent password 1', role: 'AGENT' });
+    return { organizationId: organization_id, userId: user_id, email: agentEmail, password: 'agent password 1' };
+  }
+  // Node 20 has no global WebSocket; supabase-js wants one for realtime (unused here).
+  const supabase = () =>
+    createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  const login = async (email: string, password: string) => {
+    const res = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password } });
+    return res;
+  };
+  const setStatus = (userId: string, status: string) => runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $1 WHERE id = $2', [status, userId]));
+
+  it('should sign in, read the user, refresh and sign out through supabase-js unchanged', async () => {
+    const owner = await newOrg();
+    const client = supabase();
+    const signIn = await client.auth.signInWithPassword({ email: owner.email.toUpperCase(), password: owner.password });
+    expect(signIn.error).toBeNull();
+    expect(signIn.data.session?.token_type).toBe('bearer');
+    expect(signIn.data.user?.email).toBe(owner.email);
+    expect(signIn.data.user?.app_metadata).toMatchObject({ organization_id: owner.organizationId, role: 'OWNER' });
+
+    const user = await client.auth.getUser(signIn.data.session!.access_token);
+    expect(user.error).toBeNull();
+    expect(user.data.user?.id).toBe(owner.userId);
+
+    const refreshed = await client.auth.refreshSession({ refresh_token: signIn.data.session!.refresh_token });
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data.session?.refresh_token).not.toBe(signIn.data.session!.refresh_token);
+
+    const out = await client.auth.signOut();
+    expect(out.error).toBeNull();
+    const after = await client.auth.getUser(refreshed.data.session!.access_token);
+    expect(after.data.user).toBeNull();
+    // auth-js turns GoTrue's session_not_found into its AuthSessionMissingError.
+    expect(after.error?.name).toBe('AuthSessionMissingError');
+    const raw = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: `Bearer ${refreshed.data.session!.access_token}` } });
+    expect(raw.json().error_code).toBe('session_not_found');
+  });
+
+  it('should refuse wrong credentials with GoTrue codes on /auth/v1 and 401 on the mobile login', async () => {
+    const owner = await newOrg();
+    const client = supabase();
+    const wrong = await client.auth.signInWithPassword({ email: owner.email, password: 'not the password' });
+    expect(wrong.error?.code).toBe('invalid_credentials');
+    expect(wrong.error?.status).toBe(400);
+
+    const legacy = await login(owner.email, 'not the password');
+    expect(legacy.json()).toEqual({ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
+
+    const mobile = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email: 'nobody@example.com', password: 'whatever123' } });
+    expect(mobile.statusCode).toBe(401);
+    expect(mobile.json()).toMatchObject({ error: 'Invalid login credentials' });
+  });
+
+  it('should answer the mobile login with tokens and the user of §4.4', async () => {
+    const owner = await newOrg();
+    const res = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email: owner.email, password: owner.password } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'user']);
+    expect(body.expires_in).toBe(3600);
+    expect(body.user).toEqual({ id: owner.userId, first_name: expect.any(String), last_name: null, email: owner.email, organization_id: owner.organizationId, avatar_url: null });
+  });
+
+  it('should rotate refresh tokens and revoke the whole family when a used one comes back', async () => {
+    const owner = await newOrg();
+    const first = (await login(owner.email, owner.password)).json();
+    const refresh = (token: string) => app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=refresh_token', payload: { refresh_token: token } });
+    const second = await refresh(first.refresh_token);
+    expect(second.statusCode).toBe(200);
+    const reuse = await refresh(first.refresh_token);
+    expect(reuse.statusCode).toBe(400);
+    expect(reuse.json().error_code).toBe('refresh_token_already_used');
+    // The thief's and the owner's newest token are both dead now.
+    const latest = await refresh(second.json().refresh_token);
+    expect(latest.json().error_code).toBe('refresh_token_not_found');
+    const unknown = await refresh('made-up-token');
+    expect(unknown.json().error_code).toBe('refresh_token_not_found');
+  });
+
+  it('should refuse a deactivated or suspended account with 403 at login, at refresh and with a still-valid token', async () => {
+    const owner = await newOrg();
+    const session = (await login(owner.email, owner.password)).json();
+    await setStatus(owner.userId, 'deactivated');
+    const loginAgain = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email: owner.email, password: owner.password } });
+    expect(loginAgain.statusCode).toBe(403);
+    expect(loginAgain.json().code).toBe('account_deactivated');
+    const refresh = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=refresh_token', payload: { refresh_token: session.refresh_token } });
+    expect(refresh.statusCode).toBe(403);
+    await setStatus(owner.userId, 'suspended');
+    const user = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: `Bearer ${session.access_token}` } });
+    expect(user.statusCode).toBe(403);
+    expect(user.json().error_code).toBe('account_suspended');
+  });
+
+  it('should limit login attempts per email with 429 and Retry-After', async () => {
+    const owner = await newOrg();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await login(owner.email, 'wrong password')).statusCode);
+    expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
+    const limited = await login(owner.email, owner.password);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json().error_code).toBe('over_request_rate_limit');
+  });
+
+  it('should refuse bad input with clear 4xx', async () => {
+    const noGrant = await app.inject({ method: 'POST', url: '/auth/v1/token', payload: { email: 'a@b.co', password: 'x' } });
+    expect(noGrant.statusCode).toBe(400);
+    expect(noGrant.json().msg).toContain('grant_type must be password or refresh_token');
+    const badEmail = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: 42, password: 'x' } });
+    expect(badEmail.statusCode).toBe(400);
+    const mobileMissing = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email: 'a@b.co' } });
+    expect(mobileMissing.statusCode).toBe(400);
+    expect(mobileMissing.json().error).toContain('password must be a string');
+    const noToken = await app.inject({ method: 'GET', url: '/auth/v1/user' });
+    expect(noToken.statusCode).toBe(401);
+    const garbage = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: 'Bearer not.a.jwt' } });
+    expect(garbage.statusCode).toBe(401);
+    expect(garbage.json().error_code).toBe('bad_jwt');
+    const anon = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: `Bearer ${anonKey}` } });
+    expect(anon.statusCode).toBe(401);
+  });
+
+  describe('API keys', () => {
+    it('should show the key once, list it by prefix, authenticate with it and stop after revocation', async () => {
+      const owner = await newOrg();
+      const token = (await login(owner.email, owner.password)).json().access_token;
+      const auth = { authorization: `Bearer ${token}` };
+      const created = await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: auth, payload: { name: 'Zapier' } });
+      expect(created.statusCode).toBe(201);
+      const { api_key: key, id, prefix } = created.json();
+      expect(key).toMatch(/^eng_/);
+      expect(key.startsWith(prefix)).toBe(true);
+
+      const listed = await app.inject({ method: 'GET', url: '/functions/v1/api-keys', headers: auth });
+      expect(listed.json().api_keys).toEqual([{ id, name: 'Zapier', prefix, created_at: expect.any(String), last_used_at: null }]);
+      expect(listed.body).not.toContain(key);
+
+      const authenticator = app.get(Authenticator);
+      const caller = await authenticator.authenticate({ apiKey: key, requestId: 'r' }, ['api_key']);
+      expect(caller.ctx).toMatchObject({ organizationId: owner.organizationId, userId: null, role: 'API_KEY' });
+
+      expect((await app.inject({ method: 'DELETE', url: `/functions/v1/api-keys/${id}`, headers: auth })).statusCode).toBe(204);
+      await expect(authenticator.authenticate({ apiKey: key, requestId: 'r' }, ['api_key'])).rejects.toMatchObject({ code: 'invalid_api_key' });
+    });
+
+    it('should keep each organization to its own keys and refuse roles below ADMIN', async () => {
+      const a = await newOrg();
+      const b = await newOrg();
+      const tokenOf = async (who: { email: string; password: string }) => ({ authorization: `Bearer ${(await login(who.email, who.password)).json().access_token}` });
+      const bKey = (await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: await tokenOf(b), payload: { name: 'B' } })).json();
+      const aAuth = await tokenOf(a);
+      expect((await app.inject({ method: 'GET', url: '/functions/v1/api-keys', headers: aAuth })).json().api_keys).toEqual([]);
+      const steal = await app.inject({ method: 'DELETE', url: `/functions/v1/api-keys/${bKey.id}`, headers: aAuth });
+      expect(steal.statusCode).toBe(404);
+      const notUuid = await app.inject({ method: 'DELETE', url: '/functions/v1/api-keys/123', headers: aAuth });
+      expect(notUuid.statusCode).toBe(400);
+      const tooLong = await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: aAuth, payload: { name: 'x'.repeat(101) } });
+      expect(tooLong.statusCode).toBe(400);
+
+      const agent = await newOrg('AGENT');
+      const agentCreate = await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: await tokenOf(agent), payload: { name: 'mine' } });
+      expect(agentCreate.statusCode).toBe(403);
+      expect(agentCreate.json().code).toBe('insufficient_role');
+    });
+  });
+});

@@ -1,0 +1,13 @@
+import type { MigrationClass } from '@engage/platform';
+import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
+
+export { IdentityModule } from './identity.module';
+export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
+export type { Caller, CredentialKind } from './application/authenticator';
+export { ApiKeyService } from './application/api-key.service';
+export { OrganizationService, SECRET_SETTINGS } from './application/organization.service';
+export { TokenService } from './infrastructure/token-service';
+export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
+export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
+
+export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001];
