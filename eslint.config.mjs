@@ -16,7 +16,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
       // Bounded contexts: domain code sees only the shared kernel; a context reaches another only
-      // through its index.ts (deep imports are refused); apps compose through `composition`.
+      // through its index.ts (deep imports are refused); apps are composition roots.
       '@nx/enforce-module-boundaries': [
         'error',
         {
@@ -27,7 +27,7 @@ export default tseslint.config(
             { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:shared-kernel'] },
             { sourceTag: 'scope:context', onlyDependOnLibsWithTags: ['scope:shared-kernel', 'scope:platform', 'scope:context'] },
             { sourceTag: 'scope:composition', onlyDependOnLibsWithTags: ['scope:shared-kernel', 'scope:platform', 'scope:context'] },
-            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:shared-kernel', 'scope:platform', 'scope:composition'] },
+            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:shared-kernel', 'scope:platform', 'scope:composition', 'scope:context'] },
           ],
         },
       ],

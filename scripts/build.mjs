@@ -14,7 +14,7 @@ execFileSync(
     '--ignore', '**/*.test.ts,**/jest.config.js,**/test/**'],
   { cwd: root, stdio: 'inherit' },
 );
-const entries = { api: ['main'], worker: ['main'] };
+const entries = { api: ['main', 'admin'], worker: ['main'] };
 for (const [app, files] of Object.entries(entries)) {
   mkdirSync(join(root, 'dist', 'apps', app), { recursive: true });
   for (const file of files) {

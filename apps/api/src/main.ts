@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import { loadConfigOrExit, runUntilSignal, startPlatform } from '@engage/platform';
+import { TokenService } from '@engage/identity';
 import { createApiApp } from './create-api-app';
+import { seedDemo } from './demo-seed';
 
 // `--with-worker` runs api and worker in one process (npm start); without it, the api alone.
 async function main(): Promise<void> {
@@ -10,6 +12,8 @@ async function main(): Promise<void> {
   const role = process.argv.includes('--with-worker') ? 'all' : 'api';
   const runtime = await startPlatform(config, { role, migrations: CONTEXT_MIGRATIONS });
   const app = await createApiApp(runtime);
+  const demo = config.NODE_ENV === 'production' ? undefined : await seedDemo(app, config);
+  const anonKey = await app.get(TokenService).issueAnonKey();
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -20,6 +24,8 @@ async function main(): Promise<void> {
       `  database: ${runtime.embedded ? `embedded PostgreSQL in ${config.DATA_DIR}/pg` : 'DATABASE_URL'}`,
       `  events:   ${config.KAFKA_BROKERS.length > 0 ? `Kafka ${config.KAFKA_BROKERS.join(',')}` : 'in-process bus'}`,
       `  docs:     ${url}/docs`,
+      `  anon key: ${anonKey}`,
+      ...(demo ? [`  demo:     ${demo.created ? 'created' : 'sign-in details'} in ${demo.file}`] : []),
       '',
     ].join('\n'),
   );

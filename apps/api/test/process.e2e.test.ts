@@ -94,6 +94,16 @@ describe('the service as a process', () => {
     const first = await start(dataDir);
     expect(first.readyMs).toBeLessThan(30_000);
     expect(first.output()).toContain('embedded PostgreSQL');
+    expect(first.output()).toMatch(/anon key: eyJ/);
+    // The demo organization's OWNER can sign in with what the first start wrote.
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+    const login = await fetch(`${first.url}/functions/v1/mobile-api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
+    });
+    expect(login.status).toBe(200);
+    expect(((await login.json()) as { user: { organization_id: string } }).user.organization_id).toBe(demo.organization_id);
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
     expect(postgresOf(dataDir)).toEqual([]);

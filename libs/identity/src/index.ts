@@ -3,7 +3,7 @@ import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0
 
 export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
-export type { Caller, CredentialKind } from './application/authenticator';
+export { Authenticator, type Caller, type CredentialKind } from './application/authenticator';
 export { ApiKeyService } from './application/api-key.service';
 export { OrganizationService, SECRET_SETTINGS } from './application/organization.service';
 export { TokenService } from './infrastructure/token-service';
@@ -11,3 +11,4 @@ export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
 export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001];
+export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';

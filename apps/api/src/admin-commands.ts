@@ -1,0 +1,51 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import { ApiKeyService, listDevMailbox, OrganizationService, TokenService } from '@engage/identity';
+import type { Config } from '@engage/platform';
+
+export type Flags = Record<string, string>;
+
+const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: 'admin-cli' });
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (value === undefined || value === '') throw new DomainError('validation', 'missing_flag', `--${name} is required`);
+  return value;
+}
+
+// The commands of OPERATIONS.md ("Bootstrap from the command line"); each returns its JSON answer.
+export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags: Flags, config: Config) => Promise<unknown>> = {
+  'create-org': async (app, flags) => {
+    const created = await app.get(OrganizationService).createOrganization({ name: required(flags, 'name'), ownerEmail: required(flags, 'owner-email'), ownerPassword: required(flags, 'owner-password') });
+    const key = await app.get(ApiKeyService).create(systemCtx(created.organization_id), 'Default');
+    return { ...created, api_key: key.api_key, anon_key: await app.get(TokenService).issueAnonKey() };
+  },
+  'create-user': async (app, flags) =>
+    app.get(OrganizationService).createUser({ organizationId: required(flags, 'org'), email: required(flags, 'email'), password: required(flags, 'password'), role: required(flags, 'role') }),
+  'create-api-key': async (app, flags) => {
+    const key = await app.get(ApiKeyService).create(systemCtx(required(flags, 'org')), required(flags, 'name'));
+    return { api_key: key.api_key, id: key.id, prefix: key.prefix };
+  },
+  'set-org-setting': async (app, flags) => {
+    await app.get(OrganizationService).setSetting(required(flags, 'org'), required(flags, 'key'), required(flags, 'value'));
+    return { ok: true };
+  },
+  mailbox: async (_app, _flags, config) => ({ messages: await listDevMailbox(config.DATA_DIR) }),
+};
+
+// `--name Acme --owner-email a@b.c --json` -> { name: 'Acme', 'owner-email': 'a@b.c', json: 'true' }
+export function parseFlags(args: string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith('--')) throw new DomainError('validation', 'unexpected_argument', `unexpected argument "${arg}"`);
+    const name = arg.slice(2);
+    const next = args[i + 1];
+    if (next === undefined || next.startsWith('--')) flags[name] = 'true';
+    else {
+      flags[name] = next;
+      i++;
+    }
+  }
+  return flags;
+}

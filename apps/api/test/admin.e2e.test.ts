@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Authenticator } from '@engage/identity';
+import { loadConfig, startPlatform, type PlatformRuntime } from '@engage/platform';
+import { createTestDatabase, dropTestDatabase, testAdminUrl } from '@engage/platform/testing';
+import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { createApiApp } from '../src/create-api-app';
+
+const root = resolve(__dirname, '..', '..', '..');
+const run = promisify(execFile);
+
+describe('admin CLI (npm run admin)', () => {
+  jest.setTimeout(60_000);
+  let databaseUrl: string;
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-admin-'));
+
+  const admin = async (...args: string[]) => {
+    try {
+      const { stdout } = await run(process.execPath, [join(root, 'dist', 'apps', 'api', 'admin.js'), ...args, '--json'], {
+        env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      });
+      return { code: 0, json: JSON.parse(stdout.trim().split('\n').pop()!) };
+    } catch (error) {
+      const failure = error as { code: number; stdout: string };
+      return { code: failure.code, json: failure.stdout.trim() ? JSON.parse(failure.stdout.trim().split('\n').pop()!) : null };
+    }
+  };
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+    databaseUrl = await createTestDatabase(testAdminUrl());
+  });
+  afterAll(async () => {
+    await app?.close();
+    await runtime?.close();
+    await dropTestDatabase(testAdminUrl(), databaseUrl);
+  });
+
+  it('should bootstrap an organization whose owner, users and keys work against the service', async () => {
+    const org = await admin('create-org', '--name', 'Acme', '--owner-email', 'Owner@Acme.io', '--owner-password', 'owner password 1');
+    expect(org.code).toBe(0);
+    expect(Object.keys(org.json).sort()).toEqual(['anon_key', 'api_key', 'organization_id', 'owner_user_id']);
+    const user = await admin('create-user', '--org', org.json.organization_id, '--email', 'agent@acme.io', '--password', 'agent password 1', '--role', 'AGENT');
+    expect(user.code).toBe(0);
+    const key = await admin('create-api-key', '--org', org.json.organization_id, '--name', 'CI');
+    expect(key.json.api_key).toMatch(/^eng_/);
+    const setting = await admin('set-org-setting', '--org', org.json.organization_id, '--key', 'appgain_api_key', '--value', 'provider-secret-123');
+    expect(setting).toEqual({ code: 0, json: { ok: true } });
+
+    runtime = await startPlatform(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }), { role: 'api', migrations: CONTEXT_MIGRATIONS });
+    app = await createApiApp(runtime);
+    for (const [email, password] of [['owner@acme.io', 'owner password 1'], ['agent@acme.io', 'agent password 1']]) {
+      const login = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email, password } });
+      expect(login.statusCode).toBe(200);
+      expect(login.json().user.organization_id).toBe(org.json.organization_id);
+    }
+    const authenticator = app.get(Authenticator);
+    for (const apiKey of [org.json.api_key, key.json.api_key]) {
+      const caller = await authenticator.authenticate({ apiKey, requestId: 't' }, ['api_key']);
+      expect(caller.ctx.organizationId).toBe(org.json.organization_id);
+    }
+    // The provider key is sealed at rest.
+    const [row] = await runtime.db.asSystem((tx) => tx.query<{ settings: Record<string, { sealed: string }> }>('SELECT settings FROM organizations WHERE id = $1', [org.json.organization_id]));
+    expect(JSON.stringify(row.settings)).not.toContain('provider-secret-123');
+    expect(row.settings.appgain_api_key.sealed).toMatch(/^v1:/);
+  });
+
+  it('should refuse bad input with a JSON error and a non-zero exit', async () => {
+    expect(await admin('create-org', '--name', 'X', '--owner-email', 'x@x.io')).toEqual({ code: 1, json: { error: '--owner-password is required', code: 'missing_flag' } });
+    const weak = await admin('create-org', '--name', 'X', '--owner-email', 'x@x.io', '--owner-password', 'short');
+    expect(weak).toMatchObject({ code: 1, json: { code: 'weak_password' } });
+    const badRole = await admin('create-user', '--org', '00000000-0000-0000-0000-000000000000', '--email', 'y@y.io', '--password', 'long enough 1', '--role', 'KING');
+    expect(badRole.json.error).toContain('role must be one of');
+    const unknownOrg = await admin('create-user', '--org', '00000000-0000-0000-0000-000000000000', '--email', 'y@y.io', '--password', 'long enough 1', '--role', 'AGENT');
+    expect(unknownOrg).toMatchObject({ code: 1, json: { code: 'organization.not_found' } });
+    expect((await admin('no-such-command')).code).toBe(2);
+  });
+});
