@@ -6,6 +6,8 @@ import { OrganizationService } from './application/organization.service';
 import { RateLimiter } from './application/rate-limiter';
 import { SessionService } from './application/session.service';
 import { TokenService } from './infrastructure/token-service';
+import { EMAIL_SENDER } from './application/email-sender.port';
+import { createEmailSender } from './infrastructure/email/email-sender.factory';
 import { ApiKeysController } from './http/api-keys.controller';
 import { AuthController } from './http/auth.controller';
 import { AuthGuard } from './http/auth.guard';
@@ -21,8 +23,9 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: Authenticator, inject: [Database, TokenService], useFactory: (db: Database, tokens: TokenService) => new Authenticator(db, tokens) },
     { provide: ApiKeyService, inject: [Database], useFactory: (db: Database) => new ApiKeyService(db) },
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
+    { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender(runtime.config) },
     AuthGuard,
   ],
-  exports: [Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
+  exports: [EMAIL_SENDER, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
 })
 export class IdentityModule {}

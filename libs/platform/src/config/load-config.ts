@@ -33,3 +33,8 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     throw error;
   }
 }
+
+// Where emailed links point: PUBLIC_URL, or this process's own address.
+export function publicUrl(config: Config): string {
+  return config.PUBLIC_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
+}

@@ -12,6 +12,7 @@ export const SETTINGS = {
   HOST: stringSetting({ group: 'service', default: '127.0.0.1', pattern: /^[A-Za-z0-9.:-]+$/, patternText: 'a host name or IP address', description: 'bind address of the api' }),
   DATA_DIR: stringSetting({ group: 'service', default: './.data', description: 'embedded database, local storage and generated dev secrets' }),
   LOG_LEVEL: enumSetting({ group: 'service', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' }),
+  PUBLIC_URL: urlSetting({ group: 'service', protocols: ['http:', 'https:'], description: 'address users reach the service at, used in emailed links; default http://HOST:PORT' }),
   BODY_LIMIT_BYTES: intSetting({ group: 'service', default: 1048576, min: 1024, max: 104857600, description: 'largest JSON request body accepted (413 above it)' }),
 
   DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
