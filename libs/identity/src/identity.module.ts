@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
-import { Database, PLATFORM_RUNTIME, type PlatformRuntime, SecretBox } from '@engage/platform';
+import { Database, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, SecretBox } from '@engage/platform';
+import { AccountService } from './application/account.service';
+import { AccountController } from './http/account.controller';
+import { REDIRECT_ALLOWED, redirectAllowList } from './http/redirects';
 import { ApiKeyService } from './application/api-key.service';
 import { Authenticator } from './application/authenticator';
 import { OrganizationService } from './application/organization.service';
 import { RateLimiter } from './application/rate-limiter';
 import { SessionService } from './application/session.service';
 import { TokenService } from './infrastructure/token-service';
-import { EMAIL_SENDER } from './application/email-sender.port';
+import { EMAIL_SENDER, type EmailSender } from './application/email-sender.port';
 import { createEmailSender } from './infrastructure/email/email-sender.factory';
 import { ApiKeysController } from './http/api-keys.controller';
 import { AuthController } from './http/auth.controller';
@@ -14,7 +17,7 @@ import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
 
 @Module({
-  controllers: [AuthController, MobileLoginController, ApiKeysController],
+  controllers: [AuthController, AccountController, MobileLoginController, ApiKeysController],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
@@ -24,6 +27,12 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: ApiKeyService, inject: [Database], useFactory: (db: Database) => new ApiKeyService(db) },
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
     { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender(runtime.config) },
+    {
+      provide: AccountService,
+      inject: [Database, SessionService, EMAIL_SENDER, RateLimiter, PLATFORM_RUNTIME],
+      useFactory: (db: Database, sessions: SessionService, mail: EmailSender, limiter: RateLimiter, runtime: PlatformRuntime) => new AccountService(db, sessions, mail, limiter, publicUrl(runtime.config)),
+    },
+    { provide: REDIRECT_ALLOWED, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), runtime.config.AUTH_REDIRECT_URLS) },
     AuthGuard,
   ],
   exports: [EMAIL_SENDER, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],

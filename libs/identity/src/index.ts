@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@engage/platform';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
+import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
 
 export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
@@ -10,5 +11,5 @@ export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
-export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001];
+export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateEmailTokens1763800001003];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';

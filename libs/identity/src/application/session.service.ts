@@ -10,6 +10,7 @@ import {
   REVOKE_FAMILY,
   REVOKE_USER_SESSIONS,
   USER_BY_EMAIL,
+  USER_BY_ID,
   USER_IN_ORGANIZATION,
   type UserRow,
 } from '../infrastructure/identity.sql';
@@ -51,7 +52,19 @@ export class SessionService {
     const [user] = await this.db.asSystem((tx) => tx.query<UserRow>(USER_BY_EMAIL, [normalized]));
     if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalidCredentials();
     assertActive(user.status);
+    if (!user.email_confirmed_at) throw new DomainError('validation', 'email_not_confirmed', 'Email not confirmed');
     return this.db.asSystem(async (tx) => {
+      await tx.query(MARK_SIGNED_IN, [user.id]);
+      return this.openSession(tx, { ...user, last_sign_in_at: new Date() }, randomUUID());
+    });
+  }
+
+  // After a verified email link: a new session, as a sign-in would give.
+  async openSessionFor(userId: string): Promise<Session> {
+    return this.db.asSystem(async (tx) => {
+      const [user] = await tx.query<UserRow>(USER_BY_ID, [userId]);
+      if (!user) throw Unauthorized('user_not_found', 'User not found');
+      assertActive(user.status);
       await tx.query(MARK_SIGNED_IN, [user.id]);
       return this.openSession(tx, { ...user, last_sign_in_at: new Date() }, randomUUID());
     });

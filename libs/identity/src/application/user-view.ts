@@ -10,6 +10,7 @@ export interface UserView {
   organization_id: string;
   role: string;
   email_confirmed_at: string | null;
+  new_email: string | null;
   last_sign_in_at: string | null;
   created_at: string;
   updated_at: string;
@@ -25,6 +26,7 @@ export function toUserView(row: UserRow): UserView {
     organization_id: row.organization_id,
     role: row.role,
     email_confirmed_at: row.email_confirmed_at?.toISOString() ?? null,
+    new_email: row.new_email ?? null,
     last_sign_in_at: row.last_sign_in_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

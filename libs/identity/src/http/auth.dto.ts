@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 
 // Bodies are checked in the services (GoTrue's own messages); DTOs only bound sizes and types.
 export class TokenBodyDto {
@@ -31,4 +31,35 @@ export class MobileLoginDto {
 
 export class CreateApiKeyDto {
   @ApiProperty() @IsString() @MaxLength(100) name: string;
+}
+
+export class SignUpDto {
+  @ApiProperty() @IsString() @MaxLength(320) email: string;
+  @ApiProperty() @IsString() @MaxLength(1024) password: string;
+  @ApiPropertyOptional({ description: 'user metadata: first_name, last_name, organization_name' }) @IsOptional() @IsObject() data?: Record<string, unknown>;
+  @ApiPropertyOptional() @IsOptional() gotrue_meta_security?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge_method?: unknown;
+}
+
+export class VerifyQueryDto {
+  @ApiProperty() @IsString() @MaxLength(200) token: string;
+  @ApiProperty({ enum: ['signup', 'email_change', 'recovery', 'email'] }) @IsIn(['signup', 'email_change', 'recovery', 'email']) type: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) redirect_to?: string;
+}
+
+export class RecoverDto {
+  @ApiProperty() @IsString() @MaxLength(320) email: string;
+  @ApiPropertyOptional() @IsOptional() gotrue_meta_security?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge_method?: unknown;
+}
+
+export class UpdateUserDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(320) email?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1024) password?: string;
+  @ApiPropertyOptional() @IsOptional() @IsObject() data?: Record<string, unknown>;
+  @ApiPropertyOptional() @IsOptional() nonce?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge?: unknown;
+  @ApiPropertyOptional() @IsOptional() code_challenge_method?: unknown;
 }

@@ -8,6 +8,7 @@ export function toGoTrueUser(user: UserView) {
     role: 'authenticated',
     email: user.email,
     email_confirmed_at: user.email_confirmed_at,
+    ...(user.new_email ? { new_email: user.new_email } : {}),
     phone: '',
     confirmed_at: user.email_confirmed_at,
     last_sign_in_at: user.last_sign_in_at,

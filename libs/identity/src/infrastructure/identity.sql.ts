@@ -9,6 +9,7 @@ export interface UserRow {
   last_name: string | null;
   avatar_url: string | null;
   email_confirmed_at: Date | null;
+  new_email?: string | null;
   status: 'active' | 'deactivated' | 'suspended';
   last_sign_in_at: Date | null;
   created_at: Date;
@@ -22,6 +23,12 @@ export const USER_BY_EMAIL = `
   SELECT u.*, m.organization_id, m.role FROM users u
   JOIN LATERAL (SELECT organization_id, role FROM memberships WHERE user_id = u.id ORDER BY created_at, organization_id LIMIT 1) m ON true
   WHERE u.email = $1`;
+
+// system: the user by id, with their first membership.
+export const USER_BY_ID = `
+  SELECT u.*, m.organization_id, m.role FROM users u
+  JOIN LATERAL (SELECT organization_id, role FROM memberships WHERE user_id = u.id ORDER BY created_at, organization_id LIMIT 1) m ON true
+  WHERE u.id = $1`;
 
 // system: the user as a member of one organization (null when no longer a member).
 export const USER_IN_ORGANIZATION = `

@@ -1,0 +1,65 @@
+import { Body, Controller, Get, HttpCode, Inject, Ip, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AccountService } from '../application/account.service';
+import type { Caller } from '../application/authenticator';
+import { Authenticated, CurrentCaller } from './auth.guard';
+import { RecoverDto, SignUpDto, UpdateUserDto, VerifyQueryDto } from './auth.dto';
+import { toGoTrueUser } from './gotrue-user';
+import { REDIRECT_ALLOWED, type RedirectAllowed } from './redirects';
+
+// GoTrue's sign-up, email link, recovery and user-update endpoints.
+@ApiTags('auth')
+@Controller('auth/v1')
+export class AccountController {
+  constructor(
+    private readonly accounts: AccountService,
+    @Inject(REDIRECT_ALLOWED) private readonly redirectAllowed: RedirectAllowed,
+  ) {}
+
+  // Confirmation is required: the answer is the user, without a session (auth-js: session null).
+  @Post('signup')
+  @HttpCode(200)
+  async signUp(@Body() body: SignUpDto, @Ip() ip: string) {
+    return toGoTrueUser(await this.accounts.signUp(body, ip));
+  }
+
+  // The emailed link. With an allowed redirect_to the tokens travel in the URL fragment, as GoTrue does.
+  @Get('verify')
+  async verify(@Query() query: VerifyQueryDto, @Res() reply: FastifyReply) {
+    const session = await this.accounts.verify(query.token, query.type);
+    if (query.redirect_to && this.redirectAllowed(query.redirect_to)) {
+      const fragment = new URLSearchParams({
+        access_token: session.access_token,
+        expires_at: String(session.expires_at),
+        expires_in: String(session.expires_in),
+        refresh_token: session.refresh_token,
+        token_type: session.token_type,
+        type: query.type,
+      });
+      return reply.status(303).header('location', `${query.redirect_to.split('#')[0]}#${fragment}`).send();
+    }
+    return reply.status(200).send({ ...session, user: toGoTrueUser(session.user) });
+  }
+
+  @Post('recover')
+  @HttpCode(200)
+  async recover(@Body() body: RecoverDto, @Ip() ip: string) {
+    await this.accounts.recover(body.email, ip);
+    return {};
+  }
+
+  @Put('user')
+  @Authenticated('session')
+  async update(@CurrentCaller() caller: Caller, @Body() body: UpdateUserDto) {
+    return toGoTrueUser(await this.accounts.updateUser(caller.ctx.userId!, caller.ctx.organizationId, body));
+  }
+
+  // The spec lists POST /auth/v1/user for the same change.
+  @Post('user')
+  @HttpCode(200)
+  @Authenticated('session')
+  async updateByPost(@CurrentCaller() caller: Caller, @Body() body: UpdateUserDto) {
+    return this.update(caller, body);
+  }
+}

@@ -1,0 +1,154 @@
+import { createClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp, type PlatformRuntime } from '@engage/platform';
+import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import { IdentityModule } from '../identity.module';
+import { identityMigrations } from '../index';
+import { latestMailTo } from '../infrastructure/email/dev-mailbox-email-sender';
+import { TokenService } from '../infrastructure/token-service';
+
+const PUBLIC_URL = 'http://engage.test';
+let counter = 0;
+const uniqueEmail = (name: string) => `${name}.${Date.now()}.${counter++}@example.com`;
+
+describe('sign-up, email links, recovery and user updates', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+  let baseUrl: string;
+  let anonKey: string;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations, env: { PUBLIC_URL, AUTH_REDIRECT_URLS: 'https://app.example.com/auth' } });
+    app = await createHttpApp(runtime, testRootModule(runtime, [IdentityModule]));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = await app.getUrl();
+    anonKey = await app.get(TokenService).issueAnonKey();
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  const supabase = () =>
+    createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+
+  // The link of the newest mail to `email`, as a path on our server.
+  async function linkTo(email: string): Promise<string> {
+    const mail = await latestMailTo(runtime.config.DATA_DIR, email);
+    const match = /(http:\/\/engage\.test)(\/auth\/v1\/verify\?\S+)/.exec(mail?.text ?? '');
+    if (!match) throw new Error(`no link in the mail to ${email}: ${mail?.text}`);
+    return match[2];
+  }
+
+  it('should sign up, confirm through the emailed link, then sign in, update and sign out with supabase-js', async () => {
+    const email = uniqueEmail('new');
+    const client = supabase();
+    const signUp = await client.auth.signUp({ email, password: 'first password', options: { data: { first_name: 'Nour', organization_name: 'Nour Trading' } } });
+    expect(signUp.error).toBeNull();
+    expect(signUp.data.session).toBeNull();
+    expect(signUp.data.user?.email).toBe(email);
+    expect(signUp.data.user?.app_metadata.role).toBe('OWNER');
+
+    const early = await client.auth.signInWithPassword({ email, password: 'first password' });
+    expect(early.error?.code).toBe('email_not_confirmed');
+
+    const verified = await app.inject({ method: 'GET', url: await linkTo(email) });
+    expect(verified.statusCode).toBe(200);
+    expect(verified.json().user.email_confirmed_at).toEqual(expect.any(String));
+    const [org] = await runtime.db.asSystem((tx) => tx.query<{ name: string }>('SELECT name FROM organizations WHERE id = $1', [verified.json().user.app_metadata.organization_id]));
+    expect(org.name).toBe('Nour Trading');
+
+    const signIn = await client.auth.signInWithPassword({ email, password: 'first password' });
+    expect(signIn.error).toBeNull();
+    const updated = await client.auth.updateUser({ password: 'second password', data: { last_name: 'Haddad' } });
+    expect(updated.error).toBeNull();
+    expect(updated.data.user?.user_metadata).toMatchObject({ first_name: 'Nour', last_name: 'Haddad' });
+    expect((await client.auth.signOut()).error).toBeNull();
+    expect((await supabase().auth.signInWithPassword({ email, password: 'first password' })).error?.code).toBe('invalid_credentials');
+    expect((await supabase().auth.signInWithPassword({ email, password: 'second password' })).error).toBeNull();
+  });
+
+  it('should use each link once and refuse a used, expired or made-up token', async () => {
+    const email = uniqueEmail('once');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    const link = await linkTo(email);
+    expect((await app.inject({ method: 'GET', url: link })).statusCode).toBe(200);
+    const again = await app.inject({ method: 'GET', url: link });
+    expect(again.statusCode).toBe(403);
+    expect(again.json().error_code).toBe('otp_expired');
+
+    const other = uniqueEmail('late');
+    await supabase().auth.signUp({ email: other, password: 'first password' });
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE email_tokens SET expires_at = now() - interval '1 minute' WHERE user_id = (SELECT id FROM users WHERE email = $1)`, [other]));
+    expect((await app.inject({ method: 'GET', url: await linkTo(other) })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/auth/v1/verify?token=nope&type=signup' })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/auth/v1/verify?type=signup' })).statusCode).toBe(400);
+  });
+
+  it('should redirect with the session in the fragment only to allowed addresses', async () => {
+    const email = uniqueEmail('redirect');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    const link = await linkTo(email);
+    const evil = await app.inject({ method: 'GET', url: `${link}&redirect_to=${encodeURIComponent('https://evil.example.net/steal')}` });
+    expect(evil.statusCode).toBe(200); // not redirected; the tokens stay in the response
+    const email2 = uniqueEmail('redirect2');
+    await supabase().auth.signUp({ email: email2, password: 'first password' });
+    const good = await app.inject({ method: 'GET', url: `${await linkTo(email2)}&redirect_to=${encodeURIComponent('https://app.example.com/auth/callback')}` });
+    expect(good.statusCode).toBe(303);
+    expect(good.headers.location).toMatch(/^https:\/\/app\.example\.com\/auth\/callback#access_token=.+&refresh_token=.+&type=signup/);
+  });
+
+  it('should change the email only after the link sent to the new address is opened', async () => {
+    const email = uniqueEmail('old');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    await app.inject({ method: 'GET', url: await linkTo(email) });
+    const client = supabase();
+    await client.auth.signInWithPassword({ email, password: 'first password' });
+    const newEmail = uniqueEmail('fresh');
+    const change = await client.auth.updateUser({ email: newEmail });
+    expect(change.error).toBeNull();
+    expect(change.data.user?.email).toBe(email);
+    expect(change.data.user?.new_email).toBe(newEmail);
+    expect((await supabase().auth.signInWithPassword({ email: newEmail, password: 'first password' })).error?.code).toBe('invalid_credentials');
+    expect((await app.inject({ method: 'GET', url: await linkTo(newEmail) })).statusCode).toBe(200);
+    expect((await supabase().auth.signInWithPassword({ email: newEmail, password: 'first password' })).error).toBeNull();
+  });
+
+  it('should send a recovery link that signs in, and answer the same for unknown addresses', async () => {
+    const email = uniqueEmail('forgot');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    await app.inject({ method: 'GET', url: await linkTo(email) });
+    expect((await supabase().auth.resetPasswordForEmail(email)).error).toBeNull();
+    const unknown = await app.inject({ method: 'POST', url: '/auth/v1/recover', payload: { email: uniqueEmail('ghost') } });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toEqual({});
+    const session = await app.inject({ method: 'GET', url: (await linkTo(email)).replace(/type=\w+/, 'type=recovery') });
+    expect(session.statusCode).toBe(200);
+    const reset = await app.inject({
+      method: 'PUT',
+      url: '/auth/v1/user',
+      headers: { authorization: `Bearer ${session.json().access_token}` },
+      payload: { password: 'brand new password' },
+    });
+    expect(reset.statusCode).toBe(200);
+    expect((await supabase().auth.signInWithPassword({ email, password: 'brand new password' })).error).toBeNull();
+  });
+
+  it('should refuse bad sign-up input with GoTrue codes', async () => {
+    const weak = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('weak'), password: 'short' } });
+    expect(weak.statusCode).toBe(422);
+    expect(weak.json().error_code).toBe('weak_password');
+    const email = uniqueEmail('twice');
+    await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email, password: 'first password' } });
+    const twice = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email, password: 'first password' } });
+    expect(twice.statusCode).toBe(422);
+    expect(twice.json().error_code).toBe('user_already_exists');
+    const badEmail = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: 'nope', password: 'first password' } });
+    expect(badEmail.statusCode).toBe(400);
+    const badData = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('x'), password: 'first password', data: 'x' } });
+    expect(badData.statusCode).toBe(400);
+    const longName = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('y'), password: 'first password', data: { first_name: 'x'.repeat(101) } } });
+    expect(longName.statusCode).toBe(400);
+  });
+});
