@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { Database, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, SecretBox } from '@engage/platform';
 import { AccountService } from './application/account.service';
 import { AccountController } from './http/account.controller';
+import { ProfilesController } from './http/profiles.controller';
+import { ProfileService } from './application/profile.service';
 import { REDIRECT_ALLOWED, redirectAllowList } from './http/redirects';
 import { ApiKeyService } from './application/api-key.service';
 import { Authenticator } from './application/authenticator';
@@ -17,7 +19,7 @@ import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
 
 @Module({
-  controllers: [AuthController, AccountController, MobileLoginController, ApiKeysController],
+  controllers: [AuthController, AccountController, ProfilesController, MobileLoginController, ApiKeysController],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
@@ -33,6 +35,7 @@ import { MobileLoginController } from './http/mobile-login.controller';
       useFactory: (db: Database, sessions: SessionService, mail: EmailSender, limiter: RateLimiter, runtime: PlatformRuntime) => new AccountService(db, sessions, mail, limiter, publicUrl(runtime.config)),
     },
     { provide: REDIRECT_ALLOWED, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), runtime.config.AUTH_REDIRECT_URLS) },
+    { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },
     AuthGuard,
   ],
   exports: [EMAIL_SENDER, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],

@@ -1,6 +1,7 @@
 import type { MigrationClass } from '@engage/platform';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
 import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
+import { AddProfileFields1763800001004 } from './infrastructure/migrations/0004-add-profile-fields';
 
 export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
@@ -11,5 +12,5 @@ export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
-export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateEmailTokens1763800001003];
+export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateEmailTokens1763800001003, AddProfileFields1763800001004];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
