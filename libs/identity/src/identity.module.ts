@@ -4,6 +4,9 @@ import { AccountService } from './application/account.service';
 import { AccountController } from './http/account.controller';
 import { ProfilesController } from './http/profiles.controller';
 import { ProfileService } from './application/profile.service';
+import { PresenceService } from './application/presence.service';
+import { PresenceJob } from './application/presence.job';
+import { PresenceController } from './http/presence.controller';
 import { REDIRECT_ALLOWED, redirectAllowList } from './http/redirects';
 import { ApiKeyService } from './application/api-key.service';
 import { Authenticator } from './application/authenticator';
@@ -19,7 +22,7 @@ import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
 
 @Module({
-  controllers: [AuthController, AccountController, ProfilesController, MobileLoginController, ApiKeysController],
+  controllers: [AuthController, AccountController, ProfilesController, PresenceController, MobileLoginController, ApiKeysController],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
@@ -36,6 +39,8 @@ import { MobileLoginController } from './http/mobile-login.controller';
     },
     { provide: REDIRECT_ALLOWED, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), runtime.config.AUTH_REDIRECT_URLS) },
     { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },
+    { provide: PresenceService, inject: [Database], useFactory: (db: Database) => new PresenceService(db) },
+    PresenceJob,
     AuthGuard,
   ],
   exports: [EMAIL_SENDER, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
