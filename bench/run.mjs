@@ -1,7 +1,8 @@
 // npm run bench: builds and starts the service, starts the bare baseline against the same
 // database, and measures each scenario with autocannon from this (separate) process.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,9 +33,13 @@ function startProcess(command, args, env) {
   });
 }
 
-function measure(url) {
+function measure(base, target, state) {
+  const body = target.body ? JSON.stringify(target.body(state)) : undefined;
+  const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...(target.headers ? target.headers(state) : {}) };
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, pipelining: 1 }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url: `${base}${target.path}`, method: target.method ?? 'GET', body, headers, connections, duration: seconds, pipelining: 1 }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -45,17 +50,23 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'engage-bench-'));
   chmodSync(dir, 0o755);
   const dataDir = join(dir, 'data');
-  const env = { PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10' };
+  // Login limits are raised so the benchmark measures sign-ins, not 429s.
+  const jwtSecret = randomBytes(32).toString('base64url');
+  const env = { PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
   const ours = await startProcess(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
-  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10' });
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret });
+  const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+  const credentials = { email: demo.owner_email, password: demo.owner_password };
+  const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+  const state = { credentials, accessToken: (await login.json()).access_token };
   const rows = [];
   try {
     for (const scenario of scenarios) {
-      await measure(`${ours.url}${scenario.path}`); // warm-up, not recorded
-      const a = await measure(`${ours.url}${scenario.path}`);
-      await measure(`${bare.url}${scenario.baseline}`);
-      const b = await measure(`${bare.url}${scenario.baseline}`);
+      await measure(ours.url, scenario.ours, state); // warm-up, not recorded
+      const a = await measure(ours.url, scenario.ours, state);
+      await measure(bare.url, scenario.bare, state);
+      const b = await measure(bare.url, scenario.bare, state);
       const errors = a.errors + a.non2xx + b.errors + b.non2xx;
       rows.push({
         scenario: scenario.name,
@@ -72,10 +83,10 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   const pad = (value, width) => String(value).padEnd(width);
-  process.stdout.write(`\n${pad('scenario', 32)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`);
+  process.stdout.write(`\n${pad('scenario', 42)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`);
   for (const row of rows) {
     process.stdout.write(
-      `${pad(row.scenario, 32)}${pad(Math.round(row.ours.requests_per_second), 12)}${pad(row.ours.p50_ms, 6)}${pad(row.ours.p99_ms, 6)}` +
+      `${pad(row.scenario, 42)}${pad(Math.round(row.ours.requests_per_second), 12)}${pad(row.ours.p50_ms, 6)}${pad(row.ours.p99_ms, 6)}` +
         `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
   }

@@ -1,6 +1,16 @@
-// What `npm run bench` measures. Later issues add their routes here, each with the SQL-equivalent
-// route of bench/bare-server.mjs as its baseline.
+// What `npm run bench` measures. Each scenario names our route and the route of
+// bench/bare-server.mjs that does the same SQL; `prepare` gets the demo credentials and a session.
 export const scenarios = [
-  { name: 'healthz', path: '/healthz', baseline: '/healthz', database: false },
-  { name: 'readyz (database round trip)', path: '/readyz', baseline: '/readyz', database: true },
+  { name: 'healthz', ours: { path: '/healthz' }, bare: { path: '/healthz' } },
+  { name: 'readyz (database round trip)', ours: { path: '/readyz' }, bare: { path: '/readyz' } },
+  {
+    name: 'login (argon2id m=19456 t=2 p=1)',
+    ours: { path: '/functions/v1/mobile-api/login', method: 'POST', body: (s) => s.credentials },
+    bare: { path: '/login', method: 'POST', body: (s) => s.credentials },
+  },
+  {
+    name: 'GET /auth/v1/user (JWT + session check)',
+    ours: { path: '/auth/v1/user', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+    bare: { path: '/user', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+  },
 ];

@@ -27,7 +27,12 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
     { provide: RateLimiter, inject: [Database], useFactory: (db: Database) => new RateLimiter(db) },
-    { provide: SessionService, inject: [Database, TokenService, RateLimiter], useFactory: (db: Database, tokens: TokenService, limiter: RateLimiter) => new SessionService(db, tokens, limiter) },
+    {
+      provide: SessionService,
+      inject: [Database, TokenService, RateLimiter, PLATFORM_RUNTIME],
+      useFactory: (db: Database, tokens: TokenService, limiter: RateLimiter, runtime: PlatformRuntime) =>
+        new SessionService(db, tokens, limiter, { perEmail: runtime.config.LOGIN_LIMIT_PER_EMAIL, perIp: runtime.config.LOGIN_LIMIT_PER_IP }),
+    },
     { provide: Authenticator, inject: [Database, TokenService], useFactory: (db: Database, tokens: TokenService) => new Authenticator(db, tokens) },
     { provide: ApiKeyService, inject: [Database], useFactory: (db: Database) => new ApiKeyService(db) },
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },

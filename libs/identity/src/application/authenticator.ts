@@ -41,7 +41,7 @@ export class Authenticator {
     if (claims.role === 'anon') throw Unauthorized('no_authorization', 'The anon key does not identify a user; sign in first');
     const { sub, organization_id: organizationId, session_id: sessionId } = claims;
     if (!isUuid(sub) || !isUuid(organizationId) || !isUuid(sessionId)) throw Unauthorized('bad_jwt', 'Invalid token');
-    const [row] = await this.db.asSystem((tx) => tx.query<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId]));
+    const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId]);
     if (!row) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
     assertActive(row.status);
     if (!row.alive) throw Unauthorized('session_not_found', 'Session from session_id claim in JWT does not exist');
@@ -51,11 +51,11 @@ export class Authenticator {
 
   private async byApiKey(apiKey: string, requestId: string): Promise<Caller> {
     if (apiKey.length < 10 || apiKey.length > 200) throw Unauthorized('invalid_api_key', 'Invalid API key');
-    const [key] = await this.db.asSystem((tx) => tx.query<{ id: string; organization_id: string; last_used_at: Date | null }>(API_KEY_BY_HASH, [sha256(apiKey)]));
+    const [key] = await this.db.systemQuery<{ id: string; organization_id: string; last_used_at: Date | null }>(API_KEY_BY_HASH, [sha256(apiKey)]);
     if (!key) throw Unauthorized('invalid_api_key', 'Invalid API key');
     // last_used_at is shown to admins; a minute of precision saves a write per request.
     if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > API_KEY_TOUCH_MS) {
-      await this.db.asSystem((tx) => tx.query(TOUCH_API_KEY, [key.id]));
+      await this.db.systemQuery(TOUCH_API_KEY, [key.id]);
     }
     return { ctx: { organizationId: key.organization_id, userId: null, role: 'API_KEY', requestId }, kind: 'api_key', sessionId: null };
   }

@@ -14,7 +14,7 @@ export class RateLimiter {
 
   async hit(limits: Limit[]): Promise<void> {
     for (const limit of limits) {
-      const [row] = await this.db.asSystem((tx) => tx.query<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [limit.key, limit.windowSeconds]));
+      const [row] = await this.db.systemQuery<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [limit.key, limit.windowSeconds]);
       if (row.count > limit.max) {
         const retryAfter = Math.max(1, Math.ceil(row.window_start + limit.windowSeconds - Date.now() / 1000));
         throw new DomainError('rate_limited', 'over_request_rate_limit', `Too many login attempts; try again in ${retryAfter} seconds`, { retry_after: retryAfter });

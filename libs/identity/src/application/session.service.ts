@@ -40,16 +40,17 @@ export class SessionService {
     private readonly db: Database,
     private readonly tokens: TokenService,
     private readonly limiter: RateLimiter,
+    private readonly limits: { perEmail: number; perIp: number } = { perEmail: 10, perIp: 50 },
   ) {}
 
   async signInWithPassword(email: unknown, password: unknown, ip: string): Promise<Session> {
     if (typeof password !== 'string' || password.length === 0 || password.length > 1024) throw invalidCredentials();
     const normalized = normalizeEmail(email);
     await this.limiter.hit([
-      { key: `login:email:${normalized}`, max: 10, windowSeconds: 300 },
-      { key: `login:ip:${ip}`, max: 50, windowSeconds: 300 },
+      { key: `login:email:${normalized}`, max: this.limits.perEmail, windowSeconds: 300 },
+      { key: `login:ip:${ip}`, max: this.limits.perIp, windowSeconds: 300 },
     ]);
-    const [user] = await this.db.asSystem((tx) => tx.query<UserRow>(USER_BY_EMAIL, [normalized]));
+    const [user] = await this.db.systemQuery<UserRow>(USER_BY_EMAIL, [normalized]);
     if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalidCredentials();
     assertActive(user.status);
     if (!user.email_confirmed_at) throw new DomainError('validation', 'email_not_confirmed', 'Email not confirmed');
@@ -111,7 +112,7 @@ export class SessionService {
   }
 
   async currentUser(userId: string, organizationId: string): Promise<UserView> {
-    const [user] = await this.db.asSystem((tx) => tx.query<UserRow>(USER_IN_ORGANIZATION, [userId, organizationId]));
+    const [user] = await this.db.systemQuery<UserRow>(USER_IN_ORGANIZATION, [userId, organizationId]);
     if (!user) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
     return toUserView(user);
   }
