@@ -7,6 +7,9 @@ import { ProfileService } from './application/profile.service';
 import { PresenceService } from './application/presence.service';
 import { PresenceJob } from './application/presence.job';
 import { PresenceController } from './http/presence.controller';
+import { MembershipService } from './application/membership.service';
+import { MembersController } from './http/members.controller';
+import { InvitationsController } from './http/invitations.controller';
 import { REDIRECT_ALLOWED, redirectAllowList } from './http/redirects';
 import { ApiKeyService } from './application/api-key.service';
 import { Authenticator } from './application/authenticator';
@@ -22,7 +25,7 @@ import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
 
 @Module({
-  controllers: [AuthController, AccountController, ProfilesController, PresenceController, MobileLoginController, ApiKeysController],
+  controllers: [AuthController, AccountController, ProfilesController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
@@ -46,8 +49,13 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },
     { provide: PresenceService, inject: [Database], useFactory: (db: Database) => new PresenceService(db) },
     PresenceJob,
+    {
+      provide: MembershipService,
+      inject: [Database, EMAIL_SENDER, PLATFORM_RUNTIME],
+      useFactory: (db: Database, email: EmailSender, runtime: PlatformRuntime) => new MembershipService(db, email, runtime.config),
+    },
     AuthGuard,
   ],
-  exports: [EMAIL_SENDER, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
+  exports: [EMAIL_SENDER, MembershipService, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
 })
 export class IdentityModule {}

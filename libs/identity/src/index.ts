@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@engage/platform';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
+import { CreateInvitations1763800001002 } from './infrastructure/migrations/0002-create-invitations';
 import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
 import { AddProfileFields1763800001004 } from './infrastructure/migrations/0004-add-profile-fields';
 
@@ -7,10 +8,11 @@ export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
 export { Authenticator, type Caller, type CredentialKind } from './application/authenticator';
 export { ApiKeyService } from './application/api-key.service';
+export { MembershipService, type MemberView, type InvitationView } from './application/membership.service';
 export { OrganizationService, SECRET_SETTINGS } from './application/organization.service';
 export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
-export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateEmailTokens1763800001003, AddProfileFields1763800001004];
+export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateInvitations1763800001002, CreateEmailTokens1763800001003, AddProfileFields1763800001004];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';

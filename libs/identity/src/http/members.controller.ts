@@ -1,0 +1,30 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../application/authenticator';
+import { MembershipService } from '../application/membership.service';
+import { Authenticated, CurrentCaller } from './auth.guard';
+import { ChangeRoleDto } from './members.dto';
+
+// Settings → Team: every member may list; OWNER and ADMIN change roles and remove members.
+@ApiTags('members')
+@Controller('functions/v1/members')
+@Authenticated('session')
+export class MembersController {
+  constructor(private readonly members: MembershipService) {}
+
+  @Get()
+  async list(@CurrentCaller() caller: Caller) {
+    return { members: await this.members.listMembers(caller.ctx) };
+  }
+
+  @Patch(':userId')
+  changeRole(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: ChangeRoleDto) {
+    return this.members.changeRole(caller.ctx, userId, body.role);
+  }
+
+  @Delete(':userId')
+  @HttpCode(204)
+  async remove(@CurrentCaller() caller: Caller, @Param('userId') userId: string) {
+    await this.members.removeMember(caller.ctx, userId);
+  }
+}
