@@ -46,7 +46,7 @@ function measure(base, target, state) {
 const stopped = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
 
 async function main() {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'engage-bench-'));
   chmodSync(dir, 0o755);
   const dataDir = join(dir, 'data');

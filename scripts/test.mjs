@@ -8,6 +8,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const results = join(root, 'dist', 'test-results');
 rmSync(results, { recursive: true, force: true });
 
+// The process tests run the built service; build it once, before they start in parallel.
+spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
 const nx = join(root, 'node_modules', '.bin', 'nx');
 const run = spawnSync(nx, ['run-many', '-t', 'test', '--parallel=2', '--outputStyle=stream', '--skipNxCache', ...process.argv.slice(2)], {
   cwd: root,

@@ -34,7 +34,7 @@ describe('admin CLI (npm run admin)', () => {
   };
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
     databaseUrl = await createTestDatabase(testAdminUrl());
   });
   afterAll(async () => {

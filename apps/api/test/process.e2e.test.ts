@@ -79,7 +79,7 @@ describe('the service as a process', () => {
   const dirs: string[] = [];
 
   beforeAll(() => {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
   });
   afterAll(() => {
     for (const dir of dirs) {

@@ -34,7 +34,7 @@ describe('api and worker as separate processes', () => {
   let runtime: PlatformRuntime;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
     // The test's own runtime stands in for the api writing events; it never relays (role api).
     runtime = await startTestRuntime({ role: 'api' });
   });

@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@engage/identity';
+import { Database } from '@engage/platform';
+import { ContactService } from './application/contact.service';
+import { MobileContactsController } from './http/mobile-contacts.controller';
 
-// Filled by the crm issue: controllers, handlers, ports and their adapters.
-@Module({})
+@Module({
+  imports: [IdentityModule],
+  controllers: [MobileContactsController],
+  providers: [{ provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) }],
+  exports: [ContactService],
+})
 export class CrmModule {}

@@ -1,5 +1,9 @@
 import type { MigrationClass } from '@engage/platform';
+import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
 
 export { CrmModule } from './crm.module';
+export { ContactService, type ContactPage } from './application/contact.service';
+export type { ContactView } from './application/contact-view';
+export { toE164, normalizePhone } from './domain/phone';
 
-export const crmMigrations: MigrationClass[] = [];
+export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001];

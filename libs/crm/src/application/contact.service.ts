@@ -1,0 +1,146 @@
+import type { CountryCode } from 'libphonenumber-js';
+import { Conflict, createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { type ContactFields, parseContactFields, parseNewContact } from '../domain/contact';
+import { isCountryCode, toE164 } from '../domain/phone';
+import {
+  CLAIM_PHONES,
+  CONTACT_BY_PHONE,
+  CONTACT_FOR_UPDATE,
+  CONTACT_WITH_COMPANY,
+  type ContactRow,
+  INSERT_CONTACT,
+  LIST_CONTACTS,
+  ORGANIZATION_COUNTRY,
+  RELEASE_PHONES,
+  UPDATE_CONTACT,
+} from '../infrastructure/contact.sql';
+import { type ContactView, toContactView } from './contact-view';
+
+export interface ContactPage {
+  contacts: Pick<ContactView, 'id' | 'first_name' | 'last_name' | 'phones' | 'emails' | 'tags' | 'company_id' | 'created_at' | 'updated_at'>[];
+  total: number;
+  page: number;
+  limit: number;
+  total_pages: number;
+}
+
+const PHONE_LIKE = /^[+\d\s\-().]+(@s\..+)?$/;
+
+// Contacts: create, update, read, list and phone lookup. Changes emit contact.* events through the outbox.
+export class ContactService {
+  constructor(private readonly db: Database) {}
+
+  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<ContactView> {
+    return this.db.inTenant(ctx, async (tx) => {
+      const fields = parseNewContact(input, await countryOf(tx));
+      const [row] = await insertOrConflict(tx, fields);
+      await claimPhones(tx, row.id, fields.phones);
+      const view = toContactView(row);
+      const events = [contactEvent('contact.created', ctx, view)];
+      if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+      await tx.emit(events);
+      return view;
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ContactView> {
+    assertId(id);
+    return this.db.inTenant(ctx, async (tx) => {
+      const changes = parseContactFields(input, await countryOf(tx));
+      const [current] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
+      if (!current) throw NotFound('contact', id);
+      const next: ContactFields = { ...pickFields(current), ...changes };
+      const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)]).catch(foreignKeyToDomain);
+      if (changes.phones) {
+        await tx.query(RELEASE_PHONES, [id]);
+        await claimPhones(tx, id, changes.phones);
+      }
+      const view = toContactView(row);
+      const events = [contactEvent('contact.updated', ctx, view)];
+      if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+      await tx.emit(events);
+      return view;
+    });
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<ContactView & { company: { id: string; name: string } | null }> {
+    assertId(id);
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ContactRow & { company: { id: string; name: string } | null }>(CONTACT_WITH_COMPANY, [id]));
+    if (!row) throw NotFound('contact', id);
+    return { ...toContactView(row), company: row.company };
+  }
+
+  // search matches the name, or a phone number in whatever form it was typed.
+  async list(ctx: RequestContext, query: { page: number; limit: number; search?: string }): Promise<ContactPage> {
+    return this.db.inTenant(ctx, async (tx) => {
+      const term = query.search?.trim() ?? '';
+      let namePattern: string | null = null;
+      let phone: string | null = null;
+      let digits: string | null = null;
+      if (term !== '') {
+        const phoneish = PHONE_LIKE.test(term) && term.replace(/\D/g, '').length >= 4;
+        if (phoneish) {
+          phone = toE164(term, await countryOf(tx)) ?? null;
+          digits = term.replace(/@s\..*$/, '').replace(/\D/g, '').replace(/^0+/, '');
+        } else {
+          namePattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        }
+      }
+      const [result] = await tx.query<{ total: number; contacts: ContactPage['contacts'] }>(LIST_CONTACTS, [query.limit, (query.page - 1) * query.limit, namePattern, phone, digits]);
+      return { contacts: result.contacts, total: result.total, page: query.page, limit: query.limit, total_pages: Math.ceil(result.total / query.limit) };
+    });
+  }
+
+  async findByPhone(ctx: RequestContext, raw: string): Promise<ContactView | undefined> {
+    return this.db.inTenant(ctx, async (tx) => {
+      const phone = toE164(raw, await countryOf(tx));
+      if (!phone) return undefined;
+      const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone]);
+      return row ? toContactView(row) : undefined;
+    });
+  }
+}
+
+async function countryOf(tx: Tx): Promise<CountryCode | undefined> {
+  const [row] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  return isCountryCode(row?.country) ? row.country : undefined;
+}
+
+function assertId(id: string): void {
+  if (!isUuid(id)) throw new DomainError('validation', 'contact.invalid_id', `contact id must be a UUID, got "${String(id).slice(0, 64)}"`);
+}
+
+async function insertOrConflict(tx: Tx, fields: ContactFields): Promise<ContactRow[]> {
+  return tx.query<ContactRow>(INSERT_CONTACT, fieldValues(fields)).catch(foreignKeyToDomain);
+}
+
+async function claimPhones(tx: Tx, contactId: string, phones: string[]): Promise<void> {
+  if (phones.length === 0) return;
+  const claimed = await tx.query<{ phone: string }>(CLAIM_PHONES, [phones, contactId]);
+  const taken = phones.filter((phone) => !claimed.some((row) => row.phone === phone));
+  if (taken.length > 0) throw Conflict('contact.duplicate_phone', `another contact already has the phone ${taken.join(', ')}`, { phones: taken });
+}
+
+// The composite keys name the field that points outside the organization.
+function foreignKeyToDomain(error: { driverError?: { code?: string; constraint?: string } }): never {
+  const constraint = error.driverError?.constraint;
+  if (error.driverError?.code === '23503' && constraint === 'contacts_company_fkey') throw NotFound('company');
+  if (error.driverError?.code === '23503' && constraint === 'contacts_assignee_fkey') {
+    throw new DomainError('validation', 'contact.invalid_assignee', 'assignee_id is not a member of this organization');
+  }
+  throw error;
+}
+
+function pickFields(row: ContactRow): ContactFields {
+  const { first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields } = row;
+  return { first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields };
+}
+
+const fieldValues = (f: ContactFields) => [
+  f.first_name, f.last_name, f.phones, f.emails, f.tags, f.description, f.company_id, f.assignee_id, f.source, f.opt_in_status, JSON.stringify(f.custom_fields),
+];
+
+function contactEvent(type: string, ctx: RequestContext, contact: ContactView) {
+  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: contact.id, payload: { contact, actor_id: ctx.userId } });
+}
