@@ -9,6 +9,7 @@ import pg from 'pg';
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
 const sql = require(join(root, 'dist/out/libs/identity/src/infrastructure/identity.sql.js'));
+const contactSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/contact.sql.js'));
 const { verify } = require('@node-rs/argon2');
 const { SignJWT, jwtVerify } = require('jose');
 
@@ -57,6 +58,31 @@ app.get('/user', async (request, reply) => {
   if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
   const { rows: [user] } = await pool.query(sql.USER_IN_ORGANIZATION, [payload.sub, payload.organization_id]);
   return { id: user.id, email: user.email, app_metadata: { organization_id: user.organization_id, role: user.role } };
+});
+
+// Same work as GET /functions/v1/mobile-api/contacts: JWT, session check, then the page query in a
+// tenant transaction (role and organization set locally, as Database.inTenant does).
+app.get('/contacts', async (request, reply) => {
+  const token = String(request.headers.authorization ?? '').slice(7);
+  const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
+  const { rows: [check] } = await pool.query(sql.SESSION_CHECK, [payload.sub, payload.organization_id, payload.session_id]);
+  if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
+  const limit = Number(request.query.limit ?? 50);
+  const page = Number(request.query.page ?? 1);
+  const search = request.query.search ? `%${request.query.search}%` : null;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)",
+      [payload.organization_id, payload.sub, check.role, request.id],
+    );
+    const { rows: [result] } = await client.query(contactSql.LIST_CONTACTS, [limit, (page - 1) * limit, search, null, null]);
+    await client.query('COMMIT');
+    return { contacts: result.contacts, total: result.total, page, limit, total_pages: Math.ceil(result.total / limit) };
+  } finally {
+    client.release();
+  }
 });
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -43,6 +43,26 @@ function measure(base, target, state) {
   });
 }
 
+// 10,000 contacts in the demo organization, each with a unique phone (contacts and contact_phones).
+async function seedContacts(databaseUrl, organizationId, count) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `WITH made AS (
+         INSERT INTO contacts (organization_id, first_name, last_name, phones, created_at)
+         SELECT $1, 'Contact ' || n, 'Seed', ARRAY['+2010' || lpad(n::text, 8, '0')], now() - make_interval(secs => n)
+         FROM generate_series(1, $2) AS n RETURNING id, organization_id, phones[1] AS phone)
+       INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT organization_id, phone, id FROM made`,
+      [organizationId, count],
+    );
+    await client.query('ANALYZE contacts');
+  } finally {
+    await client.end();
+  }
+}
+
 const stopped = (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
 
 async function main() {
@@ -60,6 +80,7 @@ async function main() {
   const credentials = { email: demo.owner_email, password: demo.owner_password };
   const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
   const state = { credentials, accessToken: (await login.json()).access_token };
+  await seedContacts(databaseUrl, demo.organization_id, 10_000);
   const rows = [];
   try {
     for (const scenario of scenarios) {

@@ -13,4 +13,14 @@ export const scenarios = [
     ours: { path: '/auth/v1/user', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
     bare: { path: '/user', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
   },
+  {
+    name: 'GET mobile contacts, limit 50 of 10,000',
+    ours: { path: '/functions/v1/mobile-api/contacts?limit=50', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+    bare: { path: '/contacts?limit=50', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+  },
+  {
+    name: 'GET mobile contacts, search by name',
+    ours: { path: '/functions/v1/mobile-api/contacts?limit=50&search=Contact%20123', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+    bare: { path: '/contacts?limit=50&search=Contact%20123', headers: (s) => ({ authorization: `Bearer ${s.accessToken}` }) },
+  },
 ];

@@ -50,17 +50,19 @@ export const CONTACT_BY_PHONE = `
   SELECT c.* FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
   WHERE p.organization_id = app_org_id() AND p.phone = $1`;
 
-// One page newest first plus the total, in one statement. $3: name pattern, $4: E.164 phone,
-// $5: digits for a partial phone match (each null when not searching that way).
+// $3: name pattern, $4: E.164 phone, $5: digits for a partial phone match (null when not searching
+// that way). Static text: it is used twice below rather than through a CTE, which PostgreSQL would
+// materialise in full for every page.
+const CONTACT_MATCHES = `
+  ($3::text IS NULL AND $4::text IS NULL AND $5::text IS NULL)
+  OR ($3::text IS NOT NULL AND (c.first_name || ' ' || coalesce(c.last_name, '')) ILIKE $3 ESCAPE '\\')
+  OR ($4::text IS NOT NULL AND c.id = (SELECT contact_id FROM contact_phones WHERE organization_id = app_org_id() AND phone = $4))
+  OR ($5::text IS NOT NULL AND EXISTS (SELECT 1 FROM unnest(c.phones) AS p WHERE p LIKE '%' || $5 || '%'))`;
+
+// One page newest first (the (organization_id, created_at, id) index serves it) plus the total.
 export const LIST_CONTACTS = `
-  WITH matched AS (
-    SELECT c.* FROM contacts c
-    WHERE ($3::text IS NULL AND $4::text IS NULL AND $5::text IS NULL)
-       OR ($3::text IS NOT NULL AND (c.first_name || ' ' || coalesce(c.last_name, '')) ILIKE $3 ESCAPE '\\')
-       OR ($4::text IS NOT NULL AND c.id = (SELECT contact_id FROM contact_phones WHERE organization_id = app_org_id() AND phone = $4))
-       OR ($5::text IS NOT NULL AND EXISTS (SELECT 1 FROM unnest(c.phones) AS p WHERE p LIKE '%' || $5 || '%'))
-  )
-  SELECT (SELECT count(*) FROM matched)::int AS total,
+  SELECT (SELECT count(*) FROM contacts c WHERE ${CONTACT_MATCHES})::int AS total,
          coalesce((SELECT json_agg(page ORDER BY page.created_at DESC, page.id)
-                   FROM (SELECT id, first_name, last_name, phones, emails, tags, company_id, created_at, updated_at
-                         FROM matched ORDER BY created_at DESC, id LIMIT $1 OFFSET $2) page), '[]'::json) AS contacts`;
+                   FROM (SELECT c.id, c.first_name, c.last_name, c.phones, c.emails, c.tags, c.company_id, c.created_at, c.updated_at
+                         FROM contacts c WHERE ${CONTACT_MATCHES}
+                         ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2) page), '[]'::json) AS contacts`;

@@ -1,0 +1,95 @@
+// Likely-duplicate detection for companies: pure rules, unit-tested without a database.
+
+export interface CompanyKeys {
+  id: string;
+  name: string;
+  website: string;
+  phones: string[];
+  emails: string[];
+}
+
+export interface DuplicateGroup {
+  company_ids: string[];
+  score: number;
+  reasons: string[];
+}
+
+const LEGAL_WORDS = new Set(['inc', 'incorporated', 'ltd', 'limited', 'llc', 'co', 'corp', 'corporation', 'company', 'gmbh', 'sa', 'sarl', 'plc', 'ag', 'bv', 'the', 'sae', 'llp']);
+const FREE_MAIL = new Set(['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'icloud.com', 'aol.com', 'proton.me', 'protonmail.com', 'mail.com']);
+
+// How strongly each shared key suggests the same company.
+const WEIGHT = { website: 0.9, phone: 0.8, email: 0.7, name: 0.6 } as const;
+const LABEL: Record<keyof typeof WEIGHT, string> = { website: 'website domain', phone: 'phone', email: 'email domain', name: 'normalised name' };
+
+export function normalizeCompanyName(name: string): string {
+  const words = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .split(' ')
+    .filter((word) => word !== '' && !LEGAL_WORDS.has(word));
+  return words.join(' ');
+}
+
+export function websiteDomain(website: string): string {
+  const trimmed = website.trim().toLowerCase();
+  if (trimmed === '') return '';
+  const host = trimmed.replace(/^[a-z]+:\/\//, '').split(/[/?#:]/)[0];
+  return host.replace(/^www\./, '');
+}
+
+export function emailDomain(email: string): string {
+  const domain = email.trim().toLowerCase().split('@')[1] ?? '';
+  return FREE_MAIL.has(domain) ? '' : domain;
+}
+
+// Union-find over shared keys: companies sharing any key end in one group; the score combines the
+// kinds of evidence found (1 - product of (1 - weight)).
+export function findDuplicateGroups(companies: CompanyKeys[]): DuplicateGroup[] {
+  const parent = new Map(companies.map((c) => [c.id, c.id]));
+  const find = (id: string): string => {
+    const p = parent.get(id)!;
+    if (p === id) return id;
+    const root = find(p);
+    parent.set(id, root);
+    return root;
+  };
+  const byKey = new Map<string, string[]>();
+  for (const company of companies) {
+    const keys: [keyof typeof WEIGHT, string][] = [
+      ['name', normalizeCompanyName(company.name)],
+      ['website', websiteDomain(company.website)],
+      ...company.phones.map((phone): [keyof typeof WEIGHT, string] => ['phone', phone]),
+      ...company.emails.map((email): [keyof typeof WEIGHT, string] => ['email', emailDomain(email)]),
+    ];
+    for (const [kind, value] of keys) {
+      if (value === '') continue;
+      const key = `${kind}:${value}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), company.id]);
+    }
+  }
+  // Keys held by two or more companies are the evidence; they join their holders into one group.
+  const shared = [...byKey].filter(([, ids]) => new Set(ids).size > 1);
+  for (const [, ids] of shared) for (const id of ids.slice(1)) parent.set(find(id), find(ids[0]));
+  const groups = new Map<string, Set<string>>();
+  for (const company of companies) {
+    const root = find(company.id);
+    groups.set(root, (groups.get(root) ?? new Set()).add(company.id));
+  }
+  const result: DuplicateGroup[] = [];
+  for (const members of groups.values()) {
+    if (members.size < 2) continue;
+    const reasons: string[] = [];
+    const kinds = new Set<keyof typeof WEIGHT>();
+    for (const [key, ids] of shared) {
+      if (!members.has(ids[0])) continue;
+      const kind = key.slice(0, key.indexOf(':')) as keyof typeof WEIGHT;
+      kinds.add(kind);
+      reasons.push(`same ${LABEL[kind]} ${key.slice(key.indexOf(':') + 1)}`);
+    }
+    const score = 1 - [...kinds].reduce((rest, kind) => rest * (1 - WEIGHT[kind]), 1);
+    result.push({ company_ids: [...members].sort(), score: Math.round(score * 100) / 100, reasons: reasons.sort() });
+  }
+  return result.sort((a, b) => b.score - a.score || a.company_ids[0].localeCompare(b.company_ids[0]));
+}
