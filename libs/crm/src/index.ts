@@ -4,6 +4,7 @@ import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrat
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
 export type { ContactView } from './application/contact-view';
+export { CompanyService, type CompanyView } from './application/company.service';
 export { toE164, normalizePhone } from './domain/phone';
 
 export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001];

@@ -1,0 +1,102 @@
+import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database } from '@engage/platform';
+import { type CompanyFields, parseCompanyFields } from '../domain/company';
+import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
+import { isCountryCode } from '../domain/phone';
+import { COMPANIES_FOR_MERGE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, SEARCH_COMPANIES, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
+import { toContactView } from './contact-view';
+
+export type CompanyView = CompanyFields & { id: string; organization_id: string; created_at: string; updated_at: string };
+
+export const COMPANY_PAGE_SIZE = 50;
+// Duplicate detection reads this many companies at most per call.
+const DUPLICATE_SCAN_LIMIT = 50_000;
+
+const TEXT_FILLS = ['country', 'website', 'industry', 'address_street', 'address_city', 'address_state', 'address_postal_code', 'address_country', 'company_size'] as const;
+
+export class CompanyService {
+  constructor(private readonly db: Database) {}
+
+  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
+    return this.db.inTenant(ctx, async (tx) => {
+      const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+      const fields = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
+      if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
+      const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
+      const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
+        f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
+        f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
+      ]);
+      return iso(row);
+    });
+  }
+
+  async list(ctx: RequestContext, page: number): Promise<{ companies: CompanyView[]; total: number; page: number; limit: number; total_pages: number }> {
+    if (!Number.isInteger(page) || page < 1) throw new DomainError('validation', 'company.invalid_page', 'page must be a whole number of at least 1');
+    const [result] = await this.db.inTenant(ctx, (tx) => tx.query<{ total: number; companies: CompanyView[] }>(LIST_COMPANIES, [COMPANY_PAGE_SIZE, (page - 1) * COMPANY_PAGE_SIZE]));
+    return { companies: result.companies, total: result.total, page, limit: COMPANY_PAGE_SIZE, total_pages: Math.ceil(result.total / COMPANY_PAGE_SIZE) };
+  }
+
+  async search(ctx: RequestContext, searchTerm: string, country?: string): Promise<(CompanyView & { score: number })[]> {
+    const term = searchTerm.trim();
+    if (term === '') return [];
+    const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyView & { score: number }>(SEARCH_COMPANIES, [term, `%${escaped}%`, country?.trim() || null, `${escaped}%`]));
+    return rows.map((row) => ({ ...iso(row), score: row.score }));
+  }
+
+  async findDuplicates(ctx: RequestContext): Promise<{ groups: (DuplicateGroup & { companies: { id: string; name: string }[] })[] }> {
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyKeys>(DUPLICATE_KEYS, [DUPLICATE_SCAN_LIMIT]));
+    const names = new Map(rows.map((row) => [row.id, row.name]));
+    return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id)! })) })) };
+  }
+
+  // One transaction: contacts move to the primary, its empty fields are filled from the others in
+  // age order, list fields are unioned, differing notes and descriptions are appended, the others go.
+  async merge(ctx: RequestContext, companyIds: unknown, primaryCompanyId: unknown): Promise<{ company: CompanyView; merged_company_ids: string[]; moved_contact_ids: string[] }> {
+    if (!isUuid(primaryCompanyId)) throw new DomainError('validation', 'company.invalid_id', 'primaryCompanyId must be a UUID');
+    if (!Array.isArray(companyIds) || companyIds.length === 0 || companyIds.length > 100 || !companyIds.every(isUuid)) {
+      throw new DomainError('validation', 'company.invalid_id', 'companyIds must be an array of 1 to 100 UUIDs');
+    }
+    const others = [...new Set(companyIds.map((id) => id.toLowerCase()))].filter((id) => id !== primaryCompanyId.toLowerCase());
+    if (others.length === 0) throw new DomainError('validation', 'company.nothing_to_merge', 'companyIds must name at least one company besides the primary');
+    return this.db.inTenant(ctx, async (tx) => {
+      const rows = await tx.query<CompanyView>(COMPANIES_FOR_MERGE, [[primaryCompanyId, ...others]]);
+      const primary = rows.find((row) => row.id === primaryCompanyId.toLowerCase());
+      if (!primary) throw NotFound('company', primaryCompanyId);
+      const missing = others.filter((id) => !rows.some((row) => row.id === id));
+      if (missing.length > 0) throw NotFound('company', missing[0]);
+      const merged = mergeFields(primary, rows.filter((row) => row !== primary));
+      const [company] = await tx.query<CompanyView>(UPDATE_MERGED_COMPANY, [
+        primary.id, merged.country, merged.website, merged.industry, merged.address_street, merged.address_city, merged.address_state, merged.address_postal_code,
+        merged.address_country, merged.phones, merged.emails, merged.company_size, merged.annual_revenue, merged.tags, merged.notes, merged.description,
+      ]);
+      const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
+      await tx.query(DELETE_COMPANIES, [others]);
+      await tx.emit(moved.map((row) => createEvent({ type: 'contact.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { contact: toContactView(row), actor_id: ctx.userId } })));
+      return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id) };
+    });
+  }
+}
+
+function mergeFields(primary: CompanyView, others: CompanyView[]): CompanyFields {
+  const merged: CompanyFields = { ...primary };
+  for (const other of others) {
+    for (const field of TEXT_FILLS) if (merged[field] === '' && other[field] !== '') merged[field] = other[field];
+    if (merged.annual_revenue === null) merged.annual_revenue = other.annual_revenue;
+    merged.phones = [...new Set([...merged.phones, ...other.phones])];
+    merged.emails = [...new Set([...merged.emails, ...other.emails])];
+    merged.tags = [...new Set([...merged.tags, ...other.tags])];
+    for (const field of ['notes', 'description'] as const) {
+      if (other[field] !== '' && !merged[field].includes(other[field])) merged[field] = merged[field] === '' ? other[field] : `${merged[field]}\n\n(from ${other.name}) ${other[field]}`;
+    }
+  }
+  return merged;
+}
+
+const iso = <T extends { created_at: unknown; updated_at: unknown }>(row: T): T => ({
+  ...row,
+  created_at: new Date(row.created_at as string).toISOString(),
+  updated_at: new Date(row.updated_at as string).toISOString(),
+});

@@ -1,0 +1,45 @@
+// SQL of companies (inside Database.inTenant: row-level security applies).
+
+export const COMPANY_COLUMNS = `id, organization_id, name, country, website, industry, address_street, address_city, address_state,
+  address_postal_code, address_country, phones, emails, company_size, annual_revenue::float8 AS annual_revenue, tags, notes, description, created_at, updated_at`;
+
+export const INSERT_COMPANY = `
+  INSERT INTO companies (organization_id, name, country, website, industry, address_street, address_city, address_state, address_postal_code,
+                         address_country, phones, emails, company_size, annual_revenue, tags, notes, description)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+  RETURNING ${COMPANY_COLUMNS}`;
+
+export const LIST_COMPANIES = `
+  SELECT (SELECT count(*) FROM companies)::int AS total,
+         coalesce((SELECT json_agg(c ORDER BY lower(c.name), c.id) FROM (SELECT ${COMPANY_COLUMNS} FROM companies ORDER BY lower(name), id LIMIT $1 OFFSET $2) c), '[]'::json) AS companies`;
+
+// Relevance: exact name, name prefix, name contains, website, industry, emails, phones; $1 the term,
+// $2 and $4 its escaped contains and prefix LIKE patterns, $3 an optional country.
+export const SEARCH_COMPANIES = `
+  SELECT ${COMPANY_COLUMNS}, score FROM (
+    SELECT c.*,
+      (CASE WHEN lower(c.name) = lower($1) THEN 100 WHEN c.name ILIKE $4 ESCAPE '\\' THEN 60 WHEN c.name ILIKE $2 ESCAPE '\\' THEN 40 ELSE 0 END
+       + CASE WHEN c.website ILIKE $2 ESCAPE '\\' THEN 20 ELSE 0 END
+       + CASE WHEN c.industry ILIKE $2 ESCAPE '\\' THEN 15 ELSE 0 END
+       + CASE WHEN EXISTS (SELECT 1 FROM unnest(c.emails) e WHERE e ILIKE $2 ESCAPE '\\') THEN 10 ELSE 0 END
+       + CASE WHEN EXISTS (SELECT 1 FROM unnest(c.phones) p WHERE p LIKE $2 ESCAPE '\\') THEN 10 ELSE 0 END) AS score
+    FROM companies c
+    WHERE $3::text IS NULL OR lower(c.country) = lower($3) OR lower(c.address_country) = lower($3)
+  ) ranked
+  WHERE score > 0
+  ORDER BY score DESC, lower(name), id
+  LIMIT 50`;
+
+export const DUPLICATE_KEYS = `SELECT id, name, website, phones, emails FROM companies ORDER BY created_at, id LIMIT $1`;
+
+export const COMPANIES_FOR_MERGE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = ANY($1::uuid[]) ORDER BY created_at, id FOR UPDATE`;
+
+export const MOVE_CONTACTS = `UPDATE contacts SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING *`;
+
+export const UPDATE_MERGED_COMPANY = `
+  UPDATE companies SET country = $2, website = $3, industry = $4, address_street = $5, address_city = $6, address_state = $7,
+         address_postal_code = $8, address_country = $9, phones = $10, emails = $11, company_size = $12, annual_revenue = $13,
+         tags = $14, notes = $15, description = $16, updated_at = now()
+  WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
+
+export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[])`;
