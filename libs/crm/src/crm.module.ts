@@ -5,14 +5,17 @@ import { ContactService } from './application/contact.service';
 import { MobileContactsController } from './http/mobile-contacts.controller';
 import { CompanyService } from './application/company.service';
 import { CompaniesController } from './http/companies.controller';
+import { DealService } from './application/deal.service';
+import { DealsController } from './http/deals.controller';
 
 @Module({
   imports: [IdentityModule],
-  controllers: [MobileContactsController, CompaniesController],
+  controllers: [MobileContactsController, CompaniesController, DealsController],
   providers: [
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
+    { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
   ],
-  exports: [ContactService, CompanyService],
+  exports: [ContactService, CompanyService, DealService],
 })
 export class CrmModule {}

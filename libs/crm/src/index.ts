@@ -1,10 +1,12 @@
 import type { MigrationClass } from '@engage/platform';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
+import { CreatePipelinesAndDeals1763800002002 } from './infrastructure/migrations/0002-create-pipelines-and-deals';
 
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
 export type { ContactView } from './application/contact-view';
 export { CompanyService, type CompanyView } from './application/company.service';
+export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
 
-export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001];
+export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002];

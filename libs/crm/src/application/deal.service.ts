@@ -1,0 +1,164 @@
+import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { type DealFields, parseDealFields } from '../domain/deal';
+import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
+import {
+  BOARD, CLOSE_OWNER_PERIOD, DEAL_FOR_UPDATE, type DealRow, DEFAULT_PIPELINE, HAD_OWNER, INSERT_DEAL, INSERT_DEFAULT_PIPELINE,
+  INSERT_STAGE_HISTORY, INSERT_STAGES, OPEN_OWNER_PERIOD, PIPELINE_STAGES, type StageRow, UPDATE_DEAL,
+} from '../infrastructure/deal.sql';
+
+export type DealView = Omit<DealRow, 'last_activity_at' | 'created_at' | 'updated_at'> & { last_activity_at: string; created_at: string; updated_at: string };
+
+const DEFAULTS: DealFields = {
+  title: '', description: '', contact_id: null, company_id: null, owner_id: null, value: 0, currency: 'USD', probability: 0,
+  priority: 'medium', source: '', expected_close_date: null, notes: '', tags: [], custom_fields: {},
+};
+
+// Deals on kanban pipelines: stage moves record history and set probability; owner changes record
+// ownership periods; each change emits deal.* events in the same transaction.
+export class DealService {
+  constructor(private readonly db: Database) {}
+
+  // Every organization has a default pipeline with the stages of §2; creating it twice is a no-op.
+  async ensureDefaultPipeline(tx: Tx): Promise<string> {
+    const [created] = await tx.query<{ id: string }>(INSERT_DEFAULT_PIPELINE);
+    if (created) {
+      await tx.query(INSERT_STAGES, [created.id, JSON.stringify(DEFAULT_STAGES.map((stage, position) => ({ ...stage, position })))]);
+      return created.id;
+    }
+    const [existing] = await tx.query<{ id: string }>(DEFAULT_PIPELINE);
+    return existing.id;
+  }
+
+  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<DealView> {
+    const fields = parseDealFields(input);
+    if (!fields.title) throw new DomainError('validation', 'deal.invalid_field', 'title is required', { field: 'title' });
+    return this.db.inTenant(ctx, async (tx) => {
+      const pipelineId = input.pipeline_id === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(input.pipeline_id, 'pipeline_id');
+      const stages = await stagesOf(tx, pipelineId);
+      const stage = input.stage === undefined ? stages[0] : resolveStage(input.stage, stages);
+      const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
+      const [row] = await tx
+        .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
+          deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)])
+        .catch(linkErrorToDomain);
+      await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
+      const view = toDealView(row);
+      const events = [dealEvent('deal.created', ctx, view)];
+      if (row.owner_id) {
+        await tx.query(OPEN_OWNER_PERIOD, [row.id, row.owner_id, 'Initial assignment', ctx.userId]);
+        events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: null, reason: 'Initial assignment' }));
+      }
+      await tx.emit(events);
+      return view;
+    });
+  }
+
+  // A PATCH of any fields, the stage included (§3: a stage change is recorded, probability follows).
+  async update(ctx: RequestContext, id: string, input: Record<string, unknown>, options: { automatic?: boolean; position?: number } = {}): Promise<DealView> {
+    assertUuid(id, 'deal id');
+    const changes = parseDealFields(input);
+    return this.db.inTenant(ctx, async (tx) => {
+      const [current] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
+      if (!current) throw NotFound('deal', id);
+      const pipelineId = input.pipeline_id === undefined ? current.pipeline_id : assertUuid(input.pipeline_id, 'pipeline_id');
+      const stages = await stagesOf(tx, pipelineId);
+      const stage = input.stage !== undefined ? resolveStage(input.stage, stages) : (stages.find((s) => s.id === current.stage_id) ?? stages[0]);
+      const stageChanged = stage.id !== current.stage_id;
+      const next: DealFields = { ...pickDeal(current), ...changes };
+      if (stageChanged && changes.probability === undefined) next.probability = probabilityAfterMove(stage, current.probability);
+      const position = options.position ?? (stageChanged ? Number.MAX_SAFE_INTEGER : current.position);
+      const [row] = await tx
+        .query<DealRow>(UPDATE_DEAL, [id, next.title, next.description, pipelineId, stage.id, stage.key, next.contact_id, next.company_id, next.owner_id, next.value,
+          next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
+          position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position])
+        .catch(linkErrorToDomain);
+      const view = toDealView(row);
+      const events = [dealEvent('deal.updated', ctx, view)];
+      if (stageChanged) {
+        await tx.query(INSERT_STAGE_HISTORY, [id, current.stage, stage.key, ctx.userId]);
+        events.push(dealEvent('deal.stage.changed', ctx, view, { from_stage: current.stage, to_stage: stage.key }));
+      }
+      const [history] = await tx.query<{ had: boolean }>(HAD_OWNER, [id]);
+      const reason = ownerChangeReason(current.owner_id, row.owner_id, history.had, options.automatic ?? false);
+      if (reason) {
+        await tx.query(CLOSE_OWNER_PERIOD, [id]);
+        await tx.query(OPEN_OWNER_PERIOD, [id, row.owner_id, reason, ctx.userId]);
+        events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: current.owner_id, reason }));
+      }
+      await tx.emit(events);
+      return view;
+    });
+  }
+
+  // Kanban drag: to a stage, at an index within its column (0 = top).
+  async move(ctx: RequestContext, id: string, stage: unknown, index: unknown): Promise<DealView> {
+    assertUuid(id, 'deal id');
+    if (index !== undefined && (!Number.isInteger(index) || (index as number) < 0)) throw new DomainError('validation', 'deal.invalid_position', 'position must be a whole number of at least 0');
+    const position = await this.db.inTenant(ctx, async (tx) => {
+      const [deal] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
+      if (!deal) throw NotFound('deal', id);
+      const target = resolveStage(stage, await stagesOf(tx, deal.pipeline_id));
+      const column = await tx.query<{ position: number }>('SELECT position FROM deals WHERE stage_id = $1 AND id <> $2 ORDER BY position, id', [target.id, id]);
+      return positionAt(column.map((c) => c.position), (index as number | undefined) ?? column.length);
+    });
+    return this.update(ctx, id, { stage }, { position });
+  }
+
+  async board(ctx: RequestContext, pipelineId?: string): Promise<{ pipeline_id: string; stages: unknown[] }> {
+    return this.db.inTenant(ctx, async (tx) => {
+      const id = pipelineId === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(pipelineId, 'pipeline_id');
+      const stages = await tx.query(BOARD, [id]);
+      if (stages.length === 0) throw NotFound('pipeline', id);
+      return { pipeline_id: id, stages };
+    });
+  }
+}
+
+async function stagesOf(tx: Tx, pipelineId: string): Promise<StageRow[]> {
+  const stages = await tx.query<StageRow>(PIPELINE_STAGES, [pipelineId]);
+  if (stages.length === 0) throw NotFound('pipeline', pipelineId);
+  return stages;
+}
+
+async function endOfColumn(tx: Tx, stageId: string): Promise<number> {
+  const [row] = await tx.query<{ next: number }>('SELECT coalesce(max(position) + 1, 0) AS next FROM deals WHERE stage_id = $1', [stageId]);
+  return row.next;
+}
+
+// A position between the neighbours at `index`, so a move rewrites one row.
+export function positionAt(column: number[], index: number): number {
+  const at = Math.min(index, column.length);
+  if (column.length === 0) return 0;
+  if (at === 0) return column[0] - 1;
+  if (at === column.length) return column[column.length - 1] + 1;
+  return (column[at - 1] + column[at]) / 2;
+}
+
+function assertUuid(value: unknown, field: string): string {
+  if (!isUuid(value)) throw new DomainError('validation', 'deal.invalid_id', `${field} must be a UUID`);
+  return value.toLowerCase();
+}
+
+function linkErrorToDomain(error: { driverError?: { code?: string; constraint?: string } }): never {
+  const constraint = error.driverError?.constraint;
+  if (error.driverError?.code === '23503') {
+    if (constraint === 'deals_contact_fkey') throw NotFound('contact');
+    if (constraint === 'deals_company_fkey') throw NotFound('company');
+    if (constraint === 'deals_owner_id_fkey') throw new DomainError('validation', 'deal.invalid_owner', 'owner_id is not a member of this organization');
+  }
+  throw error;
+}
+
+function pickDeal(row: DealRow): DealFields {
+  const { title, description, contact_id, company_id, owner_id, value, currency, probability, priority, source, expected_close_date, notes, tags, custom_fields } = row;
+  return { title, description, contact_id, company_id, owner_id, value, currency, probability, priority: priority as DealFields['priority'], source, expected_close_date, notes, tags, custom_fields };
+}
+
+export function toDealView(row: DealRow): DealView {
+  return { ...row, last_activity_at: new Date(row.last_activity_at).toISOString(), created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() };
+}
+
+function dealEvent(type: string, ctx: RequestContext, deal: DealView, extra: Record<string, unknown> = {}) {
+  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: deal.id, payload: { deal, actor_id: ctx.userId, ...extra } });
+}

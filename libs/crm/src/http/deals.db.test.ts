@@ -1,0 +1,62 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiKeyService, identityMigrations, OrganizationService } from '@engage/identity';
+import { createHttpApp, type PlatformRuntime } from '@engage/platform';
+import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import type { RequestContext } from '@engage/shared-kernel';
+import { DealService } from '../application/deal.service';
+import { CrmModule } from '../crm.module';
+import { crmMigrations } from '../index';
+
+let counter = 0;
+
+describe('kanban board and moves over HTTP', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
+    app = await createHttpApp(runtime, testRootModule(runtime, [CrmModule]));
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  async function newOrg(): Promise<{ ctx: RequestContext; headers: Record<string, string> }> {
+    const org = await app.get(OrganizationService).createOrganization({ name: 'Org', ownerEmail: `deals.${Date.now()}.${counter++}@example.com`, ownerPassword: 'deals password 1' });
+    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'test' };
+    return { ctx, headers: { 'x-api-key': (await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'k')).api_key } };
+  }
+
+  it('should show the board with per-column totals and move a deal by drag', async () => {
+    const { ctx, headers } = await newOrg();
+    const deal = await app.get(DealService).create(ctx, { title: 'Drag me', value: 300 });
+    await app.get(DealService).create(ctx, { title: 'Stay', value: 200 });
+    const board = await app.inject({ method: 'GET', url: '/functions/v1/deals/board', headers });
+    expect(board.statusCode).toBe(200);
+    const lead = board.json().stages[0];
+    expect(lead).toMatchObject({ key: 'LEAD', name: 'Deal', deal_count: 2, total_value: 500 });
+    const moved = await app.inject({ method: 'POST', url: `/functions/v1/deals/${deal.id}/move`, headers, payload: { stage: 'closed_won', position: 0 } });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json()).toMatchObject({ stage: 'CLOSED_WON', probability: 100 });
+    const after = (await app.inject({ method: 'GET', url: `/functions/v1/deals/board?pipeline_id=${board.json().pipeline_id}`, headers })).json();
+    expect(after.stages.find((s: { key: string }) => s.key === 'CLOSED_WON')).toMatchObject({ deal_count: 1, total_value: 300 });
+  });
+
+  it('should answer bad input and other organizations with clear 4xx', async () => {
+    const a = await newOrg();
+    const b = await newOrg();
+    const theirs = await app.get(DealService).create(b.ctx, { title: 'Theirs' });
+    const move = (id: string, payload: object, headers = a.headers) => app.inject({ method: 'POST', url: `/functions/v1/deals/${id}/move`, headers, payload });
+    expect((await move(theirs.id, { stage: 'LEAD' })).statusCode).toBe(404);
+    expect((await move('nope', { stage: 'LEAD' })).statusCode).toBe(400);
+    expect((await move(theirs.id, {}, b.headers)).statusCode).toBe(400);
+    const unknown = await move(theirs.id, { stage: 'ON_HOLD' }, b.headers);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error).toContain('valid stages: LEAD, QUALIFIED, PROPOSAL, NEGOTIATION, CLOSED_WON, CLOSED_LOST');
+    expect((await move(theirs.id, { stage: 'LEAD', position: -1 }, b.headers)).statusCode).toBe(400);
+    expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board?pipeline_id=x', headers: a.headers })).statusCode).toBe(400);
+    expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?pipeline_id=${theirs.pipeline_id}`, headers: a.headers })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board' })).statusCode).toBe(401);
+  });
+});
