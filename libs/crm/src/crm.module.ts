@@ -7,6 +7,7 @@ import { CompanyService } from './application/company.service';
 import { CompaniesController } from './http/companies.controller';
 import { DealService } from './application/deal.service';
 import { DealsController } from './http/deals.controller';
+import { CrmSubscriptions } from './application/crm.subscriptions';
 
 @Module({
   imports: [IdentityModule],
@@ -15,6 +16,7 @@ import { DealsController } from './http/deals.controller';
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
+    CrmSubscriptions,
   ],
   exports: [ContactService, CompanyService, DealService],
 })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, Unauthorized } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
+import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
 import { USER_IN_ORGANIZATION, type UserRow } from '../infrastructure/identity.sql';
 import { hashPassword } from '../infrastructure/password-hasher';
@@ -54,6 +55,7 @@ export class AccountService {
       const organizationId = randomUUID();
       await tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, organizationName]);
       await tx.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'OWNER')`, [organizationId, created.id]);
+      await tx.emit([organizationCreated(organizationId, organizationName, created.id)]);
       const issued = await this.issueToken(tx, created.id, 'signup', null);
       const [row] = await tx.query<UserRow>(USER_IN_ORGANIZATION, [created.id, organizationId]);
       return { user: row, token: issued };

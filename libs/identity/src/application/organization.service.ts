@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
 import type { Database, SecretBox } from '@engage/platform';
+import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
 import { hashPassword } from '../infrastructure/password-hasher';
 
@@ -25,6 +26,7 @@ export class OrganizationService {
     const organizationId = randomUUID();
     await this.db.asSystem((tx) => tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, (input.name as string).trim()]));
     const { user_id } = await this.createUser({ organizationId, email: input.ownerEmail, password: input.ownerPassword, role: 'OWNER', firstName: input.ownerFirstName });
+    await this.db.asSystem((tx) => tx.emit([organizationCreated(organizationId, (input.name as string).trim(), user_id)]));
     return { organization_id: organizationId, owner_user_id: user_id };
   }
 

@@ -1,0 +1,36 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { identityMigrations, OrganizationService } from '@engage/identity';
+import { createHttpApp, type PlatformRuntime } from '@engage/platform';
+import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import { CrmModule } from '../crm.module';
+import { crmMigrations } from '../index';
+
+describe('CRM event consumers', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    // role all: the outbox relay and the consumers run in this process, as with npm start.
+    runtime = await startTestRuntime({ role: 'all', migrations: [...identityMigrations, ...crmMigrations] });
+    app = await createHttpApp(runtime, testRootModule(runtime, [CrmModule]));
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  it('should give a new organization its default pipeline once organization.created arrives', async () => {
+    const org = await app.get(OrganizationService).createOrganization({ name: 'Fresh', ownerEmail: `fresh.${Date.now()}@example.com`, ownerPassword: 'fresh password 1' });
+    const stagesOf = () =>
+      runtime.db.asSystem((tx) =>
+        tx.query<{ key: string }>('SELECT s.key FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id WHERE p.organization_id = $1 AND p.is_default ORDER BY s.position', [org.organization_id]),
+      );
+    const deadline = Date.now() + 5000;
+    let stages = await stagesOf();
+    while (stages.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      stages = await stagesOf();
+    }
+    expect(stages.map((s) => s.key)).toEqual(['LEAD', 'QUALIFIED', 'PROPOSAL', 'NEGOTIATION', 'CLOSED_WON', 'CLOSED_LOST']);
+  });
+});
