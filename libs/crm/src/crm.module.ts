@@ -8,6 +8,7 @@ import { CompaniesController } from './http/companies.controller';
 import { DealService } from './application/deal.service';
 import { DealsController } from './http/deals.controller';
 import { CrmSubscriptions } from './application/crm.subscriptions';
+import { DealReassignment } from './application/deal-reassignment';
 
 @Module({
   imports: [IdentityModule],
@@ -17,7 +18,8 @@ import { CrmSubscriptions } from './application/crm.subscriptions';
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
     CrmSubscriptions,
+    DealReassignment,
   ],
-  exports: [ContactService, CompanyService, DealService],
+  exports: [ContactService, CompanyService, DealService, DealReassignment],
 })
 export class CrmModule {}

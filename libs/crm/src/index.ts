@@ -1,6 +1,7 @@
 import type { MigrationClass } from '@engage/platform';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
 import { CreatePipelinesAndDeals1763800002002 } from './infrastructure/migrations/0002-create-pipelines-and-deals';
+import { CreateDealRotation1763800002003 } from './infrastructure/migrations/0003-create-deal-rotation';
 
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
@@ -9,4 +10,4 @@ export { CompanyService, type CompanyView } from './application/company.service'
 export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
 
-export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002];
+export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003];

@@ -16,3 +16,4 @@ export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain
 
 export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateInvitations1763800001002, CreateEmailTokens1763800001003, AddProfileFields1763800001004];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
+export { onlineMemberIds } from './application/online-members';

@@ -58,37 +58,40 @@ export class DealService {
   async update(ctx: RequestContext, id: string, input: Record<string, unknown>, options: { automatic?: boolean; position?: number } = {}): Promise<DealView> {
     assertUuid(id, 'deal id');
     const changes = parseDealFields(input);
-    return this.db.inTenant(ctx, async (tx) => {
-      const [current] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
-      if (!current) throw NotFound('deal', id);
-      const pipelineId = input.pipeline_id === undefined ? current.pipeline_id : assertUuid(input.pipeline_id, 'pipeline_id');
-      const stages = await stagesOf(tx, pipelineId);
-      const stage = input.stage !== undefined ? resolveStage(input.stage, stages) : (stages.find((s) => s.id === current.stage_id) ?? stages[0]);
-      const stageChanged = stage.id !== current.stage_id;
-      const next: DealFields = { ...pickDeal(current), ...changes };
-      if (stageChanged && changes.probability === undefined) next.probability = probabilityAfterMove(stage, current.probability);
-      const position = options.position ?? (stageChanged ? Number.MAX_SAFE_INTEGER : current.position);
-      const [row] = await tx
-        .query<DealRow>(UPDATE_DEAL, [id, next.title, next.description, pipelineId, stage.id, stage.key, next.contact_id, next.company_id, next.owner_id, next.value,
-          next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
-          position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position])
-        .catch(linkErrorToDomain);
-      const view = toDealView(row);
-      const events = [dealEvent('deal.updated', ctx, view)];
-      if (stageChanged) {
-        await tx.query(INSERT_STAGE_HISTORY, [id, current.stage, stage.key, ctx.userId]);
-        events.push(dealEvent('deal.stage.changed', ctx, view, { from_stage: current.stage, to_stage: stage.key }));
-      }
-      const [history] = await tx.query<{ had: boolean }>(HAD_OWNER, [id]);
-      const reason = ownerChangeReason(current.owner_id, row.owner_id, history.had, options.automatic ?? false);
-      if (reason) {
-        await tx.query(CLOSE_OWNER_PERIOD, [id]);
-        await tx.query(OPEN_OWNER_PERIOD, [id, row.owner_id, reason, ctx.userId]);
-        events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: current.owner_id, reason }));
-      }
-      await tx.emit(events);
-      return view;
-    });
+    return this.db.inTenant(ctx, (tx) => this.updateIn(tx, ctx, id, input, changes, options));
+  }
+
+  // The update inside an open tenant transaction (the reassignment job holds one for a batch).
+  async updateIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>, changes: Partial<DealFields>, options: { automatic?: boolean; position?: number } = {}): Promise<DealView> {
+    const [current] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
+    if (!current) throw NotFound('deal', id);
+    const pipelineId = input.pipeline_id === undefined ? current.pipeline_id : assertUuid(input.pipeline_id, 'pipeline_id');
+    const stages = await stagesOf(tx, pipelineId);
+    const stage = input.stage !== undefined ? resolveStage(input.stage, stages) : (stages.find((s) => s.id === current.stage_id) ?? stages[0]);
+    const stageChanged = stage.id !== current.stage_id;
+    const next: DealFields = { ...pickDeal(current), ...changes };
+    if (stageChanged && changes.probability === undefined) next.probability = probabilityAfterMove(stage, current.probability);
+    const position = options.position ?? (stageChanged ? Number.MAX_SAFE_INTEGER : current.position);
+    const [row] = await tx
+      .query<DealRow>(UPDATE_DEAL, [id, next.title, next.description, pipelineId, stage.id, stage.key, next.contact_id, next.company_id, next.owner_id, next.value,
+        next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
+        position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position])
+      .catch(linkErrorToDomain);
+    const view = toDealView(row);
+    const events = [dealEvent('deal.updated', ctx, view)];
+    if (stageChanged) {
+      await tx.query(INSERT_STAGE_HISTORY, [id, current.stage, stage.key, ctx.userId]);
+      events.push(dealEvent('deal.stage.changed', ctx, view, { from_stage: current.stage, to_stage: stage.key }));
+    }
+    const [history] = await tx.query<{ had: boolean }>(HAD_OWNER, [id]);
+    const reason = ownerChangeReason(current.owner_id, row.owner_id, history.had, options.automatic ?? false);
+    if (reason) {
+      await tx.query(CLOSE_OWNER_PERIOD, [id]);
+      await tx.query(OPEN_OWNER_PERIOD, [id, row.owner_id, reason, ctx.userId]);
+      events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: current.owner_id, reason }));
+    }
+    await tx.emit(events);
+    return view;
   }
 
   // Kanban drag: to a stage, at an index within its column (0 = top).
