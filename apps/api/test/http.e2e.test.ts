@@ -149,7 +149,7 @@ describe('HTTP stack', () => {
     expect(versionedAuth.headers['x-supabase-api-version']).toBe('2024-01-01');
     expect(versionedAuth.headers['x-sb-error-code']).toBe('weak_password');
 
-    const unknownRoute = await app.inject({ method: 'GET', url: '/rest/v1/nothing-here' });
+    const unknownRoute = await app.inject({ method: 'GET', url: '/rest/v1/nothing/here' });
     expect(unknownRoute.statusCode).toBe(404);
     expect(unknownRoute.json()).toMatchObject({ code: 'not_found' });
   });

@@ -1,5 +1,6 @@
 import { BillingModule, billingMigrations } from '@engage/billing';
-import { CrmModule, crmMigrations } from '@engage/crm';
+import { CRM_TABLES, CrmModule, crmMigrations } from '@engage/crm';
+import { DataApiModule, type TableDefinition } from '@engage/data-api';
 import { IdentityModule, identityMigrations } from '@engage/identity';
 import { MessagingModule, messagingMigrations } from '@engage/messaging';
 import type { MigrationClass } from '@engage/platform';
@@ -7,6 +8,9 @@ import { ReengagementModule, reengagementMigrations } from '@engage/reengagement
 
 // The bounded contexts both apps compose. The api serves their controllers; the worker runs their
 // event consumers and jobs. Migrations are listed once so api and worker apply the same schema.
-export const CONTEXT_MODULES = [IdentityModule, CrmModule, MessagingModule, BillingModule, ReengagementModule];
+// The tables the data API serves, declared by the contexts that own them.
+const EXPOSED_TABLES = [...CRM_TABLES] as TableDefinition[];
+
+export const CONTEXT_MODULES = [IdentityModule, CrmModule, MessagingModule, BillingModule, ReengagementModule, DataApiModule.forRoot(EXPOSED_TABLES)];
 
 export const CONTEXT_MIGRATIONS: MigrationClass[] = [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations, ...reengagementMigrations];

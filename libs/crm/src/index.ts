@@ -11,3 +11,4 @@ export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
 
 export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003];
+export { CRM_TABLES } from './infrastructure/exposed-tables';

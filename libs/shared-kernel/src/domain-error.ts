@@ -6,6 +6,9 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'too_large'
+  | 'method_not_allowed'
+  | 'not_acceptable'
+  | 'range_not_satisfiable'
   | 'rate_limited'
   | 'unavailable'
   | 'upstream';
@@ -15,7 +18,8 @@ export class DomainError extends Error {
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
-    readonly details?: Record<string, unknown>,
+    // An object of facts, or (PostgREST style) a sentence.
+    readonly details?: Record<string, unknown> | string,
     readonly hint?: string,
   ) {
     super(message);

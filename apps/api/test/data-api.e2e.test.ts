@@ -1,0 +1,95 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ContactService, DealService } from '@engage/crm';
+import { ApiKeyService, OrganizationService, TokenService } from '@engage/identity';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestRuntime } from '@engage/platform/testing';
+import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import type { RequestContext } from '@engage/shared-kernel';
+import { createApiApp } from '../src/create-api-app';
+
+let counter = 0;
+
+describe('data API reads over the composed app (/rest/v1 and the record proxy)', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
+    app = await createApiApp(runtime);
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  async function tenant() {
+    const email = `rest.${Date.now()}.${counter++}@example.com`;
+    const org = await app.get(OrganizationService).createOrganization({ name: 'Rest', ownerEmail: email, ownerPassword: 'rest password 1' });
+    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'seed' };
+    const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'rest password 1' } });
+    const apiKey = (await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'proxy')).api_key;
+    return { ctx, session: { authorization: `Bearer ${login.json().access_token}` }, key: { 'x-api-key': apiKey } };
+  }
+
+  it('should filter, select and order contacts with PostgREST syntax, with Content-Range', async () => {
+    const { ctx, session } = await tenant();
+    const contacts = app.get(ContactService);
+    await contacts.create(ctx, { first_name: 'Ali', tags: ['vip'], phones: ['+201001234567'] });
+    await contacts.create(ctx, { first_name: 'Badr', tags: ['lead'] });
+    await contacts.create(ctx, { first_name: 'Ali', last_name: 'Second', tags: ['vip', 'lead'] });
+    const res = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name,last_name&tags=cs.{vip}&order=last_name.asc.nullsfirst', headers: { ...session, prefer: 'count=exact' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([{ first_name: 'Ali', last_name: null }, { first_name: 'Ali', last_name: 'Second' }]);
+    expect(res.headers['content-range']).toBe('0-1/2');
+    const phone = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name&phones=cs.{"%2B201001234567"}', headers: session });
+    expect(phone.json()).toEqual([{ first_name: 'Ali' }]);
+    const pitfall = await app.inject({ method: 'GET', url: '/rest/v1/contacts?phones=cs.{"+201001234567"}', headers: session });
+    expect(pitfall.statusCode).toBe(400);
+    expect(pitfall.json().hint).toContain('%2B');
+  });
+
+  it('should serve deals and pipelines, and answer singular and range errors with PostgREST statuses', async () => {
+    const { ctx, session } = await tenant();
+    await app.get(DealService).create(ctx, { title: 'One', stage: 'qualified', value: 100 });
+    const deals = await app.inject({ method: 'GET', url: '/rest/v1/deals?select=title,stage,probability&stage=eq.QUALIFIED', headers: session });
+    expect(deals.json()).toEqual([{ title: 'One', stage: 'QUALIFIED', probability: 25 }]);
+    const stages = await app.inject({ method: 'GET', url: '/rest/v1/pipeline_stages?select=name&order=position', headers: session });
+    expect(stages.json().map((s: { name: string }) => s.name)).toEqual(['Deal', 'Qualified', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost']);
+    const single = await app.inject({ method: 'GET', url: '/rest/v1/deals?stage=eq.LEAD', headers: { ...session, accept: 'application/vnd.pgrst.object+json' } });
+    expect(single.statusCode).toBe(406);
+    expect(single.json()).toMatchObject({ code: 'PGRST116', details: expect.stringContaining('0 rows') });
+    const range = await app.inject({ method: 'GET', url: '/rest/v1/deals?offset=10', headers: { ...session, prefer: 'count=exact' } });
+    expect(range.statusCode).toBe(416);
+  });
+
+  it('should take an API key on the record proxy, with the {error, hint} body, and keep organizations apart', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    await app.get(ContactService).create(b.ctx, { first_name: 'Secret' });
+    await app.get(ContactService).create(a.ctx, { first_name: 'Mine' });
+    const proxy = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/contacts?select=first_name', headers: a.key });
+    expect(proxy.statusCode).toBe(200);
+    expect(proxy.json()).toEqual([{ first_name: 'Mine' }]);
+    const viaB = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name', headers: b.session });
+    expect(viaB.json()).toEqual([{ first_name: 'Secret' }]);
+    const bad = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/contacts?nope=eq.1', headers: a.key });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'column contacts.nope does not exist', code: '42703' });
+    expect(Object.keys(bad.json())).toEqual(expect.arrayContaining(['error', 'hint']));
+  });
+
+  it('should refuse missing, anonymous and API-key credentials on /rest/v1, and unknown tables', async () => {
+    const { session, key } = await tenant();
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/contacts' })).statusCode).toBe(401);
+    const anon = await app.get(TokenService).issueAnonKey();
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/contacts', headers: { authorization: `Bearer ${anon}`, apikey: anon } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/contacts', headers: key })).statusCode).toBe(401);
+    const unknown = await app.inject({ method: 'GET', url: '/rest/v1/users', headers: session });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('PGRST205');
+    const head = await app.inject({ method: 'HEAD', url: '/rest/v1/contacts', headers: { ...session, prefer: 'count=exact' } });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-range']).toMatch(/\/\d+$/);
+  });
+});

@@ -1,0 +1,58 @@
+// The CRM tables the data API serves (/rest/v1 and the record proxy), with their column types.
+// Plain data: the data API's registry checks it at start-up.
+
+const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as const;
+
+const contacts = {
+  name: 'contacts',
+  columns: {
+    id: 'uuid', organization_id: 'uuid', first_name: 'text', last_name: 'text', phones: 'text[]', emails: 'text[]', tags: 'text[]', description: 'text',
+    company_id: 'uuid', assignee_id: 'uuid', source: 'text', opt_in_status: 'bool', custom_fields: 'jsonb', ...timestamps,
+  },
+} as const;
+
+const companies = {
+  name: 'companies',
+  columns: {
+    id: 'uuid', organization_id: 'uuid', name: 'text', country: 'text', website: 'text', industry: 'text', address_street: 'text', address_city: 'text',
+    address_state: 'text', address_postal_code: 'text', address_country: 'text', phones: 'text[]', emails: 'text[]', company_size: 'text',
+    annual_revenue: 'numeric', tags: 'text[]', notes: 'text', description: 'text', ...timestamps,
+  },
+} as const;
+
+const deals = {
+  name: 'deals',
+  columns: {
+    id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', pipeline_id: 'uuid', stage_id: 'uuid', stage: 'text', contact_id: 'uuid',
+    company_id: 'uuid', owner_id: 'uuid', value: 'numeric', currency: 'text', probability: 'int', priority: 'text', source: 'text',
+    expected_close_date: 'date', notes: 'text', tags: 'text[]', custom_fields: 'jsonb', position: 'numeric', last_activity_at: 'timestamptz', ...timestamps,
+  },
+  foreignKeys: [
+    { name: 'deals_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
+    { name: 'deals_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
+  ],
+} as const;
+
+const pipelines = { name: 'pipelines', columns: { id: 'uuid', organization_id: 'uuid', name: 'text', is_default: 'bool', created_at: 'timestamptz' } } as const;
+
+const pipelineStages = {
+  name: 'pipeline_stages',
+  columns: { id: 'uuid', organization_id: 'uuid', pipeline_id: 'uuid', key: 'text', name: 'text', color: 'text', position: 'int', default_probability: 'int', outcome: 'text' },
+} as const;
+
+const stageHistory = {
+  name: 'deal_stage_history',
+  columns: { id: 'int', organization_id: 'uuid', deal_id: 'uuid', from_stage: 'text', to_stage: 'text', changed_by: 'uuid', changed_at: 'timestamptz' },
+} as const;
+
+const ownerHistory = {
+  name: 'deal_owner_history',
+  columns: {
+    id: 'int', organization_id: 'uuid', deal_id: 'uuid', owner_id: 'uuid', started_at: 'timestamptz', ended_at: 'timestamptz', duration_seconds: 'int', reason: 'text', changed_by: 'uuid',
+  },
+} as const;
+
+type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
+const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
+
+export const CRM_TABLES = [contacts, companies, deals, pipelines, pipelineStages, stageHistory, ownerHistory].map(readableAll);

@@ -1,0 +1,42 @@
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
+import { Database } from '@engage/platform';
+import { executeRead } from '../read';
+import type { Registry } from '../registry';
+
+export const DATA_API_REGISTRY = Symbol('DATA_API_REGISTRY');
+
+const rawQuery = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+
+// GET (and HEAD, which Fastify derives from GET) on registered tables, in the caller's tenant
+// transaction. /rest/v1 takes a session JWT; the record proxy (§4.5) also an organization API key.
+// Its errors take the proxy's {error, hint} body from the URL family.
+@ApiExcludeController()
+@Controller()
+export class RestController {
+  constructor(
+    @Inject(DATA_API_REGISTRY) private readonly registry: Registry,
+    private readonly db: Database,
+  ) {}
+
+  @Get('rest/v1/:table')
+  @Authenticated('session')
+  async rest(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.read(caller, table, request, reply);
+  }
+
+  @Get('functions/v1/rest-api-proxy/:table')
+  @Authenticated('session', 'api_key')
+  async proxy(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.read(caller, table, request, reply);
+  }
+
+  private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
+    const response = await this.db.inTenant(caller.ctx, (tx) =>
+      executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }),
+    );
+    return reply.status(response.status).headers(response.headers).send(response.body);
+  }
+}

@@ -1,0 +1,7 @@
+export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition } from './registry';
+export { pgrstError } from './errors';
+export type { Condition, Filter, Logic, Operator, OrderTerm, ReadPlan, ReadRequest, SelectItem } from './parse/plan';
+export { parseReadRequest } from './parse/request.parser';
+export { buildReadSql, type Statement } from './sql/read.sql';
+export { contentRange, executeRead, type ReadResponse } from './read';
+export { DataApiModule } from './data-api.module';

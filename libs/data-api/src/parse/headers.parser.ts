@@ -1,0 +1,40 @@
+import { pgrstError } from '../errors';
+import type { CountPreference, MediaType } from './plan';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+// Header names are case-insensitive; repeated headers arrive as arrays and are comma-joined.
+export function header(headers: Headers, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name && value !== undefined) return Array.isArray(value) ? value.join(', ') : value;
+  }
+  return undefined;
+}
+
+// `Prefer` values may be comma-joined (supabase-js appends them); the first occurrence wins.
+export function parseCount(prefer: string | undefined): CountPreference | undefined {
+  for (const part of (prefer ?? '').split(',')) {
+    const [name, value] = part.trim().split('=').map((text) => text?.trim());
+    if (name === 'count') return value === 'exact' || value === 'planned' || value === 'estimated' ? value : undefined;
+  }
+  return undefined;
+}
+
+const MEDIA: Record<string, MediaType> = {
+  '*/*': 'json',
+  'application/*': 'json',
+  'application/json': 'json',
+  'application/vnd.pgrst.array+json': 'json',
+  'application/vnd.pgrst.object+json': 'object',
+  'application/vnd.pgrst.object': 'object',
+  'text/csv': 'csv',
+  'text/*': 'csv',
+};
+
+// The first acceptable type in the order given; none acceptable is 406 PGRST107.
+export function parseAccept(accept: string | undefined): MediaType {
+  if (accept === undefined || accept.trim() === '') return 'json';
+  const types = accept.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  for (const type of types) if (MEDIA[type]) return MEDIA[type];
+  throw pgrstError('PGRST107', 406, `None of these media types are available: ${types.join(', ')}`);
+}

@@ -1,0 +1,58 @@
+import type { Tx } from '@engage/platform';
+import { pgrstError } from './errors';
+import { parseReadRequest } from './parse/request.parser';
+import type { MediaType, ReadRequest } from './parse/plan';
+import { findTable, type Registry } from './registry';
+import { buildReadSql } from './sql/read.sql';
+
+export interface ReadResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+const CONTENT_TYPE: Record<MediaType, string> = {
+  json: 'application/json; charset=utf-8',
+  object: 'application/vnd.pgrst.object+json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+};
+
+// PostgREST's Content-Range: `first-last/total`, `*` for an empty page or an unknown total.
+export function contentRange(offset: number, rows: number, total: number | undefined): string {
+  const range = rows > 0 && total !== 0 ? `${offset}-${offset + rows - 1}` : '*';
+  return `${range}/${total ?? '*'}`;
+}
+
+const csvField = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+// Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
+// the engine adds no organization filter of its own.
+export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest): Promise<ReadResponse> {
+  const table = findTable(registry, request.table);
+  const plan = parseReadRequest(table, request);
+  const statement = buildReadSql(plan);
+  const [row] = await tx.query<{ body: string | null; page_count: string; total?: string }>(statement.text, statement.values);
+  const rows = Number(row.page_count);
+  // planned/estimated are answered with the exact count for now.
+  const total = plan.count ? Number(row.total) : undefined;
+  if (total !== undefined && plan.offset > total) {
+    throw pgrstError('PGRST103', 416, 'Requested range not satisfiable', `An offset of ${plan.offset} was requested, but there are only ${total} rows.`);
+  }
+  if (plan.media === 'object' && rows !== 1) {
+    throw pgrstError('PGRST116', 406, 'Cannot coerce the result to a single JSON object', `The result contains ${rows} rows`);
+  }
+  const headers: Record<string, string> = {
+    'content-type': CONTENT_TYPE[plan.media],
+    'content-range': contentRange(plan.offset, rows, total),
+  };
+  if (plan.count) headers['preference-applied'] = `count=${plan.count}`;
+  let body = '';
+  if (plan.method === 'GET') {
+    body = row.body ?? '';
+    if (plan.media === 'csv') {
+      const head = plan.select.map((item) => csvField(item.key)).join(',');
+      body = body === '' ? head : `${head}\n${body}`;
+    }
+  }
+  return { status: total !== undefined && rows < total ? 206 : 200, body, headers };
+}

@@ -1,0 +1,37 @@
+import { parseReadRequest } from '../parse/request.parser';
+import { findTable } from '../registry';
+import { itemsRegistry } from '../testing/items.registry';
+import { buildReadSql } from './read.sql';
+
+const items = findTable(itemsRegistry, 'dataapi_items');
+const build = (query: string, headers: Record<string, string> = {}, method = 'GET') =>
+  buildReadSql(parseReadRequest(items, { method, table: 'dataapi_items', query, headers }));
+
+describe('buildReadSql', () => {
+  it('should carry every request value and key as a parameter, never in the SQL text', () => {
+    const statement = build("select=evil'key:meta->>x'y&meta->>k'1=eq.v'2&or=(name.like.*O'Brien*,name.in.(a'b))&order=name&limit=5&offset=1");
+    for (const text of ["evil'key", "x'y", "k'1", "v'2", "O'Brien", "a'b"]) expect(statement.text).not.toContain(text);
+    expect(statement.values).toEqual(expect.arrayContaining(["evil'key", "x'y", "k'1", "v'2", "%O'Brien%", ["a'b"], 5, 1]));
+  });
+
+  it('should build one statement with the count over the same filter when asked', () => {
+    const statement = build('qty=gt.1', { Prefer: 'count=exact' });
+    expect(statement.text).toMatch(/^SELECT coalesce\(json_agg\(p\.r\), '\[\]'\)::text AS body, count\(\*\) AS page_count, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/);
+    expect(statement.text.match(/\$/g)).toHaveLength(statement.values.length + 1);
+  });
+
+  it('should build full-text search with the configuration as a parameter', () => {
+    const statement = build('body=wfts(english).fat%20cat&select=id');
+    expect(statement.text).toContain('to_tsvector($2::regconfig, t."body") @@ websearch_to_tsquery($2::regconfig, $3::text)');
+    expect(statement.values.slice(1)).toEqual(['english', 'fat cat']);
+  });
+
+  it('should skip the body on HEAD', () => {
+    expect(build('', {}, 'HEAD').text).toMatch(/^SELECT NULL::text AS body/);
+  });
+
+  it('should merge rows wider than 50 keys from chunks', () => {
+    const select = Array.from({ length: 51 }, (_, i) => `c${i}:id`).join(',');
+    expect(build(`select=${select}`).text).toContain('::jsonb || json_build_object(');
+  });
+});
