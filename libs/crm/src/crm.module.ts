@@ -9,6 +9,7 @@ import { DealService } from './application/deal.service';
 import { DealsController } from './http/deals.controller';
 import { CrmSubscriptions } from './application/crm.subscriptions';
 import { DealReassignment } from './application/deal-reassignment';
+import { CrmRecordWriters } from './application/crm.record-writers';
 
 @Module({
   imports: [IdentityModule],
@@ -19,6 +20,7 @@ import { DealReassignment } from './application/deal-reassignment';
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
     CrmSubscriptions,
     DealReassignment,
+    CrmRecordWriters,
   ],
   exports: [ContactService, CompanyService, DealService, DealReassignment],
 })

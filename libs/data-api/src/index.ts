@@ -5,3 +5,4 @@ export { parseReadRequest } from './parse/request.parser';
 export { buildReadSql, type Statement } from './sql/read.sql';
 export { contentRange, executeRead, type ReadResponse } from './read';
 export { DataApiModule } from './data-api.module';
+export { executeWrite, type WriteRequest } from './write';

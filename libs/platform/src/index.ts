@@ -23,3 +23,4 @@ export * from './runtime/run-until-signal';
 export * from './runtime/nest-logger';
 export * from './security/secret-box';
 export * from './http/create-http-app';
+export * from './runtime/record-writers';

@@ -1,5 +1,5 @@
 import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database } from '@engage/platform';
+import type { Database, Tx } from '@engage/platform';
 import { type CompanyFields, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
@@ -18,18 +18,26 @@ const TEXT_FILLS = ['country', 'website', 'industry', 'address_street', 'address
 export class CompanyService {
   constructor(private readonly db: Database) {}
 
-  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
-    return this.db.inTenant(ctx, async (tx) => {
-      const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
-      const fields = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
-      if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
-      const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
-      const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
-        f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
-        f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
-      ]);
-      return iso(row);
-    });
+  create(ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
+    return this.db.inTenant(ctx, (tx) => this.createIn(tx, ctx, input));
+  }
+
+  async createIn(tx: Tx, _ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
+    const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+    const fields = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
+    if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
+    const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
+    const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
+      f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
+      f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
+    ]);
+    return iso(row);
+  }
+
+  // Deleting a company keeps its contacts: their company_id becomes null (§2).
+  async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
+    if (!isUuid(id)) throw new DomainError('validation', 'company.invalid_id', 'company id must be a UUID');
+    if ((await tx.execute('DELETE FROM companies WHERE id = $1', [id])) === 0) throw NotFound('company', id);
   }
 
   async list(ctx: RequestContext, page: number): Promise<{ companies: CompanyView[]; total: number; page: number; limit: number; total_pages: number }> {

@@ -31,37 +31,47 @@ const PHONE_LIKE = /^[+\d\s\-().]+(@s\..+)?$/;
 export class ContactService {
   constructor(private readonly db: Database) {}
 
-  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<ContactView> {
-    return this.db.inTenant(ctx, async (tx) => {
-      const fields = parseNewContact(input, await countryOf(tx));
-      const [row] = await insertOrConflict(tx, fields);
-      await claimPhones(tx, row.id, fields.phones);
-      const view = toContactView(row);
-      const events = [contactEvent('contact.created', ctx, view)];
-      if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
-      await tx.emit(events);
-      return view;
-    });
+  create(ctx: RequestContext, input: Record<string, unknown>): Promise<ContactView> {
+    return this.db.inTenant(ctx, (tx) => this.createIn(tx, ctx, input));
   }
 
-  async update(ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ContactView> {
+  update(ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ContactView> {
+    return this.db.inTenant(ctx, (tx) => this.updateIn(tx, ctx, id, input));
+  }
+
+  // The same operations inside an open tenant transaction (the data API's writes use these).
+  async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<ContactView> {
+    const fields = parseNewContact(input, await countryOf(tx));
+    const [row] = await insertOrConflict(tx, fields);
+    await claimPhones(tx, row.id, fields.phones);
+    const view = toContactView(row);
+    const events = [contactEvent('contact.created', ctx, view)];
+    if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+    await tx.emit(events);
+    return view;
+  }
+
+  async updateIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ContactView> {
     assertId(id);
-    return this.db.inTenant(ctx, async (tx) => {
-      const changes = parseContactFields(input, await countryOf(tx));
-      const [current] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
-      if (!current) throw NotFound('contact', id);
-      const next: ContactFields = { ...pickFields(current), ...changes };
-      const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)]).catch(foreignKeyToDomain);
-      if (changes.phones) {
-        await tx.query(RELEASE_PHONES, [id]);
-        await claimPhones(tx, id, changes.phones);
-      }
-      const view = toContactView(row);
-      const events = [contactEvent('contact.updated', ctx, view)];
-      if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
-      await tx.emit(events);
-      return view;
-    });
+    const changes = parseContactFields(input, await countryOf(tx));
+    const [current] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
+    if (!current) throw NotFound('contact', id);
+    const next: ContactFields = { ...pickFields(current), ...changes };
+    const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)]).catch(foreignKeyToDomain);
+    if (changes.phones) {
+      await tx.query(RELEASE_PHONES, [id]);
+      await claimPhones(tx, id, changes.phones);
+    }
+    const view = toContactView(row);
+    const events = [contactEvent('contact.updated', ctx, view)];
+    if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+    await tx.emit(events);
+    return view;
+  }
+
+  async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
+    assertId(id);
+    if ((await tx.execute('DELETE FROM contacts WHERE id = $1', [id])) === 0) throw NotFound('contact', id);
   }
 
   async get(ctx: RequestContext, id: string): Promise<ContactView & { company: { id: string; name: string } | null }> {

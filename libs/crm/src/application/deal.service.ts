@@ -30,28 +30,35 @@ export class DealService {
     return existing.id;
   }
 
-  async create(ctx: RequestContext, input: Record<string, unknown>): Promise<DealView> {
+  create(ctx: RequestContext, input: Record<string, unknown>): Promise<DealView> {
+    return this.db.inTenant(ctx, (tx) => this.createIn(tx, ctx, input));
+  }
+
+  async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<DealView> {
     const fields = parseDealFields(input);
     if (!fields.title) throw new DomainError('validation', 'deal.invalid_field', 'title is required', { field: 'title' });
-    return this.db.inTenant(ctx, async (tx) => {
-      const pipelineId = input.pipeline_id === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(input.pipeline_id, 'pipeline_id');
-      const stages = await stagesOf(tx, pipelineId);
-      const stage = input.stage === undefined ? stages[0] : resolveStage(input.stage, stages);
-      const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
-      const [row] = await tx
-        .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
-          deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)])
-        .catch(linkErrorToDomain);
-      await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
-      const view = toDealView(row);
-      const events = [dealEvent('deal.created', ctx, view)];
-      if (row.owner_id) {
-        await tx.query(OPEN_OWNER_PERIOD, [row.id, row.owner_id, 'Initial assignment', ctx.userId]);
-        events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: null, reason: 'Initial assignment' }));
-      }
-      await tx.emit(events);
-      return view;
-    });
+    const pipelineId = input.pipeline_id === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(input.pipeline_id, 'pipeline_id');
+    const stages = await stagesOf(tx, pipelineId);
+    const stage = input.stage === undefined ? stages[0] : resolveStage(input.stage, stages);
+    const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
+    const [row] = await tx
+      .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
+        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)])
+      .catch(linkErrorToDomain);
+    await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
+    const view = toDealView(row);
+    const events = [dealEvent('deal.created', ctx, view)];
+    if (row.owner_id) {
+      await tx.query(OPEN_OWNER_PERIOD, [row.id, row.owner_id, 'Initial assignment', ctx.userId]);
+      events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: null, reason: 'Initial assignment' }));
+    }
+    await tx.emit(events);
+    return view;
+  }
+
+  async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
+    assertUuid(id, 'deal id');
+    if ((await tx.execute('DELETE FROM deals WHERE id = $1', [id])) === 0) throw NotFound('deal', id);
   }
 
   // A PATCH of any fields, the stage included (§3: a stage change is recorded, probability follows).

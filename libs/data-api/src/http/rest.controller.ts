@@ -1,9 +1,10 @@
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
-import { Database } from '@engage/platform';
+import { Database, RecordWriters } from '@engage/platform';
 import { executeRead } from '../read';
+import { executeWrite } from '../write';
 import type { Registry } from '../registry';
 
 export const DATA_API_REGISTRY = Symbol('DATA_API_REGISTRY');
@@ -19,6 +20,7 @@ export class RestController {
   constructor(
     @Inject(DATA_API_REGISTRY) private readonly registry: Registry,
     private readonly db: Database,
+    private readonly writers: RecordWriters,
   ) {}
 
   @Get('rest/v1/:table')
@@ -31,6 +33,50 @@ export class RestController {
   @Authenticated('session', 'api_key')
   async proxy(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.read(caller, table, request, reply);
+  }
+
+  @Post('rest/v1/:table')
+  @Authenticated('session')
+  restPost(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, false);
+  }
+
+  @Post('functions/v1/rest-api-proxy/:table')
+  @Authenticated('session', 'api_key')
+  proxyPost(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, true);
+  }
+
+  @Patch('rest/v1/:table')
+  @Authenticated('session')
+  restPatch(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, false);
+  }
+
+  @Patch('functions/v1/rest-api-proxy/:table')
+  @Authenticated('session', 'api_key')
+  proxyPatch(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, true);
+  }
+
+  @Delete('rest/v1/:table')
+  @Authenticated('session')
+  restDelete(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, false);
+  }
+
+  @Delete('functions/v1/rest-api-proxy/:table')
+  @Authenticated('session', 'api_key')
+  proxyDelete(@CurrentCaller() caller: Caller, @Param('table') table: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.write(caller, table, request, reply, true);
+  }
+
+  private async write(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply, proxy: boolean) {
+    const method = request.method as 'POST' | 'PATCH' | 'DELETE';
+    const response = await this.db.inTenant(caller.ctx, (tx) =>
+      executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }),
+    );
+    return reply.status(response.status).headers(response.headers).send(response.body || undefined);
   }
 
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {

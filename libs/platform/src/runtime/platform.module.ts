@@ -7,6 +7,7 @@ import { OutboxSignal } from '../events/outbox-signal';
 import { HealthController } from '../http/health.controller';
 import { Metrics } from '../http/metrics';
 import { EventSubscriptions } from './event-subscriptions';
+import { RecordWriters } from './record-writers';
 import { EventsWorker } from './events-worker';
 import type { PlatformRuntime } from './platform-runtime';
 import { CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME } from './tokens';
@@ -29,6 +30,7 @@ export class PlatformModule {
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
       EventSubscriptions,
+      RecordWriters,
       ...(runsWorker ? [EventsWorker] : []),
     ];
     return {
@@ -36,7 +38,7 @@ export class PlatformModule {
       imports: runsWorker ? [ScheduleModule.forRoot()] : [],
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
-      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions],
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions, RecordWriters],
     };
   }
 }
