@@ -48,7 +48,7 @@ describe('identity over HTTP', () => {
   };
   const setStatus = (userId: string, status: string) => runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $1 WHERE id = $2', [status, userId]));
 
-  it('should sign in, read the user, refresh and sign out through supabase-js unchanged', async () => {
+  it('should sign in, read the user, refresh, detect refresh-token reuse and sign out through supabase-js unchanged', async () => {
     const owner = await newOrg();
     const client = supabase();
     const signIn = await client.auth.signInWithPassword({ email: owner.email.toUpperCase(), password: owner.password });
@@ -64,14 +64,21 @@ describe('identity over HTTP', () => {
     const refreshed = await client.auth.refreshSession({ refresh_token: signIn.data.session!.refresh_token });
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session?.refresh_token).not.toBe(signIn.data.session!.refresh_token);
+    // Rotation: the first refresh token is spent; presenting it again is reuse and revokes the family.
+    const reuse = await supabase().auth.refreshSession({ refresh_token: signIn.data.session!.refresh_token });
+    expect(reuse.error?.code).toBe('refresh_token_already_used');
+    const afterReuse = await supabase().auth.refreshSession({ refresh_token: refreshed.data.session!.refresh_token });
+    expect(afterReuse.error?.code).toBe('refresh_token_not_found');
 
+    const second = await supabase().auth.signInWithPassword({ email: owner.email, password: owner.password });
+    await client.auth.setSession({ access_token: second.data.session!.access_token, refresh_token: second.data.session!.refresh_token });
     const out = await client.auth.signOut();
     expect(out.error).toBeNull();
-    const after = await client.auth.getUser(refreshed.data.session!.access_token);
+    const after = await client.auth.getUser(second.data.session!.access_token);
     expect(after.data.user).toBeNull();
     // auth-js turns GoTrue's session_not_found into its AuthSessionMissingError.
     expect(after.error?.name).toBe('AuthSessionMissingError');
-    const raw = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: `Bearer ${refreshed.data.session!.access_token}` } });
+    const raw = await app.inject({ method: 'GET', url: '/auth/v1/user', headers: { authorization: `Bearer ${second.data.session!.access_token}` } });
     expect(raw.json().error_code).toBe('session_not_found');
   });
 
