@@ -1,12 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiKeyService, OrganizationService } from '@engage/identity';
+import { createTestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { startTestRuntime } from '@engage/platform/testing';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import type { RequestContext } from '@engage/shared-kernel';
 import { createApiApp } from '../src/create-api-app';
-
-let counter = 0;
 
 describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
   let runtime: PlatformRuntime;
@@ -21,14 +18,7 @@ describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
     await runtime.close();
   });
 
-  async function tenant() {
-    const email = `write.${Date.now()}.${counter++}@example.com`;
-    const org = await app.get(OrganizationService).createOrganization({ name: 'W', ownerEmail: email, ownerPassword: 'write password 1' });
-    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'seed' };
-    const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'write password 1' } });
-    const key = (await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'proxy')).api_key;
-    return { ctx, session: { authorization: `Bearer ${login.json().access_token}` }, key: { 'x-api-key': key } };
-  }
+  const tenant = () => createTestTenant(app);
   const proxy = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, headers: Record<string, string>, payload?: unknown) =>
     app.inject({ method, url: `/functions/v1/rest-api-proxy${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
   const outboxTypes = async (orgId: string) =>

@@ -1,13 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService, DealService } from '@engage/crm';
-import { ApiKeyService, OrganizationService, TokenService } from '@engage/identity';
+import { TokenService } from '@engage/identity';
+import { createTestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { startTestRuntime } from '@engage/platform/testing';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import type { RequestContext } from '@engage/shared-kernel';
 import { createApiApp } from '../src/create-api-app';
-
-let counter = 0;
 
 describe('data API reads over the composed app (/rest/v1 and the record proxy)', () => {
   let runtime: PlatformRuntime;
@@ -22,14 +20,7 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     await runtime.close();
   });
 
-  async function tenant() {
-    const email = `rest.${Date.now()}.${counter++}@example.com`;
-    const org = await app.get(OrganizationService).createOrganization({ name: 'Rest', ownerEmail: email, ownerPassword: 'rest password 1' });
-    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'seed' };
-    const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'rest password 1' } });
-    const apiKey = (await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'proxy')).api_key;
-    return { ctx, session: { authorization: `Bearer ${login.json().access_token}` }, key: { 'x-api-key': apiKey } };
-  }
+  const tenant = () => createTestTenant(app);
 
   it('should filter, select and order contacts with PostgREST syntax, with Content-Range', async () => {
     const { ctx, session } = await tenant();

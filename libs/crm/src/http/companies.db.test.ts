@@ -1,14 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiKeyService, identityMigrations, OrganizationService } from '@engage/identity';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant } from '@engage/identity/testing';
 import { createHttpApp, type PlatformRuntime } from '@engage/platform';
 import { startTestRuntime, testRootModule } from '@engage/platform/testing';
-import type { RequestContext } from '@engage/shared-kernel';
 import { CompanyService } from '../application/company.service';
 import { ContactService } from '../application/contact.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
-
-let counter = 0;
 
 describe('companies: create, list, search, duplicates and merge', () => {
   let runtime: PlatformRuntime;
@@ -23,13 +21,10 @@ describe('companies: create, list, search, duplicates and merge', () => {
     await runtime.close();
   });
 
-  async function newOrg(): Promise<{ ctx: RequestContext; headers: Record<string, string> }> {
-    const email = `crm.${Date.now()}.${counter++}@example.com`;
-    const org = await app.get(OrganizationService).createOrganization({ name: 'Org', ownerEmail: email, ownerPassword: 'crm password 1' });
-    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'test' };
-    const key = await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'test');
-    return { ctx, headers: { 'x-api-key': key.api_key } };
-  }
+  const newOrg = async () => {
+    const tenant = await createTestTenant(app);
+    return { ctx: tenant.ctx, headers: tenant.key };
+  };
   const companies = () => app.get(CompanyService);
   const post = (url: string, headers: Record<string, string>, payload?: unknown) => app.inject({ method: 'POST', url: `/functions/v1/${url}`, headers, payload: payload as object });
 

@@ -1,13 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiKeyService, identityMigrations, OrganizationService } from '@engage/identity';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant } from '@engage/identity/testing';
 import { createHttpApp, type PlatformRuntime } from '@engage/platform';
 import { startTestRuntime, testRootModule } from '@engage/platform/testing';
-import type { RequestContext } from '@engage/shared-kernel';
 import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
-
-let counter = 0;
 
 describe('kanban board and moves over HTTP', () => {
   let runtime: PlatformRuntime;
@@ -22,11 +20,10 @@ describe('kanban board and moves over HTTP', () => {
     await runtime.close();
   });
 
-  async function newOrg(): Promise<{ ctx: RequestContext; headers: Record<string, string> }> {
-    const org = await app.get(OrganizationService).createOrganization({ name: 'Org', ownerEmail: `deals.${Date.now()}.${counter++}@example.com`, ownerPassword: 'deals password 1' });
-    const ctx: RequestContext = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER', requestId: 'test' };
-    return { ctx, headers: { 'x-api-key': (await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'k')).api_key } };
-  }
+  const newOrg = async () => {
+    const tenant = await createTestTenant(app);
+    return { ctx: tenant.ctx, headers: tenant.key };
+  };
 
   it('should show the board with per-column totals and move a deal by drag', async () => {
     const { ctx, headers } = await newOrg();

@@ -1,12 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiKeyService, identityMigrations, OrganizationService } from '@engage/identity';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant } from '@engage/identity/testing';
 import { createHttpApp, type PlatformRuntime } from '@engage/platform';
 import { startTestRuntime, testRootModule } from '@engage/platform/testing';
 import { ContactService } from '../application/contact.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
-
-let counter = 0;
 
 describe('mobile API: GET /contacts and /contacts/:id', () => {
   let runtime: PlatformRuntime;
@@ -22,12 +21,9 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
   });
 
   async function agentOfNewOrg() {
-    const email = `agent.${Date.now()}.${counter++}@example.com`;
-    const org = await app.get(OrganizationService).createOrganization({ name: 'Shop', ownerEmail: email, ownerPassword: 'agent password 1' });
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE organizations SET settings = '{"default_country": "EG"}' WHERE id = $1`, [org.organization_id]));
-    const login = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email, password: 'agent password 1' } });
-    const ctx = { organizationId: org.organization_id, userId: org.owner_user_id, role: 'OWNER' as const, requestId: 'seed' };
-    return { ctx, headers: { authorization: `Bearer ${login.json().access_token}` } };
+    const tenant = await createTestTenant(app, 'Shop');
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE organizations SET settings = '{"default_country": "EG"}' WHERE id = $1`, [tenant.ctx.organizationId]));
+    return { ctx: tenant.ctx, headers: tenant.session, key: tenant.key };
   }
   const get = (url: string, headers: Record<string, string>) => app.inject({ method: 'GET', url: `/functions/v1/mobile-api${url}`, headers });
 
@@ -87,9 +83,8 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
   });
 
   it('should require a Bearer token: an API key is not accepted here (§5)', async () => {
-    const { ctx } = await agentOfNewOrg();
-    const key = await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'k');
-    const res = await get('/contacts', { 'x-api-key': key.api_key });
+    const { key } = await agentOfNewOrg();
+    const res = await get('/contacts', key);
     expect(res.statusCode).toBe(401);
   });
 });

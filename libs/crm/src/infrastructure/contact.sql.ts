@@ -1,19 +1,10 @@
+import type { ContactFields } from '../domain/contact';
+
 // SQL of contacts. Every statement runs inside Database.inTenant, so row-level security applies.
 
-export interface ContactRow {
+export interface ContactRow extends ContactFields {
   id: string;
   organization_id: string;
-  first_name: string;
-  last_name: string | null;
-  phones: string[];
-  emails: string[];
-  tags: string[];
-  description: string;
-  company_id: string | null;
-  assignee_id: string | null;
-  source: string;
-  opt_in_status: boolean;
-  custom_fields: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }
