@@ -69,6 +69,15 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     expect(Object.keys(bad.json())).toEqual(expect.arrayContaining(['error', 'hint']));
   });
 
+  it('should show profiles of the own organization only (the view runs with the caller’s row-level security)', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const res = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/profiles?select=email,role', headers: a.key });
+    expect(res.json()).toEqual([{ email: a.email, role: 'OWNER' }]);
+    const other = await app.inject({ method: 'GET', url: `/functions/v1/rest-api-proxy/profiles?email=eq.${encodeURIComponent(b.email)}`, headers: a.key });
+    expect(other.json()).toEqual([]);
+  });
+
   it('should refuse missing, anonymous and API-key credentials on /rest/v1, and unknown tables', async () => {
     const { session, key } = await tenant();
     expect((await app.inject({ method: 'GET', url: '/rest/v1/contacts' })).statusCode).toBe(401);

@@ -9,6 +9,10 @@ const contacts = {
     id: 'uuid', organization_id: 'uuid', first_name: 'text', last_name: 'text', phones: 'text[]', emails: 'text[]', tags: 'text[]', description: 'text',
     company_id: 'uuid', assignee_id: 'uuid', source: 'text', opt_in_status: 'bool', custom_fields: 'jsonb', ...timestamps,
   },
+  foreignKeys: [
+    { name: 'contacts_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
+    { name: 'contacts_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } },
+  ],
 } as const;
 
 const companies = {
@@ -30,6 +34,7 @@ const deals = {
   foreignKeys: [
     { name: 'deals_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
     { name: 'deals_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
+    { name: 'deals_owner_id_fkey', column: 'owner_id', references: { table: 'profiles', column: 'id' } },
   ],
 } as const;
 
