@@ -69,6 +69,20 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     expect(Object.keys(bad.json())).toEqual(expect.arrayContaining(['error', 'hint']));
   });
 
+  it('should embed the contact and the owner profile of deals (§4.6)', async () => {
+    const { ctx, session, email } = await tenant();
+    const contact = await app.get(ContactService).create(ctx, { first_name: 'Embedded' });
+    await app.get(DealService).create(ctx, { title: 'With links', contact_id: contact.id, owner_id: ctx.userId });
+    await app.get(DealService).create(ctx, { title: 'Bare' });
+    const res = await app.inject({ method: 'GET', url: '/rest/v1/deals?select=*,contacts(*),profiles!deals_owner_id_fkey(*)&order=title', headers: session });
+    expect(res.statusCode).toBe(200);
+    const [bare, linked] = res.json();
+    expect(bare).toMatchObject({ title: 'Bare', contacts: null, profiles: null });
+    expect(linked).toMatchObject({ title: 'With links', contacts: { id: contact.id, first_name: 'Embedded' }, profiles: { id: ctx.userId, email, role: 'OWNER' } });
+    const inner = await app.inject({ method: 'GET', url: '/rest/v1/deals?select=title,contacts!inner(first_name)&contacts.first_name=eq.Embedded', headers: session });
+    expect(inner.json()).toEqual([{ title: 'With links', contacts: { first_name: 'Embedded' } }]);
+  });
+
   it('should show profiles of the own organization only (the view runs with the caller’s row-level security)', async () => {
     const a = await tenant();
     const b = await tenant();

@@ -1,6 +1,6 @@
 export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition } from './registry';
 export { pgrstError } from './errors';
-export type { Condition, Filter, Logic, Operator, OrderTerm, ReadPlan, ReadRequest, SelectItem } from './parse/plan';
+export type { Condition, Filter, Logic, Operator, OrderTerm, ReadPlan, ReadRequest, SelectItem, ColumnItem, Embed, EmbedItem } from './parse/plan';
 export { parseReadRequest } from './parse/request.parser';
 export { buildReadSql, type Statement } from './sql/read.sql';
 export { contentRange, executeRead, type ReadResponse } from './read';

@@ -1,7 +1,7 @@
 import type { Tx } from '@engage/platform';
 import { pgrstError } from './errors';
 import { parseReadRequest } from './parse/request.parser';
-import type { MediaType, ReadRequest } from './parse/plan';
+import { isEmbed, type MediaType, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
 import { buildReadSql } from './sql/read.sql';
 
@@ -29,7 +29,7 @@ const csvField = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.rep
 // the engine adds no organization filter of its own.
 export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest): Promise<ReadResponse> {
   const table = findTable(registry, request.table);
-  const plan = parseReadRequest(table, request);
+  const plan = parseReadRequest(table, request, registry);
   const statement = buildReadSql(plan);
   const [row] = await tx.query<{ body: string | null; page_count: string; total?: string }>(statement.text, statement.values);
   const rows = Number(row.page_count);
@@ -50,7 +50,10 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   if (plan.method === 'GET') {
     body = row.body ?? '';
     if (plan.media === 'csv') {
-      const head = plan.select.map((item) => csvField(item.key)).join(',');
+      const head = plan.select
+        .filter((item) => !isEmbed(item) || item.embed.select.length > 0)
+        .map((item) => csvField(item.key))
+        .join(',');
       body = body === '' ? head : `${head}\n${body}`;
     }
   }

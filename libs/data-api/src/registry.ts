@@ -1,3 +1,4 @@
+import { DomainError } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 
 export type ColumnType = 'uuid' | 'text' | 'text[]' | 'int' | 'numeric' | 'bool' | 'jsonb' | 'timestamptz' | 'date';
@@ -13,7 +14,7 @@ export interface TableDefinition {
   columns: Record<string, ColumnType>;
   // Columns a read may select, filter or order by; the others behave as if they did not exist.
   readable: string[];
-  // Stored for resource embedding, which is not implemented yet.
+  // Many-to-one relations: `select=*,rel(...)` embeds the referenced row (README, "Embedding").
   foreignKeys?: ForeignKey[];
 }
 
@@ -66,3 +67,49 @@ export function readableType(table: TableDefinition, column: string): ColumnType
 }
 
 export const quoteIdentifier = (name: string): string => `"${name}"`;
+
+export interface Relation {
+  fk: ForeignKey;
+}
+
+const relationshipOf = (source: string, fk: ForeignKey) => ({
+  cardinality: 'many-to-one',
+  embedding: `${source} with ${fk.references.table}`,
+  relationship: `${fk.name} using ${source}(${fk.column}) and ${fk.references.table}(${fk.references.column})`,
+});
+
+// PostgREST's relationship lookup, to-one only: `rel` is the referenced table, an FK column or an FK
+// name of the source table; `hint` (`rel!hint`) narrows by FK name or column.
+export function resolveRelation(registry: Registry, source: TableDefinition, name: string, hint?: string): Relation {
+  const fks = source.foreignKeys ?? [];
+  const byName = registry.tables.has(name) ? fks.filter((fk) => fk.references.table === name) : fks.filter((fk) => fk.column === name || fk.name === name);
+  const candidates = hint === undefined ? byName : byName.filter((fk) => fk.name === hint || fk.column === hint);
+  if (candidates.length === 1) return { fk: candidates[0] };
+  if (candidates.length > 1) {
+    // PostgREST answers 300; the platform maps no error kind to 300, so this is a 400 (README).
+    return ambiguous(source.name, name, candidates);
+  }
+  const target = registry.tables.get(name);
+  if (byName.length === 0 && target && (target.foreignKeys ?? []).some((fk) => fk.references.table === source.name)) {
+    throw pgrstError('PGRST127', 400, 'Feature not implemented', `one-to-many embedding (${source.name} -> ${name}) is not supported by this data API yet`);
+  }
+  throw pgrstError(
+    'PGRST200',
+    400,
+    `Could not find a relationship between '${source.name}' and '${name}' in the schema cache`,
+    `Searched for a foreign key relationship between '${source.name}' and '${name}'${hint === undefined ? '' : ` using the hint '${hint}'`} in the schema 'public', but no matches were found.`,
+  );
+}
+
+function ambiguous(source: string, name: string, candidates: ForeignKey[]): never {
+  const details = candidates.map((fk) => relationshipOf(source, fk));
+  const options = candidates.map((fk) => `'${name}!${fk.name}'`).join(', ');
+  // PostgREST answers 300 Multiple Choices here.
+  throw new DomainError(
+    'ambiguous',
+    'PGRST201',
+    `Could not embed because more than one relationship was found for '${source}' and '${name}'`,
+    details,
+    `Try changing '${name}' to one of the following: ${options}. Find the desired relationship in the 'details' key.`,
+  );
+}

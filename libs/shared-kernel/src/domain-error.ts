@@ -1,6 +1,7 @@
 // Errors carry a stable machine-readable code; HTTP status is chosen by one filter per API family.
 export type ErrorKind =
   | 'validation'
+  | 'ambiguous'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
@@ -19,7 +20,7 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     // An object of facts, or (PostgREST style) a sentence.
-    readonly details?: Record<string, unknown> | string,
+    readonly details?: Record<string, unknown> | string | unknown[],
     readonly hint?: string,
   ) {
     super(message);

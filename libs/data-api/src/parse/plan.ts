@@ -43,12 +43,39 @@ export interface Logic {
 
 export type Filter = Condition | Logic;
 
-export interface SelectItem {
+export interface ColumnItem {
   field: FieldPath;
   cast?: string;
   // The key in the response object: the alias, else the last JSON key, else the column.
   key: string;
 }
+
+// A to-one (many-to-one) embedded resource: the row the parent's foreign key references, or null.
+export interface Embed {
+  // The relation as written (table, FK column or FK name) and its alias: filters may use either.
+  name: string;
+  alias?: string;
+  // The referenced table and the join, all taken from the registry.
+  table: string;
+  column: string;
+  referencedColumn: string;
+  inner: boolean;
+  select: ColumnItem[];
+  // `rel.col=...` filters: they null the embed, or (with !inner) drop the parent row.
+  filters: Filter[];
+  // `rel=is.null` (anti-join) or `rel=not.is.null` (as !inner) on the parent.
+  presence?: 'null' | 'not_null';
+}
+
+export interface EmbedItem {
+  // The alias, else the relation name.
+  key: string;
+  embed: Embed;
+}
+
+export type SelectItem = ColumnItem | EmbedItem;
+
+export const isEmbed = (item: SelectItem): item is EmbedItem => 'embed' in item;
 
 export interface OrderTerm {
   field: FieldPath;

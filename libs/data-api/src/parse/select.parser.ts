@@ -1,8 +1,8 @@
 import { pgrstError } from '../errors';
-import type { TableDefinition } from '../registry';
+import { findTable, resolveRelation, type Registry, type TableDefinition } from '../registry';
 import { Cursor } from './cursor';
 import { defaultKey, readField, resolveField } from './field.parser';
-import type { SelectItem } from './plan';
+import type { ColumnItem, Embed, EmbedItem, SelectItem } from './plan';
 
 // Casts are emitted as SQL text, so only these names are accepted (PostgREST would pass any type).
 export const CASTS: Record<string, string> = {
@@ -23,26 +23,36 @@ export const CASTS: Record<string, string> = {
   jsonb: 'jsonb',
 };
 
-// `select=*,id,alias:col,col::text,meta->a->>b,"quoted col"`; no embedding or aggregates yet.
-export function parseSelect(table: TableDefinition, value: string | undefined): SelectItem[] {
-  const star = () => table.readable.map((column) => ({ field: { column, jsonPath: [] }, key: column }));
-  if (value === undefined || value.trim() === '') return star();
+// `select=*,id,alias:col,col::text,meta->a->>b,"quoted col",alias:rel!hint!inner(col,...)`; to-one
+// embeds only, one level deep; no aggregates or spreads.
+export function parseSelect(table: TableDefinition, value: string | undefined, registry?: Registry): SelectItem[] {
+  if (value === undefined || value.trim() === '') return star(table);
   const cursor = new Cursor(value, 'select parameter');
-  const items: SelectItem[] = [];
-  do {
-    cursor.skipSpaces();
-    if (cursor.eat('*')) {
-      items.push(...star());
-    } else {
-      items.push(readItem(cursor, table));
-    }
-    cursor.skipSpaces();
-  } while (cursor.eat(','));
+  const items = readItems(cursor, table, registry, false);
   if (!cursor.done) cursor.fail('"," or end of input');
   return items;
 }
 
-function readItem(cursor: Cursor, table: TableDefinition): SelectItem {
+const star = (table: TableDefinition): ColumnItem[] => table.readable.map((column) => ({ field: { column, jsonPath: [] }, key: column }));
+
+function readItems(cursor: Cursor, table: TableDefinition, registry: Registry | undefined, embedded: boolean): SelectItem[] {
+  const items: SelectItem[] = [];
+  cursor.skipSpaces();
+  // `rel()` selects nothing from the embed (it can still filter with !inner).
+  if (embedded && cursor.peek() === ')') return items;
+  do {
+    cursor.skipSpaces();
+    if (cursor.eat('*')) {
+      items.push(...star(table));
+    } else {
+      items.push(readItem(cursor, table, registry, embedded));
+    }
+    cursor.skipSpaces();
+  } while (cursor.eat(','));
+  return items;
+}
+
+function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | undefined, embedded: boolean): SelectItem {
   let alias: string | undefined;
   let field = readField(cursor, ',:()');
   if (cursor.peek() === ':' && cursor.peek(1) !== ':') {
@@ -54,8 +64,14 @@ function readItem(cursor: Cursor, table: TableDefinition): SelectItem {
   if (cursor.peek() === '(' && /(^count|\.(sum|avg|count|max|min))$/.test(field.column)) {
     throw pgrstError('PGRST123', 400, 'Use of aggregate functions is not allowed');
   }
-  if (cursor.peek() === '(' || field.column.startsWith('...')) {
-    throw pgrstError('PGRST127', 400, 'Feature not implemented', `resource embedding (${field.column}) is not supported by this data API yet`);
+  if (field.column.startsWith('...')) {
+    throw pgrstError('PGRST127', 400, 'Feature not implemented', `spread embedding (${field.column}) is not supported by this data API yet`);
+  }
+  if (cursor.peek() === '(') {
+    if (field.jsonPath.length) cursor.fail('"," or "::"');
+    if (embedded) throw pgrstError('PGRST127', 400, 'Feature not implemented', `nested embedding (${field.column}) is not supported by this data API yet`);
+    if (!registry) throw pgrstError('PGRST127', 400, 'Feature not implemented', `resource embedding (${field.column}) is not supported here`);
+    return readEmbed(cursor, table, registry, field.column, alias);
   }
   let cast: string | undefined;
   if (cursor.eat('::')) {
@@ -66,4 +82,33 @@ function readItem(cursor: Cursor, table: TableDefinition): SelectItem {
   }
   resolveField(table, field);
   return { field, cast, key: alias ?? defaultKey(field) };
+}
+
+// `rel[!hint][!inner|!left](items)`, at most two modifiers as PostgREST takes them.
+function readEmbed(cursor: Cursor, table: TableDefinition, registry: Registry, written: string, alias: string | undefined): EmbedItem {
+  const [name, ...modifiers] = written.split('!');
+  if (!name || modifiers.length > 2 || modifiers.some((modifier) => !modifier)) cursor.fail('a relation name with at most two "!" modifiers');
+  let inner = false;
+  let hint: string | undefined;
+  for (const modifier of modifiers) {
+    if (modifier === 'inner') inner = true;
+    else if (modifier !== 'left') hint = modifier;
+  }
+  const relation = resolveRelation(registry, table, name, hint);
+  cursor.expect('(');
+  const target = findTable(registry, relation.fk.references.table);
+  const select = readItems(cursor, target, registry, true) as ColumnItem[];
+  cursor.skipSpaces();
+  cursor.expect(')');
+  const embed: Embed = {
+    name,
+    alias,
+    table: target.name,
+    column: relation.fk.column,
+    referencedColumn: relation.fk.references.column,
+    inner,
+    select,
+    filters: [],
+  };
+  return { key: alias ?? name, embed };
 }

@@ -2,9 +2,10 @@ import type { Condition, FieldPath, Filter } from '../parse/plan';
 import { quoteIdentifier } from '../registry';
 import { Params, SQL_TYPE } from './params';
 
-// The column comes from the registry (quoted); JSON keys are parameters like any value.
-export function fieldSql(field: FieldPath, params: Params): string {
-  let sql = `t.${quoteIdentifier(field.column)}`;
+// The column comes from the registry (quoted); JSON keys are parameters like any value. `alias` is
+// the table's alias in the statement: `t` for the requested table, `e1`... for embeds.
+export function fieldSql(field: FieldPath, params: Params, alias = 't'): string {
+  let sql = `${alias}.${quoteIdentifier(field.column)}`;
   for (const step of field.jsonPath) {
     sql += /^-?\d+$/.test(step.key) ? `${step.arrow}${params.add(Number(step.key))}::int` : `${step.arrow}${params.add(step.key)}::text`;
   }
@@ -16,8 +17,8 @@ const TS_QUERY: Record<string, string> = { fts: 'to_tsquery', plfts: 'plainto_ts
 const IS_SQL: Record<string, string> = { null: 'IS NULL', not_null: 'IS NOT NULL', true: 'IS TRUE', false: 'IS FALSE', unknown: 'IS UNKNOWN' };
 const CONTAINMENT: Record<string, string> = { cs: '@>', cd: '<@', ov: '&&' };
 
-function conditionSql(condition: Condition, params: Params): string {
-  const left = fieldSql(condition.field, params);
+function conditionSql(condition: Condition, params: Params, alias: string): string {
+  const left = fieldSql(condition.field, params, alias);
   const type = SQL_TYPE[condition.valueType];
   const { operator, value } = condition;
   const textual = operator === 'like' || operator === 'ilike' || operator === 'match' || operator === 'imatch';
@@ -45,14 +46,14 @@ function conditionSql(condition: Condition, params: Params): string {
   }
 }
 
-export function filterSql(filter: Filter, params: Params): string {
+export function filterSql(filter: Filter, params: Params, alias = 't'): string {
   const sql =
     filter.kind === 'condition'
-      ? conditionSql(filter, params)
-      : `(${filter.children.map((child) => filterSql(child, params)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
+      ? conditionSql(filter, params, alias)
+      : `(${filter.children.map((child) => filterSql(child, params, alias)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
   return filter.negated ? `NOT (${sql})` : sql;
 }
 
-export function whereSql(filters: Filter[], params: Params): string {
-  return filters.length ? filters.map((filter) => filterSql(filter, params)).join(' AND ') : 'TRUE';
+export function whereSql(filters: Filter[], params: Params, alias = 't'): string {
+  return filters.length ? filters.map((filter) => filterSql(filter, params, alias)).join(' AND ') : 'TRUE';
 }

@@ -1,5 +1,6 @@
 import { parseReadRequest } from '../parse/request.parser';
 import { findTable } from '../registry';
+import { embedRegistry } from '../testing/embed.fixture';
 import { itemsRegistry } from '../testing/items.registry';
 import { buildReadSql } from './read.sql';
 
@@ -33,5 +34,18 @@ describe('buildReadSql', () => {
   it('should merge rows wider than 50 keys from chunks', () => {
     const select = Array.from({ length: 51 }, (_, i) => `c${i}:id`).join(',');
     expect(build(`select=${select}`).text).toContain('::jsonb || json_build_object(');
+  });
+
+  it('should embed a to-one relation as a correlated subquery, values as parameters', () => {
+    const notes = findTable(embedRegistry, 'dataapi_notes');
+    const statement = buildReadSql(
+      parseReadRequest(notes, { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} }, embedRegistry),
+    );
+    expect(statement.text).toBe(
+      'SELECT coalesce(json_agg(p.r), \'[]\')::text AS body, count(*) AS page_count FROM (SELECT json_build_object($1::text, t."title", $2::text, ' +
+        '(SELECT json_build_object($3::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $4::text)) AS r ' +
+        'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $5::text)) p',
+    );
+    expect(statement.values).toEqual(['title', 'o', 'name', "O'Brien", "O'Brien"]);
   });
 });

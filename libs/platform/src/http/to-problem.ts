@@ -4,6 +4,7 @@ import type { Problem } from './error-families';
 
 const STATUS_OF_KIND: Record<ErrorKind, number> = {
   validation: 400,
+  ambiguous: 300,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
