@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { type PlatformRuntime, SecretBox } from '@engage/platform';
+import { startTestRuntime } from '@engage/platform/testing';
+import { identityMigrations } from '../index';
+import { OrganizationService } from './organization.service';
+
+describe('OrganizationService', () => {
+  let runtime: PlatformRuntime;
+  let organizations: OrganizationService;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations });
+    organizations = new OrganizationService(runtime.db, new SecretBox(randomBytes(32)));
+  });
+  afterAll(() => runtime.close());
+
+  const count = async (table: string) => (await runtime.db.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)))[0].n;
+
+  it('should create the organization, its OWNER and organization.created together', async () => {
+    const created = await organizations.createOrganization({ name: ' Acme ', ownerEmail: `a.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
+    const [event] = await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1', [created.organization_id]));
+    expect(event.type).toBe('organization.created');
+    const [member] = await runtime.db.asSystem((tx) => tx.query<{ role: string }>('SELECT role FROM memberships WHERE organization_id = $1', [created.organization_id]));
+    expect(member.role).toBe('OWNER');
+  });
+
+  it('should leave nothing behind when the owner cannot be created', async () => {
+    const email = `taken.${Date.now()}@example.com`;
+    await organizations.createOrganization({ name: 'First', ownerEmail: email, ownerPassword: 'owner password 1' });
+    const [orgs, events] = [await count('organizations'), await count('outbox')];
+    await expect(organizations.createOrganization({ name: 'Second', ownerEmail: email, ownerPassword: 'owner password 1' })).rejects.toMatchObject({ code: 'user_already_exists' });
+    await expect(organizations.createOrganization({ name: 'Third', ownerEmail: 'not-an-email', ownerPassword: 'owner password 1' })).rejects.toMatchObject({ kind: 'validation' });
+    expect([await count('organizations'), await count('outbox')]).toEqual([orgs, events]);
+  });
+});
