@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { identityMigrations, OrganizationService } from '@engage/identity';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
 
@@ -9,15 +9,13 @@ describe('CRM event consumers', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
     // role all: the outbox relay and the consumers run in this process, as with npm start.
-    runtime = await startTestRuntime({ role: 'all', migrations: [...identityMigrations, ...crmMigrations] });
-    app = await createHttpApp(runtime, testRootModule(runtime, [CrmModule]));
+    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'all', migrations: [...identityMigrations, ...crmMigrations] }));
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   it('should give a new organization its default pipeline once organization.created arrives', async () => {
     const org = await app.get(OrganizationService).createOrganization({ name: 'Fresh', ownerEmail: `fresh.${Date.now()}@example.com`, ownerPassword: 'fresh password 1' });

@@ -1,24 +1,20 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant } from '@engage/identity/testing';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import { startTestApp } from '@engage/platform/testing';
 import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
 
 describe('kanban board and moves over HTTP', () => {
-  let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
-    app = await createHttpApp(runtime, testRootModule(runtime, [CrmModule]));
+    ({ app, close } = await startTestApp([CrmModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations] }));
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const newOrg = async () => {
     const tenant = await createTestTenant(app);

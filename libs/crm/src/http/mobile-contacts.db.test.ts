@@ -1,8 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant } from '@engage/identity/testing';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
 import { ContactService } from '../application/contact.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
@@ -11,14 +11,12 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
-    app = await createHttpApp(runtime, testRootModule(runtime, [CrmModule]));
+    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations] }));
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   async function agentOfNewOrg() {
     const tenant = await createTestTenant(app, 'Shop');

@@ -1,8 +1,8 @@
 import { createClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
 import { IdentityModule } from '../identity.module';
 import { identityMigrations } from '../index';
 import { latestMailTo } from '../infrastructure/email/dev-mailbox-email-sender';
@@ -18,17 +18,15 @@ describe('sign-up, email links, recovery and user updates', () => {
   let baseUrl: string;
   let anonKey: string;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations, env: { PUBLIC_URL, AUTH_REDIRECT_URLS: 'https://app.example.com/auth' } });
-    app = await createHttpApp(runtime, testRootModule(runtime, [IdentityModule]));
+    ({ runtime, app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations, env: { PUBLIC_URL, AUTH_REDIRECT_URLS: 'https://app.example.com/auth' } }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = await app.getUrl();
     anonKey = await app.get(TokenService).issueAnonKey();
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const supabase = () =>
     createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
 import { IdentityModule } from '../identity.module';
 import { identityMigrations } from '../index';
 import { OrganizationService } from '../application/organization.service';
@@ -10,14 +10,12 @@ describe('presence heartbeat', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations });
-    app = await createHttpApp(runtime, testRootModule(runtime, [IdentityModule]));
+    ({ runtime, app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations }));
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const onlineOf = async (id: string) => (await runtime.db.asSystem((tx) => tx.query<{ is_online: boolean }>('SELECT is_online FROM users WHERE id = $1', [id])))[0].is_online;
 

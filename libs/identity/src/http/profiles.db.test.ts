@@ -1,6 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApp, type PlatformRuntime } from '@engage/platform';
-import { startTestRuntime, testRootModule } from '@engage/platform/testing';
+import { startTestApp } from '@engage/platform/testing';
 import { IdentityModule } from '../identity.module';
 import { identityMigrations } from '../index';
 import { OrganizationService } from '../application/organization.service';
@@ -8,17 +7,14 @@ import { OrganizationService } from '../application/organization.service';
 let counter = 0;
 
 describe('GET and PATCH /rest/v1/profiles', () => {
-  let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: identityMigrations });
-    app = await createHttpApp(runtime, testRootModule(runtime, [IdentityModule]));
+    ({ app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations }));
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   async function member() {
     const email = `profile.${Date.now()}.${counter++}@example.com`;

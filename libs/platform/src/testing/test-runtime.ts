@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { RequestContext } from '@engage/shared-kernel';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '../http/create-http-app';
 import { PlatformModule } from '../runtime/platform.module';
 import { loadConfig } from '../config/load-config';
 import type { MigrationClass } from '../database/data-source';
@@ -52,3 +54,17 @@ export function testRootModule(runtime: PlatformRuntime, modules: Type[]): Dynam
 }
 
 class TestRootModule {}
+
+// The usual start of an HTTP test: a runtime on a fresh database and the app serving `modules`.
+export async function startTestApp(modules: Type[], options: Parameters<typeof startTestRuntime>[0] = {}): Promise<{ runtime: PlatformRuntime; app: NestFastifyApplication; close(): Promise<void> }> {
+  const runtime = await startTestRuntime({ role: 'api', ...options });
+  const app = await createHttpApp(runtime, testRootModule(runtime, modules));
+  return {
+    runtime,
+    app,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
