@@ -1,17 +1,24 @@
 import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
-import { CONFIG, type Config, Database, PLATFORM_LOG } from '@engage/platform';
+import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
 import type pino from 'pino';
+import { ChannelAccountService } from './application/channel-account.service';
+import { ConversationService } from './application/conversation.service';
+import { InboundProcessor } from './application/inbound-processor';
+import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
+import { InboundWorker } from './application/inbound.worker';
 import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
 import { SendAuthorizer } from './application/send-authorizer';
 import { SendService } from './application/send.service';
 import { ChatLiteSendController } from './http/chat-lite-send.controller';
+import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
+import { ConversationsController } from './http/conversations.controller';
 import { ProviderHolder } from './infrastructure/provider-holder';
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController],
   providers: [
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
@@ -26,7 +33,19 @@ import { ProviderHolder } from './infrastructure/provider-holder';
       useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
         new SendService(db, contacts, settings, provider, { gapMinMs: config.SEND_GAP_MIN_MS, gapMaxMs: config.SEND_GAP_MAX_MS }, (fields, line) => log.debug(fields, line)),
     },
+    { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
+    { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
+    { provide: InboundSignal, useFactory: () => new InboundSignal() },
+    { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
+    { provide: InboundProcessor, inject: [Database, ContactService], useFactory: (db: Database, contacts: ContactService) => new InboundProcessor(db, contacts) },
+    {
+      // Inbound events are processed where events are: worker and all-in-one processes.
+      provide: InboundWorker,
+      inject: [InboundProcessor, InboundSignal, PLATFORM_RUNTIME, PLATFORM_LOG],
+      useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
+        new InboundWorker(processor, signal, runtime.role !== 'api', runtime.config.INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
+    },
   ],
-  exports: [SendService, MESSAGING_PROVIDER],
+  exports: [SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
 })
 export class MessagingModule {}

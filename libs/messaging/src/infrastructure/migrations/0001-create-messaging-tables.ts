@@ -83,10 +83,11 @@ export class CreateMessagingTables1763800003001 implements MigrationInterface {
         received_at timestamptz NOT NULL DEFAULT now(),
         processed_at timestamptz,
         attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL DEFAULT now(),
         last_error text,
         CONSTRAINT inbound_events_channel_account_fkey FOREIGN KEY (organization_id, channel_account_id) REFERENCES channel_accounts (organization_id, id) ON DELETE CASCADE
       );
-      CREATE INDEX inbound_events_pending_idx ON inbound_events (id) WHERE processed_at IS NULL;
+      CREATE INDEX inbound_events_pending_idx ON inbound_events (next_attempt_at, id) WHERE processed_at IS NULL;
       SELECT enable_tenant_rls('inbound_events');
     `);
   }
