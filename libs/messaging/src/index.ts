@@ -7,3 +7,4 @@ export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type Provide
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 
 export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001];
+export { MESSAGING_TABLES } from './infrastructure/exposed-tables';
