@@ -143,7 +143,7 @@ describe('agent inbox /functions/v1/messaging', () => {
     await expect(rows(a.t.ctx, `INSERT INTO conversations (organization_id, contact_id, channel_account_id) SELECT $1, contact_id, channel_account_id FROM conversations LIMIT 1`, [b.t.ctx.organizationId])).rejects.toThrow(/row-level security/);
   });
 
-  it('should create channel accounts only with a valid kind and name, storing only the token's hash', async () => {
+  it("should create channel accounts only with a valid kind and name, storing only the token's hash", async () => {
     const { t } = await tenantWith(0);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'fax', name: 'x' })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'instagram' })).statusCode).toBe(400);
