@@ -6,6 +6,7 @@ import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { OrganizationSettings } from '@engage/identity';
 import { attachmentOf, gapBetween, planCalls, type ProviderBody } from '../domain/provider-calls';
 import { cleanRecipient, type SendRequest } from '../domain/send-request';
+import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
 import { CONVERSATION_BY_ID, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
 import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
 import { messageEvent } from './messaging-events';
@@ -94,7 +95,13 @@ export class SendService {
 
   // Before anything is sent: a named conversation or channel must exist in this organization.
   private async checkTargets(tx: Tx, ctx: RequestContext, req: SendRequest): Promise<{ conversation: ConversationRow | null; phone: string | null }> {
-    if (req.crossChannel) await channelById(tx, req.crossChannel.responseChannelId);
+    if (req.crossChannel) {
+      const channel = await channelById(tx, req.crossChannel.responseChannelId);
+      if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
+        throw new DomainError('validation', 'channel.cannot_send', `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`);
+      }
+      if (!channel.is_active) throw new DomainError('validation', 'channel.inactive', 'responseChannelId is not an active channel account');
+    }
     if (!req.conversationId) return { conversation: null, phone: null };
     const [conversation] = await tx.query<ConversationRow>(CONVERSATION_BY_ID, [req.conversationId]);
     if (!conversation) throw NotFound('conversation', req.conversationId);

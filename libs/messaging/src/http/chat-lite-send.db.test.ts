@@ -211,22 +211,33 @@ describe('POST /functions/v1/chat-lite-send', () => {
   it('should store a cross-channel send in the conversation of the channel it was sent from, resolving the recipient from conversationId', async () => {
     const t = await newTenant();
     const to = newNumber();
-    const first = (await send(t.key, { to, message: 'on chat app', organizationId: t.ctx.organizationId })).json();
+    // The customer wrote on Instagram; the agent answers on the chat app.
+    const first = (await send(t.key, { to, message: 'creates contact and chat-app channel', organizationId: t.ctx.organizationId })).json();
+    const [chatApp] = await rows<{ id: string }>(t.ctx, 'SELECT channel_account_id AS id FROM conversations WHERE id = $1', [first.conversationId]);
     const [instagram] = await rows<{ id: string }>(t.ctx, "INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'instagram', 'IG') RETURNING id");
-    const [original] = await rows<{ channel_account_id: string }>(t.ctx, 'SELECT channel_account_id FROM conversations WHERE id = $1', [first.conversationId]);
-    const cross = { originalChannelId: original.channel_account_id, originalChannelType: 'chat_app', responseChannelId: instagram.id };
-    const res = await send(t.key, { message: 'answered on instagram', organizationId: t.ctx.organizationId, conversationId: first.conversationId, crossChannelResponse: cross });
+    const [igConversation] = await rows<{ id: string }>(t.ctx, 'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id', [first.contactId, instagram.id]);
+    await rows(t.ctx, 'UPDATE conversations SET status = $2 WHERE id = $1', [first.conversationId, 'RESOLVED']);
+    const cross = { originalChannelId: instagram.id, originalChannelType: 'instagram', responseChannelId: chatApp.id };
+    const res = await send(t.key, { message: 'answered on the chat app', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: cross });
     expect(res.statusCode).toBe(200);
     const body = res.json();
+    expect(body.conversationId).not.toBe(igConversation.id);
     expect(body.conversationId).not.toBe(first.conversationId);
     expect(body.contactId).toBe(first.contactId);
     expect(provider.callsTo(to)).toHaveLength(2);
     const [landed] = await rows(t.ctx, 'SELECT channel_account_id, contact_id, status FROM conversations WHERE id = $1', [body.conversationId]);
-    expect(landed).toEqual({ channel_account_id: instagram.id, contact_id: first.contactId, status: 'OPEN' });
+    expect(landed).toEqual({ channel_account_id: chatApp.id, contact_id: first.contactId, status: 'OPEN' });
     const [message] = await rows<{ metadata: Record<string, unknown> }>(t.ctx, 'SELECT metadata FROM messages WHERE conversation_id = $1', [body.conversationId]);
-    expect(message.metadata.cross_channel).toEqual({ ...cross, requested_conversation_id: first.conversationId });
+    expect(message.metadata.cross_channel).toEqual({ ...cross, requested_conversation_id: igConversation.id });
+    expect(await rows(t.ctx, 'SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1', [igConversation.id])).toEqual([{ n: 0 }]);
     // The same again lands in the same (now existing) conversation.
-    expect((await send(t.key, { message: 'again', organizationId: t.ctx.organizationId, conversationId: first.conversationId, crossChannelResponse: cross })).json().conversationId).toBe(body.conversationId);
+    expect((await send(t.key, { message: 'again', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: cross })).json().conversationId).toBe(body.conversationId);
+    // Answering "from" a channel kind without a sending adapter is refused before sending.
+    const before = provider.calls.length;
+    const wrong = await send(t.key, { message: 'x', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: { ...cross, responseChannelId: instagram.id } });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().code).toBe('channel.cannot_send');
+    expect(provider.calls.length).toBe(before);
   });
 
   it('should answer 404 for another organization\'s conversation or channel, without sending', async () => {
