@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
-import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
+import { join } from 'node:path';
+import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl } from '@engage/platform';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
@@ -15,10 +16,13 @@ import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { ProviderHolder } from './infrastructure/provider-holder';
+import { LocalMediaStore } from './infrastructure/local-media-store';
+import { createMediaFetcher } from './infrastructure/media-fetcher';
+import { MediaController } from './http/media.controller';
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController],
   providers: [
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
@@ -37,7 +41,13 @@ import { ProviderHolder } from './infrastructure/provider-holder';
     { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
-    { provide: InboundProcessor, inject: [Database, ContactService], useFactory: (db: Database, contacts: ContactService) => new InboundProcessor(db, contacts) },
+    { provide: LocalMediaStore, inject: [CONFIG], useFactory: (config: Config) => new LocalMediaStore(join(config.DATA_DIR, 'media'), publicUrl(config)) },
+    {
+      provide: InboundProcessor,
+      inject: [Database, ContactService, LocalMediaStore, CONFIG],
+      useFactory: (db: Database, contacts: ContactService, store: LocalMediaStore, config: Config) =>
+        new InboundProcessor(db, contacts, { store, fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: config.PROVIDER_TIMEOUT_MS }) }),
+    },
     {
       // Inbound events are processed where events are: worker and all-in-one processes.
       provide: InboundWorker,

@@ -4,7 +4,8 @@ import type { Database, Tx } from '@engage/platform';
 import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { InboundPayload } from '../domain/inbound-payload';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
-import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND } from '../infrastructure/inbound.sql';
+import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND, SYSTEM_INBOUND_PAYLOAD } from '../infrastructure/inbound.sql';
+import type { MediaFetcher, MediaStore } from './media-store.port';
 import {
   type ConversationRow,
   INBOUND_EXISTS,
@@ -21,6 +22,13 @@ import { toConversationView, toMessageView } from './views';
 
 export const MAX_INBOUND_ATTEMPTS = 8;
 
+interface StoredMedia {
+  url: string;
+  kind: string;
+  original_url: string;
+  rehost_error?: string;
+}
+
 // Not an error: the outcome is final and the event is done.
 class Settled extends Error {}
 // Worth another try later (e.g. a status callback that arrived before the send committed).
@@ -33,6 +41,7 @@ export class InboundProcessor {
   constructor(
     private readonly db: Database,
     private readonly contacts: ContactService,
+    private readonly media?: { store: MediaStore; fetch: MediaFetcher },
   ) {}
 
   async processDue(limit = 100): Promise<number> {
@@ -45,10 +54,13 @@ export class InboundProcessor {
   private async processOne(id: string, organizationId: string): Promise<boolean> {
     const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
     try {
+      // Downloads happen before the claim's transaction, so no lock waits on the network. Files are
+      // named by content: a retried event stores the same files again.
+      const media = await this.rehost(id, organizationId);
       return await this.db.inTenant(ctx, async (tx) => {
         const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
         if (!event) return false;
-        await this.apply(tx, ctx, event);
+        await this.apply(tx, ctx, event, media);
         await tx.execute(MARK_INBOUND_DONE, [id, null]);
         return true;
       });
@@ -59,7 +71,25 @@ export class InboundProcessor {
     }
   }
 
-  private async apply(tx: Tx, ctx: RequestContext, event: InboundEventRow): Promise<void> {
+  private async rehost(id: string, organizationId: string): Promise<StoredMedia[] | undefined> {
+    if (!this.media) return undefined;
+    const [row] = await this.db.systemQuery<{ payload: InboundPayload }>(SYSTEM_INBOUND_PAYLOAD, [id]);
+    if (row?.payload.type !== 'message' || row.payload.media.length === 0) return undefined;
+    const { store, fetch } = this.media;
+    return Promise.all(
+      row.payload.media.map(async ({ url, kind }): Promise<StoredMedia> => {
+        try {
+          const file = await fetch(url);
+          return { url: await store.put(organizationId, file.bytes, file.contentType), kind, original_url: url };
+        } catch (error) {
+          // The message is stored anyway, with the provider's address and why it was not re-hosted.
+          return { url, kind, original_url: url, rehost_error: String((error as Error).message).slice(0, 200) };
+        }
+      }),
+    );
+  }
+
+  private async apply(tx: Tx, ctx: RequestContext, event: InboundEventRow, media?: StoredMedia[]): Promise<void> {
     const payload = event.payload as unknown as InboundPayload;
     if (payload.type === 'status') return this.applyStatus(tx, ctx, event, payload);
     const [seen] = await tx.query(INBOUND_EXISTS, [event.channel_account_id, payload.id]);
@@ -73,7 +103,7 @@ export class InboundProcessor {
       await tx.emit([conversationEvent('conversation.status.changed', ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
     }
     const metadata = { sender_name: payload.name, reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id) };
-    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contact.id, event.channel_account_id, payload.text, JSON.stringify(payload.media), payload.id, JSON.stringify(metadata)]);
+    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contact.id, event.channel_account_id, payload.text, JSON.stringify(media ?? payload.media), payload.id, JSON.stringify(metadata)]);
     // A concurrent worker stored the same provider id first: undo this transaction's work.
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     const message = toMessageView(row);

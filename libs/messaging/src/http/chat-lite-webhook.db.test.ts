@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { crmMigrations } from '@engage/crm';
 import { identityMigrations, OrganizationService } from '@engage/identity';
@@ -22,12 +24,22 @@ beforeAll(async () => {
   ({ app, runtime, close } = await startTestApp([MessagingModule], {
     role: 'all',
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { NOTIFY_URL: provider.url, INBOUND_POLL_MS: '50' },
+    env: { NOTIFY_URL: provider.url, INBOUND_POLL_MS: '50', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
   }));
+});
+// A provider's media host on loopback (allowed through OUTBOUND_ALLOW_HOSTS in this test).
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+const mediaHost = createServer((req, res) => (req.url === '/pic.png' ? res.writeHead(200, { 'content-type': 'image/png' }).end(PNG) : res.writeHead(404).end()));
+let mediaUrl = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => mediaHost.listen(0, '127.0.0.1', resolve));
+  mediaUrl = `http://127.0.0.1:${(mediaHost.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await close();
   await provider.stop();
+  mediaHost.closeAllConnections();
+  await new Promise((resolve) => mediaHost.close(resolve));
 });
 
 interface Channel {
@@ -76,7 +88,7 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     expect(duplicate.last_error).toMatch(/duplicate/);
 
     // A later message from the same number joins the same conversation.
-    await post(ch.id, ch.token, { type: 'message', id: 'wamid.2', from: `+${from}`, media: [{ url: 'https://cdn.example.com/p.jpg', kind: 'image' }] });
+    await post(ch.id, ch.token, { type: 'message', id: 'wamid.2', from: `+${from}`, media: [{ url: `${mediaUrl}/pic.png`, kind: 'image' }] });
     await settled(ch.tenant.ctx);
     expect(await rows(ch.tenant.ctx, 'SELECT unread_count FROM conversations')).toEqual([{ unread_count: 2 }]);
   });
@@ -161,5 +173,26 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     expect(await rows(ch.tenant.ctx, 'SELECT status, snoozed_until FROM conversations')).toEqual([{ status: 'OPEN', snoozed_until: null }]);
     // A plain reply (not to a campaign) gives no broadcast.response.
     expect(events.filter((e) => e.type === 'broadcast.response')).toHaveLength(1);
+  });
+
+  it('should re-host inbound media into own storage, and refuse to fetch private addresses', async () => {
+    const ch = await newChannel();
+    const media = [{ url: `${mediaUrl}/pic.png`, kind: 'image' }, { url: 'http://169.254.169.254/latest/meta-data', kind: 'image' }, { url: `${mediaUrl}/gone.png`, kind: 'image' }];
+    await post(ch.id, ch.token, { type: 'message', id: 'media-1', from: newNumber(), media });
+    await settled(ch.tenant.ctx);
+    const [message] = await rows<{ media: { url: string; original_url: string; rehost_error?: string }[] }>(ch.tenant.ctx, 'SELECT media FROM messages');
+    const [own, metadataService, missing] = message.media;
+    expect(own.url).toMatch(new RegExp(`/functions/v1/messaging/media/${ch.tenant.ctx.organizationId}/[0-9a-f]{64}\\.png$`));
+    expect(own).toMatchObject({ original_url: media[0].url });
+    expect(own.rehost_error).toBeUndefined();
+    const served = await app.inject({ method: 'GET', url: new URL(own.url).pathname });
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('image/png');
+    expect(served.rawPayload.equals(PNG)).toBe(true);
+    expect(metadataService).toMatchObject({ url: media[1].url, rehost_error: expect.stringContaining('private address') });
+    expect(missing).toMatchObject({ url: media[2].url, rehost_error: 'media download answered 404' });
+    // Unknown or malformed names are 404, never a path outside the store.
+    expect((await app.inject({ method: 'GET', url: `/functions/v1/messaging/media/${ch.tenant.ctx.organizationId}/..%2F..%2Fetc%2Fpasswd` })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: `/functions/v1/messaging/media/${ch.tenant.ctx.organizationId}/${'0'.repeat(64)}.png` })).statusCode).toBe(404);
   });
 });

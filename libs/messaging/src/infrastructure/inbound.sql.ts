@@ -29,3 +29,6 @@ export const MARK_INBOUND_RETRY = `
          next_attempt_at = now() + make_interval(secs => least(300, power(2, attempts))),
          processed_at = CASE WHEN attempts + 1 >= $3 THEN now() END
   WHERE id = $1 AND processed_at IS NULL`;
+
+// SYSTEM: the payload, read before the claim to download its media outside the transaction.
+export const SYSTEM_INBOUND_PAYLOAD = `SELECT payload FROM inbound_events WHERE id = $1 AND processed_at IS NULL`;
