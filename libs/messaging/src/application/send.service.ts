@@ -60,7 +60,7 @@ export class SendService {
     const provider = await this.settings.providerKey(req.organizationId);
     if (!provider) throw NotFound('organization', req.organizationId);
     if (provider.key === null) throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
-    const target = await this.db.inTenant(ctx, (tx) => this.checkTargets(tx, ctx, req));
+    const target = await this.checkTargets(ctx, req);
     const recipient = recipientGiven ?? cleanRecipient(target.phone ?? '');
 
     const calls = planCalls([recipient.digits], req.message, req.mediaUrls.map((url) => attachmentOf(url)), () => randomInt(1, 2_147_483_647));
@@ -94,20 +94,24 @@ export class SendService {
   }
 
   // Before anything is sent: a named conversation or channel must exist in this organization.
-  private async checkTargets(tx: Tx, ctx: RequestContext, req: SendRequest): Promise<{ conversation: ConversationRow | null; phone: string | null }> {
-    if (req.crossChannel) {
-      const channel = await channelById(tx, req.crossChannel.responseChannelId);
-      if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
-        throw new DomainError('validation', 'channel.cannot_send', `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`);
+  // The contact is read after the transaction (the CRM opens its own; nesting could exhaust the pool).
+  private async checkTargets(ctx: RequestContext, req: SendRequest): Promise<{ conversation: ConversationRow | null; phone: string | null }> {
+    const conversation = await this.db.inTenant(ctx, async (tx) => {
+      if (req.crossChannel) {
+        const channel = await channelById(tx, req.crossChannel.responseChannelId);
+        if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
+          throw new DomainError('validation', 'channel.cannot_send', `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`);
+        }
+        if (!channel.is_active) throw new DomainError('validation', 'channel.inactive', 'responseChannelId is not an active channel account');
       }
-      if (!channel.is_active) throw new DomainError('validation', 'channel.inactive', 'responseChannelId is not an active channel account');
-    }
-    if (!req.conversationId) return { conversation: null, phone: null };
-    const [conversation] = await tx.query<ConversationRow>(CONVERSATION_BY_ID, [req.conversationId]);
-    if (!conversation) throw NotFound('conversation', req.conversationId);
-    if (req.to !== null) return { conversation, phone: null };
+      if (!req.conversationId) return null;
+      const [row] = await tx.query<ConversationRow>(CONVERSATION_BY_ID, [req.conversationId]);
+      if (!row) throw NotFound('conversation', req.conversationId);
+      return row;
+    });
+    if (!conversation || req.to !== null) return { conversation, phone: null };
     const contact = await this.contacts.get(ctx, conversation.contact_id);
-    if (contact.phones.length === 0) throw new DomainError('validation', 'validation_failed', 'The conversation\'s contact has no phone number; give `to`');
+    if (contact.phones.length === 0) throw new DomainError('validation', 'validation_failed', "The conversation's contact has no phone number; give `to`");
     return { conversation, phone: contact.phones[0] };
   }
 
