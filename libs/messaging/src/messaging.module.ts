@@ -17,8 +17,16 @@ import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { ProviderHolder } from './infrastructure/provider-holder';
 import { LocalMediaStore } from './infrastructure/local-media-store';
+import { S3MediaStore } from './infrastructure/s3-media-store';
+import type { MediaStore } from './application/media-store.port';
 import { createMediaFetcher } from './infrastructure/media-fetcher';
 import { MediaController } from './http/media.controller';
+
+// Own storage for re-hosted media: the S3-compatible CDN when CDN_URL is set, else DATA_DIR/media.
+function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
+  if (!config.CDN_URL) return local;
+  return new S3MediaStore({ url: config.CDN_URL, accessKeyId: config.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: config.CDN_SECRET_ACCESS_KEY ?? '', region: config.CDN_REGION, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+}
 
 @Module({
   imports: [IdentityModule, CrmModule],
@@ -45,8 +53,8 @@ import { MediaController } from './http/media.controller';
     {
       provide: InboundProcessor,
       inject: [Database, ContactService, LocalMediaStore, CONFIG],
-      useFactory: (db: Database, contacts: ContactService, store: LocalMediaStore, config: Config) =>
-        new InboundProcessor(db, contacts, { store, fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: config.PROVIDER_TIMEOUT_MS }) }),
+      useFactory: (db: Database, contacts: ContactService, local: LocalMediaStore, config: Config) =>
+        new InboundProcessor(db, contacts, { store: mediaStoreOf(config, local), fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: config.PROVIDER_TIMEOUT_MS }) }),
     },
     {
       // Inbound events are processed where events are: worker and all-in-one processes.

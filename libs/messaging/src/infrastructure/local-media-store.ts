@@ -8,6 +8,9 @@ const EXTENSIONS: Record<string, string> = {
   'audio/ogg': 'ogg', 'audio/mpeg': 'mp3', 'audio/mp4': 'm4a', 'application/pdf': 'pdf',
 };
 const TYPES = Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type]));
+export const mediaFileName = (bytes: Buffer, contentType: string): string =>
+  `${createHash('sha256').update(bytes).digest('hex')}.${EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()] ?? 'bin'}`;
+
 export const MEDIA_FILE = /^[0-9a-f]{64}\.(jpg|png|gif|webp|mp4|3gp|ogg|mp3|m4a|pdf|bin)$/;
 
 // Files named by the SHA-256 of their content under <dir>/<organizationId>/: storing the same media
@@ -20,7 +23,7 @@ export class LocalMediaStore implements MediaStore {
   ) {}
 
   async put(organizationId: string, bytes: Buffer, contentType: string): Promise<string> {
-    const name = `${createHash('sha256').update(bytes).digest('hex')}.${EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()] ?? 'bin'}`;
+    const name = mediaFileName(bytes, contentType);
     const folder = join(this.dir, organizationId);
     await mkdir(folder, { recursive: true });
     await writeFile(join(folder, name), bytes);
