@@ -137,11 +137,16 @@ export class SendService {
       if (req.from !== null) metadata.sender_name = req.from;
       if (req.crossChannel) metadata.cross_channel = { ...req.crossChannel, requested_conversation_id: req.conversationId };
       if (attempt.result) metadata.provider_response = { status: attempt.result.status, message: attempt.result.message };
-      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [
+      const values = (externalId: string | null) => [
         conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', attempt.result ? 'SENT' : 'FAILED', call.message,
         JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
-        attempt.result?.externalId ?? null, JSON.stringify(metadata), attempt.error,
-      ]);
+        externalId, JSON.stringify(metadata), attempt.error,
+      ];
+      let [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(attempt.result?.externalId ?? null));
+      if (!row) {
+        metadata.duplicate_external_id = attempt.result?.externalId;
+        [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(null));
+      }
       const view = toMessageView(row);
       messages.push(view);
       await tx.emit([messageEvent(attempt.result ? 'message.sent' : 'message.failed', ctx, view)]);

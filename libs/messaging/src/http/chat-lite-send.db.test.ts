@@ -139,6 +139,18 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(stored.map((m) => m.status).sort()).toEqual(['FAILED', 'FAILED', 'SENT']);
   });
 
+  it('should keep a message whose provider id repeats one already stored, without the id', async () => {
+    const t = await newTenant();
+    const to = newNumber();
+    provider.script = (call) => (call.body.UOWCHAT.receivers[0].mobileNum === to ? { status: 200, body: { status: true, message: 'ok', id: 'always-the-same' } } : undefined);
+    const first = await send(t.key, { to, message: 'one', organizationId: t.ctx.organizationId });
+    const second = await send(t.key, { to, message: 'two', organizationId: t.ctx.organizationId });
+    provider.script = () => undefined;
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+    const stored = await rows<{ content: string; external_id: string | null; metadata: Record<string, unknown> }>(t.ctx, 'SELECT content, external_id, metadata FROM messages ORDER BY created_at, content');
+    expect(stored.map((m) => [m.content, m.external_id, m.metadata.duplicate_external_id ?? null])).toEqual([['one', 'always-the-same', null], ['two', null, 'always-the-same']]);
+  });
+
   it('should refuse bad input with 400 naming the problem, before calling the provider', async () => {
     const t = await newTenant();
     const org = t.ctx.organizationId;

@@ -87,9 +87,12 @@ export const TOUCH_CONVERSATION = `
 export const CONVERSATION_BY_ID = `SELECT * FROM conversations WHERE id = $1`;
 export const CONVERSATION_FOR_UPDATE = `SELECT * FROM conversations WHERE id = $1 FOR UPDATE`;
 
+// A provider id seen before on the channel (a provider answering with a non-unique id) gives no
+// row; the caller stores the message without it rather than lose it.
 export const INSERT_MESSAGE = `
   INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error)
   VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
   RETURNING *`;
 
 // Inbound de-duplication: a provider id already stored gives no row.
