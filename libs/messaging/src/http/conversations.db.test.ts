@@ -143,12 +143,19 @@ describe('agent inbox /functions/v1/messaging', () => {
     await expect(rows(a.t.ctx, `INSERT INTO conversations (organization_id, contact_id, channel_account_id) SELECT $1, contact_id, channel_account_id FROM conversations LIMIT 1`, [b.t.ctx.organizationId])).rejects.toThrow(/row-level security/);
   });
 
-  it("should create channel accounts only with a valid kind and name, storing only the token's hash", async () => {
+  it("should create channel accounts only for owners, admins and API keys, with a valid kind and name, storing only the token's hash", async () => {
     const { t } = await tenantWith(0);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'fax', name: 'x' })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'instagram' })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'instagram', name: 'x'.repeat(201) })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', {}, { kind: 'instagram', name: 'IG' })).statusCode).toBe(401);
+    // An AGENT works the inbox but does not manage channels.
+    const email = `agent.${t.ctx.organizationId}@example.com`;
+    await app.get(OrganizationService).createUser({ organizationId: t.ctx.organizationId, email, password: 'agent password 1', role: 'AGENT' });
+    const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'agent password 1' } });
+    const agent = { authorization: `Bearer ${login.json().access_token}` };
+    expect((await call('GET', '/conversations', agent)).statusCode).toBe(200);
+    expect((await call('POST', '/channel-accounts', agent, { kind: 'instagram', name: 'IG' })).statusCode).toBe(403);
     const created = await call('POST', '/channel-accounts', t.session, { kind: 'instagram', name: 'IG' });
     expect(created.statusCode).toBe(201);
     expect(created.json().inbound_token).toMatch(/^chs_/);
