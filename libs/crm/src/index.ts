@@ -9,6 +9,7 @@ export type { ContactView } from './application/contact-view';
 export { CompanyService, type CompanyView } from './application/company.service';
 export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
+export { findOrCreateContactByPhone } from './application/find-or-create-contact';
 
 export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003];
 export { CRM_TABLES } from './infrastructure/exposed-tables';

@@ -14,6 +14,7 @@ import { REDIRECT_ALLOWED, redirectAllowList } from './http/redirects';
 import { ApiKeyService } from './application/api-key.service';
 import { Authenticator } from './application/authenticator';
 import { OrganizationService } from './application/organization.service';
+import { OrganizationSettings } from './application/organization-settings';
 import { RateLimiter } from './application/rate-limiter';
 import { SessionService } from './application/session.service';
 import { TokenService } from './infrastructure/token-service';
@@ -39,6 +40,7 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: Authenticator, inject: [Database, TokenService], useFactory: (db: Database, tokens: TokenService) => new Authenticator(db, tokens) },
     { provide: ApiKeyService, inject: [Database], useFactory: (db: Database) => new ApiKeyService(db) },
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
+    { provide: OrganizationSettings, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationSettings(db, box) },
     { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender(runtime.config) },
     {
       provide: AccountService,
@@ -56,6 +58,6 @@ import { MobileLoginController } from './http/mobile-login.controller';
     },
     AuthGuard,
   ],
-  exports: [EMAIL_SENDER, MembershipService, Authenticator, AuthGuard, TokenService, OrganizationService, ApiKeyService, SecretBox],
+  exports: [EMAIL_SENDER, MembershipService, Authenticator, AuthGuard, TokenService, OrganizationService, OrganizationSettings, ApiKeyService, SecretBox],
 })
 export class IdentityModule {}

@@ -11,6 +11,7 @@ export { Authenticator, type Caller, type CredentialKind } from './application/a
 export { ApiKeyService } from './application/api-key.service';
 export { MembershipService, type MemberView, type InvitationView } from './application/membership.service';
 export { OrganizationService, SECRET_SETTINGS } from './application/organization.service';
+export { OrganizationSettings } from './application/organization-settings';
 export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';

@@ -1,5 +1,69 @@
 import { Module } from '@nestjs/common';
+import { CrmModule, ContactService } from '@engage/crm';
+import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
+import { join } from 'node:path';
+import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl } from '@engage/platform';
+import type pino from 'pino';
+import { ChannelAccountService } from './application/channel-account.service';
+import { ConversationService } from './application/conversation.service';
+import { InboundProcessor } from './application/inbound-processor';
+import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
+import { InboundWorker } from './application/inbound.worker';
+import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
+import { SendAuthorizer } from './application/send-authorizer';
+import { SendService } from './application/send.service';
+import { ChatLiteSendController } from './http/chat-lite-send.controller';
+import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
+import { ConversationsController } from './http/conversations.controller';
+import { ProviderHolder } from './infrastructure/provider-holder';
+import { LocalMediaStore } from './infrastructure/local-media-store';
+import { S3MediaStore } from './infrastructure/s3-media-store';
+import type { MediaStore } from './application/media-store.port';
+import { createMediaFetcher } from './infrastructure/media-fetcher';
+import { MediaController } from './http/media.controller';
 
-// Filled by the messaging issue: controllers, handlers, ports and their adapters.
-@Module({})
+// Own storage for re-hosted media: the S3-compatible CDN when CDN_URL is set, else DATA_DIR/media.
+function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
+  if (!config.CDN_URL) return local;
+  return new S3MediaStore({ url: config.CDN_URL, accessKeyId: config.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: config.CDN_SECRET_ACCESS_KEY ?? '', region: config.CDN_REGION, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+}
+
+@Module({
+  imports: [IdentityModule, CrmModule],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController],
+  providers: [
+    { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
+    { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
+    {
+      provide: SendAuthorizer,
+      inject: [Authenticator, TokenService, CONFIG],
+      useFactory: (authenticator: Authenticator, tokens: TokenService, config: Config) => new SendAuthorizer(authenticator, tokens, config.ALLOW_ANON_SEND),
+    },
+    {
+      provide: SendService,
+      inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, PLATFORM_LOG],
+      useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
+        new SendService(db, contacts, settings, provider, { gapMinMs: config.SEND_GAP_MIN_MS, gapMaxMs: config.SEND_GAP_MAX_MS }, (fields, line) => log.debug(fields, line)),
+    },
+    { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
+    { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
+    { provide: InboundSignal, useFactory: () => new InboundSignal() },
+    { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
+    { provide: LocalMediaStore, inject: [CONFIG], useFactory: (config: Config) => new LocalMediaStore(join(config.DATA_DIR, 'media'), publicUrl(config)) },
+    {
+      provide: InboundProcessor,
+      inject: [Database, ContactService, LocalMediaStore, CONFIG],
+      useFactory: (db: Database, contacts: ContactService, local: LocalMediaStore, config: Config) =>
+        new InboundProcessor(db, contacts, { store: mediaStoreOf(config, local), fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: config.PROVIDER_TIMEOUT_MS }) }),
+    },
+    {
+      // Inbound events are processed where events are: worker and all-in-one processes.
+      provide: InboundWorker,
+      inject: [InboundProcessor, InboundSignal, PLATFORM_RUNTIME, PLATFORM_LOG],
+      useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
+        new InboundWorker(processor, signal, runtime.role !== 'api', runtime.config.INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
+    },
+  ],
+  exports: [SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
+})
 export class MessagingModule {}

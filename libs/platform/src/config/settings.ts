@@ -22,6 +22,10 @@ export const SETTINGS = {
   OUTBOX_POLL_MS: intSetting({ group: 'events', default: 250, min: 10, max: 60000, description: 'how often the outbox relay looks for events written by other processes' }),
 
   NOTIFY_URL: urlSetting({ group: 'messaging', protocols: ['http:', 'https:'], description: 'base address of the chat-app delivery provider; unset uses the built-in sandbox provider (refused in production)' }),
+  SEND_GAP_MIN_MS: intSetting({ group: 'messaging', default: 800, min: 0, max: 60000, description: 'shortest randomized pause between the provider calls of one multi-attachment send' }),
+  SEND_GAP_MAX_MS: intSetting({ group: 'messaging', default: 2500, min: 0, max: 60000, description: 'longest randomized pause between the provider calls of one multi-attachment send (at least SEND_GAP_MIN_MS)' }),
+  PROVIDER_TIMEOUT_MS: intSetting({ group: 'messaging', default: 15000, min: 100, max: 120000, description: 'time-out of one call to the delivery provider' }),
+  INBOUND_POLL_MS: intSetting({ group: 'messaging', default: 500, min: 10, max: 60000, description: 'how often the worker looks for stored inbound provider events written by other processes' }),
 
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
   LOGIN_LIMIT_PER_EMAIL: intSetting({ group: 'identity', default: 10, min: 1, max: 1000000, description: 'sign-in attempts allowed per email address in 5 minutes (429 above)' }),

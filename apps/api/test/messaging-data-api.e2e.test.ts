@@ -1,0 +1,43 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createTestTenant } from '@engage/identity/testing';
+import { OrganizationService } from '@engage/identity';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestRuntime } from '@engage/platform/testing';
+import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { createApiApp } from '../src/create-api-app';
+
+// Messaging tables through the data API of the composed app: readable, embeddable, not writable.
+describe('messaging tables on /rest/v1', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
+    app = await createApiApp(runtime);
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  it("should read conversations with their contact and messages of the caller's organization only, and refuse writes", async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    for (const t of [a, b]) {
+      await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-123');
+      const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: '201001234567', message: `hi from ${t.ctx.organizationId}`, organizationId: t.ctx.organizationId, contactName: 'Sara' } });
+      expect(sent.statusCode).toBe(200);
+    }
+    const res = await app.inject({ method: 'GET', url: '/rest/v1/conversations?select=status,unread_count,contacts(first_name)&status=eq.OPEN', headers: a.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([{ status: 'OPEN', unread_count: 0, contacts: { first_name: 'Sara' } }]);
+    const messages = await app.inject({ method: 'GET', url: '/rest/v1/messages?select=direction,status,content,metadata->>sender_name', headers: a.session });
+    expect(messages.json()).toEqual([{ direction: 'OUTBOUND', status: 'SENT', content: `hi from ${a.ctx.organizationId}`, sender_name: null }]);
+    const channels = await app.inject({ method: 'GET', url: '/rest/v1/channel_accounts?select=*', headers: a.session });
+    expect(channels.json()).toHaveLength(1);
+    expect(channels.json()[0]).not.toHaveProperty('inbound_token_hash');
+    const write = await app.inject({ method: 'POST', url: '/rest/v1/messages', headers: { ...a.session, 'content-type': 'application/json' }, payload: { content: 'forged' } });
+    expect(write.statusCode).toBeGreaterThanOrEqual(400);
+    expect(write.statusCode).toBeLessThan(500);
+  });
+});

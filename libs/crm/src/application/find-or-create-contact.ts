@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import type { Tx } from '@engage/platform';
+import { isCountryCode, toE164 } from '../domain/phone';
+import { CONTACT_BY_PHONE, ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
+import { toContactView, type ContactView } from './contact-view';
+import { ContactService } from './contact.service';
+
+// Race-free find-or-create by phone inside the caller's tenant transaction (the send path and the
+// inbound worker). Creation runs in a savepoint: when a concurrent transaction claimed the phone
+// first, the savepoint is rolled back and the (now committed) contact is read instead.
+export async function findOrCreateContactByPhone(
+  tx: Tx,
+  ctx: RequestContext,
+  contacts: ContactService,
+  raw: string,
+  name: string | null,
+): Promise<{ contact: ContactView; created: boolean }> {
+  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  const phone = toE164(raw, isCountryCode(org?.country) ? org.country : undefined);
+  if (!phone) throw new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) });
+  const existing = await byPhone(tx, phone);
+  if (existing) return { contact: existing, created: false };
+  const savepoint = `contact_${randomUUID().replace(/-/g, '')}`;
+  await tx.query(`SAVEPOINT ${savepoint}`);
+  try {
+    const contact = await contacts.createIn(tx, ctx, { first_name: name ?? 'Unknown Contact', phones: [phone] });
+    await tx.query(`RELEASE SAVEPOINT ${savepoint}`);
+    return { contact, created: true };
+  } catch (error) {
+    if ((error as DomainError).code !== 'contact.duplicate_phone') throw error;
+    await tx.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+    const winner = await byPhone(tx, phone);
+    if (!winner) throw error;
+    return { contact: winner, created: false };
+  }
+}
+
+async function byPhone(tx: Tx, phone: string): Promise<ContactView | undefined> {
+  const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone]);
+  return row ? toContactView(row) : undefined;
+}

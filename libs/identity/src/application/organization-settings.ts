@@ -1,0 +1,24 @@
+import type { Database, SecretBox } from '@engage/platform';
+
+// Read side of organization settings for other contexts: the provider key is unsealed here so the
+// sealed form never leaves identity.
+export class OrganizationSettings {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  // undefined: no such organization; key null: the organization has no provider key.
+  async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    if (!row) return undefined;
+    const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
+    if (typeof sealed !== 'string') return { key: null };
+    try {
+      return { key: this.secrets.open(sealed) };
+    } catch {
+      // Sealed with another ENCRYPTION_KEY: as good as missing; it must be set again.
+      return { key: null };
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError, NotFound, isUuid, type RequestContext } from '@engage/shared-kernel';
+import type { Database } from '@engage/platform';
+import { isAllowed } from '@engage/identity';
+import { CHANNEL_KINDS, isChannelKind } from '../domain/statuses';
+import { type ChannelAccountRow, INSERT_CHANNEL, LIST_CHANNELS, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
+
+export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
+
+// Constant-time comparison of a presented token with the stored hash.
+export function tokenMatches(presented: string, storedHash: Buffer | null): boolean {
+  if (!storedHash || presented.length === 0 || presented.length > 200) return false;
+  return timingSafeEqual(hashToken(presented), storedHash);
+}
+
+const assertManager = (ctx: RequestContext) => {
+  if (ctx.role !== 'API_KEY' && ctx.role !== 'SYSTEM' && !isAllowed(ctx.role, 'organization.settings.manage')) {
+    throw new DomainError('forbidden', 'insufficient_role', `Role ${ctx.role} may not manage channel accounts`);
+  }
+};
+
+export interface ChannelWithToken {
+  channel_account: ChannelAccountRow;
+  // Shown once; only its hash is stored.
+  inbound_token: string;
+  inbound_path: string;
+}
+
+// Channel accounts and the secret token each presents on the inbound receiver.
+export class ChannelAccountService {
+  constructor(private readonly db: Database) {}
+
+  async create(ctx: RequestContext, input: { kind?: unknown; name?: unknown }): Promise<ChannelWithToken> {
+    assertManager(ctx);
+    if (!isChannelKind(input.kind)) throw new DomainError('validation', 'validation_failed', `kind must be one of ${CHANNEL_KINDS.join(', ')}`);
+    if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) throw new DomainError('validation', 'validation_failed', 'name must be 1 to 200 characters');
+    const token = newToken();
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_CHANNEL, [input.kind, (input.name as string).trim(), hashToken(token)]));
+    return withToken(row, token);
+  }
+
+  async rotateToken(ctx: RequestContext, id: string): Promise<ChannelWithToken> {
+    assertManager(ctx);
+    if (!isUuid(id)) throw NotFound('channel_account', id);
+    const token = newToken();
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(SET_CHANNEL_TOKEN, [id, hashToken(token)]));
+    if (!row) throw NotFound('channel_account', id);
+    return withToken(row, token);
+  }
+
+  list(ctx: RequestContext): Promise<ChannelAccountRow[]> {
+    return this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(LIST_CHANNELS));
+  }
+}
+
+const newToken = () => `chs_${randomBytes(32).toString('base64url')}`;
+const withToken = (row: ChannelAccountRow, token: string): ChannelWithToken => ({
+  channel_account: row,
+  inbound_token: token,
+  inbound_path: `/functions/v1/chat-lite-webhook/${row.id}`,
+});

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
+import type { InboundPayload } from '../domain/inbound-payload';
+import { canMoveMessage, type MessageStatus } from '../domain/statuses';
+import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND, SYSTEM_INBOUND_PAYLOAD } from '../infrastructure/inbound.sql';
+import type { MediaFetcher, MediaStore } from './media-store.port';
+import {
+  type ConversationRow,
+  INBOUND_EXISTS,
+  INSERT_INBOUND_MESSAGE,
+  LAST_OUTBOUND,
+  MESSAGE_BY_EXTERNAL_ID,
+  type MessageRow,
+  SET_CONVERSATION_STATUS,
+  SET_MESSAGE_STATUS,
+} from '../infrastructure/messaging.sql';
+import { upsertConversation } from './conversation-store';
+import { conversationEvent, messageEvent } from './messaging-events';
+import { toConversationView, toMessageView } from './views';
+
+export const MAX_INBOUND_ATTEMPTS = 8;
+
+interface StoredMedia {
+  url: string;
+  kind: string;
+  original_url: string;
+  rehost_error?: string;
+}
+
+// Not an error: the outcome is final and the event is done.
+class Settled extends Error {}
+// Worth another try later (e.g. a status callback that arrived before the send committed).
+class NotYet extends Error {}
+
+// §4.3, the background half. Each stored event is claimed (FOR UPDATE SKIP LOCKED) in its tenant's
+// transaction and marked processed in that same transaction, so a crash anywhere leaves it to be
+// claimed again, and provider ids are unique per channel, so nothing is stored twice.
+export class InboundProcessor {
+  constructor(
+    private readonly db: Database,
+    private readonly contacts: ContactService,
+    private readonly media?: { store: MediaStore; fetch: MediaFetcher },
+  ) {}
+
+  async processDue(limit = 100): Promise<number> {
+    const due = await this.db.systemQuery<{ id: string; organization_id: string }>(SYSTEM_DUE_INBOUND, [limit]);
+    let done = 0;
+    for (const event of due) if (await this.processOne(event.id, event.organization_id)) done++;
+    return done;
+  }
+
+  private async processOne(id: string, organizationId: string): Promise<boolean> {
+    const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
+    try {
+      // Downloads happen before the claim's transaction, so no lock waits on the network. Files are
+      // named by content: a retried event stores the same files again.
+      const media = await this.rehost(id, organizationId);
+      return await this.db.inTenant(ctx, async (tx) => {
+        const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
+        if (!event) return false;
+        await this.apply(tx, ctx, event, media);
+        await tx.execute(MARK_INBOUND_DONE, [id, null]);
+        return true;
+      });
+    } catch (error) {
+      const final = error instanceof Settled;
+      await this.db.inTenant(ctx, (tx) => (final ? tx.execute(MARK_INBOUND_DONE, [id, error.message]) : tx.execute(MARK_INBOUND_RETRY, [id, String((error as Error).message).slice(0, 500), MAX_INBOUND_ATTEMPTS])));
+      return final;
+    }
+  }
+
+  private async rehost(id: string, organizationId: string): Promise<StoredMedia[] | undefined> {
+    if (!this.media) return undefined;
+    const [row] = await this.db.systemQuery<{ payload: InboundPayload }>(SYSTEM_INBOUND_PAYLOAD, [id]);
+    if (row?.payload.type !== 'message' || row.payload.media.length === 0) return undefined;
+    const { store, fetch } = this.media;
+    return Promise.all(
+      row.payload.media.map(async ({ url, kind }): Promise<StoredMedia> => {
+        try {
+          const file = await fetch(url);
+          return { url: await store.put(organizationId, file.bytes, file.contentType), kind, original_url: url };
+        } catch (error) {
+          // The message is stored anyway, with the provider's address and why it was not re-hosted.
+          return { url, kind, original_url: url, rehost_error: String((error as Error).message).slice(0, 200) };
+        }
+      }),
+    );
+  }
+
+  private async apply(tx: Tx, ctx: RequestContext, event: InboundEventRow, media?: StoredMedia[]): Promise<void> {
+    const payload = event.payload as unknown as InboundPayload;
+    if (payload.type === 'status') return this.applyStatus(tx, ctx, event, payload);
+    const [seen] = await tx.query(INBOUND_EXISTS, [event.channel_account_id, payload.id]);
+    if (seen) throw new Settled(`duplicate of provider message ${payload.id}`);
+    const { contact } = await findOrCreateContactByPhone(tx, ctx, this.contacts, payload.from.replace(/@s\..*$/i, ''), payload.name);
+    let conversation = await upsertConversation(tx, ctx, contact.id, event.channel_account_id, 1);
+    // A customer writing wakes a snoozed or pending conversation.
+    if (conversation.status === 'SNOOZED' || conversation.status === 'PENDING') {
+      const from = conversation.status;
+      [conversation] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [conversation.id, 'OPEN', null]);
+      await tx.emit([conversationEvent('conversation.status.changed', ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
+    }
+    const metadata = { sender_name: payload.name, reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id) };
+    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contact.id, event.channel_account_id, payload.text, JSON.stringify(media ?? payload.media), payload.id, JSON.stringify(metadata)]);
+    // A concurrent worker stored the same provider id first: undo this transaction's work.
+    if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
+    const message = toMessageView(row);
+    const events = [messageEvent('message.received', ctx, message, { contact_id: contact.id })];
+    const repliedTo = await this.repliedTo(tx, event.channel_account_id, conversation.id, payload.reply_to);
+    const campaign = repliedTo && campaignOf(repliedTo.metadata);
+    if (repliedTo && campaign) events.push(messageEvent('broadcast.response', ctx, message, { replied_to_message_id: repliedTo.id, ...campaign }));
+    await tx.emit(events);
+  }
+
+  // The message replied to: the one named by reply_to, else the conversation's last outbound one.
+  private async repliedTo(tx: Tx, channelId: string, conversationId: string, replyTo: string | null): Promise<MessageRow | undefined> {
+    if (replyTo) {
+      const [named] = await tx.query<MessageRow>(MESSAGE_BY_EXTERNAL_ID, [channelId, replyTo]);
+      if (named) return named;
+    }
+    const [last] = await tx.query<MessageRow>(LAST_OUTBOUND, [conversationId]);
+    return last;
+  }
+
+  private async applyStatus(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Extract<InboundPayload, { type: 'status' }>): Promise<void> {
+    const [message] = await tx.query<MessageRow>(MESSAGE_BY_EXTERNAL_ID, [event.channel_account_id, payload.id]);
+    if (!message) throw new NotYet(`no message with provider id ${payload.id} (yet)`);
+    const to = payload.status.toUpperCase() as MessageStatus;
+    if (!canMoveMessage(message.status as MessageStatus, to)) throw new Settled(`ignored: ${message.status} does not move to ${to}`);
+    const [row] = await tx.query<MessageRow>(SET_MESSAGE_STATUS, [message.id, to, to === 'FAILED' ? (payload.error ?? 'reported failed by the provider') : null]);
+    await tx.emit([messageEvent(`message.${payload.status}`, ctx, toMessageView(row), { from_status: message.status })]);
+  }
+}
+
+function campaignOf(metadata: Record<string, unknown>): Record<string, unknown> | null {
+  const broadcast = metadata.broadcast_id ?? null;
+  const campaign = metadata.campaign_id ?? null;
+  if (broadcast === null && campaign === null && metadata.broadcast !== true) return null;
+  return { broadcast_id: broadcast, campaign_id: campaign };
+}

@@ -1,0 +1,12 @@
+// Own storage for media received from providers (their URLs expire). The default adapter is a
+// local folder served by the api; an S3-compatible adapter can implement the same port.
+export interface MediaStore {
+  // Stores the bytes and returns the address they are served at.
+  put(organizationId: string, bytes: Buffer, contentType: string): Promise<string>;
+}
+
+export const MEDIA_STORE = Symbol('MEDIA_STORE');
+
+// Downloads a provider's media; throws with a clear message when it may not or cannot.
+export type MediaFetcher = (url: string) => Promise<{ bytes: Buffer; contentType: string }>;
+export const MEDIA_FETCHER = Symbol('MEDIA_FETCHER');

@@ -1,0 +1,156 @@
+import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainError, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
+import type { OrganizationSettings } from '@engage/identity';
+import { attachmentOf, gapBetween, planCalls, type ProviderBody } from '../domain/provider-calls';
+import { cleanRecipient, type SendRequest } from '../domain/send-request';
+import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
+import { CONVERSATION_BY_ID, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
+import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
+import { messageEvent } from './messaging-events';
+import { type MessagingProvider, ProviderError, type ProviderResult } from './messaging-provider.port';
+import { toMessageView, type MessageView } from './views';
+
+export interface SendOutcome {
+  success: true;
+  result: Record<string, unknown>;
+  conversationId: string;
+  contactId: string;
+  debug: { hasChannelAccount: boolean; hasConversationId: boolean; hasContactId: boolean };
+}
+
+// The provider refused or failed: the attempt is stored (FAILED) and the caller gets the provider's words.
+export class SendFailed extends Error {
+  constructor(
+    message: string,
+    readonly messages: MessageView[],
+  ) {
+    super(message);
+  }
+}
+
+export interface SendSettings {
+  gapMinMs: number;
+  gapMaxMs: number;
+}
+
+interface Attempt {
+  body: ProviderBody;
+  result: ProviderResult | null;
+  error: string | null;
+}
+
+// §4.1: validate (done by the caller), clean the number, read the provider key, send, then store
+// contact, channel account, conversation and message(s) in one transaction with their events.
+export class SendService {
+  constructor(
+    private readonly db: Database,
+    private readonly contacts: ContactService,
+    private readonly settings: OrganizationSettings,
+    private readonly provider: MessagingProvider,
+    private readonly gaps: SendSettings,
+    private readonly log: (fields: Record<string, unknown>, line: string) => void = () => undefined,
+  ) {}
+
+  async send(ctx: RequestContext, req: SendRequest): Promise<SendOutcome> {
+    const recipientGiven = req.to === null ? null : cleanRecipient(req.to);
+    if (req.to !== null) this.log({ to: req.to, cleaned: recipientGiven?.cleaned }, 'chat-lite-send recipient');
+    const provider = await this.settings.providerKey(req.organizationId);
+    if (!provider) throw NotFound('organization', req.organizationId);
+    if (provider.key === null) throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
+    const target = await this.checkTargets(ctx, req);
+    const recipient = recipientGiven ?? cleanRecipient(target.phone ?? '');
+
+    const calls = planCalls([recipient.digits], req.message, req.mediaUrls.map((url) => attachmentOf(url)), () => randomInt(1, 2_147_483_647));
+    const attempts: Attempt[] = [];
+    let failure: string | null = null;
+    for (const [index, body] of calls.entries()) {
+      if (failure !== null) {
+        attempts.push({ body, result: null, error: 'Not sent: an earlier attachment of this send failed' });
+        continue;
+      }
+      // A timer, not a busy wait: other requests run meanwhile.
+      if (index > 0) await sleep(gapBetween(this.gaps.gapMinMs, Math.max(this.gaps.gapMinMs, this.gaps.gapMaxMs)));
+      try {
+        attempts.push({ body, result: await this.provider.send(req.organizationId, provider.key, body), error: null });
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        failure = error.message;
+        attempts.push({ body, result: null, error: error.message });
+      }
+    }
+
+    const stored = await this.db.inTenant(ctx, (tx) => this.store(tx, ctx, req, recipient.cleaned, target.conversation, attempts));
+    if (failure !== null) throw new SendFailed(failure, stored.messages);
+    return {
+      success: true,
+      result: attempts[0].result!.raw,
+      conversationId: stored.conversation.id,
+      contactId: stored.contactId,
+      debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
+    };
+  }
+
+  // Before anything is sent: a named conversation or channel must exist in this organization.
+  // The contact is read after the transaction (the CRM opens its own; nesting could exhaust the pool).
+  private async checkTargets(ctx: RequestContext, req: SendRequest): Promise<{ conversation: ConversationRow | null; phone: string | null }> {
+    const conversation = await this.db.inTenant(ctx, async (tx) => {
+      if (req.crossChannel) {
+        const channel = await channelById(tx, req.crossChannel.responseChannelId);
+        if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
+          throw new DomainError('validation', 'channel.cannot_send', `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`);
+        }
+        if (!channel.is_active) throw new DomainError('validation', 'channel.inactive', 'responseChannelId is not an active channel account');
+      }
+      if (!req.conversationId) return null;
+      const [row] = await tx.query<ConversationRow>(CONVERSATION_BY_ID, [req.conversationId]);
+      if (!row) throw NotFound('conversation', req.conversationId);
+      return row;
+    });
+    if (!conversation || req.to !== null) return { conversation, phone: null };
+    const contact = await this.contacts.get(ctx, conversation.contact_id);
+    if (contact.phones.length === 0) throw new DomainError('validation', 'validation_failed', "The conversation's contact has no phone number; give `to`");
+    return { conversation, phone: contact.phones[0] };
+  }
+
+  private async store(tx: Tx, ctx: RequestContext, req: SendRequest, phone: string, named: ConversationRow | null, attempts: Attempt[]) {
+    // Step 5: contact (race-free find-or-create through the CRM).
+    const { contact } = await findOrCreateContactByPhone(tx, ctx, this.contacts, phone, req.contactName);
+    // Steps 6, 7 and 9: the conversation the message lands in.
+    let conversation: ConversationRow;
+    if (req.crossChannel) {
+      conversation = await upsertConversation(tx, ctx, contact.id, req.crossChannel.responseChannelId, 0);
+    } else if (named) {
+      conversation = await touchConversation(tx, named.id, 0);
+    } else {
+      const channel = await defaultChannel(tx);
+      conversation = await upsertConversation(tx, ctx, contact.id, channel.id, 0);
+    }
+    // Step 8: one message per provider call, FAILED ones included so nothing is lost.
+    const messages: MessageView[] = [];
+    for (const attempt of attempts) {
+      const call = attempt.body.UOWCHAT;
+      const url = call.imageUrl || call.videoUrl || call.documentUrl;
+      const metadata: Record<string, unknown> = { random_string: call.random_string };
+      if (req.from !== null) metadata.sender_name = req.from;
+      if (req.crossChannel) metadata.cross_channel = { ...req.crossChannel, requested_conversation_id: req.conversationId };
+      if (attempt.result) metadata.provider_response = { status: attempt.result.status, message: attempt.result.message };
+      const values = (externalId: string | null) => [
+        conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', attempt.result ? 'SENT' : 'FAILED', call.message,
+        JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
+        externalId, JSON.stringify(metadata), attempt.error,
+      ];
+      let [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(attempt.result?.externalId ?? null));
+      if (!row) {
+        metadata.duplicate_external_id = attempt.result?.externalId;
+        [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(null));
+      }
+      const view = toMessageView(row);
+      messages.push(view);
+      await tx.emit([messageEvent(attempt.result ? 'message.sent' : 'message.failed', ctx, view)]);
+    }
+    return { conversation, contactId: contact.id, messages };
+  }
+}

@@ -1,0 +1,25 @@
+import type { ConversationRow, MessageRow } from '../infrastructure/messaging.sql';
+
+// Records as plain objects for responses and event payloads (no internal columns).
+export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+export type ConversationView = Omit<ConversationRow, 'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until'> & {
+  created_at: string;
+  updated_at: string;
+  last_message_at: string | null;
+  snoozed_until: string | null;
+};
+
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+export function toMessageView(row: MessageRow): MessageView {
+  const { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error } = row;
+  return { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error, created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)! };
+}
+
+export function toConversationView(row: ConversationRow): ConversationView {
+  const { id, organization_id, contact_id, channel_account_id, status, assignee_id, unread_count } = row;
+  return {
+    id, organization_id, contact_id, channel_account_id, status, assignee_id, unread_count,
+    snoozed_until: iso(row.snoozed_until), last_message_at: iso(row.last_message_at), created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)!,
+  };
+}

@@ -1,0 +1,47 @@
+import { DomainError } from '@engage/shared-kernel';
+
+export const CONVERSATION_STATUSES = ['OPEN', 'PENDING', 'SNOOZED', 'RESOLVED'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+export const MESSAGE_STATUSES = ['PENDING', 'SENT', 'DELIVERED', 'READ', 'FAILED'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export const CHANNEL_KINDS = ['chat_app', 'instagram', 'messenger', 'email', 'sms'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+// Which delivery adapter sends on each kind of channel. Only the chat-app provider of §4.2 exists;
+// the others are received from (inbox) or, for SMS, used by broadcasts and sequences only (§1).
+export const SENDING_ADAPTER: Record<ChannelKind, 'chat_app_provider' | null> = {
+  chat_app: 'chat_app_provider',
+  instagram: null,
+  messenger: null,
+  email: null,
+  sms: null,
+};
+
+export const isConversationStatus = (v: unknown): v is ConversationStatus => typeof v === 'string' && (CONVERSATION_STATUSES as readonly string[]).includes(v);
+export const isChannelKind = (v: unknown): v is ChannelKind => typeof v === 'string' && (CHANNEL_KINDS as readonly string[]).includes(v);
+
+// Delivery progresses SENT -> DELIVERED -> READ; a late "delivered" after "read" changes nothing.
+// FAILED is accepted only before delivery (a message that was read did arrive).
+const RANK: Record<MessageStatus, number> = { PENDING: 0, SENT: 1, DELIVERED: 2, READ: 3, FAILED: 1.5 };
+
+export function canMoveMessage(from: MessageStatus, to: MessageStatus): boolean {
+  if (from === to) return false;
+  if (from === 'FAILED') return false;
+  if (to === 'FAILED') return from === 'PENDING' || from === 'SENT';
+  return RANK[to] > RANK[from];
+}
+
+// Any status may follow any other; SNOOZED needs a future until time.
+export function parseStatusChange(status: unknown, until: unknown, now = new Date()): { status: ConversationStatus; snoozedUntil: Date | null } {
+  if (!isConversationStatus(status)) throw new DomainError('validation', 'validation_failed', `status must be one of ${CONVERSATION_STATUSES.join(', ')}`);
+  if (status !== 'SNOOZED') {
+    if (until !== undefined && until !== null) throw new DomainError('validation', 'validation_failed', 'snoozed_until is only allowed with status SNOOZED');
+    return { status, snoozedUntil: null };
+  }
+  const date = typeof until === 'string' ? new Date(until) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new DomainError('validation', 'validation_failed', 'SNOOZED needs snoozed_until, an ISO timestamp');
+  if (date.getTime() <= now.getTime()) throw new DomainError('validation', 'validation_failed', 'snoozed_until must be in the future');
+  return { status, snoozedUntil: date };
+}

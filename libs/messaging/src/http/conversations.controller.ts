@@ -1,0 +1,108 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
+import { ChannelAccountService } from '../application/channel-account.service';
+import { ConversationService } from '../application/conversation.service';
+import { CHANNEL_KINDS, CONVERSATION_STATUSES } from '../domain/statuses';
+
+export class ConversationListQueryDto {
+  @ApiProperty({ required: false, enum: CONVERSATION_STATUSES }) @IsOptional() @IsIn(CONVERSATION_STATUSES) status?: string;
+  @ApiProperty({ required: false }) @IsOptional() @IsUUID() assignee_id?: string;
+  @ApiProperty({ required: false, description: 'only conversations without an assignee' }) @IsOptional() @Transform(({ value }) => value === 'true' || value === true) @IsBoolean() unassigned?: boolean;
+  @ApiProperty({ required: false, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000) page?: number;
+  @ApiProperty({ required: false, default: 50, maximum: 200 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
+}
+
+export class MessagesQueryDto {
+  @ApiProperty({ required: false, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000) page?: number;
+  @ApiProperty({ required: false, default: 50, maximum: 200 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
+}
+
+export class UnreadQueryDto {
+  @ApiProperty({ required: false, description: "only the caller's conversations" }) @IsOptional() @Transform(({ value }) => value === 'true' || value === true) @IsBoolean() mine?: boolean;
+}
+
+export class ReplyDto {
+  @ApiProperty({ maxLength: 4096 }) @IsString() @MinLength(1) message!: string;
+  @ApiProperty({ required: false, type: [String] }) @IsOptional() @IsArray() @ArrayMaxSize(10) @IsString({ each: true }) @Matches(/^https?:\/\/\S+$/i, { each: true }) @MaxLength(2048, { each: true }) media_urls?: string[];
+}
+
+export class StatusDto {
+  @ApiProperty({ enum: CONVERSATION_STATUSES }) @IsIn(CONVERSATION_STATUSES) status!: string;
+  @ApiProperty({ required: false, description: 'required with SNOOZED' }) @IsOptional() @IsISO8601() snoozed_until?: string;
+}
+
+export class AssignDto {
+  @ApiProperty({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsUUID() assignee_id!: string | null;
+}
+
+export class ChannelAccountDto {
+  @ApiProperty({ enum: CHANNEL_KINDS }) @IsIn(CHANNEL_KINDS) kind!: string;
+  @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name!: string;
+}
+
+// The agents' inbox (session of a member, or the organization's API key).
+@ApiTags('messaging')
+@Controller('functions/v1/messaging')
+@Authenticated('session', 'api_key')
+export class ConversationsController {
+  constructor(
+    private readonly conversations: ConversationService,
+    private readonly channels: ChannelAccountService,
+  ) {}
+
+  @Get('conversations')
+  list(@CurrentCaller() caller: Caller, @Query() q: ConversationListQueryDto) {
+    return this.conversations.list(caller.ctx, { status: q.status, assignee_id: q.assignee_id, unassigned: q.unassigned, page: q.page ?? 1, limit: q.limit ?? 50 });
+  }
+
+  @Get('unread-counts')
+  unread(@CurrentCaller() caller: Caller, @Query() q: UnreadQueryDto) {
+    return this.conversations.unreadCounts(caller.ctx, q.mine === true);
+  }
+
+  @Get('conversations/:id')
+  get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() q: MessagesQueryDto) {
+    return this.conversations.get(caller.ctx, id, q.page ?? 1, q.limit ?? 50);
+  }
+
+  @Post('conversations/:id/read')
+  @HttpCode(200)
+  read(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.conversations.markRead(caller.ctx, id);
+  }
+
+  @Post('conversations/:id/reply')
+  @HttpCode(200)
+  reply(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ReplyDto) {
+    return this.conversations.reply(caller.ctx, id, body);
+  }
+
+  @Patch('conversations/:id/status')
+  status(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: StatusDto) {
+    return this.conversations.changeStatus(caller.ctx, id, body);
+  }
+
+  @Patch('conversations/:id/assignee')
+  assign(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: AssignDto) {
+    return this.conversations.assign(caller.ctx, id, body.assignee_id);
+  }
+
+  @Get('channel-accounts')
+  channelAccounts(@CurrentCaller() caller: Caller) {
+    return this.channels.list(caller.ctx);
+  }
+
+  @Post('channel-accounts')
+  createChannel(@CurrentCaller() caller: Caller, @Body() body: ChannelAccountDto) {
+    return this.channels.create(caller.ctx, body);
+  }
+
+  @Post('channel-accounts/:id/rotate-token')
+  @HttpCode(200)
+  rotate(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return this.channels.rotateToken(caller.ctx, id);
+  }
+}

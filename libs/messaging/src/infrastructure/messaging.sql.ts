@@ -1,0 +1,134 @@
+// SQL of channel accounts, conversations and messages. Every statement runs inside
+// Database.inTenant (row-level security applies) unless its name says SYSTEM.
+
+export interface ConversationRow {
+  id: string;
+  organization_id: string;
+  contact_id: string;
+  channel_account_id: string;
+  status: string;
+  snoozed_until: Date | null;
+  assignee_id: string | null;
+  last_message_at: Date | null;
+  unread_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MessageRow {
+  id: string;
+  organization_id: string;
+  conversation_id: string;
+  contact_id: string;
+  channel_account_id: string;
+  direction: 'OUTBOUND' | 'INBOUND';
+  status: string;
+  content: string;
+  media: { url: string; kind: string }[];
+  external_id: string | null;
+  metadata: Record<string, unknown>;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ChannelAccountRow {
+  id: string;
+  organization_id: string;
+  kind: string;
+  name: string;
+  is_active: boolean;
+  auto_created: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const CHANNEL_ACCOUNT_COLUMNS = 'id, organization_id, kind, name, is_active, auto_created, created_at, updated_at';
+
+// §4.1 step 6: the most recent active chat-app account.
+export const FIRST_ACTIVE_CHANNEL = `
+  SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts
+  WHERE organization_id = app_org_id() AND is_active AND kind = 'chat_app' ORDER BY created_at DESC, id LIMIT 1`;
+
+// The unique partial index makes concurrent first sends create one account; the loser reads it.
+export const CREATE_AUTO_CHANNEL = `
+  INSERT INTO channel_accounts (organization_id, kind, name, auto_created)
+  VALUES (app_org_id(), 'chat_app', 'Chat app', true)
+  ON CONFLICT (organization_id) WHERE auto_created DO NOTHING
+  RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
+
+export const AUTO_CHANNEL = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts WHERE organization_id = app_org_id() AND auto_created`;
+
+export const CHANNEL_BY_ID = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts WHERE id = $1`;
+
+export const INSERT_CHANNEL = `
+  INSERT INTO channel_accounts (organization_id, kind, name, inbound_token_hash) VALUES (app_org_id(), $1, $2, $3)
+  RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
+
+export const SET_CHANNEL_TOKEN = `UPDATE channel_accounts SET inbound_token_hash = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
+
+export const LIST_CHANNELS = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts ORDER BY created_at DESC, id`;
+
+// SYSTEM: the inbound receiver knows only the channel id from its path.
+export const SYSTEM_CHANNEL_TOKEN = `SELECT organization_id, inbound_token_hash, is_active FROM channel_accounts WHERE id = $1`;
+
+// One statement, race-free: the unresolved conversation of (contact, channel), created when missing.
+// `created` tells which happened (xmax is 0 only on a freshly inserted row).
+export const UPSERT_CONVERSATION = `
+  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count)
+  VALUES (app_org_id(), $1, $2, now(), $3)
+  ON CONFLICT (organization_id, contact_id, channel_account_id) WHERE status <> 'RESOLVED'
+  DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now()
+  RETURNING *, (xmax = 0) AS created`;
+
+export const TOUCH_CONVERSATION = `
+  UPDATE conversations SET last_message_at = now(), unread_count = unread_count + $2, updated_at = now() WHERE id = $1 RETURNING *`;
+
+export const CONVERSATION_BY_ID = `SELECT * FROM conversations WHERE id = $1`;
+export const CONVERSATION_FOR_UPDATE = `SELECT * FROM conversations WHERE id = $1 FOR UPDATE`;
+
+// A provider id seen before on the channel (a provider answering with a non-unique id) gives no
+// row; the caller stores the message without it rather than lose it.
+export const INSERT_MESSAGE = `
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
+  RETURNING *`;
+
+// Inbound de-duplication: a provider id already stored gives no row.
+export const INSERT_INBOUND_MESSAGE = `
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata)
+  VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7)
+  ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
+  RETURNING *`;
+
+export const INBOUND_EXISTS = `SELECT 1 FROM messages WHERE channel_account_id = $1 AND external_id = $2`;
+
+export const MESSAGE_BY_EXTERNAL_ID = `SELECT * FROM messages WHERE channel_account_id = $1 AND external_id = $2 FOR UPDATE`;
+
+export const SET_MESSAGE_STATUS = `UPDATE messages SET status = $2, error = coalesce($3, error), updated_at = now() WHERE id = $1 RETURNING *`;
+
+export const LAST_OUTBOUND = `
+  SELECT * FROM messages WHERE conversation_id = $1 AND direction = 'OUTBOUND' ORDER BY created_at DESC, id DESC LIMIT 1`;
+
+export const LIST_CONVERSATIONS = `
+  SELECT (SELECT count(*) FROM conversations c WHERE ($3::text IS NULL OR c.status = $3) AND ($4::uuid IS NULL OR c.assignee_id = $4) AND (NOT $5 OR c.assignee_id IS NULL))::int AS total,
+         coalesce((SELECT json_agg(page ORDER BY page.last_message_at DESC NULLS LAST, page.id)
+                   FROM (SELECT c.* FROM conversations c
+                         WHERE ($3::text IS NULL OR c.status = $3) AND ($4::uuid IS NULL OR c.assignee_id = $4) AND (NOT $5 OR c.assignee_id IS NULL)
+                         ORDER BY c.last_message_at DESC NULLS LAST, c.id LIMIT $1 OFFSET $2) page), '[]'::json) AS conversations`;
+
+export const CONVERSATION_MESSAGES = `
+  SELECT * FROM (SELECT * FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) m ORDER BY created_at, id`;
+
+export const UNREAD_COUNTS = `
+  SELECT coalesce(sum(unread_count), 0)::int AS total, count(*) FILTER (WHERE unread_count > 0)::int AS conversations,
+         (SELECT coalesce(json_object_agg(status, n), '{}'::json) FROM (SELECT status, sum(unread_count)::int AS n FROM conversations GROUP BY status) s) AS by_status
+  FROM conversations WHERE ($1::uuid IS NULL OR assignee_id = $1)`;
+
+export const SET_CONVERSATION_STATUS = `
+  UPDATE conversations SET status = $2, snoozed_until = $3, updated_at = now() WHERE id = $1 RETURNING *`;
+
+export const SET_CONVERSATION_ASSIGNEE = `UPDATE conversations SET assignee_id = $2, updated_at = now() WHERE id = $1 RETURNING *`;
+
+export const MARK_CONVERSATION_READ = `UPDATE conversations SET unread_count = 0, updated_at = now() WHERE id = $1 RETURNING *`;

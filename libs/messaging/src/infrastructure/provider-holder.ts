@@ -1,0 +1,25 @@
+import type { OnModuleDestroy } from '@nestjs/common';
+import type { Config } from '@engage/platform';
+import type { MessagingProvider } from '../application/messaging-provider.port';
+import { HttpMessagingProvider } from './http-messaging-provider';
+import { SandboxProvider } from './sandbox-provider';
+
+// NOTIFY_URL when set; otherwise the loopback sandbox, which production refuses.
+export class ProviderHolder implements OnModuleDestroy {
+  private constructor(
+    readonly provider: MessagingProvider,
+    readonly sandbox: SandboxProvider | undefined,
+  ) {}
+
+  static async create(config: Config): Promise<ProviderHolder> {
+    if (config.NOTIFY_URL) return new ProviderHolder(new HttpMessagingProvider(config.NOTIFY_URL, config.PROVIDER_TIMEOUT_MS), undefined);
+    SandboxProvider.refuseInProduction(config.NODE_ENV);
+    const sandbox = new SandboxProvider();
+    const url = await sandbox.start();
+    return new ProviderHolder(new HttpMessagingProvider(url, config.PROVIDER_TIMEOUT_MS), sandbox);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sandbox?.stop();
+  }
+}
