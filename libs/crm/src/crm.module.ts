@@ -10,6 +10,7 @@ import { DealsController } from './http/deals.controller';
 import { CrmSubscriptions } from './application/crm.subscriptions';
 import { DealReassignment } from './application/deal-reassignment';
 import { CrmRecordWriters } from './application/crm.record-writers';
+import { ActivityRecordService } from './application/activity-records.service';
 
 @Module({
   imports: [IdentityModule],
@@ -18,10 +19,11 @@ import { CrmRecordWriters } from './application/crm.record-writers';
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
+    { provide: ActivityRecordService, inject: [Database], useFactory: (db: Database) => new ActivityRecordService(db) },
     CrmSubscriptions,
     DealReassignment,
     CrmRecordWriters,
   ],
-  exports: [ContactService, CompanyService, DealService, DealReassignment],
+  exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService],
 })
 export class CrmModule {}

@@ -2,6 +2,7 @@ import type { MigrationClass } from '@engage/platform';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
 import { CreatePipelinesAndDeals1763800002002 } from './infrastructure/migrations/0002-create-pipelines-and-deals';
 import { CreateDealRotation1763800002003 } from './infrastructure/migrations/0003-create-deal-rotation';
+import { CreateTasksAndNotes1763800002004 } from './infrastructure/migrations/0004-create-tasks-and-notes';
 
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
@@ -9,6 +10,7 @@ export type { ContactView } from './application/contact-view';
 export { CompanyService, type CompanyView } from './application/company.service';
 export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
+export { ActivityRecordService, type TaskView, type NoteView } from './application/activity-records.service';
 
-export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003];
+export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003, CreateTasksAndNotes1763800002004];
 export { CRM_TABLES } from './infrastructure/exposed-tables';
