@@ -11,19 +11,22 @@ import { CrmSubscriptions } from './application/crm.subscriptions';
 import { DealReassignment } from './application/deal-reassignment';
 import { CrmRecordWriters } from './application/crm.record-writers';
 import { ActivityRecordService } from './application/activity-records.service';
+import { TimelineService } from './application/timeline.service';
+import { TimelineController } from './http/timeline.controller';
 
 @Module({
   imports: [IdentityModule],
-  controllers: [MobileContactsController, CompaniesController, DealsController],
+  controllers: [MobileContactsController, CompaniesController, DealsController, TimelineController],
   providers: [
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
     { provide: ActivityRecordService, inject: [Database], useFactory: (db: Database) => new ActivityRecordService(db) },
+    { provide: TimelineService, inject: [Database], useFactory: (db: Database) => new TimelineService(db) },
     CrmSubscriptions,
     DealReassignment,
     CrmRecordWriters,
   ],
-  exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService],
+  exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService, TimelineService],
 })
 export class CrmModule {}
