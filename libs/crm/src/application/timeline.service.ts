@@ -1,7 +1,7 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
-import type { TimelineEntry } from '../domain/timeline';
-import { CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRY } from '../infrastructure/timeline.sql';
+import { activityTarget, type TimelineEntry } from '../domain/timeline';
+import { CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRY, TOUCH_DEALS } from '../infrastructure/timeline.sql';
 
 export type TimelineItem = Omit<TimelineEntry, 'event_id'> & { id: string };
 export interface TimelinePage {
@@ -21,6 +21,8 @@ export class TimelineService {
     await tx.query(INSERT_TIMELINE_ENTRY, [
       entry.event_id, entry.type, entry.source, entry.occurred_at, entry.actor_id, entry.contact_id, entry.deal_id, entry.summary, JSON.stringify(entry.data),
     ]);
+    const target = activityTarget(entry);
+    if (target) await tx.query(TOUCH_DEALS, [target.deal_id, target.contact_id, entry.occurred_at]);
   }
 
   async list(ctx: RequestContext, of: 'contact' | 'deal', id: string, query: { limit?: number; cursor?: string }): Promise<TimelinePage> {

@@ -116,3 +116,11 @@ export function timelineEntryOf(event: DomainEvent): TimelineEntry | undefined {
     summary: mapped.summary.slice(0, 500),
   };
 }
+
+// Which deals an entry counts as activity for (deal auto-reassignment looks at last_activity_at):
+// a note or task on a deal, or a conversation or call with the deal's contact.
+export function activityTarget(entry: TimelineEntry): { deal_id: string | null; contact_id: string | null } | undefined {
+  if (entry.source === 'messaging' || entry.source === 'calls') return entry.contact_id ? { deal_id: null, contact_id: entry.contact_id } : undefined;
+  if (['note.created', 'task.created', 'task.completed'].includes(entry.type) && entry.deal_id) return { deal_id: entry.deal_id, contact_id: null };
+  return undefined;
+}

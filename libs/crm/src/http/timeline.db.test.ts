@@ -61,6 +61,19 @@ describe('activity timelines of contacts and deals', () => {
     expect(forDeal.find((e) => e.type === 'deal.stage.changed')?.summary).toBe('Stage changed from LEAD to QUALIFIED: Fleet');
   });
 
+  it('should count a message with the contact as activity on the contact’s deals', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Idle' });
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Idle deal', contact_id: contact.id });
+    await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
+    const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at;
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
+    const stale = await lastActivity();
+    await emitAs(t, 'messaging', 'message.sent', { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
+    await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 3);
+    expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
+  });
+
   it('should page with a cursor without repeats or gaps', async () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Paged' });

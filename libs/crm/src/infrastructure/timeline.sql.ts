@@ -22,3 +22,8 @@ export const DEAL_TIMELINE = page('deal_id');
 
 export const CONTACT_EXISTS = `SELECT 1 FROM contacts WHERE id = $1`;
 export const DEAL_EXISTS = `SELECT 1 FROM deals WHERE id = $1`;
+
+// $1 a deal, or $2 a contact whose deals all count; $3 when the activity happened.
+export const TOUCH_DEALS = `
+  UPDATE deals SET last_activity_at = $3::timestamptz
+  WHERE last_activity_at < $3::timestamptz AND (id = $1::uuid OR ($2::uuid IS NOT NULL AND contact_id = $2::uuid))`;
