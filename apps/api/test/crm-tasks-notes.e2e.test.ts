@@ -97,6 +97,10 @@ describe('CRM tasks, notes and company updates through the data API', () => {
     const note = (await proxy('POST', '/notes', b, { body: 'secret', contact_id: theirs.id })).json()[0];
     expect((await rest('GET', `/notes?id=eq.${note.id}`, a)).json()).toEqual([]);
     expect((await proxy('PATCH', `/notes?id=eq.${note.id}`, a, { body: 'mine now' })).json()).toEqual([]);
+    const task = (await proxy('POST', '/tasks', b, { title: 'their task', deal_id: theirDeal.id })).json()[0];
+    expect((await rest('GET', `/tasks?id=eq.${task.id}`, a)).json()).toEqual([]);
+    expect((await proxy('PATCH', `/tasks?id=eq.${task.id}`, a, { done: true })).json()).toEqual([]);
+    expect((await rest('GET', `/tasks?id=eq.${task.id}&select=done`, b)).json()).toEqual([{ done: false }]);
     const own = (await proxy('POST', '/notes', a, { body: 'own', contact_id: mine.id })).json()[0];
     expect((await proxy('PATCH', `/notes?id=eq.${own.id}`, a, { contact_id: null })).statusCode).toBe(400);
     expect((await proxy('PATCH', `/notes?id=eq.${own.id}`, a, { contact_id: theirs.id })).statusCode).toBe(404);

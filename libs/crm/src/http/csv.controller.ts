@@ -13,8 +13,11 @@ export class ExportQueryDto {
   @ApiPropertyOptional({ description: 'comma-separated columns, in output order (default: all)' }) @IsOptional() @IsString() @MaxLength(2000) columns?: string;
 }
 
+// text/csv arrives as a stream; a small text/plain body (already read, within the JSON body limit)
+// is accepted too for simple clients.
 function csvBody(request: FastifyRequest): Readable {
   if (request.body instanceof Readable) return request.body;
+  if (typeof request.body === 'string') return Readable.from([request.body]);
   throw new DomainError('validation', 'import.not_csv', 'send the file as the request body with Content-Type: text/csv');
 }
 

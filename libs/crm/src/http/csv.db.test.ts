@@ -98,9 +98,10 @@ describe('CSV import and export of contacts and companies', () => {
     expect(malformed.json().code).toBe('import.invalid_csv');
     expect((await upload('contacts/import', t, '')).statusCode).toBe(400);
     expect((await upload('contacts/import', t, JSON.stringify({ first_name: 'A' }), 'application/json')).statusCode).toBe(400);
+    expect((await upload('contacts/import', t, 'first_name,color\nA,red\n', 'text/csv; charset=utf-8')).json().code).toBe('import.unknown_column');
     expect((await upload('contacts/import', t, 'first_name,first_name\nA,B\n')).statusCode).toBe(400);
     const jobs = (await get('/functions/v1/imports', t)).json().imports;
-    expect(jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
     expect(await count(t, 'contacts')).toBe(0);
     expect((await upload('contacts/import', undefined, 'first_name\nA\n')).statusCode).toBe(401);
   });
@@ -148,6 +149,17 @@ describe('CSV import and export of contacts and companies', () => {
     const names = parse((await get('/functions/v1/contacts/export?columns=id,first_name', t)).body, { columns: true }) as { id: string }[];
     expect(names).toHaveLength(1100);
     expect(new Set(names.map((n) => n.id)).size).toBe(1100);
+  });
+
+  it('should accept text/plain and a charset parameter, and report links into another organization per row', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
+    const plain = (await upload('contacts/import', a, `first_name,company_id,assignee_id\nOk,,\nX,${theirs.id},\nY,,${b.ctx.userId}\n`, 'text/plain')).json();
+    expect(plain).toMatchObject({ status: 'completed', created: 1, failed: 2, errors: [{ line: 3, code: 'company.not_found' }, { line: 4, code: 'contact.invalid_assignee' }] });
+    const charset = (await upload('contacts/import', a, 'first_name\nCharset\n', 'text/csv; charset=utf-8')).json();
+    expect(charset).toMatchObject({ status: 'completed', created: 1 });
+    expect(await count(b, 'contacts')).toBe(0);
   });
 
   it('should answer 404 for another organization’s import and 400 for a bad id', async () => {
