@@ -7,7 +7,7 @@ import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
 import { isCountryCode, normalizePhone } from '../domain/phone';
 import { ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
 import {
-  ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_BY_ANY_EMAIL, CONTACT_BY_ANY_PHONE, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
+  ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_MATCH, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
 } from '../infrastructure/csv.sql';
 import type { CompanyService } from './company.service';
 import type { ContactService } from './contact.service';
@@ -135,9 +135,7 @@ export class CsvImportService {
 
   private async upsertContact(tx: Tx, ctx: RequestContext, input: Record<string, unknown>, country: CountryCode | undefined): Promise<'created' | 'updated'> {
     const { phones, emails } = matchKeys(input, country);
-    const [match] = phones.length > 0 ? await tx.query<Existing>(CONTACT_BY_ANY_PHONE, [phones]) : [];
-    const [byEmail] = !match && emails.length > 0 ? await tx.query<Existing>(CONTACT_BY_ANY_EMAIL, [emails]) : [];
-    const existing = match ?? byEmail;
+    const [existing] = phones.length > 0 || emails.length > 0 ? await tx.query<Existing>(CONTACT_MATCH, [phones, emails]) : [];
     if (!existing) {
       await this.contacts.createIn(tx, ctx, input);
       return 'created';

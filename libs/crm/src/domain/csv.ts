@@ -25,11 +25,12 @@ export function importColumns(entity: CsvEntity, header: string[]): (string | nu
     const name = raw.trim().toLowerCase().replace(/\s+/g, '_');
     return ALIASES[name] ?? name;
   });
-  const unknown = mapped.filter((name) => !CSV_COLUMNS[entity].includes(name) && !IGNORED_ON_IMPORT.has(name));
+  // A header cell left empty (a trailing comma from a spreadsheet) names no column: ignored.
+  const unknown = mapped.filter((name) => name !== '' && !CSV_COLUMNS[entity].includes(name) && !IGNORED_ON_IMPORT.has(name));
   if (unknown.length > 0) throw csvError('unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, { columns: unknown });
-  const duplicate = mapped.find((name, i) => mapped.indexOf(name) !== i);
+  const duplicate = mapped.find((name, i) => name !== '' && mapped.indexOf(name) !== i);
   if (duplicate) throw csvError('duplicate_column', `column ${duplicate} appears twice`);
-  return mapped.map((name) => (IGNORED_ON_IMPORT.has(name) ? null : name));
+  return mapped.map((name) => (name === '' || IGNORED_ON_IMPORT.has(name) ? null : name));
 }
 
 // One parsed row -> the input of the entity's create/update: empty cells are left out (an import

@@ -19,11 +19,16 @@ export const IMPORT_JOB = `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE i
 
 export const RECENT_IMPORT_JOBS = `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs ORDER BY created_at DESC, id LIMIT 20`;
 
-export const CONTACT_BY_ANY_PHONE = `
-  SELECT c.id, c.phones, c.emails, c.tags FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
-  WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[]) ORDER BY c.created_at, c.id LIMIT 1`;
-
-export const CONTACT_BY_ANY_EMAIL = `SELECT id, phones, emails, tags FROM contacts WHERE emails && $1::text[] ORDER BY created_at, id LIMIT 1`;
+// The contact holding any of the phones $1, else the oldest with any of the emails $2: one round
+// trip per imported row.
+export const CONTACT_MATCH = `
+  SELECT id, phones, emails, tags FROM (
+    (SELECT 0 AS rank, c.id, c.phones, c.emails, c.tags, c.created_at
+     FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
+     WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[]) ORDER BY c.created_at, c.id LIMIT 1)
+    UNION ALL
+    (SELECT 1, id, phones, emails, tags, created_at FROM contacts WHERE $2::text[] <> '{}' AND emails && $2::text[] ORDER BY created_at, id LIMIT 1)
+  ) found ORDER BY rank LIMIT 1`;
 
 export const COMPANY_MATCH = `
   SELECT id, phones, emails, tags FROM companies
