@@ -105,6 +105,8 @@ describe('CRM tasks, notes and company updates through the data API', () => {
     expect((await proxy('PATCH', `/notes?id=eq.${own.id}`, a, { contact_id: null })).statusCode).toBe(400);
     expect((await proxy('PATCH', `/notes?id=eq.${own.id}`, a, { contact_id: theirs.id })).statusCode).toBe(404);
     expect((await app.inject({ method: 'POST', url: '/rest/v1/tasks', payload: { title: 'T', contact_id: mine.id } })).statusCode).toBe(401);
+    // The timeline is written by the CRM's consumer only.
+    expect((await proxy('POST', '/timeline_entries', a, { contact_id: mine.id, summary: 'forged' })).statusCode).toBe(405);
   });
 
   it('should PATCH a company with the create validation, and only the organization’s own', async () => {
