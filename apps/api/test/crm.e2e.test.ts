@@ -6,7 +6,7 @@ import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import { CompanyService, ContactService, DealService } from '@engage/crm';
 import { createApiApp } from '../src/create-api-app';
 
-describe('CRM tasks, notes and company updates through the data API', () => {
+describe('CRM in the composed api: tasks, notes and company updates through the data API, CSV import', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
 
@@ -123,5 +123,13 @@ describe('CRM tasks, notes and company updates through the data API', () => {
     }
     expect((await proxy('PATCH', `/companies?id=eq.${theirs.id}`, a, { name: 'Taken' })).json()).toEqual([]);
     expect((await rest('GET', `/companies?id=eq.${theirs.id}&select=name`, b)).json()).toEqual([{ name: 'Theirs' }]);
+  });
+
+  it('should import contacts from text/csv and read them back through /rest/v1', async () => {
+    const t = await createTestTenant(app);
+    const res = await app.inject({ method: 'POST', url: '/functions/v1/contacts/import', headers: { ...t.session, 'content-type': 'text/csv' }, payload: 'first_name,phone\nRana,+20 100 123 4567\nNo country,01001234567\nRana Said,0020 100 123 4567\n' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ status: 'completed', created: 1, updated: 1, failed: 1, errors: [{ line: 3, code: 'contact.invalid_phone' }] });
+    expect((await rest('GET', '/contacts?select=first_name,phones', t)).json()).toEqual([{ first_name: 'Rana Said', phones: ['+201001234567'] }]);
   });
 });
