@@ -94,7 +94,7 @@ export class CsvImportService {
       const failure = importFailure(error);
       await this.finish(ctx, job.id, 'failed', failure?.message ?? 'the import stopped on an internal error').catch(() => undefined);
       if (!failure) throw error;
-      throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id });
+      throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id }, `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`);
     }
   }
 

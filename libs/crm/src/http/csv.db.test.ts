@@ -92,7 +92,7 @@ describe('CSV import and export of contacts and companies', () => {
     const t = await createTestTenant(app);
     const header = await upload('contacts/import', t, 'first_name,phonez\nA,+201001234567\n');
     expect(header.statusCode).toBe(400);
-    expect(header.json()).toMatchObject({ code: 'import.unknown_column', error: expect.stringContaining('unknown contacts column phonez') });
+    expect(header.json()).toMatchObject({ code: 'import.unknown_column', error: expect.stringContaining('unknown contacts column phonez'), hint: expect.stringMatching(/GET \/functions\/v1\/imports\/[0-9a-f-]{36}/) });
     const malformed = await upload('contacts/import', t, 'first_name\n"A\n');
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().code).toBe('import.invalid_csv');
