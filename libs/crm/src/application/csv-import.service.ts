@@ -73,13 +73,17 @@ export class CsvImportService {
     body.pipe(parser);
     let columns: (string | null)[] | undefined;
     let batch: Row[] = [];
+    // csv-parse reports the line a record ends on; errors name the line it starts on.
+    let previous = { lines: 0, empty_lines: 0 };
     try {
-      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) {
+        const line = previous.lines + 1 + (info.empty_lines - previous.empty_lines);
+        previous = info;
         if (!columns) {
           columns = importColumns(entity, record);
           continue;
         }
-        batch.push({ line: info.lines, cells: record });
+        batch.push({ line, cells: record });
         if (batch.length >= IMPORT_BATCH_ROWS) {
           await this.importBatch(ctx, job.id, entity, columns, batch);
           batch = [];

@@ -157,6 +157,9 @@ describe('CSV import and export of contacts and companies', () => {
     const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
     const plain = (await upload('contacts/import', a, `first_name,company_id,assignee_id\nOk,,\nX,${theirs.id},\nY,,${b.ctx.userId}\n`, 'text/plain')).json();
     expect(plain).toMatchObject({ status: 'completed', created: 1, failed: 2, errors: [{ line: 3, code: 'company.not_found' }, { line: 4, code: 'contact.invalid_assignee' }] });
+    // Lines are where a row starts, counting blank lines and quoted line breaks.
+    const lines = (await upload('contacts/import', a, 'first_name,description,phones\n\n"A","two\nlines",12\n\nB,,34\n')).json();
+    expect(lines.errors.map((e: { line: number }) => e.line)).toEqual([3, 6]);
     const charset = (await upload('contacts/import', a, 'first_name\nCharset\n', 'text/csv; charset=utf-8')).json();
     expect(charset).toMatchObject({ status: 'completed', created: 1 });
     expect(await count(b, 'contacts')).toBe(0);
