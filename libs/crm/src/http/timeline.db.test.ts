@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
+import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { createEvent } from '@engage/shared-kernel';
 import { ActivityRecordService } from '../application/activity-records.service';
@@ -72,6 +72,18 @@ describe('activity timelines of contacts and deals', () => {
     await emitAs(t, 'messaging', 'message.sent', { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
     await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 3);
     expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
+  });
+
+  it('should write one entry for an event delivered twice', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Twice' });
+    await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 1);
+    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const event = createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null } });
+    await consumer.handle(event);
+    await consumer.handle(event);
+    const entries = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 2);
+    expect(entries.map((e) => e.type)).toEqual(['message.received', 'contact.created']);
   });
 
   it('should page with a cursor without repeats or gaps', async () => {
