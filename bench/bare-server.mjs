@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { registerCrmBareRoutes } from './crm-scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -84,6 +85,8 @@ app.get('/contacts', async (request, reply) => {
     client.release();
   }
 });
+
+registerCrmBareRoutes(app, { pool, key, root, sessionCheck: sql.SESSION_CHECK, jwtVerify });
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`listening on ${address}\n`);

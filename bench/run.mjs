@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
+import { crmScenarios, measureContactImport, seedCrm } from './crm-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -81,9 +82,11 @@ async function main() {
   const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
   const state = { credentials, accessToken: (await login.json()).access_token };
   await seedContacts(databaseUrl, demo.organization_id, 10_000);
+  await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
   const rows = [];
+  let contactImport = null;
   try {
-    for (const scenario of scenarios) {
+    for (const scenario of [...scenarios, ...crmScenarios]) {
       await measure(ours.url, scenario.ours, state); // warm-up, not recorded
       const a = await measure(ours.url, scenario.ours, state);
       await measure(bare.url, scenario.bare, state);
@@ -97,6 +100,8 @@ async function main() {
         errors,
       });
     }
+    // Last: it adds 100,000 contacts to the organization the scenarios above read.
+    contactImport = await measureContactImport(ours.url, state, ours.child.pid);
   } finally {
     ours.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
@@ -111,11 +116,12 @@ async function main() {
         `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
   }
+  if (contactImport) process.stdout.write(`\n${contactImport.scenario}: ${contactImport.rows_per_second} rows/s, server RSS ${contactImport.server_rss_before_mib} -> peak ${contactImport.server_rss_peak_mib} MiB\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows }, null, 2) + '\n',
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, contact_import: contactImport }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

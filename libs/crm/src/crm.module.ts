@@ -10,18 +10,34 @@ import { DealsController } from './http/deals.controller';
 import { CrmSubscriptions } from './application/crm.subscriptions';
 import { DealReassignment } from './application/deal-reassignment';
 import { CrmRecordWriters } from './application/crm.record-writers';
+import { ActivityRecordService } from './application/activity-records.service';
+import { TimelineService } from './application/timeline.service';
+import { TimelineController } from './http/timeline.controller';
+import { CsvImportService } from './application/csv-import.service';
+import { CsvExportService } from './application/csv-export.service';
+import { CsvController } from './http/csv.controller';
+import { CsvBodyParser } from './http/csv-body.parser';
 
 @Module({
   imports: [IdentityModule],
-  controllers: [MobileContactsController, CompaniesController, DealsController],
+  controllers: [MobileContactsController, CompaniesController, DealsController, TimelineController, CsvController],
   providers: [
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
     { provide: CompanyService, inject: [Database], useFactory: (db: Database) => new CompanyService(db) },
     { provide: DealService, inject: [Database], useFactory: (db: Database) => new DealService(db) },
+    { provide: ActivityRecordService, inject: [Database], useFactory: (db: Database) => new ActivityRecordService(db) },
+    { provide: TimelineService, inject: [Database], useFactory: (db: Database) => new TimelineService(db) },
+    {
+      provide: CsvImportService,
+      inject: [Database, ContactService, CompanyService],
+      useFactory: (db: Database, contacts: ContactService, companies: CompanyService) => new CsvImportService(db, contacts, companies),
+    },
+    { provide: CsvExportService, inject: [Database], useFactory: (db: Database) => new CsvExportService(db) },
+    CsvBodyParser,
     CrmSubscriptions,
     DealReassignment,
     CrmRecordWriters,
   ],
-  exports: [ContactService, CompanyService, DealService, DealReassignment],
+  exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService, TimelineService],
 })
 export class CrmModule {}

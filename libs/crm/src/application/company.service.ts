@@ -3,7 +3,7 @@ import type { Database, Tx } from '@engage/platform';
 import { type CompanyFields, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, SEARCH_COMPANIES, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 
@@ -29,6 +29,21 @@ export class CompanyService {
     const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
     const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
       f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
+      f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
+    ]);
+    return iso(row);
+  }
+
+  // A PATCH: the fields present are validated as on create; the others keep their values.
+  async updateIn(tx: Tx, _ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<CompanyView> {
+    if (!isUuid(id)) throw new DomainError('validation', 'company.invalid_id', 'company id must be a UUID');
+    const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+    const changes = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
+    const [current] = await tx.query<CompanyView>(COMPANY_FOR_UPDATE, [id]);
+    if (!current) throw NotFound('company', id);
+    const f = { ...current, ...changes };
+    const [row] = await tx.query<CompanyView>(UPDATE_COMPANY, [
+      id, f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
       f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
     ]);
     return iso(row);

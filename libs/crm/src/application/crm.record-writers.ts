@@ -1,9 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DomainError } from '@engage/shared-kernel';
 import { RecordWriters } from '@engage/platform';
 import { CompanyService } from './company.service';
 import { ContactService } from './contact.service';
 import { DealService } from './deal.service';
+import { ActivityRecordService } from './activity-records.service';
 import { parseDealFields } from '../domain/deal';
 
 // Writes through the data API (/rest/v1 and the record proxy) run the CRM's own rules: E.164
@@ -15,6 +15,7 @@ export class CrmRecordWriters implements OnModuleInit {
     private readonly contacts: ContactService,
     private readonly companies: CompanyService,
     private readonly deals: DealService,
+    private readonly activity: ActivityRecordService,
   ) {}
 
   onModuleInit(): void {
@@ -30,10 +31,18 @@ export class CrmRecordWriters implements OnModuleInit {
     });
     this.writers.register('companies', {
       create: (tx, ctx, body) => this.companies.createIn(tx, ctx, body),
-      update: async () => {
-        throw new DomainError('method_not_allowed', 'PGRST117', 'Updating companies through the data API is not supported yet', undefined, 'merge duplicates with /functions/v1/find-duplicate-companies');
-      },
+      update: (tx, ctx, id, body) => this.companies.updateIn(tx, ctx, id, body),
       remove: (tx, ctx, id) => this.companies.removeIn(tx, ctx, id),
+    });
+    this.writers.register('tasks', {
+      create: (tx, ctx, body) => this.activity.createTaskIn(tx, ctx, body),
+      update: (tx, ctx, id, body) => this.activity.updateTaskIn(tx, ctx, id, body),
+      remove: (tx, ctx, id) => this.activity.removeTaskIn(tx, ctx, id),
+    });
+    this.writers.register('notes', {
+      create: (tx, ctx, body) => this.activity.createNoteIn(tx, ctx, body),
+      update: (tx, ctx, id, body) => this.activity.updateNoteIn(tx, ctx, id, body),
+      remove: (tx, ctx, id) => this.activity.removeNoteIn(tx, ctx, id),
     });
   }
 }

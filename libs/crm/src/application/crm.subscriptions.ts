@@ -1,6 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { consumeOnce, Database, EventSubscriptions } from '@engage/platform';
 import { DealService } from './deal.service';
+import { TimelineService } from './timeline.service';
+import { TIMELINE_SOURCES, timelineEntryOf } from '../domain/timeline';
 
 // Every event the CRM consumes, in one place.
 @Injectable()
@@ -9,6 +11,7 @@ export class CrmSubscriptions implements OnModuleInit {
     private readonly subscriptions: EventSubscriptions,
     private readonly db: Database,
     private readonly deals: DealService,
+    private readonly timeline: TimelineService,
   ) {}
 
   onModuleInit(): void {
@@ -20,6 +23,16 @@ export class CrmSubscriptions implements OnModuleInit {
         await consumeOnce(this.db, 'crm.default-pipeline', event, async (tx) => {
           await this.deals.ensureDefaultPipeline(tx);
         });
+      },
+    });
+    // The timelines of contacts and deals, from the CRM's own events and other contexts'.
+    this.subscriptions.add({
+      consumer: 'crm.timeline',
+      sources: TIMELINE_SOURCES,
+      handle: async (event) => {
+        const entry = timelineEntryOf(event);
+        if (!entry) return;
+        await consumeOnce(this.db, 'crm.timeline', event, (tx) => this.timeline.record(tx, entry));
       },
     });
   }

@@ -43,3 +43,11 @@ export const UPDATE_MERGED_COMPANY = `
   WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
 
 export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[])`;
+
+export const COMPANY_FOR_UPDATE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = $1 FOR UPDATE`;
+
+export const UPDATE_COMPANY = `
+  UPDATE companies SET name = $2, country = $3, website = $4, industry = $5, address_street = $6, address_city = $7, address_state = $8,
+         address_postal_code = $9, address_country = $10, phones = $11, emails = $12, company_size = $13, annual_revenue = $14,
+         tags = $15, notes = $16, description = $17, updated_at = now()
+  WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;

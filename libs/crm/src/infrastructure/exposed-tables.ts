@@ -57,7 +57,41 @@ const ownerHistory = {
   },
 } as const;
 
+const links = [
+  { column: 'contact_id', references: { table: 'contacts', column: 'id' } },
+  { column: 'company_id', references: { table: 'companies', column: 'id' } },
+  { column: 'deal_id', references: { table: 'deals', column: 'id' } },
+] as const;
+
+const tasks = {
+  name: 'tasks',
+  columns: {
+    id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', due_at: 'timestamptz', assignee_id: 'uuid', done: 'bool', done_at: 'timestamptz',
+    contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', created_by: 'uuid', ...timestamps,
+  },
+  foreignKeys: [...links.map((link) => ({ name: `tasks_${link.column.replace('_id', '')}_fkey`, ...link })), { name: 'tasks_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } }],
+} as const;
+
+const notes = {
+  name: 'notes',
+  columns: { id: 'uuid', organization_id: 'uuid', body: 'text', author_id: 'uuid', contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', ...timestamps },
+  foreignKeys: [...links.map((link) => ({ name: `notes_${link.column.replace('_id', '')}_fkey`, ...link })), { name: 'notes_author_fkey', column: 'author_id', references: { table: 'profiles', column: 'id' } }],
+} as const;
+
+// Read-only: written by the CRM's event consumer.
+const timelineEntries = {
+  name: 'timeline_entries',
+  columns: {
+    id: 'uuid', organization_id: 'uuid', event_id: 'uuid', type: 'text', source: 'text', occurred_at: 'timestamptz', actor_id: 'uuid', contact_id: 'uuid', deal_id: 'uuid',
+    summary: 'text', data: 'jsonb', created_at: 'timestamptz',
+  },
+  foreignKeys: [
+    { name: 'timeline_entries_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
+    { name: 'timeline_entries_deal_fkey', column: 'deal_id', references: { table: 'deals', column: 'id' } },
+  ],
+} as const;
+
 type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
 const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
 
-export const CRM_TABLES = [contacts, companies, deals, pipelines, pipelineStages, stageHistory, ownerHistory].map(readableAll);
+export const CRM_TABLES = [contacts, companies, deals, pipelines, pipelineStages, stageHistory, ownerHistory, tasks, notes, timelineEntries].map(readableAll);

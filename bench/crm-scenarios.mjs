@@ -1,0 +1,160 @@
+// CRM scenarios of `npm run bench`: the kanban board over 50,000 deals, duplicate-company
+// detection over 20,000 companies (both against a bare Fastify + pg route running the same SQL and
+// domain code from our build), and a CSV import of 100,000 contacts (rows/s and the server's peak
+// memory; no baseline).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+
+const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}` });
+
+export const crmScenarios = [
+  {
+    name: 'GET deals board, 50,000 deals',
+    ours: { path: '/functions/v1/deals/board', headers: bearer },
+    bare: { path: '/crm/board', headers: bearer },
+  },
+  {
+    name: 'POST find-duplicate-companies, 20,000',
+    ours: { path: '/functions/v1/find-duplicate-companies', method: 'POST', body: () => ({}), headers: bearer },
+    bare: { path: '/crm/duplicates', method: 'POST', body: () => ({}), headers: bearer },
+  },
+];
+
+// 50,000 deals spread over the default pipeline's stages, and 20,000 companies of which about one
+// in ten shares a website, a phone or a near-identical name with another.
+export async function seedCrm(databaseUrl, organizationId, baseUrl, state) {
+  // The default pipeline is created on first use.
+  await fetch(`${baseUrl}/functions/v1/deals/board`, { headers: bearer(state) });
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO deals (organization_id, title, pipeline_id, stage_id, stage, value, probability, position)
+       SELECT $1, 'Deal ' || n, s.pipeline_id, s.id, s.key, (n % 1000) * 10, coalesce(s.default_probability, 0), n
+       FROM generate_series(1, $2) AS n
+       JOIN LATERAL (SELECT st.* FROM pipeline_stages st JOIN pipelines p ON p.id = st.pipeline_id
+                     WHERE p.organization_id = $1 AND p.is_default AND st.position = n % 6) s ON true`,
+      [organizationId, 50_000],
+    );
+    await client.query(
+      `INSERT INTO companies (organization_id, name, website, phones, emails)
+       SELECT $1,
+              CASE WHEN n % 10 = 0 THEN 'Company ' || (n - 1) || ' Ltd' ELSE 'Company ' || n END,
+              CASE WHEN n % 25 = 0 THEN 'https://www.company' || (n - 2) || '.example/about' ELSE 'company' || n || '.example' END,
+              ARRAY['+2012' || lpad(CASE WHEN n % 40 = 0 THEN n - 3 ELSE n END::text, 8, '0')],
+              ARRAY['info@company' || n || '.example']
+       FROM generate_series(1, $2) AS n`,
+      [organizationId, 20_000],
+    );
+    await client.query('ANALYZE deals; ANALYZE companies');
+  } finally {
+    await client.end();
+  }
+}
+
+// Routes of bench/bare-server.mjs doing the same work: JWT, session check, the same SQL in a
+// tenant transaction, and for duplicates the same grouping code.
+export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtVerify }) {
+  const require = createRequire(import.meta.url);
+  const dealSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/deal.sql.js'));
+  const companySql = require(join(root, 'dist/out/libs/crm/src/infrastructure/company.sql.js'));
+  const { findDuplicateGroups } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
+
+  async function inTenant(request, reply, work) {
+    const token = String(request.headers.authorization ?? '').slice(7);
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
+    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
+    if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)",
+        [payload.organization_id, payload.sub, check.role, request.id],
+      );
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } finally {
+      client.release();
+    }
+  }
+
+  app.get('/crm/board', (request, reply) =>
+    inTenant(request, reply, async (client) => {
+      const { rows: [pipeline] } = await client.query(dealSql.DEFAULT_PIPELINE);
+      const { rows: stages } = await client.query(dealSql.BOARD, [pipeline.id]);
+      return { pipeline_id: pipeline.id, stages };
+    }),
+  );
+
+  app.post('/crm/duplicates', (request, reply) =>
+    inTenant(request, reply, async (client) => {
+      const { rows } = await client.query(companySql.DUPLICATE_KEYS, [50_000]);
+      const names = new Map(rows.map((row) => [row.id, row.name]));
+      return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
+    }),
+  );
+}
+
+// The server's resident memory in MiB (Linux), or null elsewhere.
+function residentMiB(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+// Streams a generated CSV of `rows` contacts to POST /functions/v1/contacts/import (one in 50 rows
+// repeats an earlier phone in another written form, one in 200 has a bad phone) while sampling the
+// server's memory every 100 ms.
+export async function measureContactImport(baseUrl, state, serverPid, rows = 100_000) {
+  const phone = (n) => `+2011${String(n).padStart(8, '0')}`;
+  async function* csv() {
+    yield 'first_name,last_name,phones,emails,tags\n';
+    let chunk = '';
+    for (let n = 1; n <= rows; n++) {
+      const cell = n % 200 === 0 ? '12345' : n % 50 === 0 ? `0020 11 ${String(n - 1).padStart(8, '0')}` : phone(n);
+      chunk += `Import ${n},Bench,${cell},import${n}@example.com,bench;import\n`;
+      if (n % 1000 === 0) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  }
+  const before = residentMiB(serverPid);
+  let peak = before;
+  const sampler = setInterval(() => {
+    const now = residentMiB(serverPid);
+    if (now !== null && (peak === null || now > peak)) peak = now;
+  }, 100);
+  const started = process.hrtime.bigint();
+  try {
+    const response = await fetch(`${baseUrl}/functions/v1/contacts/import`, {
+      method: 'POST',
+      headers: { ...bearer(state), 'content-type': 'text/csv' },
+      body: Readable.toWeb(Readable.from(csv())),
+      duplex: 'half',
+    });
+    const job = await response.json();
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (response.status !== 201) throw new Error(`import answered ${response.status}: ${JSON.stringify(job)}`);
+    return {
+      scenario: `CSV import of ${rows.toLocaleString('en')} contacts`,
+      rows,
+      seconds: Number(seconds.toFixed(1)),
+      rows_per_second: Math.round(rows / seconds),
+      server_rss_before_mib: before,
+      server_rss_peak_mib: peak,
+      job: { processed: job.processed, created: job.created, updated: job.updated, failed: job.failed },
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}

@@ -1,0 +1,112 @@
+import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
+import { INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, TASK_FOR_UPDATE, UPDATE_NOTE, UPDATE_TASK } from '../infrastructure/activity-records.sql';
+
+export type TaskView = TaskFields & { id: string; organization_id: string; done_at: string | null; created_by: string | null; created_at: string; updated_at: string };
+export type NoteView = NoteFields & { id: string; organization_id: string; author_id: string | null; created_at: string; updated_at: string };
+
+// Tasks and notes on contacts, companies and deals. Writes arrive through the data API
+// (/rest/v1/tasks, /rest/v1/notes and the record proxy) and emit task.* and note.* events.
+export class ActivityRecordService {
+  constructor(private readonly db: Database) {}
+
+  createTask(ctx: RequestContext, input: Record<string, unknown>): Promise<TaskView> {
+    return this.db.inTenant(ctx, (tx) => this.createTaskIn(tx, ctx, input));
+  }
+
+  createNote(ctx: RequestContext, input: Record<string, unknown>): Promise<NoteView> {
+    return this.db.inTenant(ctx, (tx) => this.createNoteIn(tx, ctx, input));
+  }
+
+  async createTaskIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<TaskView> {
+    const t = parseNewTask(input);
+    const [row] = await tx
+      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId])
+      .catch((error) => linkError('task', error));
+    const task = isoTask(row);
+    const events = [recordEvent('task.created', ctx, 'task', task)];
+    if (task.done) events.push(recordEvent('task.completed', ctx, 'task', task));
+    await tx.emit(events);
+    return task;
+  }
+
+  async updateTaskIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<TaskView> {
+    assertId('task', id);
+    const changes = parseTaskFields(input);
+    const [current] = await tx.query<TaskView>(TASK_FOR_UPDATE, [id]);
+    if (!current) throw NotFound('task', id);
+    const next = { ...current, ...changes };
+    assertLinked('task', next);
+    const [row] = await tx
+      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id])
+      .catch((error) => linkError('task', error));
+    const task = isoTask(row);
+    const events = [recordEvent('task.updated', ctx, 'task', task)];
+    if (task.done && !current.done) events.push(recordEvent('task.completed', ctx, 'task', task));
+    await tx.emit(events);
+    return task;
+  }
+
+  async removeTaskIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
+    assertId('task', id);
+    if ((await tx.execute('DELETE FROM tasks WHERE id = $1', [id])) === 0) throw NotFound('task', id);
+  }
+
+  async createNoteIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<NoteView> {
+    const n = parseNewNote(input);
+    const [row] = await tx.query<NoteView>(INSERT_NOTE, [n.body, ctx.userId, n.contact_id, n.company_id, n.deal_id]).catch((error) => linkError('note', error));
+    const note = iso(row);
+    await tx.emit([recordEvent('note.created', ctx, 'note', note)]);
+    return note;
+  }
+
+  async updateNoteIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<NoteView> {
+    assertId('note', id);
+    const changes = parseNoteFields(input);
+    const [current] = await tx.query<NoteView>(NOTE_FOR_UPDATE, [id]);
+    if (!current) throw NotFound('note', id);
+    const next = { ...current, ...changes };
+    assertLinked('note', next);
+    const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, next.body, next.contact_id, next.company_id, next.deal_id]).catch((error) => linkError('note', error));
+    const note = iso(row);
+    await tx.emit([recordEvent('note.updated', ctx, 'note', note)]);
+    return note;
+  }
+
+  async removeNoteIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
+    assertId('note', id);
+    if ((await tx.execute('DELETE FROM notes WHERE id = $1', [id])) === 0) throw NotFound('note', id);
+  }
+}
+
+function assertId(entity: string, id: string): void {
+  if (!isUuid(id)) throw new DomainError('validation', `${entity}.invalid_id`, `${entity} id must be a UUID`);
+}
+
+// The composite keys name the link that is unknown or belongs to another organization.
+function linkError(entity: string, error: { driverError?: { code?: string; constraint?: string } }): never {
+  const constraint = error.driverError?.constraint ?? '';
+  if (error.driverError?.code === '23503') {
+    if (constraint.endsWith('_contact_fkey')) throw NotFound('contact');
+    if (constraint.endsWith('_company_fkey')) throw NotFound('company');
+    if (constraint.endsWith('_deal_fkey')) throw NotFound('deal');
+    if (constraint.endsWith('_assignee_fkey')) throw new DomainError('validation', `${entity}.invalid_assignee`, 'assignee_id is not a member of this organization');
+    if (constraint.endsWith('_author_fkey')) throw new DomainError('validation', `${entity}.invalid_author`, 'the author is not a member of this organization');
+  }
+  throw error;
+}
+
+const toIso = (value: unknown): string => new Date(value as string).toISOString();
+
+function iso<T extends { created_at: string; updated_at: string }>(row: T): T {
+  return { ...row, created_at: toIso(row.created_at), updated_at: toIso(row.updated_at) };
+}
+
+function isoTask(row: TaskView): TaskView {
+  return { ...iso(row), due_at: row.due_at === null ? null : toIso(row.due_at), done_at: row.done_at === null ? null : toIso(row.done_at) };
+}
+
+function recordEvent(type: string, ctx: RequestContext, key: 'task' | 'note', record: TaskView | NoteView) {
+  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: record.id, payload: { [key]: record, actor_id: ctx.userId } });
+}

@@ -1,0 +1,202 @@
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import type { CountryCode } from 'libphonenumber-js';
+import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
+import { isCountryCode, normalizePhone } from '../domain/phone';
+import { ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
+import {
+  ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_MATCH, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
+} from '../infrastructure/csv.sql';
+import type { CompanyService } from './company.service';
+import type { ContactService } from './contact.service';
+
+export interface ImportRowError {
+  line: number;
+  error: string;
+  code: string;
+}
+
+export interface ImportJob {
+  id: string;
+  entity: CsvEntity;
+  status: 'running' | 'completed' | 'failed';
+  processed: number;
+  created: number;
+  updated: number;
+  failed: number;
+  errors: ImportRowError[];
+  error: string | null;
+  created_by: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+// Rows per transaction: progress becomes visible batch by batch, and at most this many rows are
+// held in memory while the parser waits (backpressure reaches the request body).
+export const IMPORT_BATCH_ROWS = 500;
+export const IMPORT_MAX_ERRORS = 100;
+export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
+const MAX_RECORD_BYTES = 64 * 1024;
+
+interface Row {
+  line: number;
+  cells: string[];
+}
+interface Existing {
+  id: string;
+  phones: string[];
+  emails: string[];
+  tags: string[];
+}
+
+// CSV import of contacts or companies: rows are upserted as they are parsed (matched by phone,
+// then email; companies also by name), each row on its own savepoint so a bad row is reported
+// with its line number and the others still land.
+export class CsvImportService {
+  constructor(
+    private readonly db: Database,
+    private readonly contacts: ContactService,
+    private readonly companies: CompanyService,
+  ) {}
+
+  async run(ctx: RequestContext, entity: CsvEntity, body: Readable): Promise<ImportJob> {
+    const [job] = await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(INSERT_IMPORT_JOB, [entity, ctx.userId]));
+    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_RECORD_BYTES });
+    let bytes = 0;
+    body.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > IMPORT_MAX_BYTES && !parser.destroyed) parser.destroy(new DomainError('too_large', 'import.too_large', `a CSV import may be at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`));
+    });
+    body.on('error', (error) => parser.destroy(error));
+    body.pipe(parser);
+    let columns: (string | null)[] | undefined;
+    let batch: Row[] = [];
+    // csv-parse reports the line a record ends on; errors name the line it starts on.
+    let previous = { lines: 0, empty_lines: 0 };
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) {
+        const line = previous.lines + 1 + (info.empty_lines - previous.empty_lines);
+        previous = info;
+        if (!columns) {
+          columns = importColumns(entity, record);
+          continue;
+        }
+        batch.push({ line, cells: record });
+        if (batch.length >= IMPORT_BATCH_ROWS) {
+          await this.importBatch(ctx, job.id, entity, columns, batch);
+          batch = [];
+        }
+      }
+      if (!columns) throw new DomainError('validation', 'import.empty', 'the CSV has no header row');
+      if (batch.length > 0) await this.importBatch(ctx, job.id, entity, columns, batch);
+      return await this.finish(ctx, job.id, 'completed', null);
+    } catch (error) {
+      body.unpipe(parser);
+      body.resume(); // drain the rest of the upload so the answer reaches the client
+      const failure = importFailure(error);
+      await this.finish(ctx, job.id, 'failed', failure?.message ?? 'the import stopped on an internal error').catch(() => undefined);
+      if (!failure) throw error;
+      throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id }, `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`);
+    }
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<ImportJob> {
+    if (!isUuid(id)) throw new DomainError('validation', 'import.invalid_id', 'import id must be a UUID');
+    const [job] = await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(IMPORT_JOB, [id]));
+    if (!job) throw NotFound('import', id);
+    return iso(job);
+  }
+
+  async recent(ctx: RequestContext): Promise<{ imports: ImportJob[] }> {
+    return { imports: (await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(RECENT_IMPORT_JOBS))).map(iso) };
+  }
+
+  private async importBatch(ctx: RequestContext, jobId: string, entity: CsvEntity, columns: (string | null)[], rows: Row[]): Promise<void> {
+    await this.db.inTenant(ctx, async (tx) => {
+      const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+      const country = isCountryCode(org?.country) ? org.country : undefined;
+      let created = 0;
+      let updated = 0;
+      const errors: ImportRowError[] = [];
+      for (const row of rows) {
+        await tx.query('SAVEPOINT import_row');
+        try {
+          const input = rowInput(columns, row.cells);
+          const outcome = entity === 'contacts' ? await this.upsertContact(tx, ctx, input, country) : await this.upsertCompany(tx, ctx, input, country);
+          if (outcome === 'created') created++;
+          else updated++;
+          await tx.query('RELEASE SAVEPOINT import_row');
+        } catch (error) {
+          await tx.query('ROLLBACK TO SAVEPOINT import_row');
+          errors.push(rowError(row.line, error));
+        }
+      }
+      await tx.query(ADD_IMPORT_PROGRESS, [jobId, rows.length, created, updated, errors.length, JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)), IMPORT_MAX_ERRORS]);
+    });
+  }
+
+  private async upsertContact(tx: Tx, ctx: RequestContext, input: Record<string, unknown>, country: CountryCode | undefined): Promise<'created' | 'updated'> {
+    const { phones, emails } = matchKeys(input, country);
+    const [existing] = phones.length > 0 || emails.length > 0 ? await tx.query<Existing>(CONTACT_MATCH, [phones, emails]) : [];
+    if (!existing) {
+      await this.contacts.createIn(tx, ctx, input);
+      return 'created';
+    }
+    await this.contacts.updateIn(tx, ctx, existing.id, unionLists(input, existing, phones, emails));
+    return 'updated';
+  }
+
+  private async upsertCompany(tx: Tx, ctx: RequestContext, input: Record<string, unknown>, country: CountryCode | undefined): Promise<'created' | 'updated'> {
+    const { phones, emails } = matchKeys(input, country);
+    const name = typeof input.name === 'string' ? input.name.trim() : null;
+    const [existing] = await tx.query<Existing>(COMPANY_MATCH, [phones, emails, name]);
+    if (!existing) {
+      await this.companies.createIn(tx, ctx, input);
+      return 'created';
+    }
+    await this.companies.updateIn(tx, ctx, existing.id, unionLists(input, existing, phones, emails));
+    return 'updated';
+  }
+
+  private async finish(ctx: RequestContext, id: string, status: 'completed' | 'failed', error: string | null): Promise<ImportJob> {
+    const [job] = await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(FINISH_IMPORT_JOB, [id, status, error]));
+    return iso(job);
+  }
+}
+
+// Phones in E.164 (an invalid one fails the row, naming it) and emails lower-cased, for matching.
+function matchKeys(input: Record<string, unknown>, country: CountryCode | undefined): { phones: string[]; emails: string[] } {
+  const phones = Array.isArray(input.phones) ? input.phones.map((phone) => normalizePhone(phone, country)) : [];
+  const emails = Array.isArray(input.emails) ? input.emails.map((email) => String(email).trim().toLowerCase()) : [];
+  return { phones, emails };
+}
+
+// An import adds to lists rather than replacing them, so nothing the record already had is lost.
+function unionLists(input: Record<string, unknown>, existing: Existing, phones: string[], emails: string[]): Record<string, unknown> {
+  const out = { ...input };
+  if (phones.length > 0) out.phones = [...new Set([...existing.phones, ...phones])];
+  if (emails.length > 0) out.emails = [...new Set([...existing.emails, ...emails])];
+  if (Array.isArray(input.tags)) out.tags = [...new Set([...existing.tags, ...(input.tags as string[])])];
+  return out;
+}
+
+function rowError(line: number, error: unknown): ImportRowError {
+  if (error instanceof DomainError) return { line, error: error.message, code: error.code };
+  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
+  return { line, error: `the row could not be saved${sqlState ? ` (SQLSTATE ${sqlState})` : ''}`, code: 'import.row_failed' };
+}
+
+// The reasons a whole import stops: a bad header, malformed CSV (csv-parse names the line), a
+// record too large, or the upload breaking off.
+function importFailure(error: unknown): { kind: DomainError['kind']; code: string; message: string } | undefined {
+  if (error instanceof DomainError) return { kind: error.kind, code: error.code, message: error.message };
+  const csv = error as { code?: string; message?: string; lines?: number };
+  if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${csv.message}` };
+  return undefined;
+}
+
+function iso(job: ImportJob): ImportJob {
+  return { ...job, created_at: new Date(job.created_at).toISOString(), finished_at: job.finished_at === null ? null : new Date(job.finished_at).toISOString() };
+}

@@ -1,0 +1,176 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { parse } from 'csv-parse/sync';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import { CompanyService } from '../application/company.service';
+import { ContactService } from '../application/contact.service';
+import { CrmModule } from '../crm.module';
+import { crmMigrations } from '../index';
+
+// Row i of a generated contacts file: some rows repeat an earlier phone (another written form)
+// or email (another case), some carry a bad phone.
+const digits = (i: number) => `10${String(10_000_000 + i).slice(-8)}`;
+const phone = (i: number) => `+20 ${digits(i).slice(0, 3)} ${digits(i).slice(3, 6)} ${digits(i).slice(6)}`;
+const isBad = (i: number) => i % 25 === 24;
+const isPhoneRepeat = (i: number) => !isBad(i) && i % 10 === 9;
+const isEmailRepeat = (i: number) => i % 40 === 20;
+function contactRow(i: number): string {
+  if (isBad(i)) return `Bad${i},,12345,bad${i}@example.com,`;
+  if (isPhoneRepeat(i)) return `Again${i},,0020${digits(i - 1)},,repeat`;
+  if (isEmailRepeat(i)) return `Mail${i},,,PERSON${i - 2}@EXAMPLE.COM,`;
+  return `Name${i},"Last, ""the"" ${i}",${phone(i)},person${i}@example.com,a;b`;
+}
+
+describe('CSV import and export of contacts and companies', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations] }));
+  });
+  afterAll(() => close());
+
+  const upload = (path: string, t: TestTenant | undefined, csv: string, type = 'text/csv') =>
+    app.inject({ method: 'POST', url: `/functions/v1/${path}`, headers: { ...(t?.key ?? {}), 'content-type': type }, payload: csv });
+  const get = (url: string, t: TestTenant | undefined) => app.inject({ method: 'GET', url, headers: t?.key ?? {} });
+  const count = (t: TestTenant, table: string) => runtime.db.inTenant(t.ctx, async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n);
+
+  it('should upsert a few thousand rows by phone or email, without duplicates, reporting bad rows by line', async () => {
+    const t = await createTestTenant(app);
+    const existing = await app.get(ContactService).create(t.ctx, { first_name: 'Before', phones: [phone(3)], emails: ['keep@example.com'] });
+    const rows = 2500;
+    const csv = `First Name,last_name,phone,email,tags\n${Array.from({ length: rows }, (_, i) => contactRow(i)).join('\n')}\n`;
+    const res = await upload('contacts/import', t, csv);
+    expect(res.statusCode).toBe(201);
+    const failed = Array.from({ length: rows }, (_, i) => i).filter(isBad);
+    const updated = Array.from({ length: rows }, (_, i) => i).filter((i) => isPhoneRepeat(i) || isEmailRepeat(i) || i === 3).length;
+    const job = res.json();
+    expect(job).toMatchObject({ status: 'completed', entity: 'contacts', processed: rows, failed: failed.length, updated, created: rows - failed.length - updated });
+    expect(job.errors).toHaveLength(100);
+    expect(job.errors[0]).toEqual({ line: 26, error: '"12345" is not a valid phone number', code: 'contact.invalid_phone' });
+    expect(job.errors.map((e: { line: number }) => e.line)).toEqual(failed.slice(0, 100).map((i) => i + 2));
+    expect(await count(t, 'contacts')).toBe(rows - failed.length - updated + 1);
+    // The earlier contact kept its email and took the row's; a repeated phone updated its row's contact.
+    const before = await app.get(ContactService).get(t.ctx, existing.id);
+    expect(before).toMatchObject({ first_name: 'Name3', last_name: 'Last, "the" 3', emails: ['keep@example.com', 'person3@example.com'], tags: ['a', 'b'] });
+    const again = await app.get(ContactService).findByPhone(t.ctx, phone(8));
+    expect(again).toMatchObject({ first_name: 'Again9', tags: ['a', 'b', 'repeat'], emails: ['person8@example.com'] });
+    expect((await get(`/functions/v1/imports/${job.id}`, t)).json()).toEqual(job);
+  });
+
+  it('should process rows while the upload is still arriving, with progress on the job', async () => {
+    const t = await createTestTenant(app);
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    let answered: (answer: { status: number; body: string }) => void = () => undefined;
+    const done = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve));
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => answered({ status: res.statusCode ?? 0, body }));
+    });
+    req.write(`first_name,phones\n${Array.from({ length: 1200 }, (_, i) => `P${i},${phone(i)}`).join('\n')}\n`);
+    // Two batches commit and show on the job before the body has ended.
+    let running: { id: string; status: string; processed: number } | undefined;
+    for (let attempt = 0; attempt < 400 && !(running && running.processed >= 1000); attempt++) {
+      await new Promise((r) => setTimeout(r, 25));
+      running = (await get('/functions/v1/imports', t)).json().imports[0];
+    }
+    expect(running).toMatchObject({ status: 'running', processed: 1000 });
+    req.end(`${Array.from({ length: 300 }, (_, i) => `Q${i},${phone(5000 + i)}`).join('\n')}\n`);
+    const answer = await done;
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ id: running!.id, status: 'completed', processed: 1500, created: 1500 });
+  });
+
+  it('should stop with a clear 400 on a bad header or malformed CSV and mark the job failed', async () => {
+    const t = await createTestTenant(app);
+    const header = await upload('contacts/import', t, 'first_name,phonez\nA,+201001234567\n');
+    expect(header.statusCode).toBe(400);
+    expect(header.json()).toMatchObject({ code: 'import.unknown_column', error: expect.stringContaining('unknown contacts column phonez'), hint: expect.stringMatching(/GET \/functions\/v1\/imports\/[0-9a-f-]{36}/) });
+    const malformed = await upload('contacts/import', t, 'first_name\n"A\n');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().code).toBe('import.invalid_csv');
+    expect((await upload('contacts/import', t, '')).statusCode).toBe(400);
+    expect((await upload('contacts/import', t, JSON.stringify({ first_name: 'A' }), 'application/json')).statusCode).toBe(400);
+    expect((await upload('contacts/import', t, 'first_name,color\nA,red\n', 'text/csv; charset=utf-8')).json().code).toBe('import.unknown_column');
+    expect((await upload('contacts/import', t, 'first_name,first_name\nA,B\n')).statusCode).toBe(400);
+    const jobs = (await get('/functions/v1/imports', t)).json().imports;
+    expect(jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
+    expect(await count(t, 'contacts')).toBe(0);
+    expect((await upload('contacts/import', undefined, 'first_name\nA\n')).statusCode).toBe(401);
+  });
+
+  it('should import companies matched by phone, email or name', async () => {
+    const t = await createTestTenant(app);
+    await app.get(CompanyService).create(t.ctx, { name: 'Acme', emails: ['sales@acme.example'] });
+    const csv = 'name,website,phones,emails,annual_revenue,tags\nACME,acme.example,,,1000,vip\nGlobex,globex.example,+201001234567,,,\nGlobex Egypt,,00201001234567,,,eg\nInitech,,,,lots,\n';
+    const job = (await upload('companies/import', t, csv)).json();
+    expect(job).toMatchObject({ status: 'completed', processed: 4, created: 1, updated: 2, failed: 1, errors: [{ line: 5, code: 'import.invalid_cell' }] });
+    // Filled cells overwrite (the name too), lists are unioned, empty cells keep what was there.
+    const exported = parse((await get('/functions/v1/companies/export?columns=name,website,phones,annual_revenue,tags', t)).body, { columns: true });
+    expect(exported).toEqual([
+      { name: 'ACME', website: 'acme.example', phones: '', annual_revenue: '1000', tags: 'vip' },
+      { name: 'Globex Egypt', website: 'globex.example', phones: '+201001234567', annual_revenue: '', tags: 'eg' },
+    ]);
+  });
+
+  it('should export the chosen columns with proper quoting, never another organization’s rows, and import its own export', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    await app.get(ContactService).create(a.ctx, { first_name: 'Zed, "Z"', description: 'line one\nline two', phones: ['+201001234567', '+201001234568'], tags: ['x'], opt_in_status: true, custom_fields: { plan: 'gold' } });
+    await app.get(ContactService).create(a.ctx, { first_name: ' padded' });
+    await app.get(ContactService).create(b.ctx, { first_name: 'Secret', phones: ['+201009999999'] });
+    const res = await get('/functions/v1/contacts/export?columns=first_name,phones,description,opt_in_status,custom_fields,tags', a);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.body.split('\r\n')[0]).toBe('first_name,phones,description,opt_in_status,custom_fields,tags');
+    expect(res.body).toContain('"Zed, ""Z""",+201001234567; +201001234568,"line one\nline two",true,"{""plan"":""gold""}",x\r\n');
+    expect(res.body).not.toContain('Secret');
+    expect(parse(res.body, { columns: true })).toHaveLength(2);
+    const all = await get('/functions/v1/contacts/export', a);
+    expect(all.body.split('\r\n')[0]).toBe('id,first_name,last_name,phones,emails,tags,description,company_id,assignee_id,source,opt_in_status,custom_fields,created_at,updated_at');
+    // Re-importing the export matches every row by phone: nothing is duplicated.
+    const again = (await upload('contacts/import', a, all.body)).json();
+    expect(again).toMatchObject({ status: 'completed', processed: 2, created: 1, updated: 1, failed: 0 });
+    for (const bad of ['columns=first_name,password', 'columns=first_name,first_name']) expect((await get(`/functions/v1/contacts/export?${bad}`, a)).statusCode).toBe(400);
+    expect((await get('/functions/v1/contacts/export', undefined)).statusCode).toBe(401);
+  });
+
+  it('should page through more rows than one export page in order', async () => {
+    const t = await createTestTenant(app);
+    const csv = `first_name\n${Array.from({ length: 1100 }, (_, i) => `N${i}`).join('\n')}\n`;
+    expect((await upload('contacts/import', t, csv)).json()).toMatchObject({ created: 1100 });
+    const names = parse((await get('/functions/v1/contacts/export?columns=id,first_name', t)).body, { columns: true }) as { id: string }[];
+    expect(names).toHaveLength(1100);
+    expect(new Set(names.map((n) => n.id)).size).toBe(1100);
+  });
+
+  it('should accept text/plain and a charset parameter, and report links into another organization per row', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
+    const plain = (await upload('contacts/import', a, `first_name,company_id,assignee_id\nOk,,\nX,${theirs.id},\nY,,${b.ctx.userId}\n`, 'text/plain')).json();
+    expect(plain).toMatchObject({ status: 'completed', created: 1, failed: 2, errors: [{ line: 3, code: 'company.not_found' }, { line: 4, code: 'contact.invalid_assignee' }] });
+    // Lines are where a row starts, counting blank lines and quoted line breaks.
+    const lines = (await upload('contacts/import', a, 'first_name,description,phones\n\n"A","two\nlines",12\n\nB,,34\n')).json();
+    expect(lines.errors.map((e: { line: number }) => e.line)).toEqual([3, 6]);
+    const charset = (await upload('contacts/import', a, 'first_name\nCharset\n', 'text/csv; charset=utf-8')).json();
+    expect(charset).toMatchObject({ status: 'completed', created: 1 });
+    expect(await count(b, 'contacts')).toBe(0);
+  });
+
+  it('should answer 404 for another organization’s import and 400 for a bad id', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const job = (await upload('contacts/import', b, 'first_name\nB\n')).json();
+    expect((await get(`/functions/v1/imports/${job.id}`, a)).statusCode).toBe(404);
+    expect((await get('/functions/v1/imports', a)).json()).toEqual({ imports: [] });
+    expect((await get('/functions/v1/imports/nope', a)).statusCode).toBe(400);
+  });
+});

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import { createEvent } from '@engage/shared-kernel';
+import { ActivityRecordService } from '../application/activity-records.service';
+import { ContactService } from '../application/contact.service';
+import { DealService } from '../application/deal.service';
+import { CrmModule } from '../crm.module';
+import { crmMigrations } from '../index';
+
+interface Entry { id: string; type: string; source: string; occurred_at: string; contact_id: string | null; deal_id: string | null; summary: string; data: Record<string, unknown> }
+
+describe('activity timelines of contacts and deals', () => {
+  let runtime: PlatformRuntime;
+  let app: NestFastifyApplication;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    // role all: the outbox relay delivers events to the CRM's consumers in this process.
+    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'all', migrations: [...identityMigrations, ...crmMigrations] }));
+  });
+  afterAll(() => close());
+
+  const get = (url: string, t: TestTenant | undefined) => app.inject({ method: 'GET', url, headers: t?.key ?? {} });
+  // Waits (bounded) until the consumer has written `count` entries: delivery is asynchronous.
+  async function timelineOf(url: string, t: TestTenant, count: number): Promise<Entry[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const entries = (await get(`${url}?limit=100`, t)).json().entries as Entry[];
+      if (entries.length >= count || Date.now() > deadline) return entries;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const emitAs = (t: TestTenant, source: string, type: string, payload: Record<string, unknown>) =>
+    runtime.db.inTenant(t.ctx, (tx) => tx.emit([createEvent({ type, source, organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload })]));
+
+  it('should gather CRM changes, notes, tasks and messages from the messaging context, newest first', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Omar' });
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Fleet', contact_id: contact.id });
+    await app.get(DealService).update(t.ctx, deal.id, { stage: 'qualified' });
+    await app.get(ActivityRecordService).createNote(t.ctx, { body: 'Asked for a discount', deal_id: deal.id, contact_id: contact.id });
+    await app.get(ActivityRecordService).createTask(t.ctx, { title: 'Send the quote', deal_id: deal.id, done: true });
+    const message = { id: randomUUID(), conversation_id: randomUUID(), contact_id: contact.id, channel_account_id: randomUUID(), direction: 'inbound', status: 'received', content: 'Is the price final?', created_at: new Date().toISOString() };
+    // Shapes the timeline does not know are skipped without stalling the consumer: the message after them arrives.
+    await emitAs(t, 'messaging', 'message.sent', { message: 'not an object' });
+    await emitAs(t, 'calls', 'call.analyzed', { surprise: true });
+    await emitAs(t, 'messaging', 'message.received', { message, actor_id: null });
+
+    const forContact = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 5);
+    expect(forContact.map((e) => e.type).sort()).toEqual(['contact.created', 'deal.created', 'deal.stage.changed', 'message.received', 'note.created'].sort());
+    expect(forContact[0]).toMatchObject({ type: 'message.received', source: 'messaging', summary: 'Message received: Is the price final?', data: { id: message.id, direction: 'inbound' } });
+    const times = forContact.map((e) => Date.parse(e.occurred_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+
+    const forDeal = await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 5);
+    expect(forDeal.map((e) => e.type).sort()).toEqual(['deal.created', 'deal.stage.changed', 'note.created', 'task.completed', 'task.created']);
+    expect(forDeal.find((e) => e.type === 'deal.stage.changed')?.summary).toBe('Stage changed from LEAD to QUALIFIED: Fleet');
+  });
+
+  it('should count a message with the contact as activity on the contact’s deals', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Idle' });
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Idle deal', contact_id: contact.id });
+    await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
+    const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at;
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
+    const stale = await lastActivity();
+    await emitAs(t, 'messaging', 'message.sent', { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
+    await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 3);
+    expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
+  });
+
+  it('should write one entry for an event delivered twice', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Twice' });
+    await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 1);
+    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const event = createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null } });
+    await consumer.handle(event);
+    await consumer.handle(event);
+    const entries = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 2);
+    expect(entries.map((e) => e.type)).toEqual(['message.received', 'contact.created']);
+  });
+
+  it('should page with a cursor without repeats or gaps', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Paged' });
+    for (let i = 0; i < 6; i++) await app.get(ActivityRecordService).createNote(t.ctx, { body: `note ${i}`, contact_id: contact.id });
+    const all = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 7);
+    expect(all).toHaveLength(7);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(`/functions/v1/contacts/${contact.id}/timeline?limit=3${cursor ? `&cursor=${cursor}` : ''}`, t);
+      expect(res.statusCode).toBe(200);
+      seen.push(...res.json().entries.map((e: Entry) => e.id));
+      cursor = res.json().next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((e) => e.id));
+  });
+
+  it('should answer 404 for another organization’s contact or deal and clear 4xx for bad input', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const theirs = await app.get(ContactService).create(b.ctx, { first_name: 'Theirs' });
+    const theirDeal = await app.get(DealService).create(b.ctx, { title: 'Theirs', contact_id: theirs.id });
+    expect((await get(`/functions/v1/contacts/${theirs.id}/timeline`, a)).statusCode).toBe(404);
+    expect((await get(`/functions/v1/deals/${theirDeal.id}/timeline`, a)).statusCode).toBe(404);
+    expect((await get(`/functions/v1/contacts/${randomUUID()}/timeline`, a)).statusCode).toBe(404);
+    expect((await get('/functions/v1/contacts/nope/timeline', a)).statusCode).toBe(400);
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=garbage', `cursor=${'x'.repeat(201)}`, `cursor=${Buffer.from('["2020-01-01","x"]').toString('base64url')}`]) {
+      const res = await get(`/functions/v1/deals/${theirDeal.id}/timeline?${query}`, b);
+      expect({ query, status: res.statusCode }).toEqual({ query, status: 400 });
+    }
+    expect((await get(`/functions/v1/contacts/${theirs.id}/timeline`, undefined)).statusCode).toBe(401);
+  });
+});
