@@ -118,11 +118,15 @@ export class DeliveryRunner {
           if (now.getTime() - since.getTime() >= DISABLE_AFTER_MS) disabledReason = `failing continuously since ${since.toISOString()} (5 days)`;
         }
       }
+      const disabled = disabledReason !== null && (await tx.query(DISABLE_CONFIGURATION, [job.webhook_id, disabledReason, now])).length > 0;
+      if (disabled) {
+        status = 'failed';
+        nextAt = null;
+      }
       await tx.execute(FINISH_DELIVERY, [job.id, status, nextAt, now]);
       const [log] = await tx.query<{ id: string }>(INSERT_LOG, [job.webhook_id, job.id, job.event, status, statusCode, error, durationMs, job.attempts, now]);
-      if (disabledReason && (await tx.query(DISABLE_CONFIGURATION, [job.webhook_id, disabledReason, now])).length > 0) {
-        await tx.query(INSERT_LOG, [job.webhook_id, job.id, job.event, 'failed', statusCode, `webhook disabled: ${disabledReason}`, 0, job.attempts, now]);
-      }
+      // The notice that the configuration was disabled, logged just after the attempt that caused it.
+      if (disabled) await tx.query(INSERT_LOG, [job.webhook_id, job.id, job.event, 'failed', statusCode, `webhook disabled: ${disabledReason}`, 0, job.attempts, new Date(now.getTime() + 1)]);
       return {
         delivery_id: job.id,
         log_id: log.id,
