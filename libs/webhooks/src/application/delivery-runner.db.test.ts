@@ -2,7 +2,9 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { EventSubscriptions, OutboundClient, type PlatformRuntime, SecretBox } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
 import { createEvent, type Clock, type RequestContext, systemClock } from '@engage/shared-kernel';
+import { listDevMailbox } from '@engage/identity';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
+import { DisabledNotifier } from './disabled-notifier';
 import { ConfigurationService } from './configuration.service';
 import { DeliveryRunner } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
@@ -39,7 +41,9 @@ describe('delivery runner: retries, disabling, claims', () => {
     await close();
   });
 
-  const runner = (clock: Clock) => new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5 });
+  const runner = (clock: Clock) =>
+    new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5, onDisabled: (notice) => app.get(DisabledNotifier).notify(notice) });
+  const mailTo = async (email: string) => (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
   const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
   const configure = (ctx: RequestContext, path: string) =>
     runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: ['contact.created'] }));
@@ -89,8 +93,9 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: true, failing_since: new Date('2030-01-01T00:00:00Z') });
   });
 
-  it('should disable a configuration at once on 410 Gone', async () => {
-    const ctx = await org();
+  it('should disable a configuration at once on 410 Gone and tell the admins', async () => {
+    const tenant = await createTestTenant(app);
+    const ctx = { ...tenant.ctx, role: 'OWNER' as const };
     const hook = await configure(ctx, '/gone');
     statusOf.set('/gone', 410);
     const clock = new TestClock(Date.parse('2030-02-01T00:00:00Z'));
@@ -101,6 +106,9 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: false, disabled_reason: 'the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z' });
     expect((await logsOf(ctx, hook.id)).map((l) => l.error_message)).toEqual(['HTTP 410: x', 'webhook disabled: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z']);
     expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
+    const [mail] = await mailTo(tenant.email);
+    expect(mail).toMatchObject({ subject: 'Webhook "/gone" was disabled' });
+    expect(mail.text).toContain('Reason: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z.');
   });
 
   it('should disable a configuration failing continuously for 5 days, and not one that succeeded meanwhile', async () => {

@@ -23,9 +23,19 @@ export interface AttemptOutcome {
   next_attempt_at: string | null;
 }
 
+export interface DisabledNotice {
+  organizationId: string;
+  webhookId: string;
+  name: string;
+  url: string;
+  reason: string;
+}
+
 export interface RunnerOptions {
   timeoutMs: number;
   random?: () => number;
+  // Told after the transaction that disabled a configuration commits (e.g. to email the admins).
+  onDisabled?: (notice: DisabledNotice) => Promise<void>;
 }
 
 const systemCtx = (organizationId: string, requestId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId });
@@ -96,7 +106,16 @@ export class DeliveryRunner {
     return this.record(job, statusCode, error?.slice(0, MAX_ERROR) ?? null, durationMs);
   }
 
-  private record(job: DeliveryJob, statusCode: number | null, error: string | null, durationMs: number): Promise<AttemptOutcome> {
+  private async record(job: DeliveryJob, statusCode: number | null, error: string | null, durationMs: number): Promise<AttemptOutcome> {
+    let notice: DisabledNotice | undefined;
+    const result = await this.recordIn(job, statusCode, error, durationMs, (reason) => {
+      notice = { organizationId: job.organization_id, webhookId: job.webhook_id, name: job.webhook_name, url: job.url, reason };
+    });
+    if (notice && this.options.onDisabled) await this.options.onDisabled(notice).catch(() => undefined);
+    return result;
+  }
+
+  private recordIn(job: DeliveryJob, statusCode: number | null, error: string | null, durationMs: number, disabledWith: (reason: string) => void): Promise<AttemptOutcome> {
     const now = this.clock.now();
     const outcome = classify(statusCode);
     const affectsConfiguration = job.event !== TEST_EVENT_KIND;
@@ -120,6 +139,7 @@ export class DeliveryRunner {
       }
       const disabled = disabledReason !== null && (await tx.query(DISABLE_CONFIGURATION, [job.webhook_id, disabledReason, now])).length > 0;
       if (disabled) {
+        disabledWith(disabledReason!);
         status = 'failed';
         nextAt = null;
       }

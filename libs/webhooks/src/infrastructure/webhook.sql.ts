@@ -51,10 +51,11 @@ export interface DeliveryJob {
   attempts: number;
   automatic: boolean;
   url: string;
+  webhook_name: string;
   secret_sealed: string | null;
 }
 
-const JOB_COLUMNS = `d.id, d.organization_id, d.webhook_id, d.event, d.body, d.attempts, d.automatic, c.url, c.secret_sealed`;
+const JOB_COLUMNS = `d.id, d.organization_id, d.webhook_id, d.event, d.body, d.attempts, d.automatic, c.url, c.name AS webhook_name, c.secret_sealed`;
 
 // system: due deliveries of active configurations whose endpoint has fewer than $3 deliveries in
 // flight (leases not expired), oldest due first; rows other claimers hold are skipped.
