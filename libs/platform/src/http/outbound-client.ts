@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { bareHost, isBlockedAddress } from './outbound-address';
 
 export type OutboundErrorCode = 'invalid_url' | 'not_https' | 'ip_literal' | 'private_address' | 'dns_failed' | 'timeout' | 'network';
@@ -68,11 +68,12 @@ interface Target {
 // deadline over the whole exchange, a capped body read, and redirects never followed.
 export class OutboundClient {
   private readonly allowHosts: Set<string>;
-  private readonly ca: string[] | undefined;
+  // Built once: a context with extra roots is costly to create per connection.
+  private readonly secureContext: SecureContext | undefined;
 
   constructor(private readonly options: OutboundClientOptions = {}) {
     this.allowHosts = new Set((options.allowHosts ?? []).map((host) => host.replace(/^\[|\]$/g, '').toLowerCase()));
-    this.ca = options.extraCa ? [...rootCertificates, options.extraCa] : undefined;
+    this.secureContext = options.extraCa ? createSecureContext({ ca: [...rootCertificates, options.extraCa] }) : undefined;
   }
 
   // The checks that need no DNS: for validating a configured address before storing it.
@@ -96,7 +97,7 @@ export class OutboundClient {
         headers: input.headers,
         lookup: pinned,
         agent: false,
-        ca: this.ca,
+        secureContext: this.secureContext,
         servername: isIP(target.host) ? undefined : target.host,
       });
       const timer = setTimeout(() => req.destroy(new OutboundError('timeout', `no complete answer from ${target.url.host} within ${timeoutMs} ms`)), timeoutMs);
