@@ -1,9 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { bareHost, isBlockedAddress } from './outbound-address';
 
 export type OutboundErrorCode = 'invalid_url' | 'not_https' | 'ip_literal' | 'private_address' | 'dns_failed' | 'timeout' | 'network';
@@ -91,15 +91,16 @@ export class OutboundClient {
         if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
         else callback(null, address.address, address.family);
       };
-      const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(target.url, {
+      // secureContext reaches tls.connect (the typings of https.request omit it).
+      const options: HttpsRequestOptions & Pick<ConnectionOptions, 'secureContext'> = {
         method: input.method ?? 'POST',
         headers: input.headers,
         lookup: pinned,
         agent: false,
         secureContext: this.secureContext,
         servername: isIP(target.host) ? undefined : target.host,
-      });
+      };
+      const req = target.url.protocol === 'https:' ? httpsRequest(target.url, options) : httpRequest(target.url, options);
       const timer = setTimeout(() => req.destroy(new OutboundError('timeout', `no complete answer from ${target.url.host} within ${timeoutMs} ms`)), timeoutMs);
       const fail = (error: Error) => {
         clearTimeout(timer);
