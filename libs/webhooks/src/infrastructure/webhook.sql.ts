@@ -58,13 +58,19 @@ export interface DeliveryJob {
 const JOB_COLUMNS = `d.id, d.organization_id, d.webhook_id, d.event, d.body, d.attempts, d.automatic, c.url, c.name AS webhook_name, c.secret_sealed`;
 
 // system: due deliveries of active configurations whose endpoint has fewer than $3 deliveries in
-// flight (leases not expired), oldest due first; rows other claimers hold are skipped.
+// flight (leases not expired), oldest due first; rows other claimers hold are skipped. The in-flight
+// counts are computed once per claim.
 export const DUE_CANDIDATES = `
-  SELECT d.id, d.webhook_id,
-    (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = d.webhook_id AND f.status IN ('pending', 'retrying') AND f.locked_until > $1)::int AS in_flight
-  FROM webhook_deliveries d JOIN webhook_configurations c ON c.id = d.webhook_id AND c.is_active
+  WITH in_flight AS (
+    SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+    WHERE status IN ('pending', 'retrying') AND locked_until > $1 GROUP BY webhook_id
+  )
+  SELECT d.id, d.webhook_id, coalesce(f.n, 0) AS in_flight
+  FROM webhook_deliveries d
+  JOIN webhook_configurations c ON c.id = d.webhook_id AND c.is_active
+  LEFT JOIN in_flight f ON f.webhook_id = d.webhook_id
   WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
-    AND (SELECT count(*) FROM webhook_deliveries f WHERE f.webhook_id = d.webhook_id AND f.status IN ('pending', 'retrying') AND f.locked_until > $1) < $3
+    AND coalesce(f.n, 0) < $3
   ORDER BY d.next_attempt_at, d.created_at
   LIMIT $2
   FOR UPDATE OF d SKIP LOCKED`;
