@@ -106,6 +106,10 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: false, disabled_reason: 'the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z' });
     expect((await logsOf(ctx, hook.id)).map((l) => l.error_message)).toEqual(['HTTP 410: x', 'webhook disabled: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z']);
     expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
+    statusOf.set('/gone', 200);
+    const reenabled = await runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).updateIn(tx, ctx, hook.id, { is_active: true }));
+    expect(reenabled).toMatchObject({ is_active: true, disabled_reason: null, failing_since: null });
+    expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toHaveLength(2);
     const [mail] = await mailTo(tenant.email);
     expect(mail).toMatchObject({ subject: 'Webhook "/gone" was disabled' });
     expect(mail.text).toContain('Reason: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z.');

@@ -90,11 +90,17 @@ export class DeliveryRunner {
 
   async attempt(job: DeliveryJob): Promise<AttemptOutcome> {
     const at = this.clock.now();
-    const secret = job.secret_sealed ? this.box.open(job.secret_sealed) : null;
-    const headers = deliveryHeaders({ deliveryId: job.id, kind: job.event, body: job.body, at, secret });
     const started = process.hrtime.bigint();
     let statusCode: number | null = null;
     let error: string | null = null;
+    let secret: string | null;
+    try {
+      secret = job.secret_sealed ? this.box.open(job.secret_sealed) : null;
+    } catch {
+      // Never send unsigned what should be signed; the attempt fails and is logged (key rotated?).
+      return this.record(job, null, 'the signing secret cannot be decrypted with the current ENCRYPTION_KEY; set a new secret', 0);
+    }
+    const headers = deliveryHeaders({ deliveryId: job.id, kind: job.event, body: job.body, at, secret });
     try {
       const response = await this.outbound.request({ url: job.url, method: 'POST', headers, body: job.body, timeoutMs: this.options.timeoutMs });
       statusCode = response.status;
