@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import { Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { bareHost, isBlockedAddress } from './outbound-address';
@@ -33,6 +33,9 @@ export interface OutboundClientOptions {
   maxBodyBytes?: number;
   // Extra trusted CA certificates (PEM), added to Node's own roots.
   extraCa?: string;
+  // Reuse connections (per host, port and checked address); default true. Every request is still
+  // resolved and checked first, so a reused connection only ever goes to an address that passed.
+  keepAlive?: boolean;
   // DNS, replaceable in tests; default: the system resolver (all addresses).
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
@@ -70,6 +73,7 @@ export class OutboundClient {
   private readonly allowHosts: Set<string>;
   // Built once: a context with extra roots is costly to create per connection.
   private readonly secureContext: SecureContext | undefined;
+  private readonly agents = new Map<string, HttpAgent>();
 
   constructor(private readonly options: OutboundClientOptions = {}) {
     this.allowHosts = new Set((options.allowHosts ?? []).map((host) => host.replace(/^\[|\]$/g, '').toLowerCase()));
@@ -96,7 +100,7 @@ export class OutboundClient {
         method: input.method ?? 'POST',
         headers: input.headers,
         lookup: pinned,
-        agent: false,
+        agent: this.agentFor(target, address.address),
         secureContext: this.secureContext,
         servername: isIP(target.host) ? undefined : target.host,
       };
@@ -130,6 +134,29 @@ export class OutboundClient {
       });
       req.end(input.body);
     });
+  }
+
+  // Keep-alive agents keyed by scheme, host, port and pinned address; the oldest is dropped past 256.
+  private agentFor(target: Target, address: string): HttpAgent | false {
+    if (this.options.keepAlive === false) return false;
+    const key = `${target.url.protocol}//${target.host}:${target.url.port}@${address}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = target.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 });
+      this.agents.set(key, agent);
+      if (this.agents.size > 256) {
+        const [oldestKey, oldest] = this.agents.entries().next().value as [string, HttpAgent];
+        this.agents.delete(oldestKey);
+        oldest.destroy();
+      }
+    }
+    return agent;
+  }
+
+  // Closes idle kept-alive connections (shutdown, tests).
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
   }
 
   private target(rawUrl: string): Target {
