@@ -20,3 +20,4 @@ export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
 export { onlineMemberIds } from './application/online-members';
 export { IDENTITY_TABLES } from './infrastructure/exposed-tables';
+export { EMAIL_SENDER, type EmailMessage, type EmailSender } from './application/email-sender.port';

@@ -24,3 +24,5 @@ export * from './runtime/nest-logger';
 export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './runtime/record-writers';
+export * from './http/outbound-client';
+export { isBlockedAddress } from './http/outbound-address';

@@ -52,6 +52,10 @@ export const SETTINGS = {
   CDN_REGION: stringSetting({ group: 'storage', default: 'us-east-1', description: 'signing region of CDN_URL' }),
   CDN_DIR: stringSetting({ group: 'storage', description: 'local folder standing in for the recording CDN; default DATA_DIR/cdn' }),
 
+  WEBHOOK_LOG_RETENTION_DAYS: intSetting({ group: 'webhooks', default: 30, min: 1, max: 3650, description: 'days outbound webhook attempt logs (webhook_logs) and finished deliveries are kept' }),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: intSetting({ group: 'webhooks', default: 4, min: 1, max: 100, description: 'deliveries in flight at once to one webhook configuration, across worker replicas' }),
+  WEBHOOK_MAX_IN_FLIGHT: intSetting({ group: 'webhooks', default: 64, min: 1, max: 10000, description: 'deliveries in flight at once per worker process' }),
+
   OUTBOUND_ALLOW_HOSTS: listSetting({ group: 'security', item: HOST_NAME, itemText: 'a host name or IP address', description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)' }),
   NODE_EXTRA_CA_CERTS: stringSetting({ group: 'security', description: 'read by Node itself: extra CA certificates (lets tests use HTTPS receivers with their own certificate)' }),
   ALLOW_ANON_SEND: booleanSetting({ group: 'security', default: false, description: 'let the bare anon key call chat-lite-send (the anon key is public: keep false)' }),

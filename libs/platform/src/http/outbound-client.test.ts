@@ -1,0 +1,130 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSelfSignedCert, type HttpsReceiver, type SelfSignedCert, startHttpsReceiver } from '../testing/https-receiver';
+import { isBlockedAddress } from './outbound-address';
+import { OutboundClient, OutboundError } from './outbound-client';
+
+const refusal = async (promise: Promise<unknown>): Promise<OutboundError> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as OutboundError;
+  }
+  throw new Error('expected the call to be refused');
+};
+
+describe('isBlockedAddress', () => {
+  it.each([
+    ['10.0.0.1', true], ['127.0.0.1', true], ['169.254.169.254', true], ['172.16.5.4', true], ['192.168.1.1', true], ['100.64.0.1', true], ['0.0.0.0', true],
+    ['224.0.0.1', true], ['255.255.255.255', true], ['::1', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['ff02::1', true],
+    ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['8.8.8.8', false], ['1.1.1.1', false], ['2606:4700:4700::1111', false], ['not-an-ip', true],
+  ])('%s -> %s', (address, blocked) => {
+    expect(isBlockedAddress(address)).toBe(blocked);
+  });
+});
+
+describe('OutboundClient refuses unsafe targets', () => {
+  const client = new OutboundClient({ resolve: async (host) => (host === 'internal.example.com' ? [{ address: '10.1.2.3', family: 4 }] : [{ address: '93.184.215.14', family: 4 }]) });
+
+  it.each([
+    ['http://example.com/hook', 'not_https', 'only https://'],
+    ['ftp://example.com/hook', 'not_https', 'only https://'],
+    ['https://10.0.0.1/hook', 'ip_literal', 'IP address targets are not allowed'],
+    ['https://127.0.0.1/hook', 'ip_literal', 'IP address targets are not allowed'],
+    ['https://[::1]/hook', 'ip_literal', 'IP address targets are not allowed'],
+    ['https://169.254.169.254/latest/meta-data', 'ip_literal', 'IP address targets are not allowed'],
+    ['https://2130706433/hook', 'ip_literal', 'IP address targets are not allowed'],
+    ['https://internal.example.com/hook', 'private_address', 'resolves to a non-public address (10.1.2.3)'],
+    ['https://user:pw@example.com/hook', 'invalid_url', 'credentials'],
+    ['not a url', 'invalid_url', 'not a valid URL'],
+  ])('%s is refused (%s)', async (url, code, message) => {
+    const error = await refusal(client.request({ url, body: '{}' }));
+    expect(error).toBeInstanceOf(OutboundError);
+    expect(error.code).toBe(code);
+    expect(error.blocked).toBe(true);
+    expect(error.message).toContain(message);
+  });
+
+  it('refuses localhost through the real resolver when it is not allow-listed', async () => {
+    const error = await refusal(new OutboundClient().request({ url: 'https://localhost:1/hook' }));
+    expect(error.code).toBe('private_address');
+    expect(error.message).toMatch(/localhost resolves to a non-public address/);
+  });
+
+  it('checks a URL without DNS for validation', () => {
+    expect(() => client.check('https://hooks.example.com/x')).not.toThrow();
+    expect(() => client.check('http://hooks.example.com/x')).toThrow(OutboundError);
+  });
+});
+
+describe('OutboundClient against loopback peers', () => {
+  let cert: SelfSignedCert;
+  let receiver: HttpsReceiver;
+  let client: OutboundClient;
+
+  beforeAll(async () => {
+    cert = createSelfSignedCert();
+    receiver = await startHttpsReceiver(cert);
+    client = new OutboundClient({ allowHosts: ['127.0.0.1', 'localhost'], extraCa: cert.cert, timeoutMs: 1500 });
+  });
+  afterAll(() => receiver.close());
+
+  it('posts to an allow-listed https host and reads the answer', async () => {
+    receiver.behave(() => ({ status: 201, body: 'created' }));
+    const response = await client.request({ url: `${receiver.url}/in?x=1`, headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(response).toMatchObject({ status: 201, truncated: false });
+    expect(response.body.toString()).toBe('created');
+    const last = receiver.received.at(-1)!;
+    expect(last).toMatchObject({ method: 'POST', path: '/in?x=1', body: '{"a":1}' });
+  });
+
+  it('pins the connection to the address resolved once (a host name is connected through the checked address)', async () => {
+    let lookups = 0;
+    const pinned = new OutboundClient({ allowHosts: ['localhost'], extraCa: cert.cert, resolve: async () => (lookups++, [{ address: '127.0.0.1', family: 4 }]) });
+    receiver.behave(() => ({ status: 200, body: 'pinned' }));
+    const response = await pinned.request({ url: `https://localhost:${receiver.port}/pin` });
+    expect(response.body.toString()).toBe('pinned');
+    expect(lookups).toBe(1);
+  });
+
+  it('refuses a certificate it does not trust', async () => {
+    const untrusting = new OutboundClient({ allowHosts: ['127.0.0.1'] });
+    const error = await refusal(untrusting.request({ url: `${receiver.url}/x` }));
+    expect(error.code).toBe('network');
+  });
+
+  it('does not follow redirects', async () => {
+    receiver.behave(() => ({ status: 302, headers: { location: 'https://169.254.169.254/latest' } }));
+    const before = receiver.received.length;
+    const response = await client.request({ url: `${receiver.url}/redirect` });
+    expect(response.status).toBe(302);
+    expect(receiver.received.length).toBe(before + 1);
+  });
+
+  it('reads at most 64 KiB of the answer', async () => {
+    receiver.behave(() => ({ status: 200, body: 'x'.repeat(200 * 1024) }));
+    const response = await client.request({ url: `${receiver.url}/big` });
+    expect(response.truncated).toBe(true);
+    expect(response.body.length).toBe(64 * 1024);
+  });
+
+  it('gives up on a peer that never answers, with a timeout error', async () => {
+    receiver.behave(() => undefined);
+    const error = await refusal(client.request({ url: `${receiver.url}/hang`, timeoutMs: 300 }));
+    expect(error.code).toBe('timeout');
+    expect(error.blocked).toBe(false);
+  });
+
+  it('allows plain http only for allow-listed hosts when asked', async () => {
+    const server = createHttpServer((_req, res) => res.end('plain'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      expect((await refusal(client.request({ url }))).code).toBe('not_https');
+      const lax = new OutboundClient({ allowHosts: ['127.0.0.1'], allowHttpForAllowedHosts: true });
+      expect((await lax.request({ url, method: 'GET' })).body.toString()).toBe('plain');
+    } finally {
+      server.close();
+    }
+  });
+});

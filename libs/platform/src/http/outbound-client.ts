@@ -1,0 +1,200 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { bareHost, isBlockedAddress } from './outbound-address';
+
+export type OutboundErrorCode = 'invalid_url' | 'not_https' | 'ip_literal' | 'private_address' | 'dns_failed' | 'timeout' | 'network';
+
+// Why an outbound call was refused or failed; `code` is stable, the message says what to change.
+export class OutboundError extends Error {
+  constructor(
+    readonly code: OutboundErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+
+  // Refusals by policy, as opposed to a peer that could not be reached.
+  get blocked(): boolean {
+    return ['invalid_url', 'not_https', 'ip_literal', 'private_address'].includes(this.code);
+  }
+}
+
+export interface OutboundClientOptions {
+  // Hosts (names or IP literals, as written in the URL) exempt from the address checks: OUTBOUND_ALLOW_HOSTS.
+  allowHosts?: readonly string[];
+  // Allow-listed hosts that may also be called over plain http (local tools); https stays required elsewhere.
+  allowHttpForAllowedHosts?: boolean;
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  // Extra trusted CA certificates (PEM), added to Node's own roots.
+  extraCa?: string;
+  // Reuse connections (per host, port and checked address); default true. Every request is still
+  // resolved and checked first, so a reused connection only ever goes to an address that passed.
+  keepAlive?: boolean;
+  // DNS, replaceable in tests; default: the system resolver (all addresses).
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
+}
+
+export interface OutboundRequest {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs?: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  // At most maxBodyBytes; the rest is never read.
+  body: Buffer;
+  truncated: boolean;
+}
+
+export const OUTBOUND_DEFAULT_TIMEOUT_MS = 10_000;
+export const OUTBOUND_MAX_BODY_BYTES = 64 * 1024;
+
+interface Target {
+  url: URL;
+  host: string;
+  allowed: boolean;
+}
+
+// The one client for calls to addresses users configure (webhooks, provider endpoints): https only,
+// no private/loopback/link-local/multicast/IP-literal targets unless allow-listed, DNS resolved once
+// and the connection pinned to the checked address (no rebinding between check and connect), a
+// deadline over the whole exchange, a capped body read, and redirects never followed.
+export class OutboundClient {
+  private readonly allowHosts: Set<string>;
+  // Built once: a context with extra roots is costly to create per connection.
+  private readonly secureContext: SecureContext | undefined;
+  private readonly agents = new Map<string, HttpAgent>();
+
+  constructor(private readonly options: OutboundClientOptions = {}) {
+    this.allowHosts = new Set((options.allowHosts ?? []).map((host) => host.replace(/^\[|\]$/g, '').toLowerCase()));
+    this.secureContext = options.extraCa ? createSecureContext({ ca: [...rootCertificates, options.extraCa] }) : undefined;
+  }
+
+  // The checks that need no DNS: for validating a configured address before storing it.
+  check(rawUrl: string): void {
+    this.target(rawUrl);
+  }
+
+  async request(input: OutboundRequest): Promise<OutboundResponse> {
+    const target = this.target(input.url);
+    const address = await this.pin(target);
+    const timeoutMs = input.timeoutMs ?? this.options.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
+    const maxBody = this.options.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES;
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      const pinned: LookupFunction = (_host, options, callback) => {
+        if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
+        else callback(null, address.address, address.family);
+      };
+      // secureContext reaches tls.connect (the typings of https.request omit it).
+      const options: HttpsRequestOptions & Pick<ConnectionOptions, 'secureContext'> = {
+        method: input.method ?? 'POST',
+        headers: input.headers,
+        lookup: pinned,
+        agent: this.agentFor(target, address.address),
+        secureContext: this.secureContext,
+        servername: isIP(target.host) ? undefined : target.host,
+      };
+      const req = target.url.protocol === 'https:' ? httpsRequest(target.url, options) : httpRequest(target.url, options);
+      const timer = setTimeout(() => req.destroy(new OutboundError('timeout', `no complete answer from ${target.url.host} within ${timeoutMs} ms`)), timeoutMs);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(error instanceof OutboundError ? error : new OutboundError('network', `${target.url.host}: ${error.message}`));
+      };
+      req.on('error', fail);
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        const finish = () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, maxBody), truncated });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (truncated) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size > maxBody) {
+            truncated = true;
+            res.destroy();
+            finish();
+          }
+        });
+        res.on('end', finish);
+        res.on('error', (error) => (truncated ? undefined : fail(error)));
+      });
+      req.end(input.body);
+    });
+  }
+
+  // Keep-alive agents keyed by scheme, host, port and pinned address; the oldest is dropped past 256.
+  private agentFor(target: Target, address: string): HttpAgent | false {
+    if (this.options.keepAlive === false) return false;
+    const key = `${target.url.protocol}//${target.host}:${target.url.port}@${address}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = target.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 });
+      this.agents.set(key, agent);
+      if (this.agents.size > 256) {
+        const [oldestKey, oldest] = this.agents.entries().next().value as [string, HttpAgent];
+        this.agents.delete(oldestKey);
+        oldest.destroy();
+      }
+    }
+    return agent;
+  }
+
+  // Closes idle kept-alive connections (shutdown, tests).
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  private target(rawUrl: string): Target {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      throw new OutboundError('invalid_url', `not a valid URL: ${String(rawUrl).slice(0, 200)}`);
+    }
+    const host = bareHost(url);
+    const allowed = this.allowHosts.has(host);
+    if (url.username || url.password) throw new OutboundError('invalid_url', 'URLs with credentials are not allowed');
+    const httpAllowed = allowed && this.options.allowHttpForAllowedHosts === true && url.protocol === 'http:';
+    if (url.protocol !== 'https:' && !httpAllowed) throw new OutboundError('not_https', `only https:// addresses are allowed, got ${url.protocol}//`);
+    if (isIP(host) !== 0 && !allowed) throw new OutboundError('ip_literal', `IP address targets are not allowed (${host}); use a host name`);
+    return { url, host, allowed };
+  }
+
+  // Resolves once; every address must be public unless the host is allow-listed. The first is used.
+  private async pin(target: Target): Promise<{ address: string; family: number }> {
+    const family = isIP(target.host);
+    if (family !== 0) return { address: target.host, family };
+    let addresses: { address: string; family: number }[];
+    try {
+      addresses = await (this.options.resolve ?? ((host) => dnsLookup(host, { all: true, order: 'ipv4first' })))(target.host);
+    } catch (error) {
+      throw new OutboundError('dns_failed', `cannot resolve ${target.host}: ${(error as Error).message}`);
+    }
+    if (addresses.length === 0) throw new OutboundError('dns_failed', `cannot resolve ${target.host}: no addresses`);
+    const blocked = addresses.find((a) => isBlockedAddress(a.address));
+    if (blocked && !target.allowed) throw new OutboundError('private_address', `${target.host} resolves to a non-public address (${blocked.address})`);
+    return addresses[0];
+  }
+}
+
+// The client as the settings configure it: OUTBOUND_ALLOW_HOSTS, and NODE_EXTRA_CA_CERTS read here
+// too so a certificate file named in the settings is trusted even when Node did not load it at start.
+export function createOutboundClient(config: { OUTBOUND_ALLOW_HOSTS: readonly string[]; NODE_EXTRA_CA_CERTS?: string }, options: OutboundClientOptions = {}): OutboundClient {
+  const extraCa = config.NODE_EXTRA_CA_CERTS ? readFileSync(config.NODE_EXTRA_CA_CERTS, 'utf8') : undefined;
+  return new OutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, extraCa, ...options });
+}

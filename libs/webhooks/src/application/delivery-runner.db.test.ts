@@ -1,0 +1,223 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { EventSubscriptions, OutboundClient, type PlatformRuntime, SecretBox } from '@engage/platform';
+import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
+import { createEvent, type Clock, type RequestContext, systemClock } from '@engage/shared-kernel';
+import { listDevMailbox } from '@engage/identity';
+import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
+import { DisabledNotifier } from './disabled-notifier';
+import { ConfigurationService } from './configuration.service';
+import { DeliveryRunner } from './delivery-runner';
+import { WebhookActions } from './webhook-actions.service';
+import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+class TestClock implements Clock {
+  constructor(public at: number) {}
+  now(): Date {
+    return new Date(this.at);
+  }
+}
+
+// The runner with an injected clock (no worker loop runs in this api-only app).
+describe('delivery runner: retries, disabling, claims', () => {
+  const cert = createSelfSignedCert();
+  let app: NestFastifyApplication;
+  let runtime: PlatformRuntime;
+  let close: () => Promise<void>;
+  let receiver: HttpsReceiver;
+  let outbound: OutboundClient;
+  const statusOf = new Map<string, number>();
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver(cert, (request) => ({ status: statusOf.get(request.path) ?? 200, body: 'x' }));
+    ({ app, runtime, close } = await startWebhooksApp({ role: 'api', env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' } }));
+    outbound = new OutboundClient({ allowHosts: ['127.0.0.1'], extraCa: cert.cert });
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await close();
+  });
+
+  const runner = (clock: Clock) =>
+    new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5, onDisabled: (notice) => app.get(DisabledNotifier).notify(notice) });
+  const mailTo = async (email: string) => (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
+  const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
+  const configure = (ctx: RequestContext, path: string) =>
+    runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: ['contact.created'] }));
+  const enqueue = (ctx: RequestContext, webhookId: string, dueAt: number, count = 1) =>
+    runtime.db.inTenant(ctx, async (tx) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const [row] = await tx.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, next_attempt_at) VALUES (app_org_id(), $1, 'contact.created', $2, $3) RETURNING id`,
+          [webhookId, JSON.stringify({ event: 'contact.created', timestamp: new Date(dueAt).toISOString(), data: { n: i } }), new Date(dueAt)],
+        );
+        ids.push(row.id);
+      }
+      return ids;
+    });
+  const configuration = (ctx: RequestContext, id: string) =>
+    runtime.db.inTenant(ctx, async (tx) => (await tx.query<{ is_active: boolean; disabled_reason: string | null; failing_since: Date | null }>('SELECT * FROM webhook_configurations WHERE id = $1', [id]))[0]);
+  const logsOf = (ctx: RequestContext, webhookId: string) =>
+    runtime.db.inTenant(ctx, (tx) => tx.query<{ status: string; attempt: number; error_message: string | null; response_code: number | null }>('SELECT * FROM webhook_logs WHERE webhook_id = $1 ORDER BY created_at, attempt', [webhookId]));
+
+  it('should retry after 30 s, 2 min, 10 min, 1 h, 6 h and 24 h, then give up', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/schedule');
+    statusOf.set('/schedule', 503);
+    const clock = new TestClock(Date.parse('2030-01-01T00:00:00Z'));
+    const [deliveryId] = await enqueue(ctx, hook.id, clock.at);
+    const sender = runner(clock);
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 7; attempt++) {
+      const jobs = (await sender.claim(50, 4)).filter((job) => job.webhook_id === hook.id);
+      expect(jobs.map((job) => job.id)).toEqual([deliveryId]);
+      const outcome = await sender.attempt(jobs[0]);
+      expect(outcome).toMatchObject({ attempt, status_code: 503, success: false, status: attempt < 7 ? 'retrying' : 'failed' });
+      if (outcome.next_attempt_at === null) break;
+      const next = Date.parse(outcome.next_attempt_at);
+      delays.push(next - clock.at);
+      clock.at = next - 1;
+      expect((await sender.claim(50, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+      clock.at = next;
+    }
+    expect(delays).toEqual([30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR, DAY]);
+    clock.at += 30 * DAY;
+    expect((await sender.claim(50, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+    const logs = await logsOf(ctx, hook.id);
+    expect(logs.map((l) => [l.attempt, l.status])).toEqual([[1, 'retrying'], [2, 'retrying'], [3, 'retrying'], [4, 'retrying'], [5, 'retrying'], [6, 'retrying'], [7, 'failed']]);
+    expect(logs[0]).toMatchObject({ response_code: 503, error_message: 'HTTP 503: x' });
+    expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: true, failing_since: new Date('2030-01-01T00:00:00Z') });
+  });
+
+  it('should disable a configuration at once on 410 Gone and tell the admins', async () => {
+    const tenant = await createTestTenant(app);
+    const ctx = { ...tenant.ctx, role: 'OWNER' as const };
+    const hook = await configure(ctx, '/gone');
+    statusOf.set('/gone', 410);
+    const clock = new TestClock(Date.parse('2030-02-01T00:00:00Z'));
+    await enqueue(ctx, hook.id, clock.at, 3);
+    const sender = runner(clock);
+    const [job] = (await sender.claim(50, 1)).filter((j) => j.webhook_id === hook.id);
+    expect(await sender.attempt(job)).toMatchObject({ status: 'failed', status_code: 410, next_attempt_at: null });
+    expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: false, disabled_reason: 'the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z' });
+    expect((await logsOf(ctx, hook.id)).map((l) => l.error_message)).toEqual(['HTTP 410: x', 'webhook disabled: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z']);
+    expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
+    statusOf.set('/gone', 200);
+    const reenabled = await runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).updateIn(tx, ctx, hook.id, { is_active: true }));
+    expect(reenabled).toMatchObject({ is_active: true, disabled_reason: null, failing_since: null });
+    expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toHaveLength(2);
+    const [mail] = await mailTo(tenant.email);
+    expect(mail).toMatchObject({ subject: 'Webhook "/gone" was disabled' });
+    expect(mail.text).toContain('Reason: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z.');
+  });
+
+  it('should disable a configuration failing continuously for 5 days, and not one that succeeded meanwhile', async () => {
+    const start = Date.parse('2030-03-01T00:00:00Z');
+    for (const recovers of [false, true]) {
+      const ctx = await org();
+      const path = recovers ? '/recovers' : '/dead';
+      const hook = await configure(ctx, path);
+      const clock = new TestClock(start);
+      const sender = runner(clock);
+      const attemptDue = async () => {
+        await enqueue(ctx, hook.id, clock.at);
+        const [job] = (await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id);
+        return sender.attempt(job);
+      };
+      statusOf.set(path, 500);
+      await attemptDue();
+      if (recovers) {
+        clock.at = start + 3 * DAY;
+        statusOf.set(path, 200);
+        expect((await attemptDue()).success).toBe(true);
+        statusOf.set(path, 500);
+      }
+      clock.at = start + 5 * DAY + 1000;
+      await attemptDue();
+      const config = await configuration(ctx, hook.id);
+      if (recovers) {
+        expect(config).toMatchObject({ is_active: true, disabled_reason: null });
+      } else {
+        expect(config).toMatchObject({ is_active: false, disabled_reason: 'failing continuously since 2030-03-01T00:00:00.000Z (5 days)' });
+        expect((await logsOf(ctx, hook.id)).at(-1)).toMatchObject({ status: 'failed', error_message: 'webhook disabled: failing continuously since 2030-03-01T00:00:00.000Z (5 days)' });
+      }
+    }
+  });
+
+  it('should hold at most the per-endpoint limit in flight, across claimers', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/limited');
+    const clock = new TestClock(Date.parse('2031-01-01T00:00:00Z'));
+    await enqueue(ctx, hook.id, clock.at, 10);
+    const first = (await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id);
+    expect(first).toHaveLength(3);
+    expect((await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
+    await runner(clock).attempt(first[0]);
+    expect((await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id)).toHaveLength(1);
+  });
+
+  it('should never deliver a job twice with several claimers', async () => {
+    const ctx = await org();
+    const paths = ['/c1', '/c2', '/c3'];
+    const ids: string[] = [];
+    for (const path of paths) ids.push(...(await enqueue(ctx, (await configure(ctx, path)).id, Date.now() - 1000, 20)));
+    const claimers = [0, 1, 2, 3].map(() => runner(systemClock));
+    await Promise.all(
+      claimers.map(async (claimer) => {
+        for (;;) {
+          const jobs = (await claimer.claim(8, 4)).filter((job) => ids.includes(job.id));
+          if (jobs.length === 0 && (await pendingCount(ctx, ids)) === 0) return;
+          await Promise.all(jobs.map((job) => claimer.attempt(job)));
+          if (jobs.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      }),
+    );
+    const received = receiver.received.filter((r) => paths.includes(r.path));
+    expect(received).toHaveLength(60);
+    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(60);
+    expect(new Set(received.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
+  });
+
+  const pendingCount = async (ctx: RequestContext, ids: string[]) =>
+    (await runtime.db.inTenant(ctx, (tx) => tx.query(`SELECT 1 FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status <> 'success'`, [ids]))).length;
+
+  it('should queue one delivery per subscribed active configuration, once per event, inside its organization', async () => {
+    const ctx = await org();
+    const other = await org();
+    const hook = await configure(ctx, '/queued');
+    await configure(other, '/queued-other');
+    const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
+    const event = createEvent({ type: 'contact.created', source: 'crm', organizationId: ctx.organizationId, aggregateId: 'c1', payload: { contact: { id: 'c1' }, actor_id: null } });
+    await handler.handle(event);
+    await handler.handle(event);
+    await handler.handle(createEvent({ type: 'contact.deleted', source: 'crm', organizationId: ctx.organizationId, aggregateId: 'c1', payload: {} }));
+    const mine = await runtime.db.inTenant(ctx, (tx) => tx.query<{ webhook_id: string; body: string }>('SELECT webhook_id, body FROM webhook_deliveries'));
+    expect(mine.map((d) => d.webhook_id)).toEqual([hook.id]);
+    expect(JSON.parse(mine[0].body)).toEqual({ event: 'contact.created', timestamp: event.occurredAt, data: { id: 'c1' } });
+    expect(await runtime.db.inTenant(other, (tx) => tx.query('SELECT 1 FROM webhook_deliveries'))).toEqual([]);
+    const leased = await runtime.db.inTenant(other, (tx) => new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, systemClock, { timeoutMs: 1000 }).leaseOne(tx, hook.id));
+    expect(leased).toBeNull();
+  });
+
+  it('should purge logs and finished deliveries past the retention', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/old');
+    const now = Date.parse('2032-06-01T00:00:00Z');
+    const old = new TestClock(now - 31 * DAY);
+    const recent = new TestClock(now - DAY);
+    for (const clock of [old, recent]) {
+      await enqueue(ctx, hook.id, clock.at);
+      const [job] = (await runner(clock).claim(50, 4)).filter((j) => j.webhook_id === hook.id);
+      await runner(clock).attempt(job);
+    }
+    const purged = await new WebhookActions(runtime.db, runner(new TestClock(now)), new TestClock(now)).purge(30);
+    expect(purged.logs).toBeGreaterThanOrEqual(1);
+    const left = await logsOf(ctx, hook.id);
+    expect(left).toHaveLength(1);
+    expect(app.get(WebhookActions)).toBeInstanceOf(WebhookActions);
+  });
+});

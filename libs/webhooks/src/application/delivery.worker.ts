@@ -1,0 +1,90 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { type Config, CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
+import type { Logger } from 'pino';
+import { DeliveryRunner } from './delivery-runner';
+import { WebhookActions } from './webhook-actions.service';
+
+const POLL_MS = 500;
+
+// Worker processes only: claims due deliveries and sends them without waiting for one another, so
+// a slow endpoint holds at most WEBHOOK_CONCURRENCY_PER_ENDPOINT slots while the others flow.
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = 0;
+  private ticking = false;
+  private again = false;
+  private idle: (() => void)[] = [];
+
+  constructor(
+    @Inject(PLATFORM_RUNTIME) private readonly runtime: PlatformRuntime,
+    @Inject(PLATFORM_LOG) private readonly log: Logger,
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly runner: DeliveryRunner,
+    private readonly actions: WebhookActions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.runtime.role !== 'api') this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stop();
+    await this.drained();
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.wake(), POLL_MS);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  // Claim now (new deliveries were queued, or a slot freed up).
+  wake(): void {
+    if (!this.timer) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    this.tick()
+      .catch((error) => this.log.warn({ err: error }, 'webhook delivery claim failed'))
+      .finally(() => {
+        this.ticking = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  // One claim round; sends run in the background. Answers how many were started.
+  async tick(): Promise<number> {
+    const jobs = await this.runner.claim(this.config.WEBHOOK_MAX_IN_FLIGHT - this.inFlight, this.config.WEBHOOK_CONCURRENCY_PER_ENDPOINT);
+    for (const job of jobs) {
+      this.inFlight += 1;
+      this.runner
+        .attempt(job)
+        .catch((error) => this.log.warn({ err: error, delivery_id: job.id }, 'webhook delivery attempt could not be recorded'))
+        .finally(() => {
+          this.inFlight -= 1;
+          if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+          this.wake();
+        });
+    }
+    return jobs.length;
+  }
+
+  drained(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  @Cron(CronExpression.EVERY_HOUR)
+  async purge(): Promise<void> {
+    await this.actions.purge(this.config.WEBHOOK_LOG_RETENTION_DAYS).catch((error) => this.log.warn({ err: error }, 'webhook log purge failed'));
+  }
+}

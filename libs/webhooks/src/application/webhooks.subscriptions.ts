@@ -1,0 +1,36 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { consumeOnce, Database, EventSubscriptions } from '@engage/platform';
+import { CLOCK, type Clock } from '@engage/shared-kernel';
+import { deliveryBody, deliveryData, isWebhookEventKind, WEBHOOK_EVENT_SOURCES } from '../domain/event-kinds';
+import { ENQUEUE_FOR_EVENT } from '../infrastructure/webhook.sql';
+import { DeliveryWorker } from './delivery.worker';
+
+export const DELIVERIES_CONSUMER = 'webhooks.deliveries';
+
+// Every event of a §6 kind becomes one delivery per active configuration subscribed to it, in the
+// same transaction that marks the event consumed (a redelivered event queues nothing twice).
+@Injectable()
+export class WebhooksSubscriptions implements OnModuleInit {
+  constructor(
+    private readonly subscriptions: EventSubscriptions,
+    private readonly db: Database,
+    private readonly worker: DeliveryWorker,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.subscriptions.add({
+      consumer: DELIVERIES_CONSUMER,
+      sources: [...WEBHOOK_EVENT_SOURCES],
+      handle: async (event) => {
+        if (!isWebhookEventKind(event.type)) return;
+        let queued = 0;
+        await consumeOnce(this.db, DELIVERIES_CONSUMER, event, async (tx) => {
+          const body = deliveryBody(event.type, event.occurredAt, deliveryData(event.type, event.payload));
+          queued = (await tx.query(ENQUEUE_FOR_EVENT, [event.id, event.type, body, this.clock.now()])).length;
+        });
+        if (queued > 0) this.worker.wake();
+      },
+    });
+  }
+}

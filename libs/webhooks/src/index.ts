@@ -1,0 +1,8 @@
+import type { MigrationClass } from '@engage/platform';
+import { CreateWebhookTables1763800004001 } from './infrastructure/migrations/0001-create-webhook-tables';
+
+export { WebhooksModule } from './webhooks.module';
+export { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from './domain/event-kinds';
+export { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
+
+export const webhooksMigrations: MigrationClass[] = [CreateWebhookTables1763800004001];

@@ -1,0 +1,112 @@
+// SQL of the webhooks context. Tenant statements run inside inTenant (RLS); system ones say so.
+
+export interface ConfigurationRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  url: string;
+  events: string[];
+  secret: string | null;
+  secret_sealed: string | null;
+  is_active: boolean;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const INSERT_CONFIGURATION = `
+  INSERT INTO webhook_configurations (organization_id, name, url, events, secret, secret_sealed, is_active, created_by)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7) RETURNING *`;
+
+export const CONFIGURATION_FOR_UPDATE = `SELECT * FROM webhook_configurations WHERE id = $1 FOR UPDATE`;
+
+export const CONFIGURATION_BY_ID = `SELECT * FROM webhook_configurations WHERE id = $1`;
+
+// is_active set to true (again) clears why it was disabled and the failure streak.
+export const UPDATE_CONFIGURATION = `
+  UPDATE webhook_configurations SET name = $2, url = $3, events = $4, secret = $5, secret_sealed = $6, is_active = $7,
+    disabled_reason = CASE WHEN $7 AND NOT is_active THEN NULL ELSE disabled_reason END,
+    failing_since = CASE WHEN $7 AND NOT is_active THEN NULL ELSE failing_since END,
+    updated_at = now()
+  WHERE id = $1 RETURNING *`;
+
+export const DELETE_CONFIGURATION = `DELETE FROM webhook_configurations WHERE id = $1`;
+
+// One delivery per active configuration subscribed to the kind; a redelivered event adds none.
+export const ENQUEUE_FOR_EVENT = `
+  INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, event, body, next_attempt_at)
+  SELECT c.organization_id, c.id, $1, $2, $3, $4 FROM webhook_configurations c
+  WHERE c.is_active AND c.events @> ARRAY[$2]::text[]
+  ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING id`;
+
+// A delivery being attempted, with what the sender needs from its configuration.
+export interface DeliveryJob {
+  id: string;
+  organization_id: string;
+  webhook_id: string;
+  event: string;
+  body: string;
+  attempts: number;
+  automatic: boolean;
+  url: string;
+  webhook_name: string;
+  secret_sealed: string | null;
+}
+
+const JOB_COLUMNS = `d.id, d.organization_id, d.webhook_id, d.event, d.body, d.attempts, d.automatic, c.url, c.name AS webhook_name, c.secret_sealed`;
+
+// system: due deliveries of active configurations whose endpoint has fewer than $3 deliveries in
+// flight (leases not expired), oldest due first; rows other claimers hold are skipped. The in-flight
+// counts are computed once per claim.
+export const DUE_CANDIDATES = `
+  WITH in_flight AS (
+    SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+    WHERE status IN ('pending', 'retrying') AND locked_until > $1 GROUP BY webhook_id
+  )
+  SELECT d.id, d.webhook_id, coalesce(f.n, 0) AS in_flight
+  FROM webhook_deliveries d
+  JOIN webhook_configurations c ON c.id = d.webhook_id AND c.is_active
+  LEFT JOIN in_flight f ON f.webhook_id = d.webhook_id
+  WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+    AND coalesce(f.n, 0) < $3
+  ORDER BY d.next_attempt_at, d.created_at
+  LIMIT $2
+  FOR UPDATE OF d SKIP LOCKED`;
+
+// system: takes the lease on chosen rows and counts the attempt.
+export const LEASE = `
+  UPDATE webhook_deliveries d SET locked_until = $2, attempts = d.attempts + 1, updated_at = $3
+  FROM webhook_configurations c WHERE d.id = ANY($1::uuid[]) AND c.id = d.webhook_id
+  RETURNING ${JOB_COLUMNS}`;
+
+// tenant: the lease on one delivery (manual retry, test action), unless an attempt is under way.
+export const LEASE_ONE = `
+  UPDATE webhook_deliveries d SET locked_until = $2, attempts = d.attempts + 1, updated_at = $3
+  FROM webhook_configurations c WHERE d.id = $1 AND c.id = d.webhook_id AND (d.locked_until IS NULL OR d.locked_until <= $3)
+  RETURNING ${JOB_COLUMNS}`;
+
+export const FINISH_DELIVERY = `UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4 WHERE id = $1`;
+
+export const INSERT_LOG = `
+  INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`;
+
+export const CLEAR_FAILING = `UPDATE webhook_configurations SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`;
+
+export const MARK_FAILING = `
+  UPDATE webhook_configurations SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since, is_active`;
+
+export const DISABLE_CONFIGURATION = `
+  UPDATE webhook_configurations SET is_active = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND is_active RETURNING id`;
+
+export const LOG_DELIVERY = `SELECT delivery_id FROM webhook_logs WHERE id = $1`;
+
+export const INSERT_TEST_DELIVERY = `
+  INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, status, automatic, next_attempt_at)
+  VALUES (app_org_id(), $1, $2, $3, 'pending', false, $4) RETURNING id`;
+
+// system: retention. Logs older than the cutoff, and deliveries finished (or never sent) before it.
+export const PURGE_LOGS = `DELETE FROM webhook_logs WHERE created_at < $1`;
+export const PURGE_DELIVERIES = `DELETE FROM webhook_deliveries WHERE updated_at < $1 AND (status IN ('success', 'failed') OR locked_until IS NULL OR locked_until < $1)`;

@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { CRM_TABLES, CrmModule, crmMigrations } from '@engage/crm';
+import { DataApiModule, type TableDefinition } from '@engage/data-api';
+import { IDENTITY_TABLES, identityMigrations, OrganizationService } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import type { ProcessRole } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import { WEBHOOK_TABLES, webhooksMigrations, WebhooksModule } from '../index';
+
+export type Role = 'OWNER' | 'ADMIN' | 'AGENT' | 'PROJECT_MANAGER' | 'TEAM_ADMIN';
+
+// (startTestApp types its modules as classes; a dynamic module imports the same way.)
+// The api with identity, CRM (event producers), webhooks and the data API over their tables.
+export async function startWebhooksApp(options: { role?: ProcessRole; env?: Record<string, string> } = {}) {
+  return startTestApp([CrmModule, WebhooksModule, DataApiModule.forRoot([...IDENTITY_TABLES, ...CRM_TABLES, ...WEBHOOK_TABLES] as TableDefinition[]) as unknown as Type], {
+    role: options.role ?? 'api',
+    migrations: [...identityMigrations, ...crmMigrations, ...webhooksMigrations],
+    env: options.env,
+  });
+}
+
+// A signed-in member of the tenant's organization with the given role.
+export async function memberHeaders(app: NestFastifyApplication, tenant: TestTenant, role: Role): Promise<Record<string, string>> {
+  const email = `${role.toLowerCase()}.${randomUUID()}@example.com`;
+  const password = 'member password 1';
+  await app.get(OrganizationService).createUser({ organizationId: tenant.ctx.organizationId, email, password, role });
+  const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password } });
+  if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
+  return { authorization: `Bearer ${login.json().access_token}` };
+}
+
+export { createTestTenant, type TestTenant };

@@ -1,0 +1,43 @@
+import { Module } from '@nestjs/common';
+import { EMAIL_SENDER, type EmailSender, IdentityModule, MembershipService } from '@engage/identity';
+import { type Config, CONFIG, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox } from '@engage/platform';
+import type { Logger } from 'pino';
+import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
+import { ConfigurationService } from './application/configuration.service';
+import { DeliveryRunner } from './application/delivery-runner';
+import { DeliveryWorker } from './application/delivery.worker';
+import { DisabledNotifier } from './application/disabled-notifier';
+import { WebhookActions } from './application/webhook-actions.service';
+import { WebhooksRecordWriters } from './application/webhooks.record-writers';
+import { WebhooksSubscriptions } from './application/webhooks.subscriptions';
+import { WebhooksController } from './http/webhooks.controller';
+
+export const WEBHOOK_OUTBOUND = Symbol('WEBHOOK_OUTBOUND');
+const ATTEMPT_TIMEOUT_MS = 10_000;
+
+@Module({
+  imports: [IdentityModule],
+  controllers: [WebhooksController],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    { provide: WEBHOOK_OUTBOUND, inject: [CONFIG], useFactory: (config: Config) => createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS }) },
+    { provide: ConfigurationService, inject: [SecretBox, WEBHOOK_OUTBOUND], useFactory: (box: SecretBox, outbound: OutboundClient) => new ConfigurationService(box, outbound) },
+    {
+      provide: DisabledNotifier,
+      inject: [MembershipService, EMAIL_SENDER, PLATFORM_LOG],
+      useFactory: (members: MembershipService, mail: EmailSender, log: Logger) => new DisabledNotifier(members, mail, (message, error) => log.warn({ err: error }, message)),
+    },
+    {
+      provide: DeliveryRunner,
+      inject: [Database, SecretBox, WEBHOOK_OUTBOUND, CLOCK, DisabledNotifier],
+      useFactory: (db: Database, box: SecretBox, outbound: OutboundClient, clock: Clock, notifier: DisabledNotifier) =>
+        new DeliveryRunner(db, box, outbound, clock, { timeoutMs: ATTEMPT_TIMEOUT_MS, onDisabled: (notice) => notifier.notify(notice) }),
+    },
+    { provide: WebhookActions, inject: [Database, DeliveryRunner, CLOCK], useFactory: (db: Database, runner: DeliveryRunner, clock: Clock) => new WebhookActions(db, runner, clock) },
+    DeliveryWorker,
+    WebhooksSubscriptions,
+    WebhooksRecordWriters,
+  ],
+  exports: [ConfigurationService, DeliveryRunner, DeliveryWorker, WebhookActions, DisabledNotifier],
+})
+export class WebhooksModule {}
