@@ -1,5 +1,7 @@
 import type { Tx } from '@engage/platform';
 import { pgrstError } from './errors';
+import { header } from './parse/headers.parser';
+import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
 import { parseReadRequest } from './parse/request.parser';
 import { isEmbed, type MediaType, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
@@ -45,7 +47,8 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
     'content-type': CONTENT_TYPE[plan.media],
     'content-range': contentRange(plan.offset, rows, total),
   };
-  if (plan.count) headers['preference-applied'] = `count=${plan.count}`;
+  const applied = preferenceApplied({ count: plan.count, handling: parsePreferences(header(request.headers, 'prefer')).handling === 'strict' ? 'strict' : undefined });
+  if (applied) headers['preference-applied'] = applied;
   let body = '';
   if (plan.method === 'GET') {
     body = row.body ?? '';

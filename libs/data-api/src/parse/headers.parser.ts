@@ -1,5 +1,5 @@
 import { pgrstError } from '../errors';
-import type { CountPreference, MediaType } from './plan';
+import type { MediaType } from './plan';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -7,15 +7,6 @@ export type Headers = Record<string, string | string[] | undefined>;
 export function header(headers: Headers, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name && value !== undefined) return Array.isArray(value) ? value.join(', ') : value;
-  }
-  return undefined;
-}
-
-// `Prefer` values may be comma-joined (supabase-js appends them); the first occurrence wins.
-export function parseCount(prefer: string | undefined): CountPreference | undefined {
-  for (const part of (prefer ?? '').split(',')) {
-    const [name, value] = part.trim().split('=').map((text) => text?.trim());
-    if (name === 'count') return value === 'exact' || value === 'planned' || value === 'estimated' ? value : undefined;
   }
   return undefined;
 }

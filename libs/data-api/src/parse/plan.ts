@@ -96,6 +96,8 @@ export interface ReadPlan {
   limit?: number;
   count?: CountPreference;
   media: MediaType;
+  // Internal (writes): only these rows, in this order unless `order=` says otherwise.
+  ids?: string[];
 }
 
 export interface ReadRequest {
@@ -104,4 +106,6 @@ export interface ReadRequest {
   // The raw query string (with or without the leading `?`), still percent-encoded.
   query: string;
   headers: Record<string, string | string[] | undefined>;
+  // Internal, never from the query string: the rows a write touched, to answer them shaped by `select=`.
+  ids?: string[];
 }

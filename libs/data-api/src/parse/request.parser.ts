@@ -1,9 +1,10 @@
 import { pgrstError } from '../errors';
 import { findTable, type Registry, type TableDefinition } from '../registry';
 import { parseFilterParam } from './filter.parser';
-import { header, parseAccept, parseCount } from './headers.parser';
+import { header, parseAccept } from './headers.parser';
 import { parseLogicParam } from './logic.parser';
 import { parseOrder } from './order.parser';
+import { parsePreferences } from './prefer.parser';
 import { type Embed, type Filter, isEmbed, type ReadPlan, type ReadRequest } from './plan';
 import { parseQueryString } from './query-string';
 import { parsePage } from './range.parser';
@@ -56,8 +57,9 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     order: parseOrder(table, single.get('order')),
     offset: page.offset,
     limit: page.limit,
-    count: parseCount(header(request.headers, 'prefer')),
+    count: parsePreferences(header(request.headers, 'prefer')).count,
     media: parseAccept(header(request.headers, 'accept')),
+    ids: request.ids,
   };
 }
 

@@ -65,8 +65,11 @@ export function buildReadSql(plan: ReadPlan): Statement {
     ...(embed.inner || embed.presence === 'not_null' ? [`EXISTS (SELECT 1 ${joinSql(embed, params, alias)})`] : []),
     ...(embed.presence === 'null' ? [`NOT EXISTS (SELECT 1 ${joinSql(embed, params, alias)})`] : []),
   ]);
-  const where = [whereSql(plan.filters, params), ...inner].join(' AND ');
-  const order = plan.order.length
+  const ids = plan.ids ? params.add(plan.ids) : undefined;
+  const where = [whereSql(plan.filters, params), ...inner, ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const order = ids && !plan.order.length
+    ? ` ORDER BY array_position(${ids}::text[], t."id"::text)`
+    : plan.order.length
     ? ` ORDER BY ${plan.order
         .map((term) => `${fieldSql(term.field, params)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`)
         .join(', ')}`
