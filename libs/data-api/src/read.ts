@@ -54,7 +54,7 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
     body = row.body ?? '';
     if (plan.media === 'csv') {
       const head = plan.select
-        .filter((item) => !isEmbed(item) || item.embed.select.length > 0)
+        .filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly)
         .map((item) => csvField(item.key))
         .join(',');
       body = body === '' ? head : `${head}\n${body}`;

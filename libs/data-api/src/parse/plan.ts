@@ -1,4 +1,4 @@
-import type { ColumnType } from '../registry';
+import type { ColumnType, Relation } from '../registry';
 
 export type Operator =
   | 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'
@@ -50,21 +50,27 @@ export interface ColumnItem {
   key: string;
 }
 
-// A to-one (many-to-one) embedded resource: the row the parent's foreign key references, or null.
+// An embedded resource: the referenced row (to-one: an object or null), or the related rows
+// (one-to-many, many-to-many: an array), each shaped by its own select, filters and paging.
 export interface Embed {
   // The relation as written (table, FK column or FK name) and its alias: filters may use either.
   name: string;
   alias?: string;
-  // The referenced table and the join, all taken from the registry.
+  // The embedded table and the path to it, all taken from the registry.
   table: string;
-  column: string;
-  referencedColumn: string;
+  relation: Relation;
   inner: boolean;
-  select: ColumnItem[];
-  // `rel.col=...` filters: they null the embed, or (with !inner) drop the parent row.
+  select: SelectItem[];
+  // `rel(count)` on a to-many embed: `[{"count": n}]` instead of the rows.
+  countOnly?: boolean;
+  // `rel.col=...` filters: they null the embed (or empty the array), or (with !inner) drop the parent row.
   filters: Filter[];
   // `rel=is.null` (anti-join) or `rel=not.is.null` (as !inner) on the parent.
   presence?: 'null' | 'not_null';
+  // `rel.order=`, `rel.limit=`, `rel.offset=` (to-many only).
+  order: OrderTerm[];
+  limit?: number;
+  offset?: number;
 }
 
 export interface EmbedItem {

@@ -43,9 +43,9 @@ describe('buildReadSql', () => {
     );
     expect(statement.text).toBe(
       'SELECT coalesce(json_agg(p.r), \'[]\')::text AS body, count(*) AS page_count FROM (SELECT json_build_object($1::text, t."title", $2::text, ' +
-        '(SELECT json_build_object($3::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $4::text)) AS r ' +
-        'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $5::text)) p',
+        '(SELECT json_build_object($4::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $3::text)) AS r ' +
+        'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e2 WHERE e2."id" = t."owner_id" AND e2."name" = $5::text)) p',
     );
-    expect(statement.values).toEqual(['title', 'o', 'name', "O'Brien", "O'Brien"]);
+    expect(statement.values).toEqual(['title', 'o', "O'Brien", 'name', "O'Brien"]);
   });
 });
