@@ -5,4 +5,5 @@ export { parseReadRequest } from './parse/request.parser';
 export { buildReadSql, type Statement } from './sql/read.sql';
 export { contentRange, executeRead, type ReadResponse } from './read';
 export { DataApiModule } from './data-api.module';
+export { DATA_API_REGISTRY } from './http/rest.controller';
 export { executeWrite, type WriteRequest } from './write';
