@@ -100,6 +100,21 @@ describe('data API through supabase-js (/rest/v1)', () => {
     expect(left).toMatchObject({ count: 1, data: [{ first_name: 'Badr' }] });
   });
 
+  it('should find a contact by phone whatever form the searched number is written in (E.164 with the organization country)', async () => {
+    const { client, tenant } = await signedIn();
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE organizations SET settings = coalesce(settings, '{}'::jsonb) || '{"default_country":"EG"}' WHERE id = $1`, [tenant.ctx.organizationId]));
+    await client.from('contacts').insert({ first_name: 'Rami', phones: ['+20 100 123 4567'] });
+    for (const written of ['01001234567', '+201001234567', '0020 100 123 4567', '201001234567@s.whatsapp.net']) {
+      const found = await client.from('contacts').select('first_name, phones').contains('phones', [written]);
+      expect([written, found.data]).toEqual([written, [{ first_name: 'Rami', phones: ['+201001234567'] }]]);
+    }
+    const overlaps = await client.from('contacts').select('first_name').overlaps('phones', ['(010) 0123 4567', 'not a phone']);
+    expect(overlaps.data).toEqual([{ first_name: 'Rami' }]);
+    const proxy = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/contacts?select=first_name&phones=cs.{01001234567}', headers: tenant.key });
+    expect(proxy.json()).toEqual([{ first_name: 'Rami' }]);
+    expect((await client.from('contacts').select('first_name').contains('phones', ['01001234568'])).data).toEqual([]);
+  });
+
   it('should see nothing with the anon key alone', async () => {
     const client = createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
     const { data, error } = await client.from('contacts').select('*');

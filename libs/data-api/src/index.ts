@@ -1,4 +1,4 @@
-export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition } from './registry';
+export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition, type ValueNormalizer } from './registry';
 export { pgrstError } from './errors';
 export type { Condition, Filter, Logic, Operator, OrderTerm, ReadPlan, ReadRequest, SelectItem, ColumnItem, Embed, EmbedItem } from './parse/plan';
 export { parseReadRequest } from './parse/request.parser';

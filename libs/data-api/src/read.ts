@@ -3,6 +3,7 @@ import { pgrstError } from './errors';
 import { header } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
 import { parseReadRequest } from './parse/request.parser';
+import { normalizePlan } from './normalize';
 import { isEmbed, type MediaType, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
 import { buildReadSql } from './sql/read.sql';
@@ -32,6 +33,7 @@ const csvField = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.rep
 export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest): Promise<ReadResponse> {
   const table = findTable(registry, request.table);
   const plan = parseReadRequest(table, request, registry);
+  await normalizePlan(tx, registry, plan);
   const statement = buildReadSql(plan);
   const [row] = await tx.query<{ body: string | null; page_count: string; total?: string }>(statement.text, statement.values);
   const rows = Number(row.page_count);

@@ -1,3 +1,4 @@
+import type { Tx } from '@engage/platform';
 import { DomainError } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 
@@ -16,9 +17,15 @@ export interface TableDefinition {
   readable: string[];
   // Many-to-one relations: `select=*,rel(...)` embeds the referenced row (README, "Embedding").
   foreignKeys?: ForeignKey[];
+  // Per column: turns searched values into the stored form before SQL runs (e.g. contacts.phones
+  // to E.164 with the organization's country), in the caller's transaction. Applies to eq, neq,
+  // isdistinct, in, cs, cd and ov values (array items one by one); a value it cannot read it returns unchanged.
+  normalizers?: Record<string, ValueNormalizer>;
   // The primary key, when it is not `id`: a junction table's makes it a many-to-many path.
   primaryKey?: string[];
 }
+
+export type ValueNormalizer = (tx: Tx, values: string[]) => Promise<string[]>;
 
 export interface Registry {
   readonly tables: ReadonlyMap<string, TableDefinition>;
@@ -46,6 +53,9 @@ export function defineRegistry(tables: TableDefinition[]): Registry {
     }
     for (const column of table.primaryKey ?? []) {
       if (!(column in table.columns)) throw new Error(`data-api registry: primary key column ${table.name}.${column} is not a column`);
+    }
+    for (const column of Object.keys(table.normalizers ?? {})) {
+      if (!(column in table.columns)) throw new Error(`data-api registry: normalizer for unknown column ${table.name}.${column}`);
     }
     if (map.has(table.name)) throw new Error(`data-api registry: table ${table.name} is registered twice`);
     map.set(table.name, table);
