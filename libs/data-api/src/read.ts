@@ -4,9 +4,9 @@ import { header } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
 import { parseReadRequest } from './parse/request.parser';
 import { normalizePlan } from './normalize';
-import { isEmbed, type MediaType, type ReadRequest } from './parse/plan';
+import { isEmbed, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
-import { buildReadSql } from './sql/read.sql';
+import { buildCountSql, buildReadSql } from './sql/read.sql';
 
 export interface ReadResponse {
   status: number;
@@ -28,6 +28,22 @@ export function contentRange(offset: number, rows: number, total: number | undef
 
 const csvField = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 
+// Counts above this are estimated by `count=estimated` (Supabase's default max_rows).
+export const ESTIMATE_ABOVE = 1000;
+
+// PostgREST's count=planned: the planner's row estimate (EXPLAIN) for the filtered table, under
+// row-level security. count=estimated: exact up to ESTIMATE_ABOVE rows, planned beyond.
+async function estimate(tx: Tx, plan: ReadPlan): Promise<number> {
+  if (plan.count === 'estimated') {
+    const counted = buildCountSql(plan, ESTIMATE_ABOVE);
+    const [{ total }] = await tx.query<{ total: string }>(counted.text, counted.values);
+    if (Number(total) <= ESTIMATE_ABOVE) return Number(total);
+  }
+  const explain = buildCountSql(plan);
+  const [row] = await tx.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(explain.text, explain.values);
+  return Math.round(row['QUERY PLAN'][0].Plan['Plan Rows']);
+}
+
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
 // the engine adds no organization filter of its own.
 export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest): Promise<ReadResponse> {
@@ -37,9 +53,8 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   const statement = buildReadSql(plan);
   const [row] = await tx.query<{ body: string | null; page_count: string; total?: string }>(statement.text, statement.values);
   const rows = Number(row.page_count);
-  // planned/estimated are answered with the exact count for now.
-  const total = plan.count ? Number(row.total) : undefined;
-  if (total !== undefined && plan.offset > total) {
+  const total = plan.count === 'exact' ? Number(row.total) : plan.count ? await estimate(tx, plan) : undefined;
+  if (plan.count === 'exact' && total !== undefined && plan.offset > total) {
     throw pgrstError('PGRST103', 416, 'Requested range not satisfiable', `An offset of ${plan.offset} was requested, but there are only ${total} rows.`);
   }
   if (plan.media === 'object' && rows !== 1) {

@@ -1,5 +1,5 @@
 import type { Tx } from '@engage/platform';
-import { DomainError } from '@engage/shared-kernel';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 
 export type ColumnType = 'uuid' | 'text' | 'text[]' | 'int' | 'numeric' | 'bool' | 'jsonb' | 'timestamptz' | 'date';
@@ -21,6 +21,9 @@ export interface TableDefinition {
   // to E.164 with the organization's country), in the caller's transaction. Applies to eq, neq,
   // isdistinct, in, cs, cd and ov values (array items one by one); a value it cannot read it returns unchanged.
   normalizers?: Record<string, ValueNormalizer>;
+  // Who may POST/PATCH/DELETE through the data API (reads follow row-level security only); absent:
+  // every caller the route admits, and the context's writer decides. API keys act as 'SYSTEM'.
+  writeRoles?: RequestContext['role'][];
   // The primary key, when it is not `id`: a junction table's makes it a many-to-many path.
   primaryKey?: string[];
 }

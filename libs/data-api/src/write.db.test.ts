@@ -2,6 +2,7 @@ import type { PlatformRuntime } from '@engage/platform';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
 import { executeRead } from './read';
+import { defineRegistry } from './registry';
 import { CREATE_ITEMS, ITEMS_A } from './testing/items.fixture';
 import { itemsRegistry } from './testing/items.registry';
 import { itemsWriters } from './testing/items.writer';
@@ -139,5 +140,22 @@ describe('executeWrite (PostgREST write options) against PostgreSQL', () => {
     const bare = await write(ctx, 'POST', 'on_conflict=name', { prefer: 'resolution=merge-duplicates' }, { name: 'Only A' });
     expect(bare.status).toBe(201);
     expect((await state(orgB)).map((row) => row.name)).not.toContain('Only A');
+  });
+
+  it('should let only the table’s writeRoles write, and everyone read', async () => {
+    const ctx = await freshOrg();
+    const items = itemsRegistry.tables.get('dataapi_items')!;
+    const guarded = defineRegistry([{ ...items, writeRoles: ['OWNER', 'ADMIN'] }]);
+    const as = (role: RequestContext['role'], method: Method, query: string, body?: unknown) =>
+      answer(() => runtime.db.inTenant({ ...ctx, role }, (tx) => executeWrite(tx, guarded, writers, { ...ctx, role }, { method, table: 'dataapi_items', query, headers: {}, body, representationByDefault: false })));
+    for (const [method, query, body] of [['POST', '', { name: 'K' }], ['PATCH', 'name=eq.Apple', { qty: 1 }], ['DELETE', 'name=eq.Apple', undefined]] as const) {
+      expect(await as('AGENT', method, query, body)).toMatchObject({ status: 403, body: { code: '42501', message: 'permission denied for table dataapi_items' } });
+      expect(await as('SYSTEM', method, query, body)).toMatchObject({ status: 403 });
+    }
+    expect(await state(ctx)).toEqual(ORIGINAL);
+    expect((await as('ADMIN', 'PATCH', 'name=eq.Apple', { qty: 1 })).status).toBe(204);
+    expect((await as('OWNER', 'POST', '', { name: 'K' })).status).toBe(201);
+    const read = await answer(() => runtime.db.inTenant({ ...ctx, role: 'AGENT' }, (tx) => executeRead(tx, guarded, { method: 'GET', table: 'dataapi_items', query: 'select=name&name=eq.Apple', headers: {} })));
+    expect(read.body).toEqual([{ name: 'Apple' }]);
   });
 });

@@ -53,6 +53,9 @@ export async function executeWrite(tx: Tx, registry: Registry, writers: RecordWr
   const table = findTable(registry, request.table);
   const writer = writers.get(table.name);
   if (!writer) throw pgrstError('PGRST117', 405, `Writes to ${table.name} are not supported`);
+  if (table.writeRoles && !table.writeRoles.includes(ctx.role)) {
+    throw pgrstError('42501', 403, `permission denied for table ${table.name}`, undefined, `Only ${table.writeRoles.join(', ')} may write ${table.name}`);
+  }
   const prefs = parsePreferences(header(request.headers, 'prefer'));
   const media = parseAccept(header(request.headers, 'accept'));
   const params = new Map(parseQueryString(request.query).map((param) => [param.key, param.value]));

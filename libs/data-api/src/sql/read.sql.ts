@@ -111,9 +111,20 @@ export function buildReadSql(plan: ReadPlan): Statement {
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
   const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't');
-  const total = plan.count ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
+  // planned/estimated come from a second statement (buildCountSql) read by read.ts.
+  const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
   const text =
     `SELECT ${BODY[head ? 'head' : plan.media]} AS body, count(*) AS page_count${total} ` +
     `FROM (SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}) p`;
   return { text, values: params.values };
+}
+
+// The filtered rows alone, for `count=planned` (EXPLAIN) and `count=estimated` (counted up to `cap`).
+export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
+  const params = new Params();
+  const ids = plan.ids ? params.add(plan.ids) : undefined;
+  const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', new Aliases()), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
+  if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
+  return { text: `SELECT count(*) AS total FROM (${rows} LIMIT ${params.add(cap + 1)}::bigint) c`, values: params.values };
 }

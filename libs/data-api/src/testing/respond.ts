@@ -5,6 +5,7 @@ import { DomainError } from '@engage/shared-kernel';
 const STATUS: Record<string, number> = {
   validation: 400,
   ambiguous: 300,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   method_not_allowed: 405,
