@@ -97,6 +97,25 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
     expect(await rows(query)).toEqual(expected);
   });
 
+  it.each([
+    ['select=title,dataapi_owners(name)&order=dataapi_owners(name).desc.nullslast,title', ['second', 'first', 'leak', 'third']],
+    ['select=title,o:dataapi_owners(name)&order=o(name).asc.nullsfirst,title', ['leak', 'third', 'first', 'second']],
+    ['select=title,dataapi_items!item_id(name)&order=dataapi_items(qty).desc.nullsfirst,title', ['leak', 'second', 'third', 'first']],
+  ])('should order the parents by a to-one embed column (%s)', async (query, titles) => {
+    expect(((await rows(query)) as { title: string }[]).map((row) => row.title)).toEqual(titles);
+  });
+
+  it.each([
+    ['select=title&order=dataapi_owners(name)', 'PGRST108'],
+    ['select=title,dataapi_owners(name)&order=dataapi_owners(nope)', '42703'],
+  ])('should refuse a related order %s with %s', async (query, code) => {
+    expect(await caught(() => read(query))).toMatchObject({ code });
+  });
+
+  it('should refuse a related order on a to-many embed with PGRST118', async () => {
+    expect(await caught(() => read('select=name,dataapi_notes(title)&order=dataapi_notes(title)', {}, orgA, 'dataapi_owners'))).toMatchObject({ code: 'PGRST118' });
+  });
+
   it('should expand * inside an embed to its readable columns only', async () => {
     const [row] = (await rows('select=*,dataapi_owners(*)&title=eq.first')) as Record<string, unknown>[];
     expect(Object.keys(row)).toEqual([...embedRegistry.tables.get('dataapi_notes')!.readable, 'dataapi_owners']);

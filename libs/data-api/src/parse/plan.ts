@@ -85,6 +85,8 @@ export const isEmbed = (item: SelectItem): item is EmbedItem => 'embed' in item;
 
 export interface OrderTerm {
   field: FieldPath;
+  // `order=rel(col)`: the field is a column of this to-one embed.
+  embed?: Embed;
   direction?: 'asc' | 'desc';
   nulls?: 'first' | 'last';
 }

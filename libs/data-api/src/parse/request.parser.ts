@@ -64,7 +64,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     method,
     select,
     filters,
-    order: parseOrder(table, single.get('order')),
+    order: parseOrder(table, single.get('order'), embeds, registry),
     offset: page.offset,
     limit: page.limit,
     count: parsePreferences(header(request.headers, 'prefer')).count,

@@ -60,9 +60,16 @@ function presenceSql(items: SelectItem[], params: Params, parent: string, aliase
   return conditions;
 }
 
-function orderSql(order: OrderTerm[], params: Params, alias: string): string {
+// A related order reads the column through the to-one embed's own join and filters.
+function orderFieldSql(term: OrderTerm, params: Params, alias: string, aliases: Aliases): string {
+  if (!term.embed) return fieldSql(term.field, params, alias);
+  const embedAlias = aliases.next();
+  return `(SELECT ${fieldSql(term.field, params, embedAlias)} ${fromSql(term.embed, params, alias, embedAlias, aliases)})`;
+}
+
+function orderSql(order: OrderTerm[], params: Params, alias: string, aliases: Aliases): string {
   if (!order.length) return '';
-  const terms = order.map((term) => `${fieldSql(term.field, params, alias)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`);
+  const terms = order.map((term) => `${orderFieldSql(term, params, alias, aliases)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`);
   return ` ORDER BY ${terms.join(', ')}`;
 }
 
@@ -77,7 +84,7 @@ function embedSql(embed: Embed, params: Params, parent: string, aliases: Aliases
   const shown = embed.select.filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly);
   if (embed.relation.kind === 'one') return `(SELECT ${objectSql(shown, params, alias, aliases)} ${from})`;
   if (embed.countOnly) return `(SELECT json_build_array(json_build_object('count', count(*))) ${from})`;
-  const rows = `SELECT ${objectSql(shown, params, alias, aliases)} AS r ${from}${orderSql(embed.order, params, alias)}${pageSql(params, embed.limit, embed.offset)}`;
+  const rows = `SELECT ${objectSql(shown, params, alias, aliases)} AS r ${from}${orderSql(embed.order, params, alias, aliases)}${pageSql(params, embed.limit, embed.offset)}`;
   return `(SELECT coalesce(json_agg(s.r), '[]'::json) FROM (${rows}) s)`;
 }
 
@@ -110,7 +117,7 @@ export function buildReadSql(plan: ReadPlan): Statement {
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
-  const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't');
+  const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
   const text =
