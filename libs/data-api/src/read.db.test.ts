@@ -165,6 +165,16 @@ describe('executeRead against PostgreSQL', () => {
     expect(names(response.body)).toEqual(expected);
   });
 
+  it('should accept the public profile only (Accept-Profile, as supabase-js sends it)', async () => {
+    expect(names((await read('name=eq.Apple', { 'accept-profile': 'public' })).body)).toEqual(['Apple']);
+    expect(await caught(() => read('', { 'Accept-Profile': 'crm' }))).toMatchObject({ code: 'PGRST106', kind: 'not_acceptable', message: 'Invalid schema: crm' });
+  });
+
+  it('should refuse unknown preferences under handling=strict and echo it', async () => {
+    expect(await caught(() => read('', { prefer: 'handling=strict, count=sometimes' }))).toMatchObject({ code: 'PGRST122', details: 'Invalid preferences: count=sometimes' });
+    expect((await read('', { prefer: 'handling=strict, count=exact' })).headers['preference-applied']).toBe('count=exact, handling=strict');
+  });
+
   it('should echo the count preference it applied', async () => {
     expect((await read('', { Prefer: 'count=exact' })).headers['preference-applied']).toBe('count=exact');
     expect((await read('')).headers['preference-applied']).toBeUndefined();

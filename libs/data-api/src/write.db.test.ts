@@ -96,6 +96,8 @@ describe('executeWrite (PostgREST write options) against PostgreSQL', () => {
     ['PATCH with count=exact', { method: 'PATCH', query: 'tags=cs.{fruit}', headers: { prefer: 'count=exact' }, body: { qty: 2 }, status: 204, responseHeaders: { 'content-range': '0-2/3', 'preference-applied': 'count=exact' } }],
     ['PATCH matching nothing: 204', { method: 'PATCH', query: 'name=eq.Nope', body: { qty: 2 }, status: 204, responseHeaders: { 'content-range': '*/*' }, after: ORIGINAL }],
     ['PATCH unknown column: PGRST204', { method: 'PATCH', query: 'name=eq.Apple', body: { nope: 2 }, status: 400, response: { code: 'PGRST204' } }],
+    ['Content-Profile: public is the one schema', { method: 'POST', query: '', headers: { 'content-profile': 'public' }, body: { name: 'K' }, status: 201 }],
+    ['another Content-Profile: 406 PGRST106', { method: 'POST', query: '', headers: { 'Content-Profile': 'crm' }, body: { name: 'K' }, status: 406, response: { code: 'PGRST106', message: 'Invalid schema: crm', hint: 'Only the following schemas are exposed: public' }, after: ORIGINAL }],
     ['DELETE representation answers the rows as they were', { method: 'DELETE', query: 'qty=lte.3&select=name,qty&order=name', headers: rep, status: 200, responseHeaders: { 'content-range': '*/*' }, response: [{ name: 'Date', qty: 0 }, { name: 'Fig', qty: 3 }], after: withQty({}, ['Date', 'Fig']), events: ['item.deleted', 'item.deleted'] }],
   ];
 

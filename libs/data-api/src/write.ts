@@ -1,7 +1,7 @@
 import type { RecordWriter, RecordWriters, Tx } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
-import { header, parseAccept } from './parse/headers.parser';
+import { checkProfile, header, parseAccept } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied, type Preferences } from './parse/prefer.parser';
 import { parseQueryString } from './parse/query-string';
 import { executeRead, type ReadResponse } from './read';
@@ -56,6 +56,7 @@ export async function executeWrite(tx: Tx, registry: Registry, writers: RecordWr
   if (table.writeRoles && !table.writeRoles.includes(ctx.role)) {
     throw pgrstError('42501', 403, `permission denied for table ${table.name}`, undefined, `Only ${table.writeRoles.join(', ')} may write ${table.name}`);
   }
+  checkProfile(request.headers, 'content-profile');
   const prefs = parsePreferences(header(request.headers, 'prefer'));
   const media = parseAccept(header(request.headers, 'accept'));
   const params = new Map(parseQueryString(request.query).map((param) => [param.key, param.value]));

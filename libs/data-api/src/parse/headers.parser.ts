@@ -29,3 +29,11 @@ export function parseAccept(accept: string | undefined): MediaType {
   for (const type of types) if (MEDIA[type]) return MEDIA[type];
   throw pgrstError('PGRST107', 406, `None of these media types are available: ${types.join(', ')}`);
 }
+
+// There is one schema: supabase-js names it `public` in Accept-Profile (reads) / Content-Profile
+// (writes); any other is PostgREST's 406 PGRST106.
+export function checkProfile(headers: Headers, name: 'accept-profile' | 'content-profile'): void {
+  const profile = header(headers, name)?.trim();
+  if (profile === undefined || profile === '' || profile === 'public') return;
+  throw pgrstError('PGRST106', 406, `Invalid schema: ${profile}`, undefined, 'Only the following schemas are exposed: public');
+}

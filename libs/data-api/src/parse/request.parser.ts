@@ -1,7 +1,7 @@
 import { pgrstError } from '../errors';
 import { findTable, type Registry, type TableDefinition } from '../registry';
 import { parseFilterParam } from './filter.parser';
-import { header, parseAccept } from './headers.parser';
+import { checkProfile, header, parseAccept } from './headers.parser';
 import { parseLogicParam } from './logic.parser';
 import { parseOrder } from './order.parser';
 import { parsePreferences } from './prefer.parser';
@@ -20,6 +20,7 @@ const LOGIC = /^(not\.)?(and|or)$/;
 export function parseReadRequest(table: TableDefinition, request: ReadRequest, registry?: Registry): ReadPlan {
   const method = request.method.toUpperCase();
   if (method !== 'GET' && method !== 'HEAD') throw pgrstError('PGRST117', 405, `Unsupported HTTP method: ${request.method}`);
+  checkProfile(request.headers, 'accept-profile');
   const single = new Map<string, string>();
   const filterParams: { key: string; value: string; hadPlus: boolean }[] = [];
   for (const param of parseQueryString(request.query)) {
