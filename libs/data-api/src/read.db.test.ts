@@ -165,6 +165,16 @@ describe('executeRead against PostgreSQL', () => {
     expect(names(response.body)).toEqual(expected);
   });
 
+  it('should leave null-valued keys out with nulls=stripped (supabase-js stripNulls)', async () => {
+    const array = await read('select=name,qty,active&name=in.(Cherry,Apple)&order=name', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' });
+    expect(JSON.parse(array.body)).toEqual([{ name: 'Apple', qty: 5, active: true }, { name: 'Cherry' }]);
+    expect(array.headers['content-type']).toBe('application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8');
+    const object = await read('select=name,qty&name=eq.Cherry', { accept: 'application/vnd.pgrst.object+json; nulls=stripped' });
+    expect(JSON.parse(object.body)).toEqual({ name: 'Cherry' });
+    expect(object.headers['content-type']).toBe('application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8');
+    expect(JSON.parse((await read('select=name,qty&name=eq.Cherry', { accept: 'application/json;nulls=stripped' })).body)).toEqual([{ name: 'Cherry', qty: null }]);
+  });
+
   it('should accept the public profile only (Accept-Profile, as supabase-js sends it)', async () => {
     expect(names((await read('name=eq.Apple', { 'accept-profile': 'public' })).body)).toEqual(['Apple']);
     expect(await caught(() => read('', { 'Accept-Profile': 'crm' }))).toMatchObject({ code: 'PGRST106', kind: 'not_acceptable', message: 'Invalid schema: crm' });

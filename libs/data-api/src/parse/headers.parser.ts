@@ -30,6 +30,17 @@ export function parseAccept(accept: string | undefined): MediaType {
   throw pgrstError('PGRST107', 406, `None of these media types are available: ${types.join(', ')}`);
 }
 
+// `application/vnd.pgrst.array+json;nulls=stripped` (or the object type): keys with null values are
+// left out (supabase-js `.stripNulls()`), decided by the first acceptable type as the media type is.
+export function stripsNulls(accept: string | undefined): boolean {
+  for (const part of (accept ?? '').split(',')) {
+    const [type, ...params] = part.split(';').map((text) => text.trim().toLowerCase());
+    if (!MEDIA[type]) continue;
+    return type.startsWith('application/vnd.pgrst.') && params.some((param) => param.replace(/\s/g, '') === 'nulls=stripped');
+  }
+  return false;
+}
+
 // There is one schema: supabase-js names it `public` in Accept-Profile (reads) / Content-Profile
 // (writes); any other is PostgREST's 406 PGRST106.
 export function checkProfile(headers: Headers, name: 'accept-profile' | 'content-profile'): void {

@@ -104,6 +104,8 @@ export interface ReadPlan {
   limit?: number;
   count?: CountPreference;
   media: MediaType;
+  // `nulls=stripped` in the Accept type: null-valued keys are left out.
+  stripNulls?: boolean;
   // Internal (writes): only these rows, in this order unless `order=` says otherwise.
   ids?: string[];
 }

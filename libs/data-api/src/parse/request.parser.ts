@@ -1,7 +1,7 @@
 import { pgrstError } from '../errors';
 import { findTable, type Registry, type TableDefinition } from '../registry';
 import { parseFilterParam } from './filter.parser';
-import { checkProfile, header, parseAccept } from './headers.parser';
+import { checkProfile, header, parseAccept, stripsNulls } from './headers.parser';
 import { parseLogicParam } from './logic.parser';
 import { parseOrder } from './order.parser';
 import { parsePreferences } from './prefer.parser';
@@ -70,6 +70,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     limit: page.limit,
     count: parsePreferences(header(request.headers, 'prefer')).count,
     media: parseAccept(header(request.headers, 'accept')),
+    stripNulls: stripsNulls(header(request.headers, 'accept')) || undefined,
     ids: request.ids,
   };
 }

@@ -113,7 +113,8 @@ export function buildReadSql(plan: ReadPlan): Statement {
   const head = plan.method === 'HEAD';
   // `rel()` selects nothing: it only filters (with !inner).
   const shown = plan.select.filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly);
-  const row = head ? 'NULL' : plan.media === 'csv' ? `ROW(${shown.map((item) => columnSql(item, params, 't', aliases)).join(', ')})` : objectSql(shown, params, 't', aliases);
+  const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(shown, params, 't', aliases)})` : objectSql(shown, params, 't', aliases));
+  const row = head ? 'NULL' : plan.media === 'csv' ? `ROW(${shown.map((item) => columnSql(item, params, 't', aliases)).join(', ')})` : object();
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
