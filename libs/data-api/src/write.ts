@@ -74,7 +74,9 @@ export async function executeWrite(tx: Tx, registry: Registry, writers: RecordWr
     const filters = rawPairs(request.query, (key) => !NOT_FILTERS.has(key));
     if (filters === '') throw pgrstError('PGRST100', 400, `${request.method} requires a filter`, undefined, NO_FILTER_HINT);
     const changes = request.method === 'PATCH' ? patchBody(table, request.body) : {};
-    const matched = await executeRead(tx, registry, { method: 'GET', table: table.name, query: `${filters}&select=id`, headers: {} });
+    // `order`, `limit` and `offset` narrow which matching rows are changed (PostgREST v13).
+    const paging = rawPairs(request.query, (key) => key === 'order' || key === 'limit' || key === 'offset');
+    const matched = await executeRead(tx, registry, { method: 'GET', table: table.name, query: `${filters}&select=id${paging ? `&${paging}` : ''}`, headers: {} });
     const ids = (JSON.parse(matched.body) as { id: string }[]).map((row) => String(row.id));
     if (prefs.maxAffected !== undefined && ids.length > prefs.maxAffected) {
       throw pgrstError('PGRST124', 400, 'Query result exceeds max-affected preference constraint', `The query affects ${ids.length} rows`);
