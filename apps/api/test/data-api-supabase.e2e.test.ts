@@ -115,6 +115,29 @@ describe('data API through supabase-js (/rest/v1)', () => {
     expect((await client.from('contacts').select('first_name').contains('phones', ['01001234568'])).data).toEqual([]);
   });
 
+  it('should answer bad write options with a 4xx in PostgREST shape, never a 500', async () => {
+    const tenant = await createTestTenant(app);
+    const post = (query: string, prefer: string, payload: unknown) =>
+      app.inject({ method: 'POST', url: `/rest/v1/contacts?${query}`, headers: { ...tenant.session, prefer, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const cases: [string, string, unknown, number, string][] = [
+      ['on_conflict=id', 'resolution=merge-duplicates', { id: 'not-a-uuid', first_name: 'X' }, 400, '22P02'],
+      ['on_conflict=id', 'resolution=merge-duplicates', { id: { a: 1 }, first_name: 'X' }, 400, '22P02'],
+      ['on_conflict=first_name', 'resolution=merge-duplicates', { first_name: 'X' }, 400, '42P10'],
+      ['columns=nope', '', { first_name: 'X' }, 400, 'PGRST204'],
+      ['', 'handling=strict, max-affected=x', { first_name: 'X' }, 400, 'PGRST122'],
+      ['', '', [{ first_name: 'X' }, 'text'], 400, 'PGRST102'],
+    ];
+    for (const [query, prefer, payload, status, code] of cases) {
+      const response = await post(query, prefer, payload);
+      expect([query, prefer, response.statusCode, response.json().code]).toEqual([query, prefer, status, code]);
+      expect(Object.keys(response.json()).sort()).toEqual(['code', 'details', 'hint', 'message']);
+    }
+    expect((await post('', '', { first_name: 'Kept' })).statusCode).toBe(201);
+    const proxy = await app.inject({ method: 'PATCH', url: '/functions/v1/rest-api-proxy/contacts?first_name=not.is.null', headers: { ...tenant.key, prefer: 'handling=strict, max-affected=0' }, payload: { last_name: 'Y' } });
+    expect(proxy.statusCode).toBe(400);
+    expect(proxy.json()).toMatchObject({ error: 'Query result exceeds max-affected preference constraint', code: 'PGRST124' });
+  });
+
   it('should see nothing with the anon key alone', async () => {
     const client = createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
     const { data, error } = await client.from('contacts').select('*');
