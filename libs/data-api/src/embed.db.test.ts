@@ -116,6 +116,26 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
     expect(await caught(() => read('select=name,dataapi_notes(title)&order=dataapi_notes(title)', {}, orgA, 'dataapi_owners'))).toMatchObject({ code: 'PGRST118' });
   });
 
+  it.each([
+    ['select=title,...dataapi_owners(owner:name,email)&order=title', [
+      { title: 'first', owner: 'Ali', email: 'ali@a.test' },
+      { title: 'leak', owner: null, email: null },
+      { title: 'second', owner: 'Bea', email: null },
+      { title: 'third', owner: null, email: null },
+    ]],
+    ['select=title,...dataapi_owners!inner(name)&dataapi_owners.name=eq.Bea', [{ title: 'second', name: 'Bea' }]],
+    ['select=title,...dataapi_items!item_id(name,dataapi_owners(name))&dataapi_items.dataapi_owners.order=name&title=eq.first', [{ title: 'first', name: 'Apple', dataapi_owners: [{ name: 'Ali' }, { name: 'Bea' }] }]],
+  ])('should spread a to-one embed into the parent (%s)', async (query, expected) => {
+    expect(await rows(query)).toEqual(expected);
+  });
+
+  it('should spread into CSV columns, and refuse spreading a to-many embed or an aliased spread', async () => {
+    const csv = await read('select=title,...dataapi_owners(name)&title=in.(first,third)&order=title', { Accept: 'text/csv' });
+    expect(csv.body).toBe('title,name\nfirst,Ali\nthird,');
+    expect(await caught(() => read('select=name,...dataapi_notes(title)', {}, orgA, 'dataapi_owners'))).toMatchObject({ code: 'PGRST127' });
+    expect(await caught(() => read('select=title,o:...dataapi_owners(name)'))).toMatchObject({ code: 'PGRST100' });
+  });
+
   it('should expand * inside an embed to its readable columns only', async () => {
     const [row] = (await rows('select=*,dataapi_owners(*)&title=eq.first')) as Record<string, unknown>[];
     expect(Object.keys(row)).toEqual([...embedRegistry.tables.get('dataapi_notes')!.readable, 'dataapi_owners']);

@@ -4,7 +4,7 @@ import { header } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
 import { parseReadRequest } from './parse/request.parser';
 import { normalizePlan } from './normalize';
-import { isEmbed, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
+import { outputKeys, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
 import { buildCountSql, buildReadSql } from './sql/read.sql';
 
@@ -70,10 +70,7 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   if (plan.method === 'GET') {
     body = row.body ?? '';
     if (plan.media === 'csv') {
-      const head = plan.select
-        .filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly)
-        .map((item) => csvField(item.key))
-        .join(',');
+      const head = outputKeys(plan.select).map(csvField).join(',');
       body = body === '' ? head : `${head}\n${body}`;
     }
   }

@@ -61,6 +61,8 @@ export interface Embed {
   relation: Relation;
   inner: boolean;
   select: SelectItem[];
+  // `...rel(cols)` (to-one): its columns appear in the parent object, no key of its own.
+  spread?: boolean;
   // `rel(count)` on a to-many embed: `[{"count": n}]` instead of the rows.
   countOnly?: boolean;
   // `rel.col=...` filters: they null the embed (or empty the array), or (with !inner) drop the parent row.
@@ -82,6 +84,13 @@ export interface EmbedItem {
 export type SelectItem = ColumnItem | EmbedItem;
 
 export const isEmbed = (item: SelectItem): item is EmbedItem => 'embed' in item;
+
+// What an item contributes to the response: `rel()` nothing (it only filters), a spread its own items.
+export const isShown = (item: SelectItem): boolean => !isEmbed(item) || item.embed.select.length > 0 || !!item.embed.countOnly;
+
+// The keys of the response objects (the CSV header), spreads flattened.
+export const outputKeys = (items: SelectItem[]): string[] =>
+  items.filter(isShown).flatMap((item) => (isEmbed(item) && item.embed.spread ? outputKeys(item.embed.select) : [item.key]));
 
 export interface OrderTerm {
   field: FieldPath;

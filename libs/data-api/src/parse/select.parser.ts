@@ -24,7 +24,7 @@ export const CASTS: Record<string, string> = {
 };
 
 // `select=*,id,alias:col,col::text,meta->a->>b,"quoted col",alias:rel!hint!inner(col,rel2(...),...)`,
-// `rel(count)`; embeds nest to any depth; no aggregates or spreads.
+// `...rel(cols)` (to-one spread), `rel(count)`; embeds nest to any depth; no aggregates.
 export function parseSelect(table: TableDefinition, value: string | undefined, registry?: Registry): SelectItem[] {
   if (value === undefined || value.trim() === '') return star(table);
   const cursor = new Cursor(value, 'select parameter');
@@ -64,13 +64,17 @@ function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | u
   if (cursor.peek() === '(' && /(^count|\.(sum|avg|count|max|min))$/.test(field.column)) {
     throw pgrstError('PGRST123', 400, 'Use of aggregate functions is not allowed');
   }
-  if (field.column.startsWith('...')) {
-    throw pgrstError('PGRST127', 400, 'Feature not implemented', `spread embedding (${field.column}) is not supported by this data API yet`);
-  }
+  const spread = field.column.startsWith('...');
+  if (spread && (cursor.peek() !== '(' || alias !== undefined)) cursor.fail('"(" after a spread relation, without an alias');
   if (cursor.peek() === '(') {
     if (field.jsonPath.length) cursor.fail('"," or "::"');
     if (!registry) throw pgrstError('PGRST127', 400, 'Feature not implemented', `resource embedding (${field.column}) is not supported here`);
-    return readEmbed(cursor, table, registry, field.column, alias);
+    const item = readEmbed(cursor, table, registry, spread ? field.column.slice(3) : field.column, alias);
+    if (spread) {
+      if (item.embed.relation.kind !== 'one') throw pgrstError('PGRST127', 400, 'Feature not implemented', `spreading a to-many embed (${item.embed.name}) is not supported by this data API yet`);
+      item.embed.spread = true;
+    }
+    return item;
   }
   let cast: string | undefined;
   if (cursor.eat('::')) {

@@ -1,4 +1,4 @@
-import { type Embed, isEmbed, type OrderTerm, type ReadPlan, type SelectItem } from '../parse/plan';
+import { type Embed, isEmbed, isShown, type OrderTerm, type ReadPlan, type SelectItem } from '../parse/plan';
 import { quoteIdentifier } from '../registry';
 import { fieldSql, whereSql } from './filter.sql';
 import { Params } from './params';
@@ -81,18 +81,29 @@ const pageSql = (params: Params, limit: number | undefined, offset: number | und
 function embedSql(embed: Embed, params: Params, parent: string, aliases: Aliases): string {
   const alias = aliases.next();
   const from = fromSql(embed, params, parent, alias, aliases);
-  const shown = embed.select.filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly);
-  if (embed.relation.kind === 'one') return `(SELECT ${objectSql(shown, params, alias, aliases)} ${from})`;
+  if (embed.relation.kind === 'one') return `(SELECT ${objectSql(embed.select, params, alias, aliases)} ${from})`;
   if (embed.countOnly) return `(SELECT json_build_array(json_build_object('count', count(*))) ${from})`;
-  const rows = `SELECT ${objectSql(shown, params, alias, aliases)} AS r ${from}${orderSql(embed.order, params, alias, aliases)}${pageSql(params, embed.limit, embed.offset)}`;
+  const rows = `SELECT ${objectSql(embed.select, params, alias, aliases)} AS r ${from}${orderSql(embed.order, params, alias, aliases)}${pageSql(params, embed.limit, embed.offset)}`;
   return `(SELECT coalesce(json_agg(s.r), '[]'::json) FROM (${rows}) s)`;
 }
 
+// The (key, SQL) pairs of a response object; a spread's items read through its join, one scalar
+// subquery each (null when the row is missing or filtered out).
+function pairsOf(items: SelectItem[], params: Params, alias: string, aliases: Aliases): { key: string; sql: string }[] {
+  return items.filter(isShown).flatMap((item) => {
+    if (!isEmbed(item) || !item.embed.spread) return [{ key: item.key, sql: columnSql(item, params, alias, aliases) }];
+    const embed = item.embed;
+    const inner = aliases.next();
+    return pairsOf(embed.select, params, inner, aliases).map((pair) => ({ key: pair.key, sql: `(SELECT ${pair.sql} ${fromSql(embed, params, alias, inner, aliases)})` }));
+  });
+}
+
 function objectSql(items: SelectItem[], params: Params, alias: string, aliases: Aliases): string {
-  if (items.length === 0) return `'{}'::json`;
+  const all = pairsOf(items, params, alias, aliases);
+  if (all.length === 0) return `'{}'::json`;
   const chunks: string[] = [];
-  for (let i = 0; i < items.length; i += CHUNK) {
-    const pairs = items.slice(i, i + CHUNK).map((item) => `${params.add(item.key)}::text, ${columnSql(item, params, alias, aliases)}`);
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const pairs = all.slice(i, i + CHUNK).map((pair) => `${params.add(pair.key)}::text, ${pair.sql}`);
     chunks.push(`json_build_object(${pairs.join(', ')})`);
   }
   return chunks.length === 1 ? chunks[0] : `(${chunks.map((chunk) => `${chunk}::jsonb`).join(' || ')})::json`;
@@ -111,10 +122,9 @@ export function buildReadSql(plan: ReadPlan): Statement {
   const params = new Params();
   const aliases = new Aliases();
   const head = plan.method === 'HEAD';
-  // `rel()` selects nothing: it only filters (with !inner).
-  const shown = plan.select.filter((item) => !isEmbed(item) || item.embed.select.length > 0 || item.embed.countOnly);
-  const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(shown, params, 't', aliases)})` : objectSql(shown, params, 't', aliases));
-  const row = head ? 'NULL' : plan.media === 'csv' ? `ROW(${shown.map((item) => columnSql(item, params, 't', aliases)).join(', ')})` : object();
+  const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(plan.select, params, 't', aliases)})` : objectSql(plan.select, params, 't', aliases));
+  const csv = () => `ROW(${pairsOf(plan.select, params, 't', aliases).map((pair) => pair.sql).join(', ')})`;
+  const row = head ? 'NULL' : plan.media === 'csv' ? csv() : object();
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
