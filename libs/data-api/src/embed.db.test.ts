@@ -91,6 +91,15 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
     ['embed and top-level filters together', 'select=title,dataapi_items!inner!item_id(name)&dataapi_items.qty=is.null&title=like.s*', [{ title: 'second', dataapi_items: { name: 'Cherry' } }]],
     ['rel=not.is.null acts as !inner', 'select=title,dataapi_owners(name)&dataapi_owners=not.is.null&dataapi_owners.email=is.null', [{ title: 'second', dataapi_owners: { name: 'Bea' } }]],
     ['rel=is.null is an anti-join', 'select=title,o:dataapi_owners(name)&o=is.null&order=title', [{ title: 'leak', o: null }, { title: 'third', o: null }]],
+    ['rel.is.null inside an or= tree', 'select=title,dataapi_owners(name)&or=(dataapi_owners.is.null,title.eq.first)&order=title', [
+      { title: 'first', dataapi_owners: { name: 'Ali' } },
+      { title: 'leak', dataapi_owners: null },
+      { title: 'third', dataapi_owners: null },
+    ]],
+    ['alias.not.is.null inside an or= tree, after the embed filter', 'select=title,o:dataapi_owners(name)&o.name=eq.Bea&or=(o.not.is.null,title.eq.third)&order=title', [
+      { title: 'second', o: { name: 'Bea' } },
+      { title: 'third', o: null },
+    ]],
     ["another organization's embedded row is null", 'select=title,dataapi_owners(*),dataapi_items!item_id(name)&title=eq.leak', [{ title: 'leak', dataapi_owners: null, dataapi_items: null }]],
     ["another organization's embedded row never matches !inner", 'select=title,dataapi_owners!inner(name)&dataapi_owners.name=eq.Zed', []],
   ])('should embed: %s (%s)', async (_title, query, expected) => {

@@ -7,7 +7,7 @@ const NORMALISED = new Set(['eq', 'neq', 'isdistinct', 'in', 'cs', 'cd', 'ov']);
 function conditionsOf(filters: Filter[], into: Condition[]): Condition[] {
   for (const filter of filters) {
     if (filter.kind === 'condition') into.push(filter);
-    else conditionsOf(filter.children, into);
+    else if (filter.kind === 'logic') conditionsOf(filter.children, into);
   }
   return into;
 }

@@ -41,7 +41,16 @@ export interface Logic {
   children: Filter[];
 }
 
-export type Filter = Condition | Logic;
+// `rel.is.null` / `rel.not.is.null` inside an `or=`/`and=` tree: whether the embed (after its own
+// filters) has a row.
+export interface Presence {
+  kind: 'presence';
+  embed: Embed;
+  negated: boolean;
+  value: 'null' | 'not_null';
+}
+
+export type Filter = Condition | Logic | Presence;
 
 export interface ColumnItem {
   field: FieldPath;

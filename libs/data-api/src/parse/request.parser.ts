@@ -39,7 +39,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
   for (const { key, value, hadPlus } of filterParams) {
     const path = embedPath(key, embeds);
     if (!path) {
-      filters.push(parseParam(table, key, value, hadPlus));
+      filters.push(parseParam(table, key, value, hadPlus, embeds));
       continue;
     }
     const { embed, rest } = path;
@@ -57,7 +57,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
       shapeEmbed(registry as Registry, embed, rest, value);
       continue;
     }
-    embed.filters.push(parseParam(findTable(registry as Registry, embed.table), rest, value, hadPlus));
+    embed.filters.push(parseParam(findTable(registry as Registry, embed.table), rest, value, hadPlus, embedsOf(embed)));
   }
   const page = parsePage(single.get('limit'), single.get('offset'), method === 'GET' ? header(request.headers, 'range') : undefined);
   return {
@@ -75,9 +75,9 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
   };
 }
 
-function parseParam(table: TableDefinition, key: string, value: string, hadPlus: boolean): Filter {
+function parseParam(table: TableDefinition, key: string, value: string, hadPlus: boolean, embeds: Embed[] = []): Filter {
   const logic = LOGIC.exec(key);
-  if (logic) return parseLogicParam(table, logic[2] as 'and' | 'or', !!logic[1], value, hadPlus);
+  if (logic) return parseLogicParam(table, logic[2] as 'and' | 'or', !!logic[1], value, hadPlus, embeds);
   return parseFilterParam(table, key, value, hadPlus);
 }
 

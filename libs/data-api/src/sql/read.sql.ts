@@ -43,9 +43,11 @@ function joinCondition(embed: Embed, parent: string, alias: string): string {
 // The embedded table joined to its parent, with its filters and its own !inner / presence embeds;
 // row-level security applies to it as to the parent.
 function fromSql(embed: Embed, params: Params, parent: string, alias: string, aliases: Aliases): string {
-  const conditions = [joinCondition(embed, parent, alias), ...(embed.filters.length ? [whereSql(embed.filters, params, alias)] : []), ...presenceSql(embed.select, params, alias, aliases)];
+  const conditions = [joinCondition(embed, parent, alias), ...(embed.filters.length ? [whereSql(embed.filters, params, alias, existsOf(params, aliases))] : []), ...presenceSql(embed.select, params, alias, aliases)];
   return `FROM ${q(embed.table)} ${alias} WHERE ${conditions.join(' AND ')}`;
 }
+
+const existsOf = (params: Params, aliases: Aliases) => (embed: Embed, parent: string) => `EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`;
 
 // !inner (and `rel=not.is.null`) keeps only the rows whose embed exists and passes its filters (for
 // an array: at least one row); `rel=is.null` only those whose embed does not (anti-join).
@@ -127,7 +129,7 @@ export function buildReadSql(plan: ReadPlan): Statement {
   const row = head ? 'NULL' : plan.media === 'csv' ? csv() : object();
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
-  const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const where = [whereSql(plan.filters, params, 't', existsOf(params, aliases)), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
   const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
@@ -141,7 +143,8 @@ export function buildReadSql(plan: ReadPlan): Statement {
 export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
   const params = new Params();
   const ids = plan.ids ? params.add(plan.ids) : undefined;
-  const where = [whereSql(plan.filters, params), ...presenceSql(plan.select, params, 't', new Aliases()), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const countAliases = new Aliases();
+  const where = [whereSql(plan.filters, params, 't', existsOf(params, countAliases)), ...presenceSql(plan.select, params, 't', countAliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
   const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
   if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
   return { text: `SELECT count(*) AS total FROM (${rows} LIMIT ${params.add(cap + 1)}::bigint) c`, values: params.values };
