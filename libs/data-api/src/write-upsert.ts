@@ -1,5 +1,5 @@
 import type { RecordWriter, Tx } from '@engage/platform';
-import type { RequestContext } from '@engage/shared-kernel';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import { pgrstError, unknownColumn } from './errors';
 import { quoteIdentifier, type TableDefinition } from './registry';
 import { SQL_TYPE } from './sql/params';
@@ -64,10 +64,27 @@ export async function upsertRow(
   const where = target.map((column, i) => `t.${quoteIdentifier(column)} = $${i + 1}::${SQL_TYPE[table.columns[column]]}`).join(' AND ');
   const values = target.map((column) => parameter(table, column, row[column]));
   const [existing] = await tx.query<{ id: string }>(`SELECT t."id"::text AS id FROM ${quoteIdentifier(table.name)} t WHERE ${where} FOR UPDATE`, values);
-  if (!existing) return { id: idOf(await writer.create(tx, ctx, row)), inserted: true };
+  if (!existing) return { id: idOf(await insertNew(tx, ctx, writer, table, target, row)), inserted: true };
   if (resolution === 'ignore-duplicates') return { inserted: false };
   const { id: _id, organization_id: _org, ...changes } = row;
   return { id: idOf(await writer.update(tx, ctx, existing.id, changes)), inserted: false };
+}
+
+// A key without `id` is the context's to fill (a new id). A key on `id` that matched no row (never
+// created, deleted, or another organization's, which row-level security hides) needs the writer's
+// createWithId; without it the upsert is refused rather than creating a row under another id,
+// which would make repeating the same upsert create a second row.
+function insertNew(tx: Tx, ctx: RequestContext, writer: RecordWriter, table: TableDefinition, target: string[], row: Row): Promise<object> {
+  if (!target.includes('id')) return writer.create(tx, ctx, row);
+  const id = String(row.id);
+  if (writer.createWithId) return writer.createWithId(tx, ctx, id, row);
+  throw new DomainError(
+    'not_found',
+    'data_api.upsert_unknown_id',
+    `No ${table.name} row has id ${id.slice(0, 64)}`,
+    undefined,
+    `${table.name} ids are chosen by the service: an upsert on id can only update; leave id out to create a row`,
+  );
 }
 
 export const idOf = (row: object): string => String((row as { id: unknown }).id);

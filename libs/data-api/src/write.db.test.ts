@@ -5,7 +5,7 @@ import { executeRead } from './read';
 import { defineRegistry } from './registry';
 import { CREATE_ITEMS, ITEMS_A } from './testing/items.fixture';
 import { itemsRegistry } from './testing/items.registry';
-import { itemsWriters } from './testing/items.writer';
+import { itemsWriters, itemsWritersWithIds } from './testing/items.writer';
 import { type Answer, answer } from './testing/respond';
 import { executeWrite, type WriteRequest } from './write';
 
@@ -123,6 +123,25 @@ describe('executeWrite (PostgREST write options) against PostgreSQL', () => {
     const [apple] = JSON.parse((await runtime.db.inTenant(ctx, (tx) => executeRead(tx, itemsRegistry, { method: 'GET', table: 'dataapi_items', query: 'name=eq.Apple&select=id', headers: {} }))).body) as { id: string }[];
     const response = await write(ctx, 'POST', 'select=id,name,qty', { prefer: 'resolution=merge-duplicates,return=representation' }, { id: apple.id, name: 'Apple', qty: 42 });
     expect(response).toMatchObject({ status: 200, body: [{ id: apple.id, name: 'Apple', qty: 42 }] });
+  });
+
+  it('should refuse an upsert on an unknown id unless the writer takes client-chosen ids', async () => {
+    const ctx = await freshOrg();
+    const id = '00000000-0000-4000-8000-00000000beef';
+    const refused = await write(ctx, 'POST', '', { prefer: 'resolution=merge-duplicates' }, { id, name: 'New' });
+    expect(refused).toMatchObject({ status: 404, body: { code: 'data_api.upsert_unknown_id', hint: expect.stringContaining('leave id out') } });
+    expect(await state(ctx)).toEqual(ORIGINAL);
+    const withIds = itemsWritersWithIds();
+    const upsert = () =>
+      answer(() =>
+        runtime.db.inTenant(ctx, (tx) =>
+          executeWrite(tx, itemsRegistry, withIds, ctx, { method: 'POST', table: 'dataapi_items', query: 'select=id,name', headers: { prefer: 'resolution=merge-duplicates,return=representation' }, body: { id, name: 'New' }, representationByDefault: false }),
+        ),
+      );
+    expect(await upsert()).toMatchObject({ status: 201, body: [{ id, name: 'New' }] });
+    // Repeating it updates the same row.
+    expect(await upsert()).toMatchObject({ status: 200, body: [{ id, name: 'New' }] });
+    expect((await state(ctx)).filter((row) => row.name === 'New')).toHaveLength(1);
   });
 
   it('should serialise concurrent upserts of the same new key into one row', async () => {

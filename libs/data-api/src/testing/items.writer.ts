@@ -17,19 +17,21 @@ async function emit(tx: Tx, ctx: RequestContext, type: string, item: { id: strin
   await tx.emit([createEvent({ type, source: 'dataapi-test', organizationId: ctx.organizationId, aggregateId: item.id, payload: { item, actor_id: null } })]);
 }
 
+async function insert(tx: Tx, ctx: RequestContext, input: Record<string, unknown>, id?: string): Promise<{ id: string }> {
+  const body = { ...input };
+  checkName(body, true);
+  const columns = WRITABLE.filter((column) => column in body);
+  const values = columns.map((column) => valueOf(column, body[column]));
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO dataapi_items (id, organization_id, ${columns.join(', ')}) VALUES (coalesce($1::uuid, gen_random_uuid()), $2, ${columns.map((_, i) => `$${i + 3}`).join(', ')}) RETURNING *`,
+    [id ?? null, ctx.organizationId, ...values],
+  );
+  await emit(tx, ctx, 'item.created', row);
+  return row;
+}
+
 export const itemsWriter: RecordWriter = {
-  async create(tx, ctx, input) {
-    const body = { ...input };
-    checkName(body, true);
-    const columns = WRITABLE.filter((column) => column in body);
-    const values = columns.map((column) => valueOf(column, body[column]));
-    const [row] = await tx.query<{ id: string }>(
-      `INSERT INTO dataapi_items (organization_id, ${columns.join(', ')}) VALUES ($1, ${columns.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING *`,
-      [ctx.organizationId, ...values],
-    );
-    await emit(tx, ctx, 'item.created', row);
-    return row;
-  },
+  create: (tx, ctx, input) => insert(tx, ctx, input),
   async update(tx, ctx, id, input) {
     const body = { ...input };
     checkName(body, false);
@@ -52,5 +54,12 @@ export const itemsWriter: RecordWriter = {
 export function itemsWriters(): RecordWriters {
   const writers = new RecordWriters();
   writers.register('dataapi_items', itemsWriter);
+  return writers;
+}
+
+// The same table, with client-chosen ids on upsert (as PostgREST inserts them).
+export function itemsWritersWithIds(): RecordWriters {
+  const writers = new RecordWriters();
+  writers.register('dataapi_items', { ...itemsWriter, createWithId: (tx, ctx, id, input) => insert(tx, ctx, input, id) });
   return writers;
 }
