@@ -1,7 +1,7 @@
 import { DomainError, type ErrorKind } from '@engage/shared-kernel';
 
 // The platform maps kinds to statuses; these are the ones PostgREST answers with.
-const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'validation', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 416: 'range_not_satisfiable' };
+const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'validation', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 416: 'range_not_satisfiable' };
 
 export function pgrstError(code: string, status: number, message: string, details?: string, hint?: string): DomainError {
   const kind = KIND_OF_STATUS[status];

@@ -1,8 +1,9 @@
-export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition } from './registry';
+export { defineRegistry, findTable, type ColumnType, type ForeignKey, type Registry, type TableDefinition, type ValueNormalizer } from './registry';
 export { pgrstError } from './errors';
 export type { Condition, Filter, Logic, Operator, OrderTerm, ReadPlan, ReadRequest, SelectItem, ColumnItem, Embed, EmbedItem } from './parse/plan';
 export { parseReadRequest } from './parse/request.parser';
 export { buildReadSql, type Statement } from './sql/read.sql';
 export { contentRange, executeRead, type ReadResponse } from './read';
 export { DataApiModule } from './data-api.module';
+export { DATA_API_REGISTRY } from './http/rest.controller';
 export { executeWrite, type WriteRequest } from './write';

@@ -157,12 +157,32 @@ describe('executeRead against PostgreSQL', () => {
     ['order=name&offset=6', { Prefer: 'count=exact' }, 206, '*/6', []],
     ['name=eq.nope', { Prefer: 'count=exact' }, 200, '*/0', []],
     ['qty=gt.5&order=name&limit=1', { prefer: 'return=minimal, count=exact' }, 206, '0-0/2', ['Banana']],
-    ['order=name&limit=1', { Prefer: 'count=planned' }, 206, '0-0/6', ['Apple']],
+    ['order=name&limit=1', { Prefer: 'count=estimated' }, 206, '0-0/6', ['Apple']],
   ])('should page %s with %j', async (query, headers, status, range, expected) => {
     const response = await read(query, headers);
     expect(response.status).toBe(status);
     expect(response.headers['content-range']).toBe(range);
     expect(names(response.body)).toEqual(expected);
+  });
+
+  it('should leave null-valued keys out with nulls=stripped (supabase-js stripNulls)', async () => {
+    const array = await read('select=name,qty,active&name=in.(Cherry,Apple)&order=name', { accept: 'application/vnd.pgrst.array+json;nulls=stripped' });
+    expect(JSON.parse(array.body)).toEqual([{ name: 'Apple', qty: 5, active: true }, { name: 'Cherry' }]);
+    expect(array.headers['content-type']).toBe('application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8');
+    const object = await read('select=name,qty&name=eq.Cherry', { accept: 'application/vnd.pgrst.object+json; nulls=stripped' });
+    expect(JSON.parse(object.body)).toEqual({ name: 'Cherry' });
+    expect(object.headers['content-type']).toBe('application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8');
+    expect(JSON.parse((await read('select=name,qty&name=eq.Cherry', { accept: 'application/json;nulls=stripped' })).body)).toEqual([{ name: 'Cherry', qty: null }]);
+  });
+
+  it('should accept the public profile only (Accept-Profile, as supabase-js sends it)', async () => {
+    expect(names((await read('name=eq.Apple', { 'accept-profile': 'public' })).body)).toEqual(['Apple']);
+    expect(await caught(() => read('', { 'Accept-Profile': 'crm' }))).toMatchObject({ code: 'PGRST106', kind: 'not_acceptable', message: 'Invalid schema: crm' });
+  });
+
+  it('should refuse unknown preferences under handling=strict and echo it', async () => {
+    expect(await caught(() => read('', { prefer: 'handling=strict, count=sometimes' }))).toMatchObject({ code: 'PGRST122', details: 'Invalid preferences: count=sometimes' });
+    expect((await read('', { prefer: 'handling=strict, count=exact' })).headers['preference-applied']).toBe('count=exact, handling=strict');
   });
 
   it('should echo the count preference it applied', async () => {

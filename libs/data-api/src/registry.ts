@@ -1,4 +1,5 @@
-import { DomainError } from '@engage/shared-kernel';
+import type { Tx } from '@engage/platform';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 
 export type ColumnType = 'uuid' | 'text' | 'text[]' | 'int' | 'numeric' | 'bool' | 'jsonb' | 'timestamptz' | 'date';
@@ -16,7 +17,18 @@ export interface TableDefinition {
   readable: string[];
   // Many-to-one relations: `select=*,rel(...)` embeds the referenced row (README, "Embedding").
   foreignKeys?: ForeignKey[];
+  // Per column: turns searched values into the stored form before SQL runs (e.g. contacts.phones
+  // to E.164 with the organization's country), in the caller's transaction. Applies to eq, neq,
+  // isdistinct, in, cs, cd and ov values (array items one by one); a value it cannot read it returns unchanged.
+  normalizers?: Record<string, ValueNormalizer>;
+  // Who may POST/PATCH/DELETE through the data API (reads follow row-level security only); absent:
+  // every caller the route admits, and the context's writer decides. API keys act as 'SYSTEM'.
+  writeRoles?: RequestContext['role'][];
+  // The primary key, when it is not `id`: a junction table's makes it a many-to-many path.
+  primaryKey?: string[];
 }
+
+export type ValueNormalizer = (tx: Tx, values: string[]) => Promise<string[]>;
 
 export interface Registry {
   readonly tables: ReadonlyMap<string, TableDefinition>;
@@ -41,6 +53,12 @@ export function defineRegistry(tables: TableDefinition[]): Registry {
     for (const fk of table.foreignKeys ?? []) {
       assertIdentifier('foreign key', fk.name);
       if (!(fk.column in table.columns)) throw new Error(`data-api registry: foreign key ${fk.name} uses unknown column ${fk.column}`);
+    }
+    for (const column of table.primaryKey ?? []) {
+      if (!(column in table.columns)) throw new Error(`data-api registry: primary key column ${table.name}.${column} is not a column`);
+    }
+    for (const column of Object.keys(table.normalizers ?? {})) {
+      if (!(column in table.columns)) throw new Error(`data-api registry: normalizer for unknown column ${table.name}.${column}`);
     }
     if (map.has(table.name)) throw new Error(`data-api registry: table ${table.name} is registered twice`);
     map.set(table.name, table);
@@ -68,31 +86,70 @@ export function readableType(table: TableDefinition, column: string): ColumnType
 
 export const quoteIdentifier = (name: string): string => `"${name}"`;
 
-export interface Relation {
-  fk: ForeignKey;
+// How an embed reaches its rows (README, "Embedding"):
+// - one: the source holds `fk` and embeds the row it references (an object or null);
+// - many: the embedded table holds `fk`, pointing at the source (an array);
+// - m2m: a junction table holds `source` (to the source) and `target` (to the embedded table), both
+//   columns inside its primary key, as PostgREST requires (an array).
+export type Relation =
+  | { kind: 'one'; fk: ForeignKey; table: string }
+  | { kind: 'many'; fk: ForeignKey; table: string }
+  | { kind: 'm2m'; junction: string; source: ForeignKey; target: ForeignKey; table: string };
+
+const primaryKeyOf = (table: TableDefinition): string[] => table.primaryKey ?? ('id' in table.columns ? ['id'] : []);
+
+const describe = (source: string, relation: Relation) => {
+  if (relation.kind === 'one') {
+    const fk = relation.fk;
+    return { cardinality: 'many-to-one', embedding: `${source} with ${relation.table}`, relationship: `${fk.name} using ${source}(${fk.column}) and ${relation.table}(${fk.references.column})` };
+  }
+  if (relation.kind === 'many') {
+    const fk = relation.fk;
+    return { cardinality: 'one-to-many', embedding: `${source} with ${relation.table}`, relationship: `${fk.name} using ${source}(${fk.references.column}) and ${relation.table}(${fk.column})` };
+  }
+  return {
+    cardinality: 'many-to-many',
+    embedding: `${source} with ${relation.table}`,
+    relationship: `${relation.junction} using ${relation.source.name}(${relation.source.column}) and ${relation.target.name}(${relation.target.column})`,
+  };
+};
+
+const hintOf = (relation: Relation): string => (relation.kind === 'm2m' ? relation.junction : relation.fk.name);
+
+function matchesHint(relation: Relation, hint: string): boolean {
+  if (relation.kind === 'm2m') return relation.junction === hint || relation.source.name === hint || relation.target.name === hint;
+  return relation.fk.name === hint || relation.fk.column === hint;
 }
 
-const relationshipOf = (source: string, fk: ForeignKey) => ({
-  cardinality: 'many-to-one',
-  embedding: `${source} with ${fk.references.table}`,
-  relationship: `${fk.name} using ${source}(${fk.column}) and ${fk.references.table}(${fk.references.column})`,
-});
+// Every relation between `source` and the table `name`, as PostgREST's schema cache finds them.
+function relationsTo(registry: Registry, source: TableDefinition, name: string): Relation[] {
+  const target = registry.tables.get(name) as TableDefinition;
+  const relations: Relation[] = [];
+  for (const fk of source.foreignKeys ?? []) if (fk.references.table === name) relations.push({ kind: 'one', fk, table: name });
+  for (const fk of target.foreignKeys ?? []) if (fk.references.table === source.name) relations.push({ kind: 'many', fk, table: name });
+  for (const junction of registry.tables.values()) {
+    if (junction.name === source.name || junction.name === name) continue;
+    const key = primaryKeyOf(junction);
+    const fks = (junction.foreignKeys ?? []).filter((fk) => key.includes(fk.column));
+    for (const toSource of fks.filter((fk) => fk.references.table === source.name)) {
+      for (const toTarget of fks.filter((fk) => fk.references.table === name && fk !== toSource)) {
+        relations.push({ kind: 'm2m', junction: junction.name, source: toSource, target: toTarget, table: name });
+      }
+    }
+  }
+  return relations;
+}
 
-// PostgREST's relationship lookup, to-one only: `rel` is the referenced table, an FK column or an FK
-// name of the source table; `hint` (`rel!hint`) narrows by FK name or column.
+// PostgREST's relationship lookup: `rel` is a table (to-one, to-many or many-to-many through a
+// junction), or an FK column or FK name of the source table (to-one); `hint` (`rel!hint`) narrows
+// by FK name or column, or by the junction table.
 export function resolveRelation(registry: Registry, source: TableDefinition, name: string, hint?: string): Relation {
-  const fks = source.foreignKeys ?? [];
-  const byName = registry.tables.has(name) ? fks.filter((fk) => fk.references.table === name) : fks.filter((fk) => fk.column === name || fk.name === name);
-  const candidates = hint === undefined ? byName : byName.filter((fk) => fk.name === hint || fk.column === hint);
-  if (candidates.length === 1) return { fk: candidates[0] };
-  if (candidates.length > 1) {
-    // PostgREST answers 300; the platform maps no error kind to 300, so this is a 400 (README).
-    return ambiguous(source.name, name, candidates);
-  }
-  const target = registry.tables.get(name);
-  if (byName.length === 0 && target && (target.foreignKeys ?? []).some((fk) => fk.references.table === source.name)) {
-    throw pgrstError('PGRST127', 400, 'Feature not implemented', `one-to-many embedding (${source.name} -> ${name}) is not supported by this data API yet`);
-  }
+  const byName: Relation[] = registry.tables.has(name)
+    ? relationsTo(registry, source, name)
+    : (source.foreignKeys ?? []).filter((fk) => fk.column === name || fk.name === name).map((fk) => ({ kind: 'one', fk, table: fk.references.table }));
+  const candidates = hint === undefined ? byName : byName.filter((relation) => matchesHint(relation, hint));
+  if (candidates.length === 1) return candidates[0];
+  if (candidates.length > 1) return ambiguous(source.name, name, candidates);
   throw pgrstError(
     'PGRST200',
     400,
@@ -101,9 +158,9 @@ export function resolveRelation(registry: Registry, source: TableDefinition, nam
   );
 }
 
-function ambiguous(source: string, name: string, candidates: ForeignKey[]): never {
-  const details = candidates.map((fk) => relationshipOf(source, fk));
-  const options = candidates.map((fk) => `'${name}!${fk.name}'`).join(', ');
+function ambiguous(source: string, name: string, candidates: Relation[]): never {
+  const details = candidates.map((relation) => describe(source, relation));
+  const options = candidates.map((relation) => `'${name}!${hintOf(relation)}'`).join(', ');
   // PostgREST answers 300 Multiple Choices here.
   throw new DomainError(
     'ambiguous',

@@ -1,5 +1,18 @@
+import type { Tx } from '@engage/platform';
+import { isCountryCode, toE164 } from '../domain/phone';
+import { ORGANIZATION_COUNTRY } from './contact.sql';
+
 // The CRM tables the data API serves (/rest/v1 and the record proxy), with their column types.
-// Plain data: the data API's registry checks it at start-up.
+// Plain data (plus one search hook): the data API's registry checks it at start-up.
+
+// A filter on contacts.phones (eq, cs, ov...) finds the contact whatever form the searched number is
+// written in: each item is read as E.164 with the organization's default country, as phones are
+// stored; an item that is not a phone number is searched as written.
+async function phonesAsStored(tx: Tx, values: string[]): Promise<string[]> {
+  const [row] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  const country = isCountryCode(row?.country) ? row.country : undefined;
+  return values.map((value) => toE164(value, country) ?? value);
+}
 
 const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as const;
 
@@ -13,6 +26,7 @@ const contacts = {
     { name: 'contacts_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
     { name: 'contacts_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } },
   ],
+  normalizers: { phones: phonesAsStored },
 } as const;
 
 const companies = {

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { Database, RecordWriters } from '@engage/platform';
 import { executeRead } from '../read';
+import { asPostgrestError } from '../sqlstate';
 import { executeWrite } from '../write';
 import type { Registry } from '../registry';
 
@@ -73,16 +74,22 @@ export class RestController {
 
   private async write(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply, proxy: boolean) {
     const method = request.method as 'POST' | 'PATCH' | 'DELETE';
-    const response = await this.db.inTenant(caller.ctx, (tx) =>
-      executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }),
-    );
+    const response = await this.db
+      .inTenant(caller.ctx, (tx) =>
+        executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }),
+      )
+      .catch((error: unknown) => {
+        throw asPostgrestError(error);
+      });
     return reply.status(response.status).headers(response.headers).send(response.body || undefined);
   }
 
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
-    const response = await this.db.inTenant(caller.ctx, (tx) =>
-      executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }),
-    );
+    const response = await this.db
+      .inTenant(caller.ctx, (tx) => executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }))
+      .catch((error: unknown) => {
+        throw asPostgrestError(error);
+      });
     return reply.status(response.status).headers(response.headers).send(response.body);
   }
 }

@@ -2,41 +2,54 @@ import type { TableDefinition } from '../registry';
 import { Cursor } from './cursor';
 import { readField } from './field.parser';
 import { readOperation, toCondition } from './filter.parser';
-import type { Filter, Logic } from './plan';
+import type { Embed, Filter, Logic } from './plan';
 
-// `or=(a.eq.1,not.and(b.gt.2,c.is.null))`: any depth, whitespace allowed around parens and commas.
-export function parseLogicParam(table: TableDefinition, operator: 'and' | 'or', negated: boolean, value: string, hadPlus: boolean): Logic {
+// `or=(a.eq.1,not.and(b.gt.2,c.is.null),rel.not.is.null)`: any depth, whitespace allowed around
+// parens and commas; `rel` is an embed of the select (`embeds`), tested for presence.
+export function parseLogicParam(table: TableDefinition, operator: 'and' | 'or', negated: boolean, value: string, hadPlus: boolean, embeds: Embed[] = []): Logic {
   const cursor = new Cursor(value, 'logic tree');
-  const children = readGroup(cursor, table, hadPlus);
+  const children = readGroup(cursor, table, hadPlus, embeds);
   cursor.skipSpaces();
   if (!cursor.done) cursor.fail('end of input');
   return { kind: 'logic', operator, negated, children };
 }
 
-function readGroup(cursor: Cursor, table: TableDefinition, hadPlus: boolean): Filter[] {
+function readGroup(cursor: Cursor, table: TableDefinition, hadPlus: boolean, embeds: Embed[]): Filter[] {
   cursor.skipSpaces();
   cursor.expect('(');
   const children: Filter[] = [];
   do {
-    children.push(readTree(cursor, table, hadPlus));
+    children.push(readTree(cursor, table, hadPlus, embeds));
     cursor.skipSpaces();
   } while (cursor.eat(','));
   cursor.expect(')');
   return children;
 }
 
-function readTree(cursor: Cursor, table: TableDefinition, hadPlus: boolean): Filter {
+const PRESENCE: [string, 'null' | 'not_null', boolean][] = [
+  ['.is.null', 'null', false],
+  ['.not.is.null', 'null', true],
+  ['.is.not_null', 'not_null', false],
+];
+
+function readTree(cursor: Cursor, table: TableDefinition, hadPlus: boolean, embeds: Embed[]): Filter {
   cursor.skipSpaces();
   const start = cursor.pos;
   const negated = cursor.eat('not.');
   for (const operator of ['and', 'or'] as const) {
     if (cursor.eat(`${operator}(`)) {
       cursor.pos--;
-      return { kind: 'logic', operator, negated, children: readGroup(cursor, table, hadPlus) };
+      return { kind: 'logic', operator, negated, children: readGroup(cursor, table, hadPlus, embeds) };
     }
   }
   cursor.pos = start;
   const field = readField(cursor, '.,()');
+  const embed = field.jsonPath.length ? undefined : (embeds.find((candidate) => candidate.alias === field.column) ?? embeds.find((candidate) => candidate.name === field.column));
+  for (const [text, value, not] of embed ? PRESENCE : []) {
+    if (!cursor.input.startsWith(text, cursor.pos) || !/^[,)\s]?$/.test(cursor.input.charAt(cursor.pos + text.length))) continue;
+    cursor.pos += text.length;
+    return { kind: 'presence', embed: embed as Embed, negated: not, value };
+  }
   cursor.expect('.');
   const operation = readOperation(cursor, true);
   const end = cursor.pos;

@@ -1,4 +1,4 @@
-import type { ColumnType } from '../registry';
+import type { ColumnType, Relation } from '../registry';
 
 export type Operator =
   | 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'
@@ -41,7 +41,16 @@ export interface Logic {
   children: Filter[];
 }
 
-export type Filter = Condition | Logic;
+// `rel.is.null` / `rel.not.is.null` inside an `or=`/`and=` tree: whether the embed (after its own
+// filters) has a row.
+export interface Presence {
+  kind: 'presence';
+  embed: Embed;
+  negated: boolean;
+  value: 'null' | 'not_null';
+}
+
+export type Filter = Condition | Logic | Presence;
 
 export interface ColumnItem {
   field: FieldPath;
@@ -50,21 +59,29 @@ export interface ColumnItem {
   key: string;
 }
 
-// A to-one (many-to-one) embedded resource: the row the parent's foreign key references, or null.
+// An embedded resource: the referenced row (to-one: an object or null), or the related rows
+// (one-to-many, many-to-many: an array), each shaped by its own select, filters and paging.
 export interface Embed {
   // The relation as written (table, FK column or FK name) and its alias: filters may use either.
   name: string;
   alias?: string;
-  // The referenced table and the join, all taken from the registry.
+  // The embedded table and the path to it, all taken from the registry.
   table: string;
-  column: string;
-  referencedColumn: string;
+  relation: Relation;
   inner: boolean;
-  select: ColumnItem[];
-  // `rel.col=...` filters: they null the embed, or (with !inner) drop the parent row.
+  select: SelectItem[];
+  // `...rel(cols)` (to-one): its columns appear in the parent object, no key of its own.
+  spread?: boolean;
+  // `rel(count)` on a to-many embed: `[{"count": n}]` instead of the rows.
+  countOnly?: boolean;
+  // `rel.col=...` filters: they null the embed (or empty the array), or (with !inner) drop the parent row.
   filters: Filter[];
   // `rel=is.null` (anti-join) or `rel=not.is.null` (as !inner) on the parent.
   presence?: 'null' | 'not_null';
+  // `rel.order=`, `rel.limit=`, `rel.offset=` (to-many only).
+  order: OrderTerm[];
+  limit?: number;
+  offset?: number;
 }
 
 export interface EmbedItem {
@@ -77,8 +94,17 @@ export type SelectItem = ColumnItem | EmbedItem;
 
 export const isEmbed = (item: SelectItem): item is EmbedItem => 'embed' in item;
 
+// What an item contributes to the response: `rel()` nothing (it only filters), a spread its own items.
+export const isShown = (item: SelectItem): boolean => !isEmbed(item) || item.embed.select.length > 0 || !!item.embed.countOnly;
+
+// The keys of the response objects (the CSV header), spreads flattened.
+export const outputKeys = (items: SelectItem[]): string[] =>
+  items.filter(isShown).flatMap((item) => (isEmbed(item) && item.embed.spread ? outputKeys(item.embed.select) : [item.key]));
+
 export interface OrderTerm {
   field: FieldPath;
+  // `order=rel(col)`: the field is a column of this to-one embed.
+  embed?: Embed;
   direction?: 'asc' | 'desc';
   nulls?: 'first' | 'last';
 }
@@ -96,6 +122,10 @@ export interface ReadPlan {
   limit?: number;
   count?: CountPreference;
   media: MediaType;
+  // `nulls=stripped` in the Accept type: null-valued keys are left out.
+  stripNulls?: boolean;
+  // Internal (writes): only these rows, in this order unless `order=` says otherwise.
+  ids?: string[];
 }
 
 export interface ReadRequest {
@@ -104,4 +134,6 @@ export interface ReadRequest {
   // The raw query string (with or without the leading `?`), still percent-encoded.
   query: string;
   headers: Record<string, string | string[] | undefined>;
+  // Internal, never from the query string: the rows a write touched, to answer them shaped by `select=`.
+  ids?: string[];
 }

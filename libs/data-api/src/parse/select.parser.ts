@@ -23,8 +23,8 @@ export const CASTS: Record<string, string> = {
   jsonb: 'jsonb',
 };
 
-// `select=*,id,alias:col,col::text,meta->a->>b,"quoted col",alias:rel!hint!inner(col,...)`; to-one
-// embeds only, one level deep; no aggregates or spreads.
+// `select=*,id,alias:col,col::text,meta->a->>b,"quoted col",alias:rel!hint!inner(col,rel2(...),...)`,
+// `...rel(cols)` (to-one spread), `rel(count)`; embeds nest to any depth; no aggregates.
 export function parseSelect(table: TableDefinition, value: string | undefined, registry?: Registry): SelectItem[] {
   if (value === undefined || value.trim() === '') return star(table);
   const cursor = new Cursor(value, 'select parameter');
@@ -45,14 +45,14 @@ function readItems(cursor: Cursor, table: TableDefinition, registry: Registry | 
     if (cursor.eat('*')) {
       items.push(...star(table));
     } else {
-      items.push(readItem(cursor, table, registry, embedded));
+      items.push(readItem(cursor, table, registry));
     }
     cursor.skipSpaces();
   } while (cursor.eat(','));
   return items;
 }
 
-function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | undefined, embedded: boolean): SelectItem {
+function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | undefined): SelectItem {
   let alias: string | undefined;
   let field = readField(cursor, ',:()');
   if (cursor.peek() === ':' && cursor.peek(1) !== ':') {
@@ -64,14 +64,17 @@ function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | u
   if (cursor.peek() === '(' && /(^count|\.(sum|avg|count|max|min))$/.test(field.column)) {
     throw pgrstError('PGRST123', 400, 'Use of aggregate functions is not allowed');
   }
-  if (field.column.startsWith('...')) {
-    throw pgrstError('PGRST127', 400, 'Feature not implemented', `spread embedding (${field.column}) is not supported by this data API yet`);
-  }
+  const spread = field.column.startsWith('...');
+  if (spread && (cursor.peek() !== '(' || alias !== undefined)) cursor.fail('"(" after a spread relation, without an alias');
   if (cursor.peek() === '(') {
     if (field.jsonPath.length) cursor.fail('"," or "::"');
-    if (embedded) throw pgrstError('PGRST127', 400, 'Feature not implemented', `nested embedding (${field.column}) is not supported by this data API yet`);
     if (!registry) throw pgrstError('PGRST127', 400, 'Feature not implemented', `resource embedding (${field.column}) is not supported here`);
-    return readEmbed(cursor, table, registry, field.column, alias);
+    const item = readEmbed(cursor, table, registry, spread ? field.column.slice(3) : field.column, alias);
+    if (spread) {
+      if (item.embed.relation.kind !== 'one') throw pgrstError('PGRST127', 400, 'Feature not implemented', `spreading a to-many embed (${item.embed.name}) is not supported by this data API yet`);
+      item.embed.spread = true;
+    }
+    return item;
   }
   let cast: string | undefined;
   if (cursor.eat('::')) {
@@ -96,19 +99,13 @@ function readEmbed(cursor: Cursor, table: TableDefinition, registry: Registry, w
   }
   const relation = resolveRelation(registry, table, name, hint);
   cursor.expect('(');
-  const target = findTable(registry, relation.fk.references.table);
-  const select = readItems(cursor, target, registry, true) as ColumnItem[];
+  const target = findTable(registry, relation.table);
+  // `rel(count)`: the number of related rows (PostgREST answers `[{"count": n}]`).
+  const countOnly = relation.kind !== 'one' && !('count' in target.columns) && /^\s*count\s*\)/.test(cursor.input.slice(cursor.pos));
+  if (countOnly) cursor.readWhile((char) => char !== ')');
+  const select = countOnly ? [] : readItems(cursor, target, registry, true);
   cursor.skipSpaces();
   cursor.expect(')');
-  const embed: Embed = {
-    name,
-    alias,
-    table: target.name,
-    column: relation.fk.column,
-    referencedColumn: relation.fk.references.column,
-    inner,
-    select,
-    filters: [],
-  };
+  const embed: Embed = { name, alias, table: target.name, relation, inner, select, countOnly, filters: [], order: [] };
   return { key: alias ?? name, embed };
 }

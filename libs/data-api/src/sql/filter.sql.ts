@@ -1,4 +1,4 @@
-import type { Condition, FieldPath, Filter } from '../parse/plan';
+import type { Condition, Embed, FieldPath, Filter } from '../parse/plan';
 import { quoteIdentifier } from '../registry';
 import { Params, SQL_TYPE } from './params';
 
@@ -46,14 +46,20 @@ function conditionSql(condition: Condition, params: Params, alias: string): stri
   }
 }
 
-export function filterSql(filter: Filter, params: Params, alias = 't'): string {
-  const sql =
-    filter.kind === 'condition'
-      ? conditionSql(filter, params, alias)
-      : `(${filter.children.map((child) => filterSql(child, params, alias)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
+// Renders `EXISTS (...)` for an embed of the row aliased `parent` (read.sql.ts knows the joins).
+export type ExistsSql = (embed: Embed, parent: string) => string;
+
+export function filterSql(filter: Filter, params: Params, alias = 't', exists?: ExistsSql): string {
+  let sql: string;
+  if (filter.kind === 'condition') sql = conditionSql(filter, params, alias);
+  else if (filter.kind === 'logic') sql = `(${filter.children.map((child) => filterSql(child, params, alias, exists)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
+  else {
+    if (!exists) throw new Error('data-api: an embed presence filter needs the embed joins');
+    sql = filter.value === 'null' ? `NOT ${exists(filter.embed, alias)}` : exists(filter.embed, alias);
+  }
   return filter.negated ? `NOT (${sql})` : sql;
 }
 
-export function whereSql(filters: Filter[], params: Params, alias = 't'): string {
-  return filters.length ? filters.map((filter) => filterSql(filter, params, alias)).join(' AND ') : 'TRUE';
+export function whereSql(filters: Filter[], params: Params, alias = 't', exists?: ExistsSql): string {
+  return filters.length ? filters.map((filter) => filterSql(filter, params, alias, exists)).join(' AND ') : 'TRUE';
 }

@@ -42,10 +42,10 @@ describe('buildReadSql', () => {
       parseReadRequest(notes, { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} }, embedRegistry),
     );
     expect(statement.text).toBe(
-      'SELECT coalesce(json_agg(p.r), \'[]\')::text AS body, count(*) AS page_count FROM (SELECT json_build_object($1::text, t."title", $2::text, ' +
-        '(SELECT json_build_object($3::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $4::text)) AS r ' +
-        'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $5::text)) p',
+      'SELECT coalesce(json_agg(p.r), \'[]\')::text AS body, count(*) AS page_count FROM (SELECT json_build_object($3::text, t."title", $4::text, ' +
+        '(SELECT json_build_object($2::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $1::text)) AS r ' +
+        'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e2 WHERE e2."id" = t."owner_id" AND e2."name" = $5::text)) p',
     );
-    expect(statement.values).toEqual(['title', 'o', 'name', "O'Brien", "O'Brien"]);
+    expect(statement.values).toEqual(["O'Brien", 'name', 'title', 'o', "O'Brien"]);
   });
 });

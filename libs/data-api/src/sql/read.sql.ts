@@ -1,4 +1,4 @@
-import { type Embed, isEmbed, type ReadPlan, type SelectItem } from '../parse/plan';
+import { type Embed, isEmbed, isShown, type OrderTerm, type ReadPlan, type SelectItem } from '../parse/plan';
 import { quoteIdentifier } from '../registry';
 import { fieldSql, whereSql } from './filter.sql';
 import { Params } from './params';
@@ -11,32 +11,101 @@ export interface Statement {
 // json_build_object takes at most 100 arguments: wider rows are merged from 50-key chunks.
 const CHUNK = 50;
 
-// Embeds get the aliases e1, e2... in select order; the parent is t.
-type EmbedAliases = Map<Embed, string>;
+// Embeds get the aliases e1, e2... in the order the SQL is built; the parent is t.
+class Aliases {
+  private n = 0;
+  next(): string {
+    return `e${++this.n}`;
+  }
+}
 
-function columnSql(item: SelectItem, params: Params, alias: string, embeds: EmbedAliases): string {
-  if (isEmbed(item)) return embedSql(item.embed, params, embeds.get(item.embed) as string);
+function columnSql(item: SelectItem, params: Params, alias: string, aliases: Aliases): string {
+  if (isEmbed(item)) return embedSql(item.embed, params, alias, aliases);
   const sql = fieldSql(item.field, params, alias);
   // item.cast comes from the parser's allow-list, never from the request text.
   return item.cast ? `(${sql})::${item.cast}` : sql;
 }
 
-// The referenced row through the parent's foreign key; RLS applies to it as to the parent.
-function joinSql(embed: Embed, params: Params, alias: string): string {
-  const filters = embed.filters.length ? ` AND ${whereSql(embed.filters, params, alias)}` : '';
-  return `FROM ${quoteIdentifier(embed.table)} ${alias} WHERE ${alias}.${quoteIdentifier(embed.referencedColumn)} = t.${quoteIdentifier(embed.column)}${filters}`;
+const q = quoteIdentifier;
+
+// How the embedded rows (alias) hang off the parent row; identifiers all come from the registry.
+function joinCondition(embed: Embed, parent: string, alias: string): string {
+  const relation = embed.relation;
+  if (relation.kind === 'one') return `${alias}.${q(relation.fk.references.column)} = ${parent}.${q(relation.fk.column)}`;
+  if (relation.kind === 'many') return `${alias}.${q(relation.fk.column)} = ${parent}.${q(relation.fk.references.column)}`;
+  const j = `${alias}j`;
+  return (
+    `${alias}.${q(relation.target.references.column)} IN (SELECT ${j}.${q(relation.target.column)} FROM ${q(relation.junction)} ${j} ` +
+    `WHERE ${j}.${q(relation.source.column)} = ${parent}.${q(relation.source.references.column)})`
+  );
 }
 
-// A correlated subquery: the object, or null when there is no row (or it fails the embed filters).
-function embedSql(embed: Embed, params: Params, alias: string): string {
-  return `(SELECT ${objectSql(embed.select, params, alias, new Map())} ${joinSql(embed, params, alias)})`;
+// The embedded table joined to its parent, with its filters and its own !inner / presence embeds;
+// row-level security applies to it as to the parent.
+function fromSql(embed: Embed, params: Params, parent: string, alias: string, aliases: Aliases): string {
+  const conditions = [joinCondition(embed, parent, alias), ...(embed.filters.length ? [whereSql(embed.filters, params, alias, existsOf(params, aliases))] : []), ...presenceSql(embed.select, params, alias, aliases)];
+  return `FROM ${q(embed.table)} ${alias} WHERE ${conditions.join(' AND ')}`;
 }
 
-function objectSql(items: SelectItem[], params: Params, alias: string, embeds: EmbedAliases): string {
-  if (items.length === 0) return `'{}'::json`;
+const existsOf = (params: Params, aliases: Aliases) => (embed: Embed, parent: string) => `EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`;
+
+// !inner (and `rel=not.is.null`) keeps only the rows whose embed exists and passes its filters (for
+// an array: at least one row); `rel=is.null` only those whose embed does not (anti-join).
+function presenceSql(items: SelectItem[], params: Params, parent: string, aliases: Aliases): string[] {
+  const conditions: string[] = [];
+  for (const item of items) {
+    if (!isEmbed(item)) continue;
+    const embed = item.embed;
+    if (embed.inner || embed.presence === 'not_null') conditions.push(`EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`);
+    if (embed.presence === 'null') conditions.push(`NOT EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`);
+  }
+  return conditions;
+}
+
+// A related order reads the column through the to-one embed's own join and filters.
+function orderFieldSql(term: OrderTerm, params: Params, alias: string, aliases: Aliases): string {
+  if (!term.embed) return fieldSql(term.field, params, alias);
+  const embedAlias = aliases.next();
+  return `(SELECT ${fieldSql(term.field, params, embedAlias)} ${fromSql(term.embed, params, alias, embedAlias, aliases)})`;
+}
+
+function orderSql(order: OrderTerm[], params: Params, alias: string, aliases: Aliases): string {
+  if (!order.length) return '';
+  const terms = order.map((term) => `${orderFieldSql(term, params, alias, aliases)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`);
+  return ` ORDER BY ${terms.join(', ')}`;
+}
+
+const pageSql = (params: Params, limit: number | undefined, offset: number | undefined) =>
+  `${limit === undefined ? '' : ` LIMIT ${params.add(limit)}::bigint`}${offset ? ` OFFSET ${params.add(offset)}::bigint` : ''}`;
+
+// A correlated subquery: for to-one the object or null; for to-many the array (ordered and paged
+// as asked) or `[]`, or `[{"count": n}]`.
+function embedSql(embed: Embed, params: Params, parent: string, aliases: Aliases): string {
+  const alias = aliases.next();
+  const from = fromSql(embed, params, parent, alias, aliases);
+  if (embed.relation.kind === 'one') return `(SELECT ${objectSql(embed.select, params, alias, aliases)} ${from})`;
+  if (embed.countOnly) return `(SELECT json_build_array(json_build_object('count', count(*))) ${from})`;
+  const rows = `SELECT ${objectSql(embed.select, params, alias, aliases)} AS r ${from}${orderSql(embed.order, params, alias, aliases)}${pageSql(params, embed.limit, embed.offset)}`;
+  return `(SELECT coalesce(json_agg(s.r), '[]'::json) FROM (${rows}) s)`;
+}
+
+// The (key, SQL) pairs of a response object; a spread's items read through its join, one scalar
+// subquery each (null when the row is missing or filtered out).
+function pairsOf(items: SelectItem[], params: Params, alias: string, aliases: Aliases): { key: string; sql: string }[] {
+  return items.filter(isShown).flatMap((item) => {
+    if (!isEmbed(item) || !item.embed.spread) return [{ key: item.key, sql: columnSql(item, params, alias, aliases) }];
+    const embed = item.embed;
+    const inner = aliases.next();
+    return pairsOf(embed.select, params, inner, aliases).map((pair) => ({ key: pair.key, sql: `(SELECT ${pair.sql} ${fromSql(embed, params, alias, inner, aliases)})` }));
+  });
+}
+
+function objectSql(items: SelectItem[], params: Params, alias: string, aliases: Aliases): string {
+  const all = pairsOf(items, params, alias, aliases);
+  if (all.length === 0) return `'{}'::json`;
   const chunks: string[] = [];
-  for (let i = 0; i < items.length; i += CHUNK) {
-    const pairs = items.slice(i, i + CHUNK).map((item) => `${params.add(item.key)}::text, ${columnSql(item, params, alias, embeds)}`);
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const pairs = all.slice(i, i + CHUNK).map((pair) => `${params.add(pair.key)}::text, ${pair.sql}`);
     chunks.push(`json_build_object(${pairs.join(', ')})`);
   }
   return chunks.length === 1 ? chunks[0] : `(${chunks.map((chunk) => `${chunk}::jsonb`).join(' || ')})::json`;
@@ -53,29 +122,30 @@ const BODY = {
 // One statement: the page as JSON (or CSV) built in PostgreSQL, its size, and the total when counted.
 export function buildReadSql(plan: ReadPlan): Statement {
   const params = new Params();
+  const aliases = new Aliases();
   const head = plan.method === 'HEAD';
-  const embeds: EmbedAliases = new Map(plan.select.filter(isEmbed).map((item, i) => [item.embed, `e${i + 1}`]));
-  // `rel()` selects nothing: it only filters (with !inner).
-  const shown = plan.select.filter((item) => !isEmbed(item) || item.embed.select.length > 0);
-  const row = head ? 'NULL' : plan.media === 'csv' ? `ROW(${shown.map((item) => columnSql(item, params, 't', embeds)).join(', ')})` : objectSql(shown, params, 't', embeds);
+  const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(plan.select, params, 't', aliases)})` : objectSql(plan.select, params, 't', aliases));
+  const csv = () => `ROW(${pairsOf(plan.select, params, 't', aliases).map((pair) => pair.sql).join(', ')})`;
+  const row = head ? 'NULL' : plan.media === 'csv' ? csv() : object();
   const table = quoteIdentifier(plan.table);
-  // !inner (and `rel=not.is.null`) keeps only the parents whose embed exists and passes its
-  // filters; `rel=is.null` only those whose embed does not (anti-join).
-  const inner = [...embeds].flatMap(([embed, alias]) => [
-    ...(embed.inner || embed.presence === 'not_null' ? [`EXISTS (SELECT 1 ${joinSql(embed, params, alias)})`] : []),
-    ...(embed.presence === 'null' ? [`NOT EXISTS (SELECT 1 ${joinSql(embed, params, alias)})`] : []),
-  ]);
-  const where = [whereSql(plan.filters, params), ...inner].join(' AND ');
-  const order = plan.order.length
-    ? ` ORDER BY ${plan.order
-        .map((term) => `${fieldSql(term.field, params)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`)
-        .join(', ')}`
-    : '';
-  const limit = plan.limit === undefined ? '' : ` LIMIT ${params.add(plan.limit)}::bigint`;
-  const offset = plan.offset ? ` OFFSET ${params.add(plan.offset)}::bigint` : '';
-  const total = plan.count ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
+  const ids = plan.ids ? params.add(plan.ids) : undefined;
+  const where = [whereSql(plan.filters, params, 't', existsOf(params, aliases)), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
+  // planned/estimated come from a second statement (buildCountSql) read by read.ts.
+  const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
   const text =
     `SELECT ${BODY[head ? 'head' : plan.media]} AS body, count(*) AS page_count${total} ` +
-    `FROM (SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${limit}${offset}) p`;
+    `FROM (SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}) p`;
   return { text, values: params.values };
+}
+
+// The filtered rows alone, for `count=planned` (EXPLAIN) and `count=estimated` (counted up to `cap`).
+export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
+  const params = new Params();
+  const ids = plan.ids ? params.add(plan.ids) : undefined;
+  const countAliases = new Aliases();
+  const where = [whereSql(plan.filters, params, 't', existsOf(params, countAliases)), ...presenceSql(plan.select, params, 't', countAliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
+  if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
+  return { text: `SELECT count(*) AS total FROM (${rows} LIMIT ${params.add(cap + 1)}::bigint) c`, values: params.values };
 }

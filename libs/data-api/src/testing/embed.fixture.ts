@@ -15,7 +15,13 @@ export const CREATE_EMBED_TABLES = `
     item_id uuid CONSTRAINT dataapi_notes_item_id_fkey REFERENCES dataapi_items(id),
     backup_item_id uuid CONSTRAINT dataapi_notes_backup_item_id_fkey REFERENCES dataapi_items(id),
     owner_id uuid CONSTRAINT dataapi_notes_owner_id_fkey REFERENCES dataapi_owners(id));
-  SELECT enable_tenant_rls('dataapi_notes');`;
+  SELECT enable_tenant_rls('dataapi_notes');
+  CREATE TABLE dataapi_item_owners (
+    organization_id uuid NOT NULL REFERENCES organizations(id),
+    item_id uuid NOT NULL CONSTRAINT dataapi_item_owners_item_id_fkey REFERENCES dataapi_items(id),
+    owner_id uuid NOT NULL CONSTRAINT dataapi_item_owners_owner_id_fkey REFERENCES dataapi_owners(id),
+    PRIMARY KEY (item_id, owner_id));
+  SELECT enable_tenant_rls('dataapi_item_owners');`;
 
 export const embedRegistry = defineRegistry([
   itemsRegistry.tables.get('dataapi_items')!,
@@ -32,6 +38,17 @@ export const embedRegistry = defineRegistry([
       { name: 'dataapi_notes_item_id_fkey', column: 'item_id', references: { table: 'dataapi_items', column: 'id' } },
       { name: 'dataapi_notes_backup_item_id_fkey', column: 'backup_item_id', references: { table: 'dataapi_items', column: 'id' } },
       { name: 'dataapi_notes_owner_id_fkey', column: 'owner_id', references: { table: 'dataapi_owners', column: 'id' } },
+    ],
+  },
+  // A junction (both foreign keys inside its primary key): items and owners are many-to-many.
+  {
+    name: 'dataapi_item_owners',
+    columns: { organization_id: 'uuid', item_id: 'uuid', owner_id: 'uuid' },
+    readable: ['item_id', 'owner_id'],
+    primaryKey: ['item_id', 'owner_id'],
+    foreignKeys: [
+      { name: 'dataapi_item_owners_item_id_fkey', column: 'item_id', references: { table: 'dataapi_items', column: 'id' } },
+      { name: 'dataapi_item_owners_owner_id_fkey', column: 'owner_id', references: { table: 'dataapi_owners', column: 'id' } },
     ],
   },
 ]);
@@ -70,6 +87,11 @@ export async function seedEmbed(runtime: PlatformRuntime, orgA: string, orgB: st
         note.backup_item_id,
         note.owner_id,
       ]);
+    }
+    // Ali owns Apple and Banana, Bea owns Apple; A's last row points at B's Apple (hidden from A).
+    const links = [[ITEMS_A[0], OWNERS.ali, orgA], [ITEMS_A[1], OWNERS.ali, orgA], [ITEMS_A[0], OWNERS.bea, orgA], [ITEMS_B[0], OWNERS.ali, orgA], [ITEMS_B[0], OWNERS.zed, orgB]] as const;
+    for (const [item, owner, org] of links) {
+      await tx.query('INSERT INTO dataapi_item_owners (organization_id, item_id, owner_id) VALUES ($1, $2, $3)', [org, item.id, owner.id]);
     }
   });
 }

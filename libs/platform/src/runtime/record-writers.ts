@@ -8,6 +8,9 @@ export interface RecordWriter {
   create(tx: Tx, ctx: RequestContext, body: Record<string, unknown>): Promise<object>;
   update(tx: Tx, ctx: RequestContext, id: string, body: Record<string, unknown>): Promise<object>;
   remove(tx: Tx, ctx: RequestContext, id: string): Promise<void>;
+  // Optional: create a row with the id the caller chose (an upsert on `id` that matched no row, as
+  // PostgREST inserts it). Without it such an upsert is refused: ids are otherwise the service's.
+  createWithId?(tx: Tx, ctx: RequestContext, id: string, body: Record<string, unknown>): Promise<object>;
 }
 
 // Contexts register their writers while modules initialise; the data API looks them up by table.
