@@ -26,6 +26,9 @@ export interface TableDefinition {
   writeRoles?: RequestContext['role'][];
   // The primary key, when it is not `id`: a junction table's makes it a many-to-many path.
   primaryKey?: string[];
+  // Columns whose full value only the answer to the creating POST shows, taken from what the writer
+  // returned (a generated secret); reads show what the table stores (a mask).
+  revealOnCreate?: string[];
 }
 
 export type ValueNormalizer = (tx: Tx, values: string[]) => Promise<string[]>;

@@ -44,6 +44,8 @@ const safeDecode = (text: string): string => {
 interface Written {
   ids: string[];
   inserted: number;
+  // revealOnCreate values per written row, in write order.
+  revealed?: Record<string, unknown>[];
 }
 
 // POST, PATCH and DELETE through the owning context's writer, one transaction for the request:
@@ -105,8 +107,13 @@ async function insert(tx: Tx, ctx: RequestContext, writer: RecordWriter, table: 
   const ids: string[] = [];
   let inserted = 0;
   if (!prefs.resolution) {
-    for (const row of rows) ids.push(idOf(await writer.create(tx, ctx, row)));
-    return { ids, inserted: ids.length };
+    const revealed: Record<string, unknown>[] = [];
+    for (const row of rows) {
+      const created = await writer.create(tx, ctx, row);
+      ids.push(idOf(created));
+      revealed.push(Object.fromEntries((table.revealOnCreate ?? []).map((column) => [column, (created as Record<string, unknown>)[column]])));
+    }
+    return { ids, inserted: ids.length, revealed: table.revealOnCreate ? revealed : undefined };
   }
   const target = await conflictTarget(tx, table, params.get('on_conflict'));
   for (const row of rows) {
@@ -130,5 +137,16 @@ function respond(request: WriteRequest, table: TableDefinition, prefs: Preferenc
   if (request.method === 'POST' && prefs.resolution === 'merge-duplicates' && written.inserted === 0) status = 200;
   if (returning === 'headers-only' && request.method === 'POST' && count > 0) headers.location = `/${table.name}?id=eq.${written.ids[0]}`;
   if (returning !== 'representation' || !shaped) return { status, body: '', headers };
-  return { status, body: shaped.body, headers: { ...headers, 'content-type': shaped.headers['content-type'] } };
+  return { status, body: reveal(shaped, written.revealed), headers: { ...headers, 'content-type': shaped.headers['content-type'] } };
+}
+
+// Overlays the revealOnCreate values on the JSON representation (rows are in write order).
+function reveal(shaped: ReadResponse, revealed: Record<string, unknown>[] | undefined): string {
+  if (!revealed || !/json/.test(shaped.headers['content-type'] ?? '')) return shaped.body;
+  const parsed = JSON.parse(shaped.body) as Record<string, unknown> | Record<string, unknown>[];
+  const rows = Array.isArray(parsed) ? parsed : [parsed];
+  rows.forEach((row, index) => {
+    for (const [column, value] of Object.entries(revealed[index] ?? {})) if (column in row && value !== undefined) row[column] = value;
+  });
+  return JSON.stringify(parsed);
 }

@@ -70,7 +70,7 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
       [{ ...valid, secret: 'short' }, '16 to 256'],
       [{ ...valid, secret: 1234567890123456 }, 'string or null'],
       [{ ...valid, is_active: 'yes' }, 'true or false'],
-      [{ ...valid, colour: 'red' }, 'unknown field(s): colour'],
+      [{ ...valid, colour: 'red' }, "Could not find the 'colour' column of 'webhook_configurations'"],
     ];
     for (const [payload, message] of cases) {
       const res = await post(tenant.session, payload);

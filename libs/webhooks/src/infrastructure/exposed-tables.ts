@@ -6,6 +6,8 @@ const configurations = {
     id: 'uuid', organization_id: 'uuid', name: 'text', url: 'text', events: 'text[]', secret: 'text', is_active: 'bool', disabled_reason: 'text',
     failing_since: 'timestamptz', created_by: 'uuid', created_at: 'timestamptz', updated_at: 'timestamptz',
   },
+  // A generated secret is answered in full once, by the POST that creates it.
+  revealOnCreate: ['secret'],
 } as const;
 
 const logs = {
@@ -17,7 +19,7 @@ const logs = {
   foreignKeys: [{ name: 'webhook_logs_webhook_fkey', column: 'webhook_id', references: { table: 'webhook_configurations', column: 'id' } }],
 } as const;
 
-type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
+type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[]; revealOnCreate?: readonly string[] };
 const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
 
 export const WEBHOOK_TABLES = [configurations, logs].map(readableAll);
