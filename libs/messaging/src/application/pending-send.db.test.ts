@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService, crmMigrations } from '@engage/crm';
 import { identityMigrations, OrganizationService, OrganizationSettings } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
+import type { Database, PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
 import { messagingMigrations } from '../index';
@@ -11,6 +11,7 @@ import { parseSendRequest } from '../domain/send-request';
 import { RecordingProvider } from '../testing/recording-provider';
 import { PendingSendSweeper } from './pending-send.sweeper';
 import { SendService } from './send.service';
+import { MESSAGING_PROVIDER } from './messaging-provider.port';
 
 const provider = new RecordingProvider();
 let app: NestFastifyApplication;
@@ -59,6 +60,22 @@ describe('sends are stored before the provider is called', () => {
     expect(await during).toEqual([{ status: 'PENDING', content: 'in flight' }]);
     expect(await rows(t.ctx, 'SELECT status, external_id FROM messages')).toEqual([{ status: 'SENT', external_id: `ext-${to}` }]);
     expect((await events(t.ctx)).map((e) => e.type)).toEqual(['conversation.created', 'message.sent']);
+  });
+
+  it('should keep the message, PENDING, when the write after the provider accepted it fails', async () => {
+    const t = await newTenant();
+    const to = newNumber();
+    // The second transaction of the send (after the provider call) fails, as a lost database would.
+    let transactions = 0;
+    const failing = Object.create(runtime.db) as Database;
+    failing.inTenant = (ctx, work) => (++transactions === 3 ? Promise.reject(new Error('database went away')) : runtime.db.inTenant(ctx, work));
+    const service = new SendService(failing, app.get(ContactService), app.get(OrganizationSettings), app.get(MESSAGING_PROVIDER), { gapMinMs: 0, gapMaxMs: 0 });
+    await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow('database went away');
+    // Transactions: the target check, the PENDING write, then the failed finish.
+    expect(transactions).toBe(3);
+    expect(provider.callsTo(to)).toHaveLength(1);
+    expect(await rows(t.ctx, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'accepted, then?' }]);
+    expect((await events(t.ctx)).map((e) => e.type)).toEqual(['conversation.created']);
   });
 
   it('should check the organization and its key before writing anything (404, no rows)', async () => {
