@@ -6,6 +6,7 @@ import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { registerCrmBareRoutes } from './crm-scenarios.mjs';
+import { registerMessagingBareRoutes } from './messaging-scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -87,6 +88,7 @@ app.get('/contacts', async (request, reply) => {
 });
 
 registerCrmBareRoutes(app, { pool, key, root, sessionCheck: sql.SESSION_CHECK, jwtVerify });
+registerMessagingBareRoutes(app, { pool, key, root, sessionCheck: sql.SESSION_CHECK, jwtVerify, notifyUrl: process.env.BENCH_NOTIFY_URL });
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`listening on ${address}\n`);

@@ -9,11 +9,18 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
 import { crmScenarios, measureContactImport, seedCrm } from './crm-scenarios.mjs';
+import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const name = process.env.BENCH_NAME ?? `bench-${new Date().toISOString().slice(0, 10)}`;
+// One scenario (or a few) alone: BENCH_ONLY=<part of its name> or `npm run bench -- --only <part>`.
+const onlyFlag = process.argv.indexOf('--only');
+const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONLY)?.toLowerCase();
+const selected = (scenarioName) => !only || scenarioName.toLowerCase().includes(only);
+const INBOUND = 'inbound acknowledgement at 1,000 req/s';
+const IMPORT = 'CSV import of 100,000 contacts';
 
 function startProcess(command, args, env) {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -36,9 +43,11 @@ function startProcess(command, args, env) {
 
 function measure(base, target, state) {
   const body = target.body ? JSON.stringify(target.body(state)) : undefined;
-  const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...(target.headers ? target.headers(state) : {}) };
+  const headers = { ...(body || target.setupRequest ? { 'content-type': 'application/json' } : {}), ...(target.headers ? target.headers(state) : {}) };
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${base}${target.path}`, method: target.method ?? 'GET', body, headers, connections, duration: seconds, pipelining: 1 }, (error, result) =>
+    // setupRequest(state) gives a per-request rewrite (e.g. a different recipient on each send).
+    const requests = target.setupRequest ? [{ setupRequest: target.setupRequest(state) }] : undefined;
+    autocannon({ url: `${base}${target.path}`, method: target.method ?? 'GET', body, headers, requests, connections, duration: seconds, pipelining: 1 }, (error, result) =>
       error ? reject(error) : resolve(result),
     );
   });
@@ -73,20 +82,26 @@ async function main() {
   const dataDir = join(dir, 'data');
   // Login limits are raised so the benchmark measures sign-ins, not 429s.
   const jwtSecret = randomBytes(32).toString('base64url');
-  const env = { PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
+  // The messaging scenarios' delivery provider, on loopback in a process of its own.
+  const provider = await startProcess(process.execPath, [join(root, 'bench', 'loopback-provider.mjs')], {});
+  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
   const ours = await startProcess(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
-  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret });
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret, BENCH_NOTIFY_URL: provider.url });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
   const credentials = { email: demo.owner_email, password: demo.owner_password };
   const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
-  const state = { credentials, accessToken: (await login.json()).access_token };
+  const state = { credentials, accessToken: (await login.json()).access_token, organizationId: demo.organization_id };
+  const all = [...scenarios, ...crmScenarios, ...messagingScenarios].filter((scenario) => selected(scenario.name));
   await seedContacts(databaseUrl, demo.organization_id, 10_000);
-  await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
+  if (all.some((scenario) => crmScenarios.includes(scenario))) await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
+  setProviderKey(root, env, databaseUrl, demo.organization_id);
   const rows = [];
   let contactImport = null;
+  let inbound = null;
+  let worker;
   try {
-    for (const scenario of [...scenarios, ...crmScenarios]) {
+    for (const scenario of all) {
       await measure(ours.url, scenario.ours, state); // warm-up, not recorded
       const a = await measure(ours.url, scenario.ours, state);
       await measure(bare.url, scenario.bare, state);
@@ -100,12 +115,16 @@ async function main() {
         errors,
       });
     }
+    if (selected(INBOUND)) {
+      worker = await startWorker(root, env, databaseUrl);
+      inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000 });
+    }
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
-    contactImport = await measureContactImport(ours.url, state, ours.child.pid);
+    if (selected(IMPORT)) contactImport = await measureContactImport(ours.url, state, ours.child.pid);
   } finally {
-    ours.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
-    await Promise.all([stopped(ours.child), stopped(bare.child)]);
+    const children = [ours.child, bare.child, provider.child, ...(worker ? [worker] : [])];
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map(stopped));
     rmSync(dir, { recursive: true, force: true });
   }
   const pad = (value, width) => String(value).padEnd(width);
@@ -116,12 +135,18 @@ async function main() {
         `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
   }
+  if (inbound) {
+    process.stdout.write(
+      `\n${inbound.scenario}: ${inbound.acknowledged} acknowledged of ${inbound.sent} sent, p50 ${inbound.p50_ms} ms, p99 ${inbound.p99_ms} ms, ` +
+        `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n`,
+    );
+  }
   if (contactImport) process.stdout.write(`\n${contactImport.scenario}: ${contactImport.rows_per_second} rows/s, server RSS ${contactImport.server_rss_before_mib} -> peak ${contactImport.server_rss_peak_mib} MiB\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, contact_import: contactImport }, null, 2) + '\n',
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

@@ -12,6 +12,7 @@ import { InboundWorker } from './application/inbound.worker';
 import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
 import { SendAuthorizer } from './application/send-authorizer';
 import { SendService } from './application/send.service';
+import { PendingSendSweeper } from './application/pending-send.sweeper';
 import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
@@ -63,7 +64,14 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
       useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
         new InboundWorker(processor, signal, runtime.role !== 'api', runtime.config.INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
     },
+    {
+      // Sends a crash left PENDING are failed as interrupted, where background work runs.
+      provide: PendingSendSweeper,
+      inject: [Database, PLATFORM_RUNTIME, PLATFORM_LOG],
+      useFactory: (db: Database, runtime: PlatformRuntime, log: pino.Logger) =>
+        new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000, everyMs: 60_000, enabled: runtime.role !== 'api' }, (error) => log.error({ err: error }, 'pending send sweep failed')),
+    },
   ],
-  exports: [SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
+  exports: [PendingSendSweeper, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
 })
 export class MessagingModule {}

@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,12 +35,6 @@ describe('inbound processing across a worker crash', () => {
     });
   const startWorker = async (name: string): Promise<{ runtime: PlatformRuntime; context: INestApplicationContext }> => {
     const runtime = await startPlatform(config(name, 'worker'), { role: 'worker', migrations });
-    // A real process would die of a session killed mid-transaction (an 'error' event nobody listens
-    // to); here the clients get a listener so the test process survives the crash it stages.
-    const pool = (runtime.dataSource.driver as unknown as { master: EventEmitter & { _clients?: EventEmitter[] } }).master;
-    const ignore = (client: EventEmitter) => client.on('error', () => undefined);
-    (pool._clients ?? []).forEach(ignore);
-    pool.on('connect', ignore);
     const context = await NestFactory.createApplicationContext(testRootModule(runtime, [MessagingModule]), { logger: false });
     return { runtime, context };
   };

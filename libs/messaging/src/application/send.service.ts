@@ -7,7 +7,7 @@ import type { OrganizationSettings } from '@engage/identity';
 import { attachmentOf, gapBetween, planCalls, type ProviderBody } from '../domain/provider-calls';
 import { cleanRecipient, type SendRequest } from '../domain/send-request';
 import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
-import { CONVERSATION_BY_ID, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
+import { CONVERSATION_BY_ID, type ConversationRow, FINISH_SEND, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
 import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
 import { messageEvent } from './messaging-events';
 import { type MessagingProvider, ProviderError, type ProviderResult } from './messaging-provider.port';
@@ -37,13 +37,14 @@ export interface SendSettings {
 }
 
 interface Attempt {
-  body: ProviderBody;
   result: ProviderResult | null;
   error: string | null;
 }
 
-// §4.1: validate (done by the caller), clean the number, read the provider key, send, then store
-// contact, channel account, conversation and message(s) in one transaction with their events.
+// §4.1 with nothing lost: validate (done by the caller), clean the number, read the provider key,
+// store contact, channel account, conversation and one PENDING message per provider call (committed),
+// call the provider, then record each outcome (SENT or FAILED) with its event. A crash between the
+// two writes leaves PENDING rows that the PendingSendSweeper fails as `interrupted`.
 export class SendService {
   constructor(
     private readonly db: Database,
@@ -64,31 +65,33 @@ export class SendService {
     const recipient = recipientGiven ?? cleanRecipient(target.phone ?? '');
 
     const calls = planCalls([recipient.digits], req.message, req.mediaUrls.map((url) => attachmentOf(url)), () => randomInt(1, 2_147_483_647));
+    const pending = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, req, recipient.cleaned, target.conversation, calls));
+
     const attempts: Attempt[] = [];
     let failure: string | null = null;
     for (const [index, body] of calls.entries()) {
       if (failure !== null) {
-        attempts.push({ body, result: null, error: 'Not sent: an earlier attachment of this send failed' });
+        attempts.push({ result: null, error: 'Not sent: an earlier attachment of this send failed' });
         continue;
       }
       // A timer, not a busy wait: other requests run meanwhile.
       if (index > 0) await sleep(gapBetween(this.gaps.gapMinMs, Math.max(this.gaps.gapMinMs, this.gaps.gapMaxMs)));
       try {
-        attempts.push({ body, result: await this.provider.send(req.organizationId, provider.key, body), error: null });
+        attempts.push({ result: await this.provider.send(req.organizationId, provider.key, body), error: null });
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
         failure = error.message;
-        attempts.push({ body, result: null, error: error.message });
+        attempts.push({ result: null, error: error.message });
       }
     }
 
-    const stored = await this.db.inTenant(ctx, (tx) => this.store(tx, ctx, req, recipient.cleaned, target.conversation, attempts));
-    if (failure !== null) throw new SendFailed(failure, stored.messages);
+    const messages = await this.db.inTenant(ctx, (tx) => this.finish(tx, ctx, pending.messageIds, attempts));
+    if (failure !== null) throw new SendFailed(failure, messages);
     return {
       success: true,
       result: attempts[0].result!.raw,
-      conversationId: stored.conversation.id,
-      contactId: stored.contactId,
+      conversationId: pending.conversation.id,
+      contactId: pending.contactId,
       debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
     };
   }
@@ -115,7 +118,8 @@ export class SendService {
     return { conversation, phone: contact.phones[0] };
   }
 
-  private async store(tx: Tx, ctx: RequestContext, req: SendRequest, phone: string, named: ConversationRow | null, attempts: Attempt[]) {
+  // Steps 5-8 before the provider is called: the message rows exist (PENDING) whatever happens next.
+  private async storePending(tx: Tx, ctx: RequestContext, req: SendRequest, phone: string, named: ConversationRow | null, calls: ProviderBody[]) {
     // Step 5: contact (race-free find-or-create through the CRM).
     const { contact } = await findOrCreateContactByPhone(tx, ctx, this.contacts, phone, req.contactName);
     // Steps 6, 7 and 9: the conversation the message lands in.
@@ -128,29 +132,36 @@ export class SendService {
       const channel = await defaultChannel(tx);
       conversation = await upsertConversation(tx, ctx, contact.id, channel.id, 0);
     }
-    // Step 8: one message per provider call, FAILED ones included so nothing is lost.
-    const messages: MessageView[] = [];
-    for (const attempt of attempts) {
-      const call = attempt.body.UOWCHAT;
+    // Step 8: one message per provider call; no event yet (message.* events announce final states).
+    const messageIds: string[] = [];
+    for (const body of calls) {
+      const call = body.UOWCHAT;
       const url = call.imageUrl || call.videoUrl || call.documentUrl;
       const metadata: Record<string, unknown> = { random_string: call.random_string };
       if (req.from !== null) metadata.sender_name = req.from;
       if (req.crossChannel) metadata.cross_channel = { ...req.crossChannel, requested_conversation_id: req.conversationId };
-      if (attempt.result) metadata.provider_response = { status: attempt.result.status, message: attempt.result.message };
-      const values = (externalId: string | null) => [
-        conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', attempt.result ? 'SENT' : 'FAILED', call.message,
+      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [
+        conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', 'PENDING', call.message,
         JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
-        externalId, JSON.stringify(metadata), attempt.error,
-      ];
-      let [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(attempt.result?.externalId ?? null));
-      if (!row) {
-        metadata.duplicate_external_id = attempt.result?.externalId;
-        [row] = await tx.query<MessageRow>(INSERT_MESSAGE, values(null));
-      }
+        null, JSON.stringify(metadata), null,
+      ]);
+      messageIds.push(row.id);
+    }
+    return { conversation, contactId: contact.id, messageIds };
+  }
+
+  // Each PENDING row becomes SENT (provider id, message.sent) or FAILED (provider's words, message.failed).
+  private async finish(tx: Tx, ctx: RequestContext, messageIds: string[], attempts: Attempt[]): Promise<MessageView[]> {
+    const messages: MessageView[] = [];
+    for (const [index, attempt] of attempts.entries()) {
+      const metadata = attempt.result ? { provider_response: { status: attempt.result.status, message: attempt.result.message } } : { provider_error: attempt.error };
+      const [row] = await tx.query<MessageRow>(FINISH_SEND, [messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata)]);
+      // Gone or no longer PENDING: the sweeper already failed it as interrupted; its event is out.
+      if (!row) continue;
       const view = toMessageView(row);
       messages.push(view);
       await tx.emit([messageEvent(attempt.result ? 'message.sent' : 'message.failed', ctx, view)]);
     }
-    return { conversation, contactId: contact.id, messages };
+    return messages;
   }
 }

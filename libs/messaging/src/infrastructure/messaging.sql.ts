@@ -95,6 +95,28 @@ export const INSERT_MESSAGE = `
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
   RETURNING *`;
 
+// A send's outcome. The provider id is kept only when no other message of the channel has it (a
+// provider answering with a non-unique id); the row is then kept without it, the id in metadata.
+export const FINISH_SEND = `
+  UPDATE messages m SET status = $2, error = $3, updated_at = now(),
+         external_id = CASE WHEN $4::text IS NULL OR EXISTS (SELECT 1 FROM messages o WHERE o.organization_id = m.organization_id
+                                  AND o.channel_account_id = m.channel_account_id AND o.external_id = $4 AND o.id <> m.id) THEN NULL ELSE $4 END,
+         metadata = m.metadata || $5::jsonb
+                    || CASE WHEN $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM messages o WHERE o.organization_id = m.organization_id
+                                  AND o.channel_account_id = m.channel_account_id AND o.external_id = $4 AND o.id <> m.id)
+                            THEN jsonb_build_object('duplicate_external_id', $4::text) ELSE '{}'::jsonb END
+  WHERE m.id = $1 AND m.status = 'PENDING'
+  RETURNING *`;
+
+// SYSTEM: outbound messages left PENDING (a process died between storing and finishing a send).
+export const SYSTEM_STALE_PENDING = `
+  SELECT id, organization_id FROM messages
+  WHERE status = 'PENDING' AND direction = 'OUTBOUND' AND created_at < $1 ORDER BY created_at, id LIMIT $2`;
+
+export const FAIL_STALE_PENDING = `
+  UPDATE messages SET status = 'FAILED', error = $2, metadata = metadata || jsonb_build_object('failure_reason', $2::text), updated_at = now()
+  WHERE id = $1 AND status = 'PENDING' RETURNING *`;
+
 // Inbound de-duplication: a provider id already stored gives no row.
 export const INSERT_INBOUND_MESSAGE = `
   INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata)

@@ -1,5 +1,6 @@
 import { type EventBus } from '@engage/shared-kernel';
 import { join } from 'node:path';
+import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { ensureDataDir, resolveSecrets, type Secrets } from '../config/secrets';
 import type { Config } from '../config/settings';
@@ -46,7 +47,11 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
     embedded = await startEmbeddedPostgres({ dataDir: join(ensureDataDir(config.DATA_DIR), 'pg'), log: options.log });
     target = { host: embedded.host, port: embedded.port, user: embedded.user, database: embedded.database };
   }
-  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE);
+  // A lost connection costs the work that was on it (that work fails and is retried by its caller);
+  // the process keeps running and the pool opens a new one.
+  const log = pino({ level: config.LOG_LEVEL });
+  const onConnectionError = (error: Error) => log.warn({ err: error }, 'database connection lost; the pool drops it');
+  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE, onConnectionError);
   try {
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);

@@ -1,0 +1,198 @@
+// Messaging scenarios of `npm run bench`:
+// - POST /functions/v1/chat-lite-send against the loopback provider (bench/loopback-provider.mjs),
+//   compared with a bare Fastify + pg route doing the same SQL and the same provider call;
+// - the inbound receiver at a fixed 1,000 requests/s for BENCH_INBOUND_SECONDS: acknowledgement
+//   latency (p99), zero loss (every 200 is a stored event and, once processed, one message), and the
+//   time from the end of the load until every event is processed.
+import { randomUUID } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}` });
+// Recipients rotate over 1,000 of the seeded contacts' numbers (+2010 00000001 ...): the send
+// finds its contact and upserts one of 1,000 conversations, as steady traffic would.
+const recipient = (n) => `2010${String((n % 1000) + 1).padStart(8, '0')}`;
+
+function rotatingSend(state) {
+  let n = 0;
+  return (request) => ({ ...request, body: JSON.stringify({ to: recipient(n++), message: 'Your order has shipped', organizationId: state.organizationId }) });
+}
+
+export const messagingScenarios = [
+  {
+    name: 'POST chat-lite-send, loopback provider',
+    ours: { path: '/functions/v1/chat-lite-send', method: 'POST', headers: bearer, setupRequest: rotatingSend },
+    bare: { path: '/messaging/send', method: 'POST', headers: bearer, setupRequest: rotatingSend },
+  },
+];
+
+// Our server reads the provider key (sealed) from the organization's settings: set it through the
+// admin CLI, against the running server's database.
+export function setProviderKey(root, env, databaseUrl, organizationId) {
+  execFileSync(process.execPath, [join(root, 'dist', 'apps', 'api', 'admin.js'), 'set-org-setting', '--org', organizationId, '--key', 'appgain_api_key', '--value', 'bench-provider-key'], {
+    cwd: root,
+    env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+// Route of bench/bare-server.mjs doing the send's work with our SQL (from the build): JWT, session
+// check, the provider key read, one tenant transaction storing the message PENDING (contact by
+// phone, channel account, conversation upsert), the provider call, a second transaction marking it
+// SENT with its outbox event. It skips what a bare handler would not have: validation DTOs, the
+// key's decryption and the contact-creation path (every recipient exists).
+export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck, jwtVerify, notifyUrl }) {
+  const require = createRequire(import.meta.url);
+  const sql = require(join(root, 'dist/out/libs/messaging/src/infrastructure/messaging.sql.js'));
+  const contactSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/contact.sql.js'));
+  const { insertOutboxEvents } = require(join(root, 'dist/out/libs/platform/src/events/outbox.sql.js'));
+  const tenant = "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)";
+
+  async function inTenant(client, payload, role, requestId, work) {
+    await client.query('BEGIN');
+    try {
+      await client.query(tenant, [payload.organization_id, payload.sub, role, requestId]);
+      const result = await work();
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  }
+
+  app.post('/messaging/send', async (request, reply) => {
+    const token = String(request.headers.authorization ?? '').slice(7);
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
+    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
+    if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
+    const { to, message, organizationId } = request.body;
+    if (organizationId !== payload.organization_id) return reply.status(403).send({});
+    const digits = String(to).replace(/\D/g, '');
+    const { rows: [org] } = await pool.query(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    if (!org?.sealed) return reply.status(404).send({});
+    const body = { UOWCHAT: { random_string: 0, receivers: [{ mobileNum: digits }], message, imageUrl: '', videoUrl: '', documentUrl: '' } };
+    const client = await pool.connect();
+    let stored;
+    try {
+      stored = await inTenant(client, payload, check.role, request.id, async () => {
+        await client.query(contactSql.ORGANIZATION_COUNTRY);
+        const { rows: [contact] } = await client.query(contactSql.CONTACT_BY_PHONE, [`+${digits}`]);
+        if (!contact) throw new Error(`bench recipient +${digits} is not seeded`);
+        const { rows: [channel] } = await client.query(sql.FIRST_ACTIVE_CHANNEL);
+        const { rows: [conversation] } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0]);
+        const { rows: [row] } = await client.query(sql.INSERT_MESSAGE, [conversation.id, contact.id, channel.id, 'OUTBOUND', 'PENDING', message, '[]', null, JSON.stringify({ random_string: 0 }), null]);
+        return { contact, conversation, row };
+      });
+    } finally {
+      client.release();
+    }
+    // Outside any transaction, as ours: no connection is held while the provider works.
+    const response = await fetch(`${notifyUrl}/${organizationId}/send`, { method: 'POST', headers: { 'content-type': 'application/json', appapikey: 'bench-provider-key' }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const result = await response.json();
+    const again = await pool.connect();
+    try {
+      await inTenant(again, payload, check.role, request.id, async () => {
+        const { rows: [sent] } = await again.query(sql.FINISH_SEND, [stored.row.id, 'SENT', null, result.external_id ?? null, JSON.stringify({ provider_response: { status: result.status, message: result.message } })]);
+        await insertOutboxEvents(again, [
+          { id: randomUUID(), organizationId, source: 'messaging', type: 'message.sent', aggregateId: sent.id, payload: { message: sent, actor_id: payload.sub }, schemaVersion: 1, occurredAt: new Date().toISOString() },
+        ]);
+      });
+    } finally {
+      again.release();
+    }
+    return { success: true, result, conversationId: stored.conversation.id, contactId: stored.contact.id, debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true } };
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Fixed-rate inbound load on one channel account, then the wait for the worker (all-in-one
+// process) to process everything. Counts come from the database, not from the server's word.
+export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), connections = 100 } = {}) {
+  const created = await fetch(`${baseUrl}/functions/v1/messaging/channel-accounts`, {
+    method: 'POST',
+    headers: { ...bearer(state), 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'chat_app', name: `Bench inbound ${Date.now()}` }),
+  });
+  if (created.status !== 201) throw new Error(`channel account: ${created.status} ${await created.text()}`);
+  const { channel_account: channel, inbound_token: token } = await created.json();
+  let n = 0;
+  const result = await new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-channel-token': token },
+        connections,
+        overallRate: rate,
+        duration: seconds,
+        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ type: 'message', id: `bench-in-${channel.id}-${++n}`, from: `+${recipient(n)}`, text: `inbound ${n}` }) }) }],
+      },
+      (error, res) => (error ? reject(error) : resolve(res)),
+    );
+  });
+  const loadEnded = process.hrtime.bigint();
+  const acknowledged = result['2xx'];
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const counts = async () =>
+      (
+        await client.query(
+          `SELECT (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1) AS stored,
+                  (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1 AND processed_at IS NULL) AS waiting,
+                  (SELECT count(*)::int FROM messages WHERE channel_account_id = $1 AND direction = 'INBOUND') AS messages`,
+          [channel.id],
+        )
+      ).rows[0];
+    let now = await counts();
+    const deadline = Date.now() + 120_000;
+    while (now.waiting > 0 && Date.now() < deadline) {
+      await sleep(50);
+      now = await counts();
+    }
+    const drainSeconds = Number(process.hrtime.bigint() - loadEnded) / 1e9;
+    return {
+      scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
+      sent: result.requests.sent ?? result.requests.total,
+      acknowledged,
+      errors: result.errors + result.non2xx,
+      requests_per_second: result.requests.average,
+      p50_ms: result.latency.p50,
+      p99_ms: result.latency.p99,
+      stored_events: now.stored,
+      processed_messages: now.messages,
+      lost: acknowledged - Math.min(now.stored, now.messages),
+      all_processed_seconds_after_load: now.waiting === 0 ? Number(drainSeconds.toFixed(2)) : null,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+// The worker process (production shape: api + worker) that processes the stored inbound events.
+export function startWorker(root, env, databaseUrl) {
+  const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, ...env, LOG_LEVEL: 'info', DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+    const poll = setInterval(() => {
+      if (!output.includes('engage worker started')) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve(child);
+    }, 50);
+  });
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { RequestContext } from '@engage/shared-kernel';
+import type { Database } from '@engage/platform';
+import { FAIL_STALE_PENDING, type MessageRow, SYSTEM_STALE_PENDING } from '../infrastructure/messaging.sql';
+import { messageEvent } from './messaging-events';
+import { toMessageView } from './views';
+
+export const INTERRUPTED = 'interrupted';
+
+export interface SweeperOptions {
+  // A send older than this still PENDING was interrupted (longer than any send can take).
+  staleAfterMs: number;
+  everyMs: number;
+  enabled: boolean;
+  now?: () => Date;
+}
+
+// A send is stored PENDING before the provider is called and finished after. A process that dies in
+// between leaves the row PENDING: whether the provider got it is unknown, so it is failed with reason
+// `interrupted` (message.failed) and shows as such in the inbox instead of staying "sending" forever.
+export class PendingSendSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: SweeperOptions,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.options.enabled) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch(this.onError)
+        .finally(() => (this.running = undefined));
+    }, this.options.everyMs);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  // Returns how many messages it failed.
+  async sweep(limit = 100): Promise<number> {
+    const now = this.options.now?.() ?? new Date();
+    const cutoff = new Date(now.getTime() - this.options.staleAfterMs);
+    const stale = await this.db.systemQuery<{ id: string; organization_id: string }>(SYSTEM_STALE_PENDING, [cutoff, limit]);
+    let failed = 0;
+    for (const { id, organization_id } of stale) {
+      const ctx: RequestContext = { organizationId: organization_id, userId: null, role: 'SYSTEM', requestId: randomUUID() };
+      failed += await this.db.inTenant(ctx, async (tx) => {
+        // The send may have finished meanwhile: the update then matches nothing.
+        const [row] = await tx.query<MessageRow>(FAIL_STALE_PENDING, [id, INTERRUPTED]);
+        if (!row) return 0;
+        await tx.emit([messageEvent('message.failed', ctx, toMessageView(row), { reason: INTERRUPTED })]);
+        return 1;
+      });
+    }
+    return failed;
+  }
+}
