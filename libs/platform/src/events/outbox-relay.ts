@@ -13,7 +13,7 @@ export interface RelayOptions {
 
 interface Listener {
   query(sql: string): Promise<unknown>;
-  on(event: 'notification', handler: () => void): unknown;
+  on(event: 'notification' | 'error' | 'end', handler: () => void): unknown;
   removeAllListeners(event: string): unknown;
 }
 
@@ -23,9 +23,15 @@ export class OutboxRelay {
   private stopped = true;
   private wake: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
-  private listener: { client: Listener; release: () => void } | undefined;
+  private listener: { client: Listener; release: (discard?: Error) => void } | undefined;
   private failures = 0;
-  private readonly kick = () => this.wake?.();
+  // Set by a kick that arrives while a batch is being drained, so the loop goes round again at once
+  // instead of sleeping through it (a commit during a drain, a lost LISTEN connection).
+  private kicked = false;
+  private readonly kick = () => {
+    this.kicked = true;
+    this.wake?.();
+  };
 
   constructor(
     private readonly db: Database,
@@ -40,6 +46,11 @@ export class OutboxRelay {
     this.signal.on('written', this.kick);
     await this.listen();
     this.loopDone = this.loop();
+  }
+
+  // True while the LISTEN connection is up (notifications from other processes wake the relay).
+  get listening(): boolean {
+    return this.listener !== undefined;
   }
 
   async stop(): Promise<void> {
@@ -86,6 +97,9 @@ export class OutboxRelay {
   private async loop(): Promise<void> {
     const batchSize = this.options.batchSize ?? 200;
     while (!this.stopped) {
+      // A LISTEN connection lost to a killed session or a database restart is opened again.
+      this.kicked = false;
+      if (!this.listener) await this.listen().catch((error) => this.options.log?.('outbox relay cannot LISTEN; polling until it can', error));
       let published = 0;
       try {
         published = await this.drainOnce();
@@ -97,6 +111,7 @@ export class OutboxRelay {
       if (published >= batchSize || this.stopped) continue;
       const backoff = this.failures === 0 ? this.options.pollMs : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
       await new Promise<void>((resolve) => {
+        if (this.kicked && this.failures === 0) return resolve();
         const timer = setTimeout(resolve, backoff);
         this.wake = () => {
           clearTimeout(timer);
@@ -109,10 +124,25 @@ export class OutboxRelay {
 
   // Other processes (an api replica) notify at commit; polling covers a lost notification.
   private async listen(): Promise<void> {
-    const driver = this.db.dataSource.driver as unknown as { obtainMasterConnection(): Promise<[Listener, () => void]> };
+    const driver = this.db.dataSource.driver as unknown as { obtainMasterConnection(): Promise<[Listener, (discard?: Error) => void]> };
     const [client, release] = await driver.obtainMasterConnection();
+    const lost = () => {
+      if (this.listener?.client !== client) return;
+      this.listener = undefined;
+      client.removeAllListeners('notification');
+      release(new Error('LISTEN connection lost'));
+      this.kick();
+    };
     client.on('notification', this.kick);
-    await client.query('LISTEN outbox_written');
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.query('LISTEN outbox_written');
+    } catch (error) {
+      client.removeAllListeners('notification');
+      release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
     this.listener = { client, release };
   }
 }

@@ -129,6 +129,36 @@ describe('outbox and relay', () => {
     expect((await effectsOf(org.organizationId)).map((e) => e.event_id).sort()).toEqual(events.map((e) => e.id).sort());
   });
 
+  it('should LISTEN again after its connection is killed, so another process wakes it without polling', async () => {
+    const org = await makeOrganization(runtime);
+    const bus = new InProcessEventBus();
+    const seen: string[] = [];
+    await bus.subscribe({ consumer: 'relisten', sources: [source], handle: async (event) => void seen.push(event.id) });
+    // Polling every minute: only a notification can deliver within the test's wait.
+    const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 60_000 });
+    await relay.start();
+    try {
+      const listeners = () =>
+        runtime.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN outbox_written'`) as Promise<{ pid: number }[]>;
+      const [before] = await listeners();
+      expect(await runtime.dataSource.query('SELECT pg_terminate_backend($1) AS ok', [before.pid])).toEqual([{ ok: true }]);
+      const after = await eventually(listeners, (rows) => rows.length === 1 && rows[0].pid !== before.pid);
+      expect(after).toHaveLength(1);
+      expect(after[0].pid).not.toBe(before.pid);
+      expect(relay.listening).toBe(true);
+      // As another process would: insert and notify without this process's in-memory signal.
+      const event = createEvent({ type: 'relisten.tested', source, organizationId: org.organizationId, aggregateId: org.organizationId, payload: {} });
+      await runtime.dataSource.query(
+        `INSERT INTO outbox (id, organization_id, source, type, aggregate_id, payload, schema_version, occurred_at) VALUES ($1, $2, $3, $4, $5, '{}', 1, now())`,
+        [event.id, event.organizationId, event.source, event.type, event.aggregateId],
+      );
+      await runtime.dataSource.query(`SELECT pg_notify('outbox_written', '')`);
+      expect(await eventually(async () => seen, (ids) => ids.includes(event.id))).toContain(event.id);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('should let only one relay publish at a time', async () => {
     const org = await makeOrganization(runtime);
     await emitIn(org.organizationId, 5);
