@@ -63,6 +63,32 @@ describe('CSV import and export of contacts and companies', () => {
     expect((await get(`/functions/v1/imports/${job.id}`, t)).json()).toEqual(job);
   });
 
+  it('should emit an event per imported contact and report by line a row whose phones belong to two contacts', async () => {
+    const t = await createTestTenant(app);
+    const contacts = app.get(ContactService);
+    const first = await contacts.create(t.ctx, { first_name: 'First', phones: ['+201001110001'] });
+    await contacts.create(t.ctx, { first_name: 'Second', phones: ['+201001110002'] });
+    const csv = [
+      'first_name,phones,emails,assignee_id',
+      'Again,00201001110001,first@example.com,',
+      `New,+201001110003,new@example.com,${t.ctx.userId}`,
+      'Both,+201001110001;+201001110002,,',
+      'Renamed,,,',
+      ',+201001110009,,',
+    ].join('\n');
+    const job = (await upload('contacts/import', t, `${csv}\n`)).json();
+    expect(job).toMatchObject({ status: 'completed', processed: 5, created: 2, updated: 1, failed: 2 });
+    expect(job.errors).toEqual([
+      { line: 4, error: 'another contact already has the phone +201001110002', code: 'contact.duplicate_phone' },
+      { line: 6, error: 'first_name is required', code: 'contact.invalid_field' },
+    ]);
+    expect(await contacts.get(t.ctx, first.id)).toMatchObject({ first_name: 'Again', phones: ['+201001110001'], emails: ['first@example.com'] });
+    const events = await runtime.db.asSystem((tx) =>
+      tx.query<{ type: string; payload: { contact: { first_name: string } } }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND type LIKE 'contact.%' ORDER BY seq`, [t.ctx.organizationId]),
+    );
+    expect(events.slice(2).map((e) => `${e.type} ${e.payload.contact.first_name}`).sort()).toEqual(['contact.assigned New', 'contact.created New', 'contact.created Renamed', 'contact.updated Again']);
+  });
+
   it('should process rows while the upload is still arriving, with progress on the job', async () => {
     const t = await createTestTenant(app);
     await app.listen(0, '127.0.0.1');
