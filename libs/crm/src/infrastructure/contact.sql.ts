@@ -63,7 +63,8 @@ const RECORD_COLUMNS = `id uuid, first_name text, last_name text, phones text[],
   assignee_id uuid, source text, opt_in_status boolean, custom_fields jsonb`;
 
 // For the batch's E.164 phones $1 and emails $2: the contact holding each phone, and the oldest
-// contact holding each email (the emails GIN index narrows them), with its age for ranking.
+// contact holding each email, with its age for ranking. One scan of the emails GIN index for the
+// whole batch: a probe per email would each re-read the index's pending list of recent inserts.
 export const CONTACT_BATCH_MATCHES = `
   (SELECT 'phone' AS kind, p.phone AS key, c.id, extract(epoch FROM c.created_at)::float8 AS age
    FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
