@@ -112,7 +112,7 @@ export class CsvImportService {
       body.unpipe(parser);
       body.resume(); // drain the rest of the upload so the answer reaches the client
       const failure = importFailure(error);
-      await this.finish(ctx, job.id, 'failed', failure?.message ?? 'the import stopped on an internal error').catch(() => undefined);
+      await this.finish(ctx, job.id, 'failed', failure?.message ?? internalReason(error)).catch(() => undefined);
       if (!failure) throw error;
       throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id }, `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`);
     }
@@ -278,6 +278,13 @@ function importFailure(error: unknown): { kind: DomainError['kind']; code: strin
   const csv = error as { code?: string; message?: string; lines?: number };
   if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${csv.message}` };
   return undefined;
+}
+
+// A failed job always says why; an unexpected error is named by its SQLSTATE or class only.
+function internalReason(error: unknown): string {
+  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
+  const name = error instanceof Error ? error.name : typeof error;
+  return `the import stopped on an internal error (${sqlState ? `SQLSTATE ${sqlState}` : name}); rows counted in processed were saved`;
 }
 
 function iso(job: ImportJob): ImportJob {

@@ -91,7 +91,7 @@ describe('CSV import and export of contacts and companies', () => {
 
   it('should process rows while the upload is still arriving, with progress on the job', async () => {
     const t = await createTestTenant(app);
-    await app.listen(0, '127.0.0.1');
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     let answered: (answer: { status: number; body: string }) => void = () => undefined;
     const done = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve));
@@ -112,6 +112,39 @@ describe('CSV import and export of contacts and companies', () => {
     const answer = await done;
     expect(answer.status).toBe(201);
     expect(JSON.parse(answer.body)).toMatchObject({ id: running!.id, status: 'completed', processed: 1500, created: 1500 });
+  });
+
+  it('should finish the import when the client disconnects after sending the whole file, and fail it with the reason when the upload breaks off', async () => {
+    const t = await createTestTenant(app);
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const send = (body: string, end: boolean) =>
+      new Promise<void>((resolve) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } });
+        req.on('error', () => undefined);
+        const hangUp = () => {
+          req.destroy();
+          resolve();
+        };
+        if (end) req.end(body, hangUp);
+        else req.write(body, () => setTimeout(hangUp, 200));
+      });
+    const waitForJob = async (count: number) => {
+      let jobs: { status: string; processed: number; error: string | null }[] = [];
+      for (let attempt = 0; attempt < 400; attempt++) {
+        jobs = (await get('/functions/v1/imports', t)).json().imports;
+        if (jobs.length >= count && jobs[0].status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return jobs[0];
+    };
+    // Enough rows that the body is still being read when the client goes away.
+    await send(`first_name,phones\n${Array.from({ length: 3000 }, (_, i) => `P${i},${phone(i)}`).join('\n')}\n`, true);
+    expect(await waitForJob(1)).toMatchObject({ status: 'completed', processed: 3000, error: null });
+    await send(`first_name,phones\n${Array.from({ length: 700 }, (_, i) => `Q${i},${phone(5000 + i)}`).join('\n')}\nCut`, false);
+    const broken = await waitForJob(2);
+    expect(broken).toMatchObject({ status: 'failed', error: expect.stringContaining('the upload broke off') });
+    expect(broken.processed).toBeLessThan(701);
   });
 
   it('should stop with a clear 400 on a bad header or malformed CSV and mark the job failed', async () => {
