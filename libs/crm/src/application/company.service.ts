@@ -3,7 +3,7 @@ import type { Database, Tx } from '@engage/platform';
 import { type CompanyFields, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 
@@ -96,6 +96,7 @@ export class CompanyService {
         merged.address_country, merged.phones, merged.emails, merged.company_size, merged.annual_revenue, merged.tags, merged.notes, merged.description,
       ]);
       const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
+      await tx.query(MOVE_TIMELINE, [primary.id, others]);
       await tx.query(DELETE_COMPANIES, [others]);
       await tx.emit(moved.map((row) => createEvent({ type: 'contact.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { contact: toContactView(row), actor_id: ctx.userId } })));
       return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id) };

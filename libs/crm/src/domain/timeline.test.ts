@@ -8,6 +8,14 @@ const USER = '44444444-4444-4444-8444-444444444444';
 const event = (source: string, type: string, payload: Record<string, unknown>) => createEvent({ type, source, organizationId: ORG, aggregateId: CONTACT, payload });
 
 describe('timeline entries from events', () => {
+  it('should link a company’s note, task and deal to the company timeline, and keep contact-only entries off it', () => {
+    const COMPANY = '55555555-5555-4555-8555-555555555555';
+    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n1', body: 'Hi', company_id: COMPANY }, actor_id: USER }))).toMatchObject({ company_id: COMPANY, contact_id: null, deal_id: null });
+    expect(timelineEntryOf(event('crm', 'task.created', { task: { id: 't1', title: 'Call', company_id: COMPANY } }))?.company_id).toBe(COMPANY);
+    expect(timelineEntryOf(event('crm', 'deal.created', { deal: { id: DEAL, title: 'Fleet', company_id: COMPANY } }))).toMatchObject({ company_id: COMPANY, deal_id: DEAL });
+    expect(timelineEntryOf(event('crm', 'contact.created', { contact: { id: CONTACT, first_name: 'A', company_id: COMPANY } }))?.company_id).toBeNull();
+  });
+
   it('should put a stage change of a contact’s deal on both timelines', () => {
     const entry = timelineEntryOf(event('crm', 'deal.stage.changed', { deal: { id: DEAL, title: 'Fleet', contact_id: CONTACT, stage: 'QUALIFIED' }, from_stage: 'LEAD', to_stage: 'QUALIFIED', actor_id: USER }));
     expect(entry).toMatchObject({ contact_id: CONTACT, deal_id: DEAL, actor_id: USER, summary: 'Stage changed from LEAD to QUALIFIED: Fleet', data: { id: DEAL, from_stage: 'LEAD', to_stage: 'QUALIFIED' } });

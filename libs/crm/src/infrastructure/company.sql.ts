@@ -42,6 +42,9 @@ export const UPDATE_MERGED_COMPANY = `
          tags = $14, notes = $15, description = $16, updated_at = now()
   WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
 
+// The merged companies' timeline entries stay visible on the primary's timeline.
+export const MOVE_TIMELINE = `UPDATE timeline_entries SET company_id = $1 WHERE company_id = ANY($2::uuid[])`;
+
 export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[])`;
 
 export const COMPANY_FOR_UPDATE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = $1 FOR UPDATE`;
