@@ -34,7 +34,7 @@ describe('timeline entries from events', () => {
     expect(timelineEntryOf(event('reengagement', 'nudge.sent', { contact_id: CONTACT, content: 'Still interested?' }))?.summary).toBe('Re-engagement nudge sent: Still interested?');
   });
 
-  it('should skip unknown types, unknown shapes and events without a contact or deal', () => {
+  it('should skip unknown types, unknown shapes and events without a contact, deal or company', () => {
     expect(timelineEntryOf(event('messaging', 'message.sent', { message: 'oops' }))).toBeUndefined();
     expect(timelineEntryOf(event('messaging', 'message.sent', { message: { contact_id: 'not-a-uuid' } }))).toBeUndefined();
     expect(timelineEntryOf(event('messaging', 'message.delivered', { message: { contact_id: CONTACT } }))).toBeUndefined();
@@ -42,6 +42,6 @@ describe('timeline entries from events', () => {
     expect(timelineEntryOf(event('crm', 'deal.updated', { deal: { id: DEAL } }))).toBeUndefined();
     expect(timelineEntryOf(event('billing', 'subscription.updated', { contact_id: CONTACT }))).toBeUndefined();
     expect(timelineEntryOf({ ...event('crm', 'note.created', {}), payload: null as unknown as Record<string, unknown> })).toBeUndefined();
-    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n', body: 'company only', company_id: DEAL } }))).toBeUndefined();
+    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n', body: 'no link', company_id: 'not-a-uuid' } }))).toBeUndefined();
   });
 });
