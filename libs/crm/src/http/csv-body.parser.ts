@@ -1,20 +1,25 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
+import fastifyMultipart from '@fastify/multipart';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '@engage/shared-kernel';
 
 // text/csv bodies reach the import handler as a stream, unbuffered: imports are parsed while they
-// upload (the import service bounds their size).
+// upload (the import service bounds their size). multipart/form-data is handled by
+// @fastify/multipart, whose parser only marks the request: nothing is read until a handler asks for
+// a part, so other routes and the JSON body limit are untouched (a multipart body sent to a JSON
+// route is refused by its validation).
 @Injectable()
 export class CsvBodyParser implements OnModuleInit {
   constructor(private readonly host: HttpAdapterHost) {}
 
   onModuleInit(): void {
     const fastify = this.host.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
-    if (!fastify?.addContentTypeParser || fastify.hasContentTypeParser('text/csv')) return;
-    fastify.addContentTypeParser('text/csv', (request, payload, done) => done(null, uploadBody(request.raw, payload)));
+    if (!fastify?.addContentTypeParser) return;
+    if (!fastify.hasContentTypeParser('text/csv')) fastify.addContentTypeParser('text/csv', (request, payload, done) => done(null, uploadBody(request.raw, payload)));
+    if (!fastify.hasContentTypeParser('multipart/form-data')) void fastify.register(fastifyMultipart, { throwFileSizeLimit: true });
   }
 }
 

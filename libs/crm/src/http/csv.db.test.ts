@@ -147,6 +147,47 @@ describe('CSV import and export of contacts and companies', () => {
     expect(broken.processed).toBeLessThan(701);
   });
 
+  it('should import the file field of a multipart/form-data upload, streamed over a real connection', async () => {
+    const t = await createTestTenant(app);
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const boundary = '----engage-test-boundary';
+    const part = (name: string, extra = '') => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
+    const rows = Array.from({ length: 1200 }, (_, i) => `M${i},${phone(7000 + i)}`);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      // A field before the file, then the file in several writes.
+      req.write(`${part('note')}\r\nfrom the test\r\n${part('file', '; filename="contacts.csv"')}Content-Type: text/csv\r\n\r\nfirst_name,phones\n`);
+      req.write(`${rows.slice(0, 600).join('\n')}\n`);
+      req.end(`${rows.slice(600).join('\n')}\nBad,123\r\n--${boundary}--\r\n`);
+    });
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'completed', processed: 1201, created: 1200, failed: 1, errors: [{ line: 1202, code: 'contact.invalid_phone' }] });
+    expect(await count(t, 'contacts')).toBe(1200);
+
+    const multipart = (body: string, tenant: TestTenant | null = t, path = 'contacts/import') =>
+      app.inject({ method: 'POST', url: `/functions/v1/${path}`, headers: { ...(tenant?.key ?? {}), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
+    const misnamed = await multipart(`${part('upload', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`);
+    expect(misnamed.statusCode).toBe(400);
+    expect(misnamed.json()).toMatchObject({ code: 'import.no_file', error: expect.stringContaining('"upload"') });
+    expect((await multipart(`${part('note')}\r\nno file here\r\n--${boundary}--\r\n`)).json()).toMatchObject({ code: 'import.no_file' });
+    expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name,phonez\nX,1\r\n--${boundary}--\r\n`, t, 'companies/import')).json()).toMatchObject({ code: 'import.unknown_column' });
+    expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`, null)).statusCode).toBe(401);
+    // Other routes keep their JSON bodies: a multipart body there is a 4xx, never a 500.
+    const elsewhere = await multipart(`${part('searchTerm')}\r\nAcme\r\n--${boundary}--\r\n`, t, 'search-companies');
+    expect(elsewhere.statusCode).toBeGreaterThanOrEqual(400);
+    expect(elsewhere.statusCode).toBeLessThan(500);
+    expect(await count(t, 'contacts')).toBe(1200);
+  });
+
   it('should stop with a clear 400 on a bad header or malformed CSV and mark the job failed', async () => {
     const t = await createTestTenant(app);
     const header = await upload('contacts/import', t, 'first_name,phonez\nA,+201001234567\n');
