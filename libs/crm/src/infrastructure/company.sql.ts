@@ -1,3 +1,5 @@
+import { DEAL_COLUMNS } from './deal.sql';
+
 // SQL of companies (inside Database.inTenant: row-level security applies).
 
 export const COMPANY_COLUMNS = `id, organization_id, name, country, website, industry, address_street, address_city, address_state,
@@ -44,6 +46,9 @@ export const UPDATE_MERGED_COMPANY = `
 
 // The merged companies' timeline entries stay visible on the primary's timeline.
 export const MOVE_TIMELINE = `UPDATE timeline_entries SET company_id = $1 WHERE company_id = ANY($2::uuid[])`;
+
+// The merged companies' deals move to the primary.
+export const MOVE_DEALS = `UPDATE deals SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING ${DEAL_COLUMNS}`;
 
 export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[])`;
 
