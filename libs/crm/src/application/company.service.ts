@@ -3,7 +3,7 @@ import type { Database, Tx } from '@engage/platform';
 import { type CompanyFields, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 import { toDealView } from './deal.service';
@@ -99,6 +99,8 @@ export class CompanyService {
       ]);
       const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
       const movedDeals = await tx.query<DealRow>(MOVE_DEALS, [primary.id, others]);
+      await tx.query(MOVE_TASKS, [primary.id, others]);
+      await tx.query(MOVE_NOTES, [primary.id, others]);
       await tx.query(MOVE_TIMELINE, [primary.id, others]);
       await tx.query(DELETE_COMPANIES, [others]);
       await tx.emit([

@@ -94,6 +94,9 @@ describe('activity timelines of contacts and deals', () => {
     await timelineOf(`/functions/v1/companies/${other.id}/timeline`, t, 1);
     await companies.merge(t.ctx, [company.id, other.id], company.id);
     expect((await timelineOf(url, t, 5)).map((e) => e.summary)).toContain('Note: About the other one');
+    // The note itself moved with it rather than being deleted with the merged company.
+    const notes = await runtime.db.inTenant(t.ctx, (tx) => tx.query<{ company_id: string }>(`SELECT company_id FROM notes WHERE body = 'About the other one'`));
+    expect(notes).toEqual([{ company_id: company.id }]);
     expect((await get(`/functions/v1/companies/${other.id}/timeline`, t)).statusCode).toBe(404);
   });
 

@@ -44,6 +44,10 @@ export const UPDATE_MERGED_COMPANY = `
          tags = $14, notes = $15, description = $16, updated_at = now()
   WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
 
+// Their tasks and notes too (deleting a company would delete them).
+export const MOVE_TASKS = `UPDATE tasks SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
+export const MOVE_NOTES = `UPDATE notes SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
+
 // The merged companies' timeline entries stay visible on the primary's timeline.
 export const MOVE_TIMELINE = `UPDATE timeline_entries SET company_id = $1 WHERE company_id = ANY($2::uuid[])`;
 
