@@ -3,9 +3,11 @@ import type { Database, Tx } from '@engage/platform';
 import { type CompanyFields, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
+import { toDealView } from './deal.service';
+import type { DealRow } from '../infrastructure/deal.sql';
 
 export type CompanyView = CompanyFields & { id: string; organization_id: string; created_at: string; updated_at: string };
 
@@ -77,7 +79,7 @@ export class CompanyService {
 
   // One transaction: contacts move to the primary, its empty fields are filled from the others in
   // age order, list fields are unioned, differing notes and descriptions are appended, the others go.
-  async merge(ctx: RequestContext, companyIds: unknown, primaryCompanyId: unknown): Promise<{ company: CompanyView; merged_company_ids: string[]; moved_contact_ids: string[] }> {
+  async merge(ctx: RequestContext, companyIds: unknown, primaryCompanyId: unknown): Promise<{ company: CompanyView; merged_company_ids: string[]; moved_contact_ids: string[]; moved_deal_ids: string[] }> {
     if (!isUuid(primaryCompanyId)) throw new DomainError('validation', 'company.invalid_id', 'primaryCompanyId must be a UUID');
     if (!Array.isArray(companyIds) || companyIds.length === 0 || companyIds.length > 100 || !companyIds.every(isUuid)) {
       throw new DomainError('validation', 'company.invalid_id', 'companyIds must be an array of 1 to 100 UUIDs');
@@ -96,9 +98,16 @@ export class CompanyService {
         merged.address_country, merged.phones, merged.emails, merged.company_size, merged.annual_revenue, merged.tags, merged.notes, merged.description,
       ]);
       const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
+      const movedDeals = await tx.query<DealRow>(MOVE_DEALS, [primary.id, others]);
+      await tx.query(MOVE_TASKS, [primary.id, others]);
+      await tx.query(MOVE_NOTES, [primary.id, others]);
+      await tx.query(MOVE_TIMELINE, [primary.id, others]);
       await tx.query(DELETE_COMPANIES, [others]);
-      await tx.emit(moved.map((row) => createEvent({ type: 'contact.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { contact: toContactView(row), actor_id: ctx.userId } })));
-      return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id) };
+      await tx.emit([
+        ...moved.map((row) => createEvent({ type: 'contact.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { contact: toContactView(row), actor_id: ctx.userId } })),
+        ...movedDeals.map((row) => createEvent({ type: 'deal.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { deal: toDealView(row), actor_id: ctx.userId } })),
+      ]);
+      return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id), moved_deal_ids: movedDeals.map((row) => row.id) };
     });
   }
 }

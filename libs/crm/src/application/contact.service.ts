@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import { Conflict, createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
@@ -9,11 +10,14 @@ import {
   CONTACT_FOR_UPDATE,
   CONTACT_WITH_COMPANY,
   type ContactRow,
+  CONTACTS_FOR_UPDATE,
   INSERT_CONTACT,
+  INSERT_CONTACTS,
   LIST_CONTACTS,
   ORGANIZATION_COUNTRY,
   RELEASE_PHONES,
   UPDATE_CONTACT,
+  UPDATE_CONTACTS,
 } from '../infrastructure/contact.sql';
 import { type ContactView, toContactView } from './contact-view';
 
@@ -67,6 +71,56 @@ export class ContactService {
     if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
     await tx.emit(events);
     return view;
+  }
+
+  // Many contacts at once (the CSV import): new ones inserted and existing ones updated with
+  // set-based statements, lists of the existing ones unioned rather than replaced, and every event
+  // written to the outbox in one go. The caller has matched the rows (no phone shared between
+  // them or with another contact); any database error fails the whole call.
+  async importManyIn(
+    tx: Tx,
+    ctx: RequestContext,
+    creates: ContactFields[],
+    merges: { id: string; changes: Partial<ContactFields> }[],
+  ): Promise<{ created: ContactView[]; updated: ContactView[] }> {
+    const events = [];
+    const created: ContactView[] = [];
+    if (creates.length > 0) {
+      const records = creates.map((fields) => ({ ...fields, id: randomUUID() }));
+      for (const row of await tx.query<ContactRow>(INSERT_CONTACTS, [JSON.stringify(records)]).catch(foreignKeyToDomain)) {
+        const view = toContactView(row);
+        created.push(view);
+        events.push(contactEvent('contact.created', ctx, view));
+        if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+      }
+    }
+    const updated: ContactView[] = [];
+    if (merges.length > 0) {
+      const current = new Map((await tx.query<ContactRow>(CONTACTS_FOR_UPDATE, [merges.map((m) => m.id)])).map((row) => [row.id, row]));
+      const records: (ContactFields & { id: string })[] = [];
+      const gained: { phone: string; id: string }[] = [];
+      for (const { id, changes } of merges) {
+        const row = current.get(id);
+        if (!row) throw NotFound('contact', id);
+        const next = { ...pickFields(row), ...changes, id };
+        if (changes.phones) next.phones = [...new Set([...row.phones, ...changes.phones])];
+        if (changes.emails) next.emails = [...new Set([...row.emails, ...changes.emails])];
+        if (changes.tags) next.tags = [...new Set([...row.tags, ...changes.tags])];
+        for (const phone of next.phones) if (!row.phones.includes(phone)) gained.push({ phone, id });
+        records.push(next);
+      }
+      const rows = await tx
+        .query<ContactRow>(UPDATE_CONTACTS, [JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id)])
+        .catch(foreignKeyToDomain);
+      for (const row of rows) {
+        const view = toContactView(row);
+        updated.push(view);
+        events.push(contactEvent('contact.updated', ctx, view));
+        if (view.assignee_id !== current.get(row.id)!.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+      }
+    }
+    await tx.emit(events);
+    return { created, updated };
   }
 
   async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {

@@ -3,9 +3,10 @@ import { parse } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
+import { completeNewContact, type ContactFields, parseContactFields } from '../domain/contact';
 import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
 import { isCountryCode, normalizePhone } from '../domain/phone';
-import { ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
+import { CONTACT_BATCH_MATCHES, ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
 import {
   ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_MATCH, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
 } from '../infrastructure/csv.sql';
@@ -44,6 +45,17 @@ interface Row {
   line: number;
   cells: string[];
 }
+interface Outcome {
+  created: number;
+  updated: number;
+  errors: ImportRowError[];
+}
+interface BatchMatch {
+  kind: 'phone' | 'email';
+  key: string;
+  id: string;
+  age: number;
+}
 interface Existing {
   id: string;
   phones: string[];
@@ -62,7 +74,11 @@ export class CsvImportService {
   ) {}
 
   async run(ctx: RequestContext, entity: CsvEntity, body: Readable): Promise<ImportJob> {
-    const [job] = await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(INSERT_IMPORT_JOB, [entity, ctx.userId]));
+    // The organization's default country is read once per job, not per row.
+    const [job, country] = await this.db.inTenant(ctx, async (tx) => {
+      const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+      return [(await tx.query<ImportJob>(INSERT_IMPORT_JOB, [entity, ctx.userId]))[0], isCountryCode(org?.country) ? org.country : undefined] as const;
+    });
     const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_RECORD_BYTES });
     let bytes = 0;
     body.on('data', (chunk: Buffer) => {
@@ -85,18 +101,18 @@ export class CsvImportService {
         }
         batch.push({ line, cells: record });
         if (batch.length >= IMPORT_BATCH_ROWS) {
-          await this.importBatch(ctx, job.id, entity, columns, batch);
+          await this.importBatch(ctx, job.id, entity, columns, batch, country);
           batch = [];
         }
       }
       if (!columns) throw new DomainError('validation', 'import.empty', 'the CSV has no header row');
-      if (batch.length > 0) await this.importBatch(ctx, job.id, entity, columns, batch);
+      if (batch.length > 0) await this.importBatch(ctx, job.id, entity, columns, batch, country);
       return await this.finish(ctx, job.id, 'completed', null);
     } catch (error) {
       body.unpipe(parser);
       body.resume(); // drain the rest of the upload so the answer reaches the client
       const failure = importFailure(error);
-      await this.finish(ctx, job.id, 'failed', failure?.message ?? 'the import stopped on an internal error').catch(() => undefined);
+      await this.finish(ctx, job.id, 'failed', failure?.message ?? internalReason(error)).catch(() => undefined);
       if (!failure) throw error;
       throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id }, `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`);
     }
@@ -113,28 +129,90 @@ export class CsvImportService {
     return { imports: (await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(RECENT_IMPORT_JOBS))).map(iso) };
   }
 
-  private async importBatch(ctx: RequestContext, jobId: string, entity: CsvEntity, columns: (string | null)[], rows: Row[]): Promise<void> {
+  private async importBatch(ctx: RequestContext, jobId: string, entity: CsvEntity, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<void> {
     await this.db.inTenant(ctx, async (tx) => {
-      const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
-      const country = isCountryCode(org?.country) ? org.country : undefined;
-      let created = 0;
-      let updated = 0;
-      const errors: ImportRowError[] = [];
-      for (const row of rows) {
-        await tx.query('SAVEPOINT import_row');
+      const outcome = entity === 'contacts' ? await this.contactBatch(tx, ctx, columns, rows, country) : await this.rowByRow(tx, ctx, entity, columns, rows, country);
+      const errors = outcome.errors.sort((a, b) => a.line - b.line);
+      await tx.query(ADD_IMPORT_PROGRESS, [jobId, rows.length, outcome.created, outcome.updated, errors.length, JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)), IMPORT_MAX_ERRORS]);
+    });
+  }
+
+  // Contacts go set-based: rows parsed and validated in memory, matched against the organization
+  // with one query, then inserted and updated by two statements. A row sharing a phone, an email or
+  // a matched contact with an earlier row of the batch runs afterwards on the per-row path (so it
+  // sees that row's effect); a database error in the set-based step (a phone claimed concurrently,
+  // a company or assignee outside the organization) rolls it back and replays the batch row by
+  // row, so the bad row is still reported by its line.
+  private async contactBatch(tx: Tx, ctx: RequestContext, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<Outcome> {
+    const invalid: ImportRowError[] = [];
+    const parsed: { row: Row; fields: Partial<ContactFields> }[] = [];
+    for (const row of rows) {
+      try {
+        parsed.push({ row, fields: parseContactFields(rowInput(columns, row.cells), country) });
+      } catch (error) {
+        invalid.push(rowError(row.line, error));
+      }
+    }
+    const errors = [...invalid];
+    const phones = [...new Set(parsed.flatMap((p) => p.fields.phones ?? []))];
+    const emails = [...new Set(parsed.flatMap((p) => p.fields.emails ?? []))];
+    const found = phones.length > 0 || emails.length > 0 ? await tx.query<BatchMatch>(CONTACT_BATCH_MATCHES, [phones, emails]) : [];
+    const byPhone = new Map(found.filter((m) => m.kind === 'phone').map((m) => [m.key, m]));
+    const byEmail = new Map(found.filter((m) => m.kind === 'email').map((m) => [m.key, m]));
+    const seen = new Set<string>();
+    const creates: ContactFields[] = [];
+    const merges: { id: string; changes: Partial<ContactFields> }[] = [];
+    const later: Row[] = [];
+    for (const { row, fields } of parsed) {
+      const phoneMatches = (fields.phones ?? []).map((phone) => byPhone.get(phone)).filter((m) => m !== undefined);
+      const match = oldest(phoneMatches) ?? oldest((fields.emails ?? []).map((email) => byEmail.get(email)).filter((m) => m !== undefined));
+      const keys = [...(fields.phones ?? []).map((k) => `p:${k}`), ...(fields.emails ?? []).map((k) => `e:${k}`), ...(match ? [`c:${match.id}`] : [])];
+      // Phones held by two contacts end in a conflict the per-row path reports.
+      const conflicting = new Set(phoneMatches.map((m) => m.id)).size > 1;
+      const repeated = keys.some((key) => seen.has(key));
+      keys.forEach((key) => seen.add(key));
+      if (repeated || conflicting) later.push(row);
+      else if (match) merges.push({ id: match.id, changes: fields });
+      else {
         try {
-          const input = rowInput(columns, row.cells);
-          const outcome = entity === 'contacts' ? await this.upsertContact(tx, ctx, input, country) : await this.upsertCompany(tx, ctx, input, country);
-          if (outcome === 'created') created++;
-          else updated++;
-          await tx.query('RELEASE SAVEPOINT import_row');
+          creates.push(completeNewContact(fields));
         } catch (error) {
-          await tx.query('ROLLBACK TO SAVEPOINT import_row');
           errors.push(rowError(row.line, error));
         }
       }
-      await tx.query(ADD_IMPORT_PROGRESS, [jobId, rows.length, created, updated, errors.length, JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)), IMPORT_MAX_ERRORS]);
-    });
+    }
+    await tx.query('SAVEPOINT import_batch');
+    try {
+      const { created, updated } = await this.contacts.importManyIn(tx, ctx, creates, merges);
+      await tx.query('RELEASE SAVEPOINT import_batch');
+      const rest = await this.rowByRow(tx, ctx, 'contacts', columns, later, country);
+      return { created: created.length + rest.created, updated: updated.length + rest.updated, errors: [...errors, ...rest.errors] };
+    } catch {
+      await tx.query('ROLLBACK TO SAVEPOINT import_batch');
+      const replay = await this.rowByRow(tx, ctx, 'contacts', columns, parsed.map((p) => p.row), country);
+      return { created: replay.created, updated: replay.updated, errors: [...invalid, ...replay.errors] };
+    }
+  }
+
+  // Each row on its own savepoint: a bad row is rolled back and reported, the others land.
+  private async rowByRow(tx: Tx, ctx: RequestContext, entity: CsvEntity, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<Outcome> {
+    let created = 0;
+    let updated = 0;
+    const errors: ImportRowError[] = [];
+    for (const row of rows) {
+      await tx.query('SAVEPOINT import_row');
+      try {
+        const input = rowInput(columns, row.cells);
+        const outcome = entity === 'contacts' ? await this.upsertContact(tx, ctx, input, country) : await this.upsertCompany(tx, ctx, input, country);
+        if (outcome === 'created') created++;
+        else updated++;
+        await tx.query('RELEASE SAVEPOINT import_row');
+      } catch (error) {
+        await tx.query('ROLLBACK TO SAVEPOINT import_row');
+        errors.push(rowError(row.line, error));
+      }
+    }
+    return { created, updated, errors };
   }
 
   private async upsertContact(tx: Tx, ctx: RequestContext, input: Record<string, unknown>, country: CountryCode | undefined): Promise<'created' | 'updated'> {
@@ -182,6 +260,11 @@ function unionLists(input: Record<string, unknown>, existing: Existing, phones: 
   return out;
 }
 
+// The match the per-row path would pick: the oldest contact (ties by id).
+function oldest(matches: BatchMatch[]): BatchMatch | undefined {
+  return matches.reduce<BatchMatch | undefined>((best, m) => (!best || m.age < best.age || (m.age === best.age && m.id < best.id) ? m : best), undefined);
+}
+
 function rowError(line: number, error: unknown): ImportRowError {
   if (error instanceof DomainError) return { line, error: error.message, code: error.code };
   const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
@@ -195,6 +278,13 @@ function importFailure(error: unknown): { kind: DomainError['kind']; code: strin
   const csv = error as { code?: string; message?: string; lines?: number };
   if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${csv.message}` };
   return undefined;
+}
+
+// A failed job always says why; an unexpected error is named by its SQLSTATE or class only.
+function internalReason(error: unknown): string {
+  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
+  const name = error instanceof Error ? error.name : typeof error;
+  return `the import stopped on an internal error (${sqlState ? `SQLSTATE ${sqlState}` : name}); rows counted in processed were saved`;
 }
 
 function iso(job: ImportJob): ImportJob {

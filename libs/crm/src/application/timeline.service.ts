@@ -1,7 +1,9 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { activityTarget, type TimelineEntry } from '../domain/timeline';
-import { CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRY, TOUCH_DEALS } from '../infrastructure/timeline.sql';
+import {
+  COMPANY_EXISTS, COMPANY_TIMELINE, CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRY, TOUCH_DEALS,
+} from '../infrastructure/timeline.sql';
 
 export type TimelineItem = Omit<TimelineEntry, 'event_id'> & { id: string };
 export interface TimelinePage {
@@ -12,27 +14,28 @@ export interface TimelinePage {
 export const TIMELINE_DEFAULT_LIMIT = 50;
 export const TIMELINE_MAX_LIMIT = 100;
 
-// The activity timeline of a contact or a deal: written from events, read newest first with an
+// The activity timeline of a contact, a deal or a company: written from events, read newest first with an
 // opaque cursor (the last row's time and id), so pages stay stable while new entries arrive.
 export class TimelineService {
   constructor(private readonly db: Database) {}
 
   async record(tx: Tx, entry: TimelineEntry): Promise<void> {
     await tx.query(INSERT_TIMELINE_ENTRY, [
-      entry.event_id, entry.type, entry.source, entry.occurred_at, entry.actor_id, entry.contact_id, entry.deal_id, entry.summary, JSON.stringify(entry.data),
+      entry.event_id, entry.type, entry.source, entry.occurred_at, entry.actor_id, entry.contact_id, entry.deal_id, entry.summary, JSON.stringify(entry.data), entry.company_id,
     ]);
     const target = activityTarget(entry);
     if (target) await tx.query(TOUCH_DEALS, [target.deal_id, target.contact_id, entry.occurred_at]);
   }
 
-  async list(ctx: RequestContext, of: 'contact' | 'deal', id: string, query: { limit?: number; cursor?: string }): Promise<TimelinePage> {
+  async list(ctx: RequestContext, of: 'contact' | 'deal' | 'company', id: string, query: { limit?: number; cursor?: string }): Promise<TimelinePage> {
     if (!isUuid(id)) throw new DomainError('validation', `${of}.invalid_id`, `${of} id must be a UUID`);
     const limit = query.limit ?? TIMELINE_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > TIMELINE_MAX_LIMIT) throw new DomainError('validation', 'timeline.invalid_limit', `limit must be a whole number from 1 to ${TIMELINE_MAX_LIMIT}`);
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
     return this.db.inTenant(ctx, async (tx) => {
-      if ((await tx.query(of === 'contact' ? CONTACT_EXISTS : DEAL_EXISTS, [id])).length === 0) throw NotFound(of, id);
-      const rows = await tx.query<TimelineItem & { occurred_at: Date }>(of === 'contact' ? CONTACT_TIMELINE : DEAL_TIMELINE, [id, after?.at ?? null, after?.id ?? null, limit + 1]);
+      const [exists, timeline] = of === 'contact' ? [CONTACT_EXISTS, CONTACT_TIMELINE] : of === 'deal' ? [DEAL_EXISTS, DEAL_TIMELINE] : [COMPANY_EXISTS, COMPANY_TIMELINE];
+      if ((await tx.query(exists, [id])).length === 0) throw NotFound(of, id);
+      const rows = await tx.query<TimelineItem & { occurred_at: Date }>(timeline, [id, after?.at ?? null, after?.id ?? null, limit + 1]);
       const entries = rows.slice(0, limit).map((row) => ({ ...row, occurred_at: new Date(row.occurred_at).toISOString() }));
       const last = entries[entries.length - 1];
       return { entries, next_cursor: rows.length > limit ? encodeCursor(last.occurred_at, last.id) : null };

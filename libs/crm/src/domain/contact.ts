@@ -80,7 +80,11 @@ export function parseContactFields(input: Record<string, unknown>, country: Coun
 }
 
 export function parseNewContact(input: Record<string, unknown>, country: CountryCode | undefined): ContactFields {
-  const fields = parseContactFields(input, country);
+  return completeNewContact(parseContactFields(input, country));
+}
+
+// Parsed fields of a new contact with the defaults filled in (first_name is required).
+export function completeNewContact(fields: Partial<ContactFields>): ContactFields {
   if (!fields.first_name) throw invalid('first_name', 'is required');
   return {
     first_name: fields.first_name,

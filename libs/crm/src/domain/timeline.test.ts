@@ -8,6 +8,14 @@ const USER = '44444444-4444-4444-8444-444444444444';
 const event = (source: string, type: string, payload: Record<string, unknown>) => createEvent({ type, source, organizationId: ORG, aggregateId: CONTACT, payload });
 
 describe('timeline entries from events', () => {
+  it('should link a company’s note, task and deal to the company timeline, and keep contact-only entries off it', () => {
+    const COMPANY = '55555555-5555-4555-8555-555555555555';
+    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n1', body: 'Hi', company_id: COMPANY }, actor_id: USER }))).toMatchObject({ company_id: COMPANY, contact_id: null, deal_id: null });
+    expect(timelineEntryOf(event('crm', 'task.created', { task: { id: 't1', title: 'Call', company_id: COMPANY } }))?.company_id).toBe(COMPANY);
+    expect(timelineEntryOf(event('crm', 'deal.created', { deal: { id: DEAL, title: 'Fleet', company_id: COMPANY } }))).toMatchObject({ company_id: COMPANY, deal_id: DEAL });
+    expect(timelineEntryOf(event('crm', 'contact.created', { contact: { id: CONTACT, first_name: 'A', company_id: COMPANY } }))?.company_id).toBeNull();
+  });
+
   it('should put a stage change of a contact’s deal on both timelines', () => {
     const entry = timelineEntryOf(event('crm', 'deal.stage.changed', { deal: { id: DEAL, title: 'Fleet', contact_id: CONTACT, stage: 'QUALIFIED' }, from_stage: 'LEAD', to_stage: 'QUALIFIED', actor_id: USER }));
     expect(entry).toMatchObject({ contact_id: CONTACT, deal_id: DEAL, actor_id: USER, summary: 'Stage changed from LEAD to QUALIFIED: Fleet', data: { id: DEAL, from_stage: 'LEAD', to_stage: 'QUALIFIED' } });
@@ -26,7 +34,7 @@ describe('timeline entries from events', () => {
     expect(timelineEntryOf(event('reengagement', 'nudge.sent', { contact_id: CONTACT, content: 'Still interested?' }))?.summary).toBe('Re-engagement nudge sent: Still interested?');
   });
 
-  it('should skip unknown types, unknown shapes and events without a contact or deal', () => {
+  it('should skip unknown types, unknown shapes and events without a contact, deal or company', () => {
     expect(timelineEntryOf(event('messaging', 'message.sent', { message: 'oops' }))).toBeUndefined();
     expect(timelineEntryOf(event('messaging', 'message.sent', { message: { contact_id: 'not-a-uuid' } }))).toBeUndefined();
     expect(timelineEntryOf(event('messaging', 'message.delivered', { message: { contact_id: CONTACT } }))).toBeUndefined();
@@ -34,6 +42,6 @@ describe('timeline entries from events', () => {
     expect(timelineEntryOf(event('crm', 'deal.updated', { deal: { id: DEAL } }))).toBeUndefined();
     expect(timelineEntryOf(event('billing', 'subscription.updated', { contact_id: CONTACT }))).toBeUndefined();
     expect(timelineEntryOf({ ...event('crm', 'note.created', {}), payload: null as unknown as Record<string, unknown> })).toBeUndefined();
-    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n', body: 'company only', company_id: DEAL } }))).toBeUndefined();
+    expect(timelineEntryOf(event('crm', 'note.created', { note: { id: 'n', body: 'no link', company_id: 'not-a-uuid' } }))).toBeUndefined();
   });
 });

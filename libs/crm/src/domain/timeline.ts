@@ -1,6 +1,6 @@
 import { type DomainEvent, isUuid } from '@engage/shared-kernel';
 
-// What one event adds to the timelines of a contact and/or a deal.
+// What one event adds to the timelines of a contact, a deal and/or a company.
 export interface TimelineEntry {
   event_id: string;
   type: string;
@@ -9,6 +9,7 @@ export interface TimelineEntry {
   actor_id: string | null;
   contact_id: string | null;
   deal_id: string | null;
+  company_id: string | null;
   summary: string;
   data: Record<string, unknown>;
 }
@@ -31,7 +32,7 @@ const snippet = (value: unknown): string => {
 const pick = (record: Obj, fields: string[]): Obj =>
   Object.fromEntries(fields.filter((f) => ['string', 'number', 'boolean'].includes(typeof record[f]) || record[f] === null).map((f) => [f, typeof record[f] === 'string' ? str(record[f]) : record[f]]));
 
-type Mapped = Pick<TimelineEntry, 'contact_id' | 'deal_id' | 'summary' | 'data'>;
+type Mapped = Pick<TimelineEntry, 'contact_id' | 'deal_id' | 'summary' | 'data'> & { company_id?: string | null };
 
 function crmEntry(type: string, payload: Obj): Mapped | undefined {
   const { contact, deal, task, note } = payload;
@@ -49,14 +50,14 @@ function crmEntry(type: string, payload: Obj): Mapped | undefined {
       : type === 'deal.assigned' ? `Deal ${payload.reason === 'Unassigned' ? 'unassigned' : 'assigned'}${typeof payload.reason === 'string' ? ` (${str(payload.reason, 50)})` : ''}: ${title}`
       : undefined;
     if (!summary) return undefined;
-    return { contact_id: uuid(deal.contact_id), deal_id: uuid(deal.id), summary, data };
+    return { contact_id: uuid(deal.contact_id), deal_id: uuid(deal.id), company_id: uuid(deal.company_id), summary, data };
   }
   if ((type === 'task.created' || type === 'task.completed') && isObject(task)) {
     const summary = `${type === 'task.created' ? 'Task created' : 'Task completed'}: ${snippet(task.title)}`;
-    return { contact_id: uuid(task.contact_id), deal_id: uuid(task.deal_id), summary, data: pick(task, ['id', 'title', 'due_at', 'assignee_id', 'done']) };
+    return { contact_id: uuid(task.contact_id), deal_id: uuid(task.deal_id), company_id: uuid(task.company_id), summary, data: pick(task, ['id', 'title', 'due_at', 'assignee_id', 'done']) };
   }
   if (type === 'note.created' && isObject(note)) {
-    return { contact_id: uuid(note.contact_id), deal_id: uuid(note.deal_id), summary: `Note: ${snippet(note.body)}`, data: pick(note, ['id', 'body', 'author_id']) };
+    return { contact_id: uuid(note.contact_id), deal_id: uuid(note.deal_id), company_id: uuid(note.company_id), summary: `Note: ${snippet(note.body)}`, data: pick(note, ['id', 'body', 'author_id']) };
   }
   return undefined;
 }
@@ -104,7 +105,9 @@ export function timelineEntryOf(event: DomainEvent): TimelineEntry | undefined {
     : event.source === 'calls' ? callEntry(event.type, payload)
     : event.source === 'reengagement' ? nudgeEntry(event.type, payload)
     : undefined;
-  if (!mapped || (mapped.contact_id === null && mapped.deal_id === null)) return undefined;
+  if (!mapped) return undefined;
+  const company_id = mapped.company_id ?? null;
+  if (mapped.contact_id === null && mapped.deal_id === null && company_id === null) return undefined;
   const occurred = Date.parse(event.occurredAt);
   return {
     event_id: event.id,
@@ -113,6 +116,7 @@ export function timelineEntryOf(event: DomainEvent): TimelineEntry | undefined {
     occurred_at: Number.isNaN(occurred) ? new Date().toISOString() : new Date(occurred).toISOString(),
     actor_id: uuid(payload.actor_id),
     ...mapped,
+    company_id,
     summary: mapped.summary.slice(0, 500),
   };
 }

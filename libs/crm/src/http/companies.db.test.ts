@@ -1,9 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant } from '@engage/identity/testing';
+import { Database } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { CompanyService } from '../application/company.service';
 import { ContactService } from '../application/contact.service';
+import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
 
@@ -60,6 +62,7 @@ describe('companies: create, list, search, duplicates and merge', () => {
     const third = await companies().create(ctx, { name: 'Acme', address_city: 'Cairo', emails: ['sales@acme.com'] });
     await companies().create(ctx, { name: 'Unrelated' });
     const contact = await app.get(ContactService).create(ctx, { first_name: 'Kept', company_id: twin.id });
+    const deal = await app.get(DealService).create(ctx, { title: 'Kept deal', company_id: third.id });
 
     const found = await post('find-duplicate-companies', headers);
     expect(found.statusCode).toBe(200);
@@ -76,6 +79,8 @@ describe('companies: create, list, search, duplicates and merge', () => {
     });
     expect(body.company.notes).toBe('Met at fair\n\n(from ACME Ltd.) Pays late');
     expect(body.moved_contact_ids).toEqual([contact.id]);
+    expect(body.moved_deal_ids).toEqual([deal.id]);
+    expect((await app.get(Database).inTenant(ctx, (tx) => tx.query<{ company_id: string }>('SELECT company_id FROM deals WHERE id = $1', [deal.id])))[0].company_id).toBe(primary.id);
     expect((await app.get(ContactService).get(ctx, contact.id)).company).toEqual({ id: primary.id, name: 'Acme Inc' });
     expect((await companies().list(ctx, 1)).companies.map((c) => c.name).sort()).toEqual(['Acme Inc', 'Unrelated']);
   });

@@ -6,19 +6,33 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '@engage/shared-kernel';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { CsvExportService } from '../application/csv-export.service';
-import { CsvImportService } from '../application/csv-import.service';
+import { CsvImportService, IMPORT_MAX_BYTES } from '../application/csv-import.service';
 import type { CsvEntity } from '../domain/csv';
 
 export class ExportQueryDto {
   @ApiPropertyOptional({ description: 'comma-separated columns, in output order (default: all)' }) @IsOptional() @IsString() @MaxLength(2000) columns?: string;
 }
 
+const MULTIPART_LIMITS = { files: 1, fields: 20, fieldSize: 1024, parts: 21, fileSize: IMPORT_MAX_BYTES, headerPairs: 100 };
+
 // text/csv arrives as a stream; a small text/plain body (already read, within the JSON body limit)
-// is accepted too for simple clients.
-function csvBody(request: FastifyRequest): Readable {
+// is accepted too for simple clients; multipart/form-data gives the stream of its `file` field
+// (fields before it are skipped, nothing is buffered whole).
+async function csvBody(request: FastifyRequest): Promise<Readable> {
+  if (request.isMultipart?.()) {
+    const part = await request.file({ limits: MULTIPART_LIMITS }).catch((error: unknown) => {
+      throw new DomainError('validation', 'import.invalid_multipart', `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`);
+    });
+    if (!part) throw new DomainError('validation', 'import.no_file', 'the multipart body has no file; send the CSV in a field named "file"');
+    if (part.fieldname !== 'file') {
+      part.file.resume();
+      throw new DomainError('validation', 'import.no_file', `the CSV must be in a field named "file", got "${part.fieldname.slice(0, 50)}"`);
+    }
+    return part.file;
+  }
   if (request.body instanceof Readable) return request.body;
   if (typeof request.body === 'string') return Readable.from([request.body]);
-  throw new DomainError('validation', 'import.not_csv', 'send the file as the request body with Content-Type: text/csv');
+  throw new DomainError('validation', 'import.not_csv', 'send the file as the request body with Content-Type: text/csv, or as the field "file" of multipart/form-data');
 }
 
 // CSV import (streamed, with a job to follow) and export of contacts and companies.
@@ -33,14 +47,14 @@ export class CsvController {
 
   @Post('contacts/import')
   @HttpCode(201)
-  importContacts(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
-    return this.imports.run(caller.ctx, 'contacts', csvBody(request));
+  async importContacts(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
+    return this.imports.run(caller.ctx, 'contacts', await csvBody(request));
   }
 
   @Post('companies/import')
   @HttpCode(201)
-  importCompanies(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
-    return this.imports.run(caller.ctx, 'companies', csvBody(request));
+  async importCompanies(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
+    return this.imports.run(caller.ctx, 'companies', await csvBody(request));
   }
 
   @Get('imports')

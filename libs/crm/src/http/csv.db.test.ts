@@ -63,9 +63,35 @@ describe('CSV import and export of contacts and companies', () => {
     expect((await get(`/functions/v1/imports/${job.id}`, t)).json()).toEqual(job);
   });
 
+  it('should emit an event per imported contact and report by line a row whose phones belong to two contacts', async () => {
+    const t = await createTestTenant(app);
+    const contacts = app.get(ContactService);
+    const first = await contacts.create(t.ctx, { first_name: 'First', phones: ['+201001110001'] });
+    await contacts.create(t.ctx, { first_name: 'Second', phones: ['+201001110002'] });
+    const csv = [
+      'first_name,phones,emails,assignee_id',
+      'Again,00201001110001,first@example.com,',
+      `New,+201001110003,new@example.com,${t.ctx.userId}`,
+      'Both,+201001110001;+201001110002,,',
+      'Renamed,,,',
+      ',+201001110009,,',
+    ].join('\n');
+    const job = (await upload('contacts/import', t, `${csv}\n`)).json();
+    expect(job).toMatchObject({ status: 'completed', processed: 5, created: 2, updated: 1, failed: 2 });
+    expect(job.errors).toEqual([
+      { line: 4, error: 'another contact already has the phone +201001110002', code: 'contact.duplicate_phone' },
+      { line: 6, error: 'first_name is required', code: 'contact.invalid_field' },
+    ]);
+    expect(await contacts.get(t.ctx, first.id)).toMatchObject({ first_name: 'Again', phones: ['+201001110001'], emails: ['first@example.com'] });
+    const events = await runtime.db.asSystem((tx) =>
+      tx.query<{ type: string; payload: { contact: { first_name: string } } }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND type LIKE 'contact.%' ORDER BY seq`, [t.ctx.organizationId]),
+    );
+    expect(events.slice(2).map((e) => `${e.type} ${e.payload.contact.first_name}`).sort()).toEqual(['contact.assigned New', 'contact.created New', 'contact.created Renamed', 'contact.updated Again']);
+  });
+
   it('should process rows while the upload is still arriving, with progress on the job', async () => {
     const t = await createTestTenant(app);
-    await app.listen(0, '127.0.0.1');
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     let answered: (answer: { status: number; body: string }) => void = () => undefined;
     const done = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve));
@@ -86,6 +112,80 @@ describe('CSV import and export of contacts and companies', () => {
     const answer = await done;
     expect(answer.status).toBe(201);
     expect(JSON.parse(answer.body)).toMatchObject({ id: running!.id, status: 'completed', processed: 1500, created: 1500 });
+  });
+
+  it('should finish the import when the client disconnects after sending the whole file, and fail it with the reason when the upload breaks off', async () => {
+    const t = await createTestTenant(app);
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const send = (body: string, end: boolean) =>
+      new Promise<void>((resolve) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } });
+        req.on('error', () => undefined);
+        const hangUp = () => {
+          req.destroy();
+          resolve();
+        };
+        if (end) req.end(body, hangUp);
+        else req.write(body, () => setTimeout(hangUp, 200));
+      });
+    const waitForJob = async (count: number) => {
+      let jobs: { status: string; processed: number; error: string | null }[] = [];
+      for (let attempt = 0; attempt < 400; attempt++) {
+        jobs = (await get('/functions/v1/imports', t)).json().imports;
+        if (jobs.length >= count && jobs[0].status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return jobs[0];
+    };
+    // Enough rows that the body is still being read when the client goes away.
+    await send(`first_name,phones\n${Array.from({ length: 3000 }, (_, i) => `P${i},${phone(i)}`).join('\n')}\n`, true);
+    expect(await waitForJob(1)).toMatchObject({ status: 'completed', processed: 3000, error: null });
+    await send(`first_name,phones\n${Array.from({ length: 700 }, (_, i) => `Q${i},${phone(5000 + i)}`).join('\n')}\nCut`, false);
+    const broken = await waitForJob(2);
+    expect(broken).toMatchObject({ status: 'failed', error: expect.stringContaining('the upload broke off') });
+    expect(broken.processed).toBeLessThan(701);
+  });
+
+  it('should import the file field of a multipart/form-data upload, streamed over a real connection', async () => {
+    const t = await createTestTenant(app);
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const boundary = '----engage-test-boundary';
+    const part = (name: string, extra = '') => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
+    const rows = Array.from({ length: 1200 }, (_, i) => `M${i},${phone(7000 + i)}`);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      // A field before the file, then the file in several writes.
+      req.write(`${part('note')}\r\nfrom the test\r\n${part('file', '; filename="contacts.csv"')}Content-Type: text/csv\r\n\r\nfirst_name,phones\n`);
+      req.write(`${rows.slice(0, 600).join('\n')}\n`);
+      req.end(`${rows.slice(600).join('\n')}\nBad,123\r\n--${boundary}--\r\n`);
+    });
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'completed', processed: 1201, created: 1200, failed: 1, errors: [{ line: 1202, code: 'contact.invalid_phone' }] });
+    expect(await count(t, 'contacts')).toBe(1200);
+
+    const multipart = (body: string, tenant: TestTenant | null = t, path = 'contacts/import') =>
+      app.inject({ method: 'POST', url: `/functions/v1/${path}`, headers: { ...(tenant?.key ?? {}), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
+    const misnamed = await multipart(`${part('upload', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`);
+    expect(misnamed.statusCode).toBe(400);
+    expect(misnamed.json()).toMatchObject({ code: 'import.no_file', error: expect.stringContaining('"upload"') });
+    expect((await multipart(`${part('note')}\r\nno file here\r\n--${boundary}--\r\n`)).json()).toMatchObject({ code: 'import.no_file' });
+    expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name,phonez\nX,1\r\n--${boundary}--\r\n`, t, 'companies/import')).json()).toMatchObject({ code: 'import.unknown_column' });
+    expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`, null)).statusCode).toBe(401);
+    // Other routes keep their JSON bodies: a multipart body there is a 4xx, never a 500.
+    const elsewhere = await multipart(`${part('searchTerm')}\r\nAcme\r\n--${boundary}--\r\n`, t, 'search-companies');
+    expect(elsewhere.statusCode).toBeGreaterThanOrEqual(400);
+    expect(elsewhere.statusCode).toBeLessThan(500);
+    expect(await count(t, 'contacts')).toBe(1200);
   });
 
   it('should stop with a clear 400 on a bad header or malformed CSV and mark the job failed', async () => {

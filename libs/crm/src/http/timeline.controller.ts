@@ -22,6 +22,11 @@ export class TimelineController {
     return this.timeline.list(caller.ctx, 'contact', id, query);
   }
 
+  @Get('companies/:id/timeline')
+  company(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: TimelineQueryDto) {
+    return this.timeline.list(caller.ctx, 'company', id, query);
+  }
+
   @Get('deals/:id/timeline')
   deal(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: TimelineQueryDto) {
     return this.timeline.list(caller.ctx, 'deal', id, query);

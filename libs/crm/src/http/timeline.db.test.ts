@@ -6,12 +6,13 @@ import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { createEvent } from '@engage/shared-kernel';
 import { ActivityRecordService } from '../application/activity-records.service';
+import { CompanyService } from '../application/company.service';
 import { ContactService } from '../application/contact.service';
 import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
 import { crmMigrations } from '../index';
 
-interface Entry { id: string; type: string; source: string; occurred_at: string; contact_id: string | null; deal_id: string | null; summary: string; data: Record<string, unknown> }
+interface Entry { id: string; type: string; source: string; occurred_at: string; contact_id: string | null; deal_id: string | null; company_id: string | null; summary: string; data: Record<string, unknown> }
 
 describe('activity timelines of contacts and deals', () => {
   let runtime: PlatformRuntime;
@@ -59,6 +60,59 @@ describe('activity timelines of contacts and deals', () => {
     const forDeal = await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 5);
     expect(forDeal.map((e) => e.type).sort()).toEqual(['deal.created', 'deal.stage.changed', 'note.created', 'task.completed', 'task.created']);
     expect(forDeal.find((e) => e.type === 'deal.stage.changed')?.summary).toBe('Stage changed from LEAD to QUALIFIED: Fleet');
+  });
+
+  it('should gather a company’s deals, notes and tasks on its timeline, paged newest first, and keep them through a merge', async () => {
+    const t = await createTestTenant(app);
+    const companies = app.get(CompanyService);
+    const records = app.get(ActivityRecordService);
+    const company = await companies.create(t.ctx, { name: 'Acme' });
+    const other = await companies.create(t.ctx, { name: 'Acme Ltd' });
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Mona', company_id: company.id });
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Trucks', company_id: company.id, contact_id: contact.id });
+    await app.get(DealService).update(t.ctx, deal.id, { stage: 'proposal' });
+    await records.createNote(t.ctx, { body: 'Board meets in May', company_id: company.id });
+    await records.createTask(t.ctx, { title: 'Call procurement', company_id: company.id });
+    await records.createNote(t.ctx, { body: 'Only about the contact', contact_id: contact.id });
+    await records.createNote(t.ctx, { body: 'About the other one', company_id: other.id });
+
+    const url = `/functions/v1/companies/${company.id}/timeline`;
+    const entries = await timelineOf(url, t, 4);
+    expect(entries.map((e) => e.type).sort()).toEqual(['deal.created', 'deal.stage.changed', 'note.created', 'task.created']);
+    expect(entries.every((e) => e.company_id === company.id)).toBe(true);
+    expect(entries.find((e) => e.type === 'note.created')).toMatchObject({ summary: 'Note: Board meets in May', contact_id: null, deal_id: null });
+    expect(entries.find((e) => e.type === 'deal.created')).toMatchObject({ deal_id: deal.id, contact_id: contact.id });
+    const times = entries.map((e) => Date.parse(e.occurred_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    const first = (await get(`${url}?limit=3`, t)).json();
+    expect(first.entries).toHaveLength(3);
+    const second = (await get(`${url}?limit=3&cursor=${first.next_cursor}`, t)).json();
+    expect([...first.entries, ...second.entries].map((e: Entry) => e.id)).toEqual(entries.map((e) => e.id));
+    expect(second.next_cursor).toBeNull();
+
+    // Merging the other company into this one brings its entries along.
+    await timelineOf(`/functions/v1/companies/${other.id}/timeline`, t, 1);
+    await companies.merge(t.ctx, [company.id, other.id], company.id);
+    expect((await timelineOf(url, t, 5)).map((e) => e.summary)).toContain('Note: About the other one');
+    // The note itself moved with it rather than being deleted with the merged company.
+    const notes = await runtime.db.inTenant(t.ctx, (tx) => tx.query<{ company_id: string }>(`SELECT company_id FROM notes WHERE body = 'About the other one'`));
+    expect(notes).toEqual([{ company_id: company.id }]);
+    expect((await get(`/functions/v1/companies/${other.id}/timeline`, t)).statusCode).toBe(404);
+  });
+
+  it('should answer 404 for another organization’s company timeline and clear 4xx for bad input', async () => {
+    const a = await createTestTenant(app);
+    const b = await createTestTenant(app);
+    const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
+    await app.get(ActivityRecordService).createNote(b.ctx, { body: 'secret', company_id: theirs.id });
+    expect((await timelineOf(`/functions/v1/companies/${theirs.id}/timeline`, b, 1))).toHaveLength(1);
+    expect((await get(`/functions/v1/companies/${theirs.id}/timeline`, a)).statusCode).toBe(404);
+    expect((await get(`/functions/v1/companies/${randomUUID()}/timeline`, a)).statusCode).toBe(404);
+    expect((await get('/functions/v1/companies/nope/timeline', a)).json()).toMatchObject({ code: 'company.invalid_id' });
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=garbage']) {
+      expect({ query, status: (await get(`/functions/v1/companies/${theirs.id}/timeline?${query}`, b)).statusCode }).toEqual({ query, status: 400 });
+    }
+    expect((await get(`/functions/v1/companies/${theirs.id}/timeline`, undefined)).statusCode).toBe(401);
   });
 
   it('should count a message with the contact as activity on the contact’s deals', async () => {

@@ -1,3 +1,5 @@
+import { DEAL_COLUMNS } from './deal.sql';
+
 // SQL of companies (inside Database.inTenant: row-level security applies).
 
 export const COMPANY_COLUMNS = `id, organization_id, name, country, website, industry, address_street, address_city, address_state,
@@ -41,6 +43,16 @@ export const UPDATE_MERGED_COMPANY = `
          address_postal_code = $8, address_country = $9, phones = $10, emails = $11, company_size = $12, annual_revenue = $13,
          tags = $14, notes = $15, description = $16, updated_at = now()
   WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
+
+// Their tasks and notes too (deleting a company would delete them).
+export const MOVE_TASKS = `UPDATE tasks SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
+export const MOVE_NOTES = `UPDATE notes SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
+
+// The merged companies' timeline entries stay visible on the primary's timeline.
+export const MOVE_TIMELINE = `UPDATE timeline_entries SET company_id = $1 WHERE company_id = ANY($2::uuid[])`;
+
+// The merged companies' deals move to the primary.
+export const MOVE_DEALS = `UPDATE deals SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING ${DEAL_COLUMNS}`;
 
 export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[])`;
 

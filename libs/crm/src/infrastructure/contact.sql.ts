@@ -57,3 +57,44 @@ export const LIST_CONTACTS = `
                    FROM (SELECT c.id, c.first_name, c.last_name, c.phones, c.emails, c.tags, c.company_id, c.created_at, c.updated_at
                          FROM contacts c WHERE ${CONTACT_MATCHES}
                          ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2) page), '[]'::json) AS contacts`;
+
+// Set-based writes of a CSV import batch. $1 of each is a JSON array of records.
+const RECORD_COLUMNS = `id uuid, first_name text, last_name text, phones text[], emails text[], tags text[], description text, company_id uuid,
+  assignee_id uuid, source text, opt_in_status boolean, custom_fields jsonb`;
+
+// For the batch's E.164 phones $1 and emails $2: the contact holding each phone, and the oldest
+// contact holding each email, with its age for ranking. One scan of the emails GIN index for the
+// whole batch: a probe per email would each re-read the index's pending list of recent inserts.
+export const CONTACT_BATCH_MATCHES = `
+  (SELECT 'phone' AS kind, p.phone AS key, c.id, extract(epoch FROM c.created_at)::float8 AS age
+   FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
+   WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[]))
+  UNION ALL
+  (SELECT DISTINCT ON (e.email) 'email', e.email, c.id, extract(epoch FROM c.created_at)::float8
+   FROM contacts c CROSS JOIN LATERAL unnest(c.emails) AS e(email)
+   WHERE $2::text[] <> '{}' AND c.emails && $2::text[] AND e.email = ANY($2::text[])
+   ORDER BY e.email, c.created_at, c.id)`;
+
+export const CONTACTS_FOR_UPDATE = `SELECT * FROM contacts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
+
+// New contacts and their phone claims in one statement; a phone already taken (a concurrent
+// writer) fails the statement with a unique violation.
+export const INSERT_CONTACTS = `
+  WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})),
+  ins AS (
+    INSERT INTO contacts (id, organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
+    SELECT id, app_org_id(), first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields FROM r
+    RETURNING *),
+  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), p, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.phones) AS p)
+  SELECT * FROM ins`;
+
+// $2: the phones each updated contact gains (phone[i] goes to contact_id[i] of $3).
+export const UPDATE_CONTACTS = `
+  WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})),
+  upd AS (
+    UPDATE contacts c SET first_name = r.first_name, last_name = r.last_name, phones = r.phones, emails = r.emails, tags = r.tags,
+           description = r.description, company_id = r.company_id, assignee_id = r.assignee_id, source = r.source,
+           opt_in_status = r.opt_in_status, custom_fields = r.custom_fields, updated_at = now()
+    FROM r WHERE c.id = r.id RETURNING c.*),
+  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), phone, contact_id FROM unnest($2::text[], $3::uuid[]) AS x(phone, contact_id))
+  SELECT * FROM upd`;

@@ -96,12 +96,13 @@ const notes = {
 const timelineEntries = {
   name: 'timeline_entries',
   columns: {
-    id: 'uuid', organization_id: 'uuid', event_id: 'uuid', type: 'text', source: 'text', occurred_at: 'timestamptz', actor_id: 'uuid', contact_id: 'uuid', deal_id: 'uuid',
+    id: 'uuid', organization_id: 'uuid', event_id: 'uuid', type: 'text', source: 'text', occurred_at: 'timestamptz', actor_id: 'uuid', contact_id: 'uuid', deal_id: 'uuid', company_id: 'uuid',
     summary: 'text', data: 'jsonb', created_at: 'timestamptz',
   },
   foreignKeys: [
     { name: 'timeline_entries_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
     { name: 'timeline_entries_deal_fkey', column: 'deal_id', references: { table: 'deals', column: 'id' } },
+    { name: 'timeline_entries_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
   ],
 } as const;
 

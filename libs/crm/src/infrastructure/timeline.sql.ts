@@ -1,27 +1,30 @@
 // SQL of the activity timeline (inside Database.inTenant: row-level security applies).
 
-// A link to a contact or deal that no longer exists (deleted before the event arrived) is dropped;
-// with neither left there is nothing to show and no row is written. One row per event.
+// A link to a contact, deal or company that no longer exists (deleted before the event arrived) is
+// dropped; with none left there is nothing to show and no row is written. One row per event.
 export const INSERT_TIMELINE_ENTRY = `
-  INSERT INTO timeline_entries (organization_id, event_id, type, source, occurred_at, actor_id, contact_id, deal_id, summary, data)
-  SELECT app_org_id(), $1, $2, $3, $4, $5, c.id, d.id, $8, $9
+  INSERT INTO timeline_entries (organization_id, event_id, type, source, occurred_at, actor_id, contact_id, deal_id, company_id, summary, data)
+  SELECT app_org_id(), $1, $2, $3, $4, $5, c.id, d.id, co.id, $8, $9
   FROM (SELECT 1) one
   LEFT JOIN contacts c ON c.id = $6::uuid
   LEFT JOIN deals d ON d.id = $7::uuid
-  WHERE c.id IS NOT NULL OR d.id IS NOT NULL
+  LEFT JOIN companies co ON co.id = $10::uuid
+  WHERE c.id IS NOT NULL OR d.id IS NOT NULL OR co.id IS NOT NULL
   ON CONFLICT (organization_id, event_id) DO NOTHING`;
 
-const page = (column: 'contact_id' | 'deal_id') => `
-  SELECT id, type, source, occurred_at, actor_id, contact_id, deal_id, summary, data FROM timeline_entries
+const page = (column: 'contact_id' | 'deal_id' | 'company_id') => `
+  SELECT id, type, source, occurred_at, actor_id, contact_id, deal_id, company_id, summary, data FROM timeline_entries
   WHERE ${column} = $1 AND ($2::timestamptz IS NULL OR (occurred_at, id) < ($2::timestamptz, $3::uuid))
   ORDER BY occurred_at DESC, id DESC
   LIMIT $4`;
 
 export const CONTACT_TIMELINE = page('contact_id');
 export const DEAL_TIMELINE = page('deal_id');
+export const COMPANY_TIMELINE = page('company_id');
 
 export const CONTACT_EXISTS = `SELECT 1 FROM contacts WHERE id = $1`;
 export const DEAL_EXISTS = `SELECT 1 FROM deals WHERE id = $1`;
+export const COMPANY_EXISTS = `SELECT 1 FROM companies WHERE id = $1`;
 
 // $1 a deal, or $2 a contact whose deals all count; $3 when the activity happened.
 export const TOUCH_DEALS = `
