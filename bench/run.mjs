@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
 import { crmScenarios, measureContactImport, seedCrm } from './crm-scenarios.mjs';
+import { measureWebhooks } from './webhook-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -85,6 +86,7 @@ async function main() {
   await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
   const rows = [];
   let contactImport = null;
+  let webhooks = null;
   try {
     for (const scenario of [...scenarios, ...crmScenarios]) {
       await measure(ours.url, scenario.ours, state); // warm-up, not recorded
@@ -102,6 +104,7 @@ async function main() {
     }
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
     contactImport = await measureContactImport(ours.url, state, ours.child.pid);
+    webhooks = await measureWebhooks({ root, dir, startProcess, stopped });
   } finally {
     ours.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
@@ -117,11 +120,12 @@ async function main() {
     );
   }
   if (contactImport) process.stdout.write(`\n${contactImport.scenario}: ${contactImport.rows_per_second} rows/s, server RSS ${contactImport.server_rss_before_mib} -> peak ${contactImport.server_rss_peak_mib} MiB\n`);
+  if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, contact_import: contactImport }, null, 2) + '\n',
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, contact_import: contactImport, webhooks }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }
