@@ -11,6 +11,7 @@ import { scenarios } from './scenarios.mjs';
 import { crmScenarios, measureContactImport, seedCrm } from './crm-scenarios.mjs';
 import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
+import { measureWebhooks } from './webhook-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -22,6 +23,7 @@ const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONL
 const selected = (scenarioName) => !only || scenarioName.toLowerCase().includes(only);
 const INBOUND = 'inbound acknowledgement at 1,000 req/s';
 const IMPORT = 'CSV import of 100,000 contacts';
+const WEBHOOKS = 'webhook deliveries';
 
 function startProcess(command, args, env) {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -115,6 +117,7 @@ async function main() {
       errors,
     });
   };
+  let webhooks = null;
   try {
     for (const scenario of all) await compare(scenario);
     // After the scenarios above: these top the organization up to 100,000 contacts.
@@ -129,6 +132,7 @@ async function main() {
     }
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
     if (selected(IMPORT)) contactImport = await measureContactImport(ours.url, state, ours.child.pid);
+    if (selected(WEBHOOKS)) webhooks = await measureWebhooks({ root, dir, startProcess, stopped });
   } finally {
     const children = [ours.child, bare.child, provider.child, ...(worker ? [worker] : [])];
     for (const child of children) child.kill('SIGTERM');
@@ -150,11 +154,12 @@ async function main() {
     );
   }
   if (contactImport) process.stdout.write(`\n${contactImport.scenario}: ${contactImport.rows_per_second} rows/s, server RSS ${contactImport.server_rss_before_mib} -> peak ${contactImport.server_rss_peak_mib} MiB\n`);
+  if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport }, null, 2) + '\n',
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport, webhooks }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

@@ -189,7 +189,7 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
     expect(served.rawPayload.equals(PNG)).toBe(true);
-    expect(metadataService).toMatchObject({ url: media[1].url, rehost_error: expect.stringContaining('private address') });
+    expect(metadataService).toMatchObject({ url: media[1].url, rehost_error: expect.stringContaining('IP address targets are not allowed') });
     expect(missing).toMatchObject({ url: media[2].url, rehost_error: 'media download answered 404' });
     // Unknown or malformed names are 404, never a path outside the store.
     expect((await app.inject({ method: 'GET', url: `/functions/v1/messaging/media/${ch.tenant.ctx.organizationId}/..%2F..%2Fetc%2Fpasswd` })).statusCode).toBe(404);

@@ -1,17 +1,43 @@
-import { createMediaFetcher, isPrivateAddress } from './media-fetcher';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OutboundError } from '@engage/platform';
+import { createMediaFetcher } from './media-fetcher';
 
-describe('media fetcher guard', () => {
-  it('should class loopback, private, link-local, CGNAT and multicast addresses as private', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1']) {
-      expect([a, isPrivateAddress(a)]).toEqual([a, true]);
-    }
-    for (const a of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2a00:1450::1']) expect([a, isPrivateAddress(a)]).toEqual([a, false]);
+// The fetcher goes through the platform's OutboundClient: its refusals are OutboundErrors.
+describe('media fetcher', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/pic.png') res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64, 1));
+      else if (req.url === '/big') res.writeHead(200).end(Buffer.alloc(4096, 1));
+      else if (req.url === '/moved') res.writeHead(302, { location: 'http://169.254.169.254/' }).end();
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(OutboundError);
+    return (error as OutboundError).code;
+  };
+
+  it('should refuse loopback, private, link-local, IP-literal and privately resolving hosts and other schemes before any request', async () => {
+    const fetchMedia = createMediaFetcher({ allowHosts: [], timeoutMs: 1000, resolve: async (host) => [{ address: host === 'inside.example' ? '10.0.0.7' : '93.184.216.34', family: 4 }] });
+    for (const url of ['http://127.0.0.1:1/x.png', 'http://[::1]:1/x.png', 'http://169.254.169.254/latest', 'https://10.0.0.1/x.png']) expect([url, await refusal(fetchMedia(url))]).toEqual([url, 'ip_literal']);
+    expect(await refusal(fetchMedia('https://inside.example/x.png'))).toBe('private_address');
+    expect(await refusal(fetchMedia('file:///etc/passwd'))).toBe('not_https');
+    expect(await refusal(fetchMedia('ftp://files.example/x.png'))).toBe('not_https');
   });
 
-  it('should refuse private hosts and other schemes before any request', async () => {
-    const fetchMedia = createMediaFetcher({ allowHosts: [], timeoutMs: 1000 });
-    await expect(fetchMedia('http://127.0.0.1:1/x.png')).rejects.toThrow('private address');
-    await expect(fetchMedia('http://[::1]:1/x.png')).rejects.toThrow('private address');
-    await expect(fetchMedia('file:///etc/passwd')).rejects.toThrow('http(s)');
+  it('should download over http from an allowed host, and refuse redirects, errors and oversized bodies', async () => {
+    const fetchMedia = createMediaFetcher({ allowHosts: ['127.0.0.1'], timeoutMs: 2000, maxBytes: 1024 });
+    await expect(fetchMedia(`${base}/pic.png`)).resolves.toEqual({ bytes: Buffer.alloc(64, 1), contentType: 'image/png' });
+    await expect(fetchMedia(`${base}/moved`)).rejects.toThrow('media download answered 302');
+    await expect(fetchMedia(`${base}/missing`)).rejects.toThrow('media download answered 404');
+    await expect(fetchMedia(`${base}/big`)).rejects.toThrow('media larger than 1024 bytes');
   });
 });

@@ -106,6 +106,10 @@ describe('OutboundClient against loopback peers', () => {
     const response = await client.request({ url: `${receiver.url}/big` });
     expect(response.truncated).toBe(true);
     expect(response.body.length).toBe(64 * 1024);
+    // A caller may set its own cap per request (media downloads: 16 MiB).
+    const larger = await client.request({ url: `${receiver.url}/big`, maxBodyBytes: 1024 * 1024 });
+    expect(larger.truncated).toBe(false);
+    expect(larger.body.length).toBe(200 * 1024);
   });
 
   it('gives up on a peer that never answers, with a timeout error', async () => {
@@ -123,6 +127,12 @@ describe('OutboundClient against loopback peers', () => {
       expect((await refusal(client.request({ url }))).code).toBe('not_https');
       const lax = new OutboundClient({ allowHosts: ['127.0.0.1'], allowHttpForAllowedHosts: true });
       expect((await lax.request({ url, method: 'GET' })).body.toString()).toBe('plain');
+      // allowHttp: plain http to any host, still address-checked (a loopback literal is refused).
+      const anyHttp = new OutboundClient({ allowHttp: true, keepAlive: false });
+      expect((await refusal(anyHttp.request({ url }))).code).toBe('ip_literal');
+      expect((await refusal(anyHttp.request({ url: 'ftp://files.example/x' }))).message).toContain('only http:// and https://');
+      const anyHttpAllowed = new OutboundClient({ allowHosts: ['127.0.0.1'], allowHttp: true, keepAlive: false });
+      expect((await anyHttpAllowed.request({ url, method: 'GET' })).body.toString()).toBe('plain');
     } finally {
       server.close();
     }

@@ -29,6 +29,9 @@ export interface OutboundClientOptions {
   allowHosts?: readonly string[];
   // Allow-listed hosts that may also be called over plain http (local tools); https stays required elsewhere.
   allowHttpForAllowedHosts?: boolean;
+  // Plain http to any host that passes the address checks (inbound media, whose addresses come from
+  // the provider and may be http). The checks and pinning are the same; only TLS is not required.
+  allowHttp?: boolean;
   timeoutMs?: number;
   maxBodyBytes?: number;
   // Extra trusted CA certificates (PEM), added to Node's own roots.
@@ -46,6 +49,8 @@ export interface OutboundRequest {
   headers?: Record<string, string>;
   body?: string | Buffer;
   timeoutMs?: number;
+  // This request's body cap, instead of the client's (e.g. 16 MiB for media downloads).
+  maxBodyBytes?: number;
 }
 
 export interface OutboundResponse {
@@ -89,7 +94,7 @@ export class OutboundClient {
     const target = this.target(input.url);
     const address = await this.pin(target);
     const timeoutMs = input.timeoutMs ?? this.options.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
-    const maxBody = this.options.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES;
+    const maxBody = input.maxBodyBytes ?? this.options.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES;
     return new Promise<OutboundResponse>((resolve, reject) => {
       const pinned: LookupFunction = (_host, options, callback) => {
         if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
@@ -169,8 +174,11 @@ export class OutboundClient {
     const host = bareHost(url);
     const allowed = this.allowHosts.has(host);
     if (url.username || url.password) throw new OutboundError('invalid_url', 'URLs with credentials are not allowed');
-    const httpAllowed = allowed && this.options.allowHttpForAllowedHosts === true && url.protocol === 'http:';
-    if (url.protocol !== 'https:' && !httpAllowed) throw new OutboundError('not_https', `only https:// addresses are allowed, got ${url.protocol}//`);
+    const httpAllowed = url.protocol === 'http:' && (this.options.allowHttp === true || (allowed && this.options.allowHttpForAllowedHosts === true));
+    if (url.protocol !== 'https:' && !httpAllowed) {
+      const allowedSchemes = this.options.allowHttp ? 'http:// and https://' : 'https://';
+      throw new OutboundError('not_https', `only ${allowedSchemes} addresses are allowed, got ${url.protocol}//`);
+    }
     if (isIP(host) !== 0 && !allowed) throw new OutboundError('ip_literal', `IP address targets are not allowed (${host}); use a host name`);
     return { url, host, allowed };
   }

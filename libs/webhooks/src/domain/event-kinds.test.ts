@@ -12,6 +12,7 @@ describe('delivery data per kind', () => {
     expect(deliveryData('deal.stage.changed', { deal, actor_id: null, from_stage: 'LEAD', to_stage: 'WON' })).toEqual({ ...deal, changes: { from_stage: 'LEAD', to_stage: 'WON' } });
     expect(deliveryData('message.received', { message: { id: 'm1' }, actor_id: null })).toEqual({ id: 'm1' });
     expect(deliveryData('broadcast.response', { response: { id: 'r1' } })).toEqual({ id: 'r1' });
+    expect(deliveryData('broadcast.response', { message: { id: 'm1' }, actor_id: null, broadcast_id: 'b1' })).toEqual({ id: 'm1', changes: { broadcast_id: 'b1' } });
     expect(deliveryData('zoom.recording.completed', { recording: { id: 'z1' } })).toEqual({ id: 'z1' });
     expect(deliveryData('conversation.status.changed', { conversation_id: 'x', status: 'closed', actor_id: 'u' })).toEqual({ conversation_id: 'x', status: 'closed' });
   });

@@ -17,20 +17,22 @@ export const TEST_EVENT_KIND = 'webhook.test';
 // The contexts whose events may carry these kinds (the consumer subscribes to their topics).
 export const WEBHOOK_EVENT_SOURCES = ['crm', 'messaging', 'meetings'] as const;
 
-const RECORD_KEY: Record<string, string> = { contact: 'contact', deal: 'deal', conversation: 'conversation', message: 'message', broadcast: 'response', zoom: 'recording' };
+// broadcast.response: messaging emits the reply as `message` (the record is the inbound message);
+// `response` is kept for a producer that follows §6's wording.
+const RECORD_KEYS: Record<string, string[]> = { contact: ['contact'], deal: ['deal'], conversation: ['conversation'], message: ['message'], broadcast: ['response', 'message'], zoom: ['recording'] };
 
 export const isWebhookEventKind = (value: string): value is WebhookEventKind => (WEBHOOK_EVENT_KINDS as readonly string[]).includes(value);
 
 // `data` of a delivery: the record the event is about (payload.contact for contact.*, payload.deal
-// for deal.*, payload.conversation, payload.message, payload.response for broadcast.response,
+// for deal.*, payload.conversation, payload.message, payload.response (else payload.message) for broadcast.response,
 // payload.recording for zoom.recording.completed). Extra facts of the event (from_stage, to_stage,
 // previous_owner_id, reason, ...) are added under `changes` when present; actor_id is left out.
 // A payload without that key is sent whole, minus actor_id.
 export function deliveryData(kind: string, payload: Record<string, unknown>): Record<string, unknown> {
-  const key = RECORD_KEY[kind.split('.')[0]];
   const { actor_id: _actor, ...rest } = payload;
+  const key = (RECORD_KEYS[kind.split('.')[0]] ?? []).find((candidate) => candidate in rest);
   const record = key ? rest[key] : undefined;
-  if (!record || typeof record !== 'object' || Array.isArray(record)) return rest;
+  if (!key || !record || typeof record !== 'object' || Array.isArray(record)) return rest;
   const { [key]: _record, ...extra } = rest;
   return Object.keys(extra).length > 0 ? { ...(record as Record<string, unknown>), changes: extra } : { ...(record as Record<string, unknown>) };
 }
