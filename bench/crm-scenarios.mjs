@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { bareTenant } from './bare-tenant.mjs';
 
 const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}` });
 
@@ -63,25 +64,7 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
   const companySql = require(join(root, 'dist/out/libs/crm/src/infrastructure/company.sql.js'));
   const { findDuplicateGroups } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
 
-  async function inTenant(request, reply, work) {
-    const token = String(request.headers.authorization ?? '').slice(7);
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
-    if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)",
-        [payload.organization_id, payload.sub, check.role, request.id],
-      );
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } finally {
-      client.release();
-    }
-  }
+  const inTenant = bareTenant({ pool, key, sessionCheck, jwtVerify });
 
   app.get('/crm/board', (request, reply) =>
     inTenant(request, reply, async (client) => {

@@ -2,6 +2,7 @@
 // contacts with two filters, an order and limit 50 over 100,000 contacts, and deals embedding their
 // contact and owner profile. The bare routes do what the service does around the query (JWT,
 // session check, tenant transaction) and run hand-written SQL that builds the same JSON.
+import { bareTenant } from './bare-tenant.mjs';
 const bearer = (state) => ({ authorization: `Bearer ${state.accessToken}` });
 
 const CONTACT_COLUMNS = 'id,first_name,last_name,phones,emails,tags,company_id,created_at';
@@ -54,25 +55,7 @@ export async function seedDataApi(databaseUrl, organizationId, ownerEmail) {
 }
 
 export function registerDataApiBareRoutes(app, { pool, key, sessionCheck, jwtVerify }) {
-  async function inTenant(request, reply, work) {
-    const token = String(request.headers.authorization ?? '').slice(7);
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
-    if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)",
-        [payload.organization_id, payload.sub, check.role, request.id],
-      );
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } finally {
-      client.release();
-    }
-  }
+  const inTenant = bareTenant({ pool, key, sessionCheck, jwtVerify });
 
   // The JSON text straight from PostgreSQL, as the service answers it.
   const send = (reply, body) => reply.header('content-type', 'application/json; charset=utf-8').send(body);
