@@ -22,7 +22,7 @@ export const dataApiScenarios = [
   },
 ];
 
-// Tops the organization up to 100,000 contacts and adds 5,000 deals, each with a contact and the
+// Tops the organization up to 100,000 contacts (phones apart from the import scenario's) and adds 5,000 deals, each with a contact and the
 // demo OWNER as owner, for the embedding scenario.
 export async function seedDataApi(databaseUrl, organizationId, ownerEmail) {
   const { default: pg } = await import('pg');
@@ -33,7 +33,7 @@ export async function seedDataApi(databaseUrl, organizationId, ownerEmail) {
     await client.query(
       `WITH made AS (
          INSERT INTO contacts (organization_id, first_name, last_name, phones, created_at)
-         SELECT $1, 'Contact ' || n, 'Seed', ARRAY['+2011' || lpad(n::text, 8, '0')], now() - make_interval(secs => n)
+         SELECT $1, 'Contact ' || n, 'Seed', ARRAY['+2015' || lpad(n::text, 8, '0')], now() - make_interval(secs => n)
          FROM generate_series($2::int + 1, 100000) AS n RETURNING id, organization_id, phones[1] AS phone)
        INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT organization_id, phone, id FROM made`,
       [organizationId, count],
