@@ -69,7 +69,7 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
   app.get('/crm/board', (request, reply) =>
     inTenant(request, reply, async (client) => {
       const { rows: [pipeline] } = await client.query(dealSql.DEFAULT_PIPELINE);
-      const { rows: stages } = await client.query(dealSql.BOARD, [pipeline.id]);
+      const { rows: stages } = await client.query(dealSql.BOARD, [pipeline.id, 100]);
       return { pipeline_id: pipeline.id, stages };
     }),
   );

@@ -115,15 +115,18 @@ export class DealService {
     return this.update(ctx, id, { stage }, { position });
   }
 
-  async board(ctx: RequestContext, pipelineId?: string): Promise<{ pipeline_id: string; stages: unknown[] }> {
+  async board(ctx: RequestContext, pipelineId?: string, perColumn = BOARD_CARDS_DEFAULT): Promise<{ pipeline_id: string; stages: unknown[] }> {
     return this.db.inTenant(ctx, async (tx) => {
       const id = pipelineId === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(pipelineId, 'pipeline_id');
-      const stages = await tx.query(BOARD, [id]);
+      const stages = await tx.query(BOARD, [id, perColumn]);
       if (stages.length === 0) throw NotFound('pipeline', id);
       return { pipeline_id: id, stages };
     });
   }
 }
+
+// Cards per column the board answers unless asked (GET /functions/v1/deals/board?limit=, at most 500).
+export const BOARD_CARDS_DEFAULT = 100;
 
 async function stagesOf(tx: Tx, pipelineId: string): Promise<StageRow[]> {
   const stages = await tx.query<StageRow>(PIPELINE_STAGES, [pipelineId]);

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, IsUUID, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { DealService } from '../application/deal.service';
 
@@ -11,6 +12,8 @@ export class MoveDealDto {
 
 export class BoardQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsUUID('all') pipeline_id?: string;
+  @ApiPropertyOptional({ description: 'cards per column (default 100, at most 500); totals always cover every deal' })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
 }
 
 // The kanban board and drag-and-drop moves. Deal rows themselves are read and written through
@@ -23,7 +26,7 @@ export class DealsController {
 
   @Get('board')
   board(@CurrentCaller() caller: Caller, @Query() query: BoardQueryDto) {
-    return this.deals.board(caller.ctx, query.pipeline_id);
+    return this.deals.board(caller.ctx, query.pipeline_id, query.limit);
   }
 
   @Post(':id/move')

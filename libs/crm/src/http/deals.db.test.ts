@@ -29,6 +29,12 @@ describe('kanban board and moves over HTTP', () => {
     expect(board.statusCode).toBe(200);
     const lead = board.json().stages[0];
     expect(lead).toMatchObject({ key: 'LEAD', name: 'Deal', deal_count: 2, total_value: 500 });
+    // A bounded number of cards per column; the totals still cover every deal.
+    const one = (await app.inject({ method: 'GET', url: '/functions/v1/deals/board?limit=1', headers })).json().stages[0];
+    expect(one).toMatchObject({ key: 'LEAD', deal_count: 2, total_value: 500, has_more: true });
+    expect(one.deals).toHaveLength(1);
+    expect(board.json().stages[0]).toMatchObject({ has_more: false });
+    expect(board.json().stages[0].deals).toHaveLength(2);
     const moved = await app.inject({ method: 'POST', url: `/functions/v1/deals/${deal.id}/move`, headers, payload: { stage: 'closed_won', position: 0 } });
     expect(moved.statusCode).toBe(200);
     expect(moved.json()).toMatchObject({ stage: 'CLOSED_WON', probability: 100 });
@@ -49,6 +55,7 @@ describe('kanban board and moves over HTTP', () => {
     expect(unknown.json().error).toContain('valid stages: LEAD, QUALIFIED, PROPOSAL, NEGOTIATION, CLOSED_WON, CLOSED_LOST');
     expect((await move(theirs.id, { stage: 'LEAD', position: -1 }, b.headers)).statusCode).toBe(400);
     expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board?pipeline_id=x', headers: a.headers })).statusCode).toBe(400);
+    for (const limit of ['0', '501', 'x']) expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?limit=${limit}`, headers: a.headers })).statusCode).toBe(400);
     expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?pipeline_id=${theirs.pipeline_id}`, headers: a.headers })).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board' })).statusCode).toBe(401);
   });

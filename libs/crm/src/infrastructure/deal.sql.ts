@@ -79,12 +79,16 @@ export const OPEN_OWNER_PERIOD = `INSERT INTO deal_owner_history (organization_i
 export const HAD_OWNER = `SELECT EXISTS (SELECT 1 FROM deal_owner_history WHERE deal_id = $1 AND owner_id IS NOT NULL) AS had`;
 
 // The kanban board: every stage of the pipeline with its deals in position order and column totals.
+// Totals over every deal of a column, cards for the first $2 of each (in position order): a board
+// of 50,000 deals must not answer all of them at once; more of a column come from /rest/v1/deals.
 export const BOARD = `
-  SELECT s.id, s.key, s.name, s.color, s.position, s.default_probability,
-         count(d.id)::int AS deal_count, coalesce(sum(d.value), 0)::float8 AS total_value,
-         coalesce(json_agg(json_build_object('id', d.id, 'title', d.title, 'value', d.value::float8, 'currency', d.currency, 'probability', d.probability,
-                                             'owner_id', d.owner_id, 'contact_id', d.contact_id, 'priority', d.priority, 'position', d.position)
-                  ORDER BY d.position, d.id) FILTER (WHERE d.id IS NOT NULL), '[]'::json) AS deals
-  FROM pipeline_stages s LEFT JOIN deals d ON d.stage_id = s.id
+  SELECT s.id, s.key, s.name, s.color, s.position, s.default_probability, t.deal_count, t.total_value,
+         t.deal_count > $2 AS has_more,
+         coalesce((SELECT json_agg(json_build_object('id', d.id, 'title', d.title, 'value', d.value::float8, 'currency', d.currency, 'probability', d.probability,
+                                                     'owner_id', d.owner_id, 'contact_id', d.contact_id, 'priority', d.priority, 'position', d.position)
+                            ORDER BY d.position, d.id)
+                   FROM (SELECT * FROM deals WHERE stage_id = s.id ORDER BY position, id LIMIT $2) d), '[]'::json) AS deals
+  FROM pipeline_stages s
+  CROSS JOIN LATERAL (SELECT count(*)::int AS deal_count, coalesce(sum(value), 0)::float8 AS total_value FROM deals WHERE stage_id = s.id) t
   WHERE s.pipeline_id = $1
-  GROUP BY s.id ORDER BY s.position`;
+  ORDER BY s.position`;
