@@ -66,7 +66,9 @@ export function findDuplicateGroups(companies: CompanyKeys[]): DuplicateGroup[] 
     for (const [kind, value] of keys) {
       if (value === '') continue;
       const key = `${kind}:${value}`;
-      byKey.set(key, [...(byKey.get(key) ?? []), company.id]);
+      const holders = byKey.get(key);
+      if (holders) holders.push(company.id);
+      else byKey.set(key, [company.id]);
     }
   }
   // Keys held by two or more companies are the evidence; they join their holders into one group.
@@ -77,13 +79,20 @@ export function findDuplicateGroups(companies: CompanyKeys[]): DuplicateGroup[] 
     const root = find(company.id);
     groups.set(root, (groups.get(root) ?? new Set()).add(company.id));
   }
+  // Each shared key belongs to exactly one group: bucket them once (linear, not groups x keys).
+  const keysByRoot = new Map<string, string[]>();
+  for (const [key, ids] of shared) {
+    const root = find(ids[0]);
+    const keys = keysByRoot.get(root);
+    if (keys) keys.push(key);
+    else keysByRoot.set(root, [key]);
+  }
   const result: DuplicateGroup[] = [];
-  for (const members of groups.values()) {
+  for (const [root, members] of groups) {
     if (members.size < 2) continue;
     const reasons: string[] = [];
     const kinds = new Set<keyof typeof WEIGHT>();
-    for (const [key, ids] of shared) {
-      if (!members.has(ids[0])) continue;
+    for (const key of keysByRoot.get(root) ?? []) {
       const kind = key.slice(0, key.indexOf(':')) as keyof typeof WEIGHT;
       kinds.add(kind);
       reasons.push(`same ${LABEL[kind]} ${key.slice(key.indexOf(':') + 1)}`);
