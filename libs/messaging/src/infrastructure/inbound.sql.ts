@@ -13,8 +13,9 @@ export const SYSTEM_STORE_INBOUND = `
   INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3) RETURNING id`;
 
 // SYSTEM: events due for processing, across organizations; each is then claimed inside its tenant.
+// The payload comes along so media downloads need no extra round trip (the claim re-reads it).
 export const SYSTEM_DUE_INBOUND = `
-  SELECT id, organization_id FROM inbound_events WHERE processed_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1`;
+  SELECT id, organization_id, payload FROM inbound_events WHERE processed_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1`;
 
 // The claim: a row another worker holds is skipped, a processed one is gone.
 export const CLAIM_INBOUND = `
