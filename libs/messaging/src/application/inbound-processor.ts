@@ -4,7 +4,7 @@ import type { Database, Tx } from '@engage/platform';
 import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { InboundPayload } from '../domain/inbound-payload';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
-import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND, SYSTEM_INBOUND_PAYLOAD } from '../infrastructure/inbound.sql';
+import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND } from '../infrastructure/inbound.sql';
 import type { MediaFetcher, MediaStore } from './media-store.port';
 import {
   type ConversationRow,
@@ -21,6 +21,8 @@ import { conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
 export const MAX_INBOUND_ATTEMPTS = 8;
+// Events processed at once by one worker, each in its own transaction (and pool connection).
+export const INBOUND_LANES = 4;
 
 interface StoredMedia {
   url: string;
@@ -42,21 +44,32 @@ export class InboundProcessor {
     private readonly db: Database,
     private readonly contacts: ContactService,
     private readonly media?: { store: MediaStore; fetch: MediaFetcher },
+    private readonly lanes = INBOUND_LANES,
   ) {}
 
+  // Returns how many events were settled. The due events are shared by a few lanes working in
+  // parallel; every event is still claimed with SKIP LOCKED in its own transaction, so lanes (and
+  // other workers) never process one event twice, and a failing event does not hold the others.
   async processDue(limit = 100): Promise<number> {
-    const due = await this.db.systemQuery<{ id: string; organization_id: string }>(SYSTEM_DUE_INBOUND, [limit]);
+    const due = await this.db.systemQuery<{ id: string; organization_id: string; payload: InboundPayload }>(SYSTEM_DUE_INBOUND, [limit]);
     let done = 0;
-    for (const event of due) if (await this.processOne(event.id, event.organization_id)) done++;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < due.length) {
+        const event = due[next++];
+        if (await this.processOne(event.id, event.organization_id, event.payload)) done++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.lanes, due.length)) }, lane));
     return done;
   }
 
-  private async processOne(id: string, organizationId: string): Promise<boolean> {
+  private async processOne(id: string, organizationId: string, payload: InboundPayload): Promise<boolean> {
     const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
     try {
       // Downloads happen before the claim's transaction, so no lock waits on the network. Files are
       // named by content: a retried event stores the same files again.
-      const media = await this.rehost(id, organizationId);
+      const media = await this.rehost(organizationId, payload);
       return await this.db.inTenant(ctx, async (tx) => {
         const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
         if (!event) return false;
@@ -71,13 +84,12 @@ export class InboundProcessor {
     }
   }
 
-  private async rehost(id: string, organizationId: string): Promise<StoredMedia[] | undefined> {
+  private async rehost(organizationId: string, payload: InboundPayload): Promise<StoredMedia[] | undefined> {
     if (!this.media) return undefined;
-    const [row] = await this.db.systemQuery<{ payload: InboundPayload }>(SYSTEM_INBOUND_PAYLOAD, [id]);
-    if (row?.payload.type !== 'message' || row.payload.media.length === 0) return undefined;
+    if (payload?.type !== 'message' || payload.media.length === 0) return undefined;
     const { store, fetch } = this.media;
     return Promise.all(
-      row.payload.media.map(async ({ url, kind }): Promise<StoredMedia> => {
+      payload.media.map(async ({ url, kind }): Promise<StoredMedia> => {
         try {
           const file = await fetch(url);
           return { url: await store.put(organizationId, file.bytes, file.contentType), kind, original_url: url };

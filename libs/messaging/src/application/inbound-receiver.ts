@@ -1,9 +1,8 @@
 import { DomainError, isUuid, Unauthorized } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
-import { parseInboundPayload } from '../domain/inbound-payload';
-import { SYSTEM_STORE_INBOUND } from '../infrastructure/inbound.sql';
-import { SYSTEM_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
-import { tokenMatches } from './channel-account.service';
+import { type InboundPayload, parseInboundPayload } from '../domain/inbound-payload';
+import { SYSTEM_AUTH_AND_STORE_INBOUND } from '../infrastructure/inbound.sql';
+import { hashToken, tokenMatches } from './channel-account.service';
 
 // Wakes the worker of this process at once (others find the event by polling).
 export class InboundSignal {
@@ -17,7 +16,9 @@ export class InboundSignal {
 }
 
 // §4.3, the fast half: authenticate the channel, check the payload, store it raw, acknowledge.
-// Two statements and no transaction; the worker does the rest.
+// A valid payload costs one statement (credentials checked and event stored together), no
+// transaction; the worker does the rest. An invalid one is still authenticated first, so an
+// unauthenticated caller always gets the same 401.
 export class InboundReceiver {
   constructor(
     private readonly db: Database,
@@ -27,12 +28,24 @@ export class InboundReceiver {
   async receive(channelId: string, token: string | undefined, body: unknown): Promise<{ received: true; id: string }> {
     const refused = Unauthorized('invalid_channel_token', 'Unknown channel or wrong token');
     if (!isUuid(channelId) || token === undefined) throw refused;
-    const [channel] = await this.db.systemQuery<{ organization_id: string; inbound_token_hash: Buffer | null; is_active: boolean }>(SYSTEM_CHANNEL_TOKEN, [channelId]);
+    let payload: InboundPayload | undefined;
+    let invalid: unknown;
+    try {
+      payload = parseInboundPayload(body);
+    } catch (error) {
+      invalid = error;
+    }
+    const ok = token.length > 0 && token.length <= 200;
+    const [channel] = await this.db.systemQuery<{ organization_id: string; inbound_token_hash: Buffer | null; is_active: boolean; id: string | null }>(SYSTEM_AUTH_AND_STORE_INBOUND, [
+      channelId,
+      ok ? hashToken(token) : null,
+      payload === undefined ? null : JSON.stringify(payload),
+    ]);
     if (!channel || !tokenMatches(token, channel.inbound_token_hash)) throw refused;
     if (!channel.is_active) throw new DomainError('forbidden', 'channel_inactive', 'This channel account is not active');
-    const payload = parseInboundPayload(body);
-    const [row] = await this.db.systemQuery<{ id: string }>(SYSTEM_STORE_INBOUND, [channel.organization_id, channelId, JSON.stringify(payload)]);
+    if (payload === undefined) throw invalid;
+    if (channel.id === null) throw new Error('inbound event was not stored');
     this.signal.stored();
-    return { received: true, id: String(row.id) };
+    return { received: true, id: String(channel.id) };
   }
 }

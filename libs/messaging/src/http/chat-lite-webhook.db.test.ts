@@ -107,9 +107,12 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
       expect(res.statusCode).toBe(400);
       expect(typeof res.json().error).toBe('string');
     }
+    // Credentials are checked before the payload: a bad payload with a wrong token is a 401.
+    expect((await post(a.id, 'wrong', { id: 'x' })).statusCode).toBe(401);
     expect(await rows(a.tenant.ctx, 'SELECT id FROM inbound_events')).toEqual([]);
     await rows(a.tenant.ctx, 'UPDATE channel_accounts SET is_active = false WHERE id = $1', [a.id]);
     expect((await post(a.id, a.token, good)).statusCode).toBe(403);
+    expect(await rows(a.tenant.ctx, 'SELECT id FROM inbound_events')).toEqual([]);
     // A rotated token replaces the old one.
     const rotated = (await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${b.id}/rotate-token`, headers: b.tenant.key })).json();
     expect((await post(b.id, b.token, good)).statusCode).toBe(401);

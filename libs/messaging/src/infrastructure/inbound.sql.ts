@@ -8,13 +8,22 @@ export interface InboundEventRow {
   attempts: number;
 }
 
-// SYSTEM: the receiver stores the raw event of an authenticated channel (one statement).
-export const SYSTEM_STORE_INBOUND = `
-  INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3) RETURNING id`;
+// SYSTEM: the receiver's one round trip: the channel's credentials, and the event stored only when
+// the channel is active and the token's SHA-256 matches ($2). `id` is null when nothing was stored
+// (also for a null payload $3: an invalid one, authenticated before its 400);
+// the receiver then tells why from the channel columns.
+export const SYSTEM_AUTH_AND_STORE_INBOUND = `
+  WITH channel AS (SELECT organization_id, inbound_token_hash, is_active FROM channel_accounts WHERE id = $1),
+  stored AS (
+    INSERT INTO inbound_events (organization_id, channel_account_id, payload)
+    SELECT organization_id, $1, $3::jsonb FROM channel WHERE is_active AND inbound_token_hash = $2 AND $3::jsonb IS NOT NULL
+    RETURNING id)
+  SELECT channel.organization_id, channel.inbound_token_hash, channel.is_active, (SELECT id FROM stored) AS id FROM channel`;
 
 // SYSTEM: events due for processing, across organizations; each is then claimed inside its tenant.
+// The payload comes along so media downloads need no extra round trip (the claim re-reads it).
 export const SYSTEM_DUE_INBOUND = `
-  SELECT id, organization_id FROM inbound_events WHERE processed_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1`;
+  SELECT id, organization_id, payload FROM inbound_events WHERE processed_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1`;
 
 // The claim: a row another worker holds is skipped, a processed one is gone.
 export const CLAIM_INBOUND = `
