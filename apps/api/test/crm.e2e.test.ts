@@ -1,23 +1,18 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestRuntime } from '@engage/platform/testing';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import { CompanyService, ContactService, DealService } from '@engage/crm';
-import { createApiApp } from '../src/create-api-app';
+import { startComposedApp } from './composed-app';
 
 describe('CRM in the composed api: tasks, notes and company updates through the data API, CSV import', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
-    app = await createApiApp(runtime);
+    ({ runtime, app, close } = await startComposedApp());
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const rest = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, t: TestTenant, payload?: unknown) =>
     app.inject({ method, url: `/rest/v1${path}`, headers: { ...t.session, prefer: 'return=representation' }, ...(payload === undefined ? {} : { payload: payload as object }) });

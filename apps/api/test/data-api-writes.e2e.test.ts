@@ -1,22 +1,17 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestRuntime } from '@engage/platform/testing';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import { createApiApp } from '../src/create-api-app';
+import { startComposedApp } from './composed-app';
 
 describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
   let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
-    app = await createApiApp(runtime);
+    ({ runtime, app, close } = await startComposedApp());
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const tenant = () => createTestTenant(app);
   const proxy = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, headers: Record<string, string>, payload?: unknown) =>

@@ -2,23 +2,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService, DealService } from '@engage/crm';
 import { TokenService } from '@engage/identity';
 import { createTestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
-import { startTestRuntime } from '@engage/platform/testing';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import { createApiApp } from '../src/create-api-app';
+import { startComposedApp } from './composed-app';
 
 describe('data API reads over the composed app (/rest/v1 and the record proxy)', () => {
-  let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
-    app = await createApiApp(runtime);
+    ({ app, close } = await startComposedApp());
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   const tenant = () => createTestTenant(app);
 

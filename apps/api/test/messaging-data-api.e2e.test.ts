@@ -1,24 +1,17 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant } from '@engage/identity/testing';
 import { OrganizationService } from '@engage/identity';
-import type { PlatformRuntime } from '@engage/platform';
-import { startTestRuntime } from '@engage/platform/testing';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import { createApiApp } from '../src/create-api-app';
+import { startComposedApp } from './composed-app';
 
 // Messaging tables through the data API of the composed app: readable, embeddable, not writable.
 describe('messaging tables on /rest/v1', () => {
-  let runtime: PlatformRuntime;
   let app: NestFastifyApplication;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: CONTEXT_MIGRATIONS });
-    app = await createApiApp(runtime);
+    ({ app, close } = await startComposedApp());
   });
-  afterAll(async () => {
-    await app.close();
-    await runtime.close();
-  });
+  afterAll(() => close());
 
   it("should read conversations with their contact and messages of the caller's organization only, and refuse writes", async () => {
     const a = await createTestTenant(app);
