@@ -9,6 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { cpuWindow } from './cpu-usage.mjs';
 
 const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}` });
 // Recipients rotate over 1,000 of the seeded contacts' numbers (+2010 00000001 ...): the send
@@ -120,6 +121,7 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
   if (created.status !== 201) throw new Error(`channel account: ${created.status} ${await created.text()}`);
   const { channel_account: channel, inbound_token: token } = await created.json();
   let n = 0;
+  const loadWindow = cpuWindow();
   const result = await new Promise((resolve, reject) => {
     autocannon(
       {
@@ -135,27 +137,33 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
     );
   });
   const loadEnded = process.hrtime.bigint();
+  const cpuDuringLoad = loadWindow();
+  const drainWindow = cpuWindow();
   const acknowledged = result['2xx'];
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const counts = async () =>
-      (
-        await client.query(
-          `SELECT (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1) AS stored,
-                  (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1 AND processed_at IS NULL) AS waiting,
-                  (SELECT count(*)::int FROM messages WHERE channel_account_id = $1 AND direction = 'INBOUND') AS messages`,
-          [channel.id],
-        )
-      ).rows[0];
-    let now = await counts();
+    // Polled through the pending-events index (cheap, so the polling does not slow the drain);
+    // the totals are counted once at the end.
+    const waiting = async () =>
+      (await client.query('SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1', [channel.id])).rows[0].n;
+    let left = await waiting();
     const deadline = Date.now() + 120_000;
-    while (now.waiting > 0 && Date.now() < deadline) {
+    while (left > 0 && Date.now() < deadline) {
       await sleep(50);
-      now = await counts();
+      left = await waiting();
     }
     const drainSeconds = Number(process.hrtime.bigint() - loadEnded) / 1e9;
+    const cpuDuringDrain = drainWindow();
+    const now = (
+      await client.query(
+        `SELECT (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1) AS stored,
+                (SELECT count(*)::int FROM inbound_events WHERE channel_account_id = $1 AND processed_at IS NULL) AS waiting,
+                (SELECT count(*)::int FROM messages WHERE channel_account_id = $1 AND direction = 'INBOUND') AS messages`,
+        [channel.id],
+      )
+    ).rows[0];
     return {
       scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
       sent: result.requests.sent ?? result.requests.total,
@@ -168,6 +176,8 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
       processed_messages: now.messages,
       lost: acknowledged - Math.min(now.stored, now.messages),
       all_processed_seconds_after_load: now.waiting === 0 ? Number(drainSeconds.toFixed(2)) : null,
+      cpu_during_load: cpuDuringLoad,
+      cpu_during_drain: cpuDuringDrain,
     };
   } finally {
     await client.end();

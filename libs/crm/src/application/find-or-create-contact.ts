@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import type { Tx } from '@engage/platform';
 import { isCountryCode, toE164 } from '../domain/phone';
-import { CONTACT_BY_PHONE, ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
+import { CONTACT_BY_PHONE, CONTACTS_BY_PHONES, ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView, type ContactView } from './contact-view';
 import { ContactService } from './contact.service';
 
@@ -39,4 +39,37 @@ export async function findOrCreateContactByPhone(
 async function byPhone(tx: Tx, phone: string): Promise<ContactView | undefined> {
   const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone]);
   return row ? toContactView(row) : undefined;
+}
+
+// The same for many senders at once (the inbound worker's batches): one lookup for all phones, and
+// the per-phone path above only for the phones no contact has yet. Answers in the order asked; an
+// entry that is not a valid phone gets the error instead of failing the others.
+export async function findOrCreateContactsByPhones(
+  tx: Tx,
+  ctx: RequestContext,
+  contacts: ContactService,
+  wanted: Array<{ raw: string; name: string | null }>,
+): Promise<Array<{ contact: ContactView; created: boolean } | { error: DomainError }>> {
+  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  const country = isCountryCode(org?.country) ? org.country : undefined;
+  const phones = wanted.map(({ raw }) => toE164(raw, country));
+  const valid = [...new Set(phones.filter((p): p is string => p !== null))];
+  const rows = valid.length === 0 ? [] : await tx.query<ContactRow & { matched_phone: string }>(CONTACTS_BY_PHONES, [valid]);
+  const known = new Map<string, { contact: ContactView; created: boolean }>(rows.map((row) => [row.matched_phone, { contact: toContactView(row), created: false }]));
+  const answers: Array<{ contact: ContactView; created: boolean } | { error: DomainError }> = [];
+  for (const [i, phone] of phones.entries()) {
+    const { raw, name } = wanted[i];
+    if (!phone) {
+      answers.push({ error: new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) }) });
+      continue;
+    }
+    let found = known.get(phone);
+    if (!found) {
+      // Created once: a later entry with the same phone finds it as existing.
+      found = await findOrCreateContactByPhone(tx, ctx, contacts, phone, name);
+      known.set(phone, { contact: found.contact, created: false });
+    }
+    answers.push(found);
+  }
+  return answers;
 }

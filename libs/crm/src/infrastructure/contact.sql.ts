@@ -37,6 +37,11 @@ export const CONTACT_WITH_COMPANY = `
   FROM contacts c LEFT JOIN companies co ON co.organization_id = c.organization_id AND co.id = c.company_id
   WHERE c.id = $1`;
 
+// Many E.164 phones at once; matched_phone tells which one found the contact.
+export const CONTACTS_BY_PHONES = `
+  SELECT c.*, p.phone AS matched_phone FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
+  WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[])`;
+
 export const CONTACT_BY_PHONE = `
   SELECT c.* FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
   WHERE p.organization_id = app_org_id() AND p.phone = $1`;

@@ -5,6 +5,8 @@ import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { InboundPayload } from '../domain/inbound-payload';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
 import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND } from '../infrastructure/inbound.sql';
+import { CLAIM_INBOUND_BATCH } from '../infrastructure/inbound-batch.sql';
+import { applyMessageBatch, campaignOf, type StoredMedia } from './inbound-batch';
 import type { MediaFetcher, MediaStore } from './media-store.port';
 import {
   type ConversationRow,
@@ -24,11 +26,14 @@ export const MAX_INBOUND_ATTEMPTS = 8;
 // Events processed at once by one worker, each in its own transaction (and pool connection).
 export const INBOUND_LANES = 4;
 
-interface StoredMedia {
-  url: string;
-  kind: string;
-  original_url: string;
-  rehost_error?: string;
+// Message events stored in one transaction at most.
+export const BATCH_SIZE = 50;
+
+type MessagePayload = Extract<InboundPayload, { type: 'message' }>;
+interface DueEvent {
+  id: string;
+  organization_id: string;
+  payload: InboundPayload;
 }
 
 // Not an error: the outcome is final and the event is done.
@@ -47,21 +52,48 @@ export class InboundProcessor {
     private readonly lanes = INBOUND_LANES,
   ) {}
 
-  // Returns how many events were settled. The due events are shared by a few lanes working in
-  // parallel; every event is still claimed with SKIP LOCKED in its own transaction, so lanes (and
-  // other workers) never process one event twice, and a failing event does not hold the others.
+  // Returns how many events were settled. The due messages of an organization go in batches (one
+  // transaction each, a sender's messages in one batch and in order); status callbacks, and every
+  // event of a batch that failed, go one at a time. A few lanes work in parallel; every event is
+  // claimed with SKIP LOCKED, so lanes (and other workers) never process one event twice, and a
+  // failing event does not hold the others.
   async processDue(limit = 100): Promise<number> {
     const due = await this.db.systemQuery<{ id: string; organization_id: string; payload: InboundPayload }>(SYSTEM_DUE_INBOUND, [limit]);
+    const units = workUnits(due, Math.max(1, this.lanes));
     let done = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < due.length) {
-        const event = due[next++];
-        if (await this.processOne(event.id, event.organization_id, event.payload)) done++;
+      while (next < units.length) {
+        const unit = units[next++];
+        done += unit.length === 1 && unit[0].payload?.type !== 'message' ? Number(await this.processOne(unit[0].id, unit[0].organization_id, unit[0].payload)) : await this.processBatch(unit);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.lanes, due.length)) }, lane));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.lanes, units.length)) }, lane));
     return done;
+  }
+
+  private async processBatch(unit: DueEvent[]): Promise<number> {
+    const organizationId = unit[0].organization_id;
+    const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
+    const media = await Promise.all(unit.map((e) => this.rehost(organizationId, e.payload)));
+    const mediaOf = new Map(unit.map((e, i) => [String(e.id), media[i]]));
+    let left: DueEvent[];
+    let settled = 0;
+    try {
+      left = await this.db.inTenant(ctx, async (tx) => {
+        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)]);
+        const messages = claimed.map((event) => ({ event, payload: event.payload as unknown as MessagePayload, media: mediaOf.get(String(event.id)) }));
+        const rest = await applyMessageBatch(tx, ctx, this.contacts, messages);
+        settled = claimed.length - rest.length;
+        return rest.map(({ event, payload }) => ({ id: event.id, organization_id: organizationId, payload }));
+      });
+    } catch {
+      // Whatever failed, one at a time tells which event it was and counts its attempt.
+      settled = 0;
+      left = unit;
+    }
+    for (const event of left) if (await this.processOne(event.id, organizationId, event.payload)) settled++;
+    return settled;
   }
 
   private async processOne(id: string, organizationId: string, payload: InboundPayload): Promise<boolean> {
@@ -146,9 +178,26 @@ export class InboundProcessor {
   }
 }
 
-function campaignOf(metadata: Record<string, unknown>): Record<string, unknown> | null {
-  const broadcast = metadata.broadcast_id ?? null;
-  const campaign = metadata.campaign_id ?? null;
-  if (broadcast === null && campaign === null && metadata.broadcast !== true) return null;
-  return { broadcast_id: broadcast, campaign_id: campaign };
+// Work for the lanes: each organization's message events in batches of at most BATCH_SIZE (spread
+// over the lanes when there are few), a sender always in the same batch; other events alone.
+function workUnits(due: DueEvent[], lanes: number): DueEvent[][] {
+  const units: DueEvent[][] = [];
+  const messages = new Map<string, DueEvent[]>();
+  for (const event of due) {
+    if (event.payload?.type !== 'message') units.push([event]);
+    else messages.set(event.organization_id, [...(messages.get(event.organization_id) ?? []), event]);
+  }
+  for (const events of messages.values()) {
+    const count = Math.max(Math.ceil(events.length / BATCH_SIZE), Math.min(lanes, events.length));
+    const batches: DueEvent[][] = Array.from({ length: count }, () => []);
+    for (const event of events) batches[senderSlot((event.payload as MessagePayload).from, count)].push(event);
+    units.push(...batches.filter((b) => b.length > 0));
+  }
+  return units;
+}
+
+function senderSlot(from: string, count: number): number {
+  let hash = 0;
+  for (let i = 0; i < from.length; i++) hash = (hash * 31 + from.charCodeAt(i)) | 0;
+  return Math.abs(hash) % count;
 }

@@ -12,6 +12,8 @@ const str = (v: unknown, field: string, max: number, required: boolean): string 
     return null;
   }
   if (typeof v !== 'string' || v.length > max) throw invalid(`${field} must be a string of at most ${max} characters`);
+  // PostgreSQL text and jsonb cannot hold NUL: refused here with a clear message, not by the database.
+  if (v.includes('\u0000')) throw invalid(`${field} must not contain NUL characters`);
   return v;
 };
 

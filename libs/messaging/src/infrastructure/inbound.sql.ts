@@ -41,3 +41,17 @@ export const MARK_INBOUND_RETRY = `
 
 // SYSTEM: the payload, read before the claim to download its media outside the transaction.
 export const SYSTEM_INBOUND_PAYLOAD = `SELECT payload FROM inbound_events WHERE id = $1 AND processed_at IS NULL`;
+
+// SYSTEM: SYSTEM_AUTH_AND_STORE_INBOUND for many requests at once (the receiver groups the requests
+// that arrive while a statement is on its way). Ids are drawn before the insert so every answer,
+// returned in the order asked ($1..$3 aligned), says which event it stored.
+export const SYSTEM_AUTH_AND_STORE_INBOUND_MANY = `
+  WITH asked AS MATERIALIZED (
+    SELECT k.n, k.channel_id, k.payload, c.organization_id, c.inbound_token_hash, c.is_active,
+           CASE WHEN c.is_active AND c.inbound_token_hash = k.token_hash AND k.payload IS NOT NULL THEN nextval('inbound_events_id_seq') END AS id
+    FROM unnest($1::uuid[], $2::bytea[], $3::jsonb[]) WITH ORDINALITY AS k(channel_id, token_hash, payload, n)
+    LEFT JOIN channel_accounts c ON c.id = k.channel_id),
+  stored AS (
+    INSERT INTO inbound_events (id, organization_id, channel_account_id, payload)
+    SELECT id, organization_id, channel_id, payload FROM asked WHERE id IS NOT NULL ORDER BY n)
+  SELECT organization_id, inbound_token_hash, is_active, id FROM asked ORDER BY n`;

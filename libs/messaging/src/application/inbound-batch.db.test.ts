@@ -1,0 +1,124 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ContactService, crmMigrations } from '@engage/crm';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import { messagingMigrations } from '../index';
+import { MessagingModule } from '../messaging.module';
+import { InboundProcessor } from './inbound-processor';
+
+let app: NestFastifyApplication;
+let runtime: PlatformRuntime;
+let close: () => Promise<void>;
+
+// An api process runs no inbound worker: the test drives the processor itself.
+beforeAll(async () => {
+  ({ app, runtime, close } = await startTestApp([MessagingModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations] }));
+});
+afterAll(() => close());
+
+async function channel(): Promise<{ tenant: TestTenant; id: string; post: (payload: object) => Promise<void> }> {
+  const tenant = await createTestTenant(app);
+  const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
+  const post = async (payload: object) => {
+    const res = await app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${created.channel_account.id}`, headers: { 'x-channel-token': created.inbound_token }, payload });
+    expect(res.statusCode).toBe(200);
+  };
+  return { tenant, id: created.channel_account.id, post };
+}
+
+const processor = () => new InboundProcessor(runtime.db, app.get(ContactService), undefined, 1);
+const sql = <T = Record<string, unknown>>(tenant: TestTenant, text: string, params: unknown[] = []) => runtime.db.inTenant(tenant.ctx, (tx) => tx.query<T>(text, params));
+const outbox = (tenant: TestTenant) =>
+  runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE organization_id = $1 ORDER BY seq', [tenant.ctx.organizationId]));
+
+describe('inbound message batches', () => {
+  it('should store a batch in one transaction with the same outcome as one event at a time', async () => {
+    const { tenant, id, post } = await channel();
+    const [a, b, c] = ['201005550101', '201005550102', '201005550103'];
+    // Before the batch: B has a snoozed conversation, C a conversation whose last outbound message
+    // is a broadcast's, and provider id "old" is already stored.
+    await post({ type: 'message', id: 'old', from: b, text: 'earlier' });
+    await post({ type: 'message', id: 'c0', from: c, text: 'earlier' });
+    expect(await processor().processDue()).toBe(2);
+    const [cConversation] = await sql<{ id: string; contact_id: string }>(tenant, "SELECT c.id, c.contact_id FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.external_id = 'c0'");
+    await sql(tenant, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata)
+      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Sale', 'bc-1', '{"broadcast_id": "b-7"}')`, [cConversation.id, cConversation.contact_id, id]);
+    await sql(tenant, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day' WHERE id <> $1", [cConversation.id]);
+    const before = (await outbox(tenant)).length;
+
+    await post({ type: 'message', id: 'a1', from: a, name: 'Ann', text: 'one' });
+    await post({ type: 'message', id: 'b1', from: `${b}@s.chat.example`, text: 'wake up' });
+    await post({ type: 'message', id: 'a2', from: `+${a}`, text: 'two' });
+    await post({ type: 'message', id: 'old', from: b, text: 'again' }); // stored before
+    await post({ type: 'message', id: 'c1', from: c, text: 'I want it' });
+    await post({ type: 'message', id: 'a2', from: a, text: 'two, again' }); // twice in the batch
+    await post({ type: 'message', id: 'x1', from: '+999 123456', text: '?' });
+    await post({ type: 'message', id: 'a3', from: a, text: 'three' });
+    await processor().processDue();
+
+    const stored = await sql<{ external_id: string; content: string; tx: string }>(tenant, "SELECT external_id, content, xmin::text AS tx FROM messages WHERE external_id IN ('a1','a2','a3','b1','c1') ORDER BY created_at, id");
+    // One transaction for all five, a sender's messages in the order they came.
+    expect(new Set(stored.map((m) => m.tx)).size).toBe(1);
+    expect(stored.map((m) => m.external_id).filter((x) => x.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
+    expect(stored.find((m) => m.external_id === 'a2')?.content).toBe('two');
+    expect(await sql(tenant, "SELECT count(*)::int AS n FROM messages WHERE external_id = 'old'")).toEqual([{ n: 1 }]);
+    const conversations = await sql<{ phone: string; status: string; unread_count: number }>(
+      tenant,
+      'SELECT ct.phones[1] AS phone, c.status, c.unread_count FROM conversations c JOIN contacts ct ON ct.id = c.contact_id ORDER BY 1',
+    );
+    expect(conversations).toEqual([
+      { phone: `+${a}`, status: 'OPEN', unread_count: 3 },
+      { phone: `+${b}`, status: 'OPEN', unread_count: 2 },
+      { phone: `+${c}`, status: 'OPEN', unread_count: 2 },
+    ]);
+    const events = (await outbox(tenant)).slice(before);
+    expect(events.filter((e) => e.type === 'message.received').map((e) => (e.payload.message as { external_id: string }).external_id).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+    expect(events.filter((e) => e.type === 'conversation.created')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'conversation.status.changed').map((e) => e.payload)).toEqual([expect.objectContaining({ from_status: 'SNOOZED', to_status: 'OPEN' })]);
+    expect(events.filter((e) => e.type === 'broadcast.response').map((e) => e.payload)).toEqual([
+      expect.objectContaining({ broadcast_id: 'b-7', message: expect.objectContaining({ external_id: 'c1' }) }),
+    ]);
+    expect(events.filter((e) => e.type === 'contact.created')).toHaveLength(1);
+    const outcome = await sql<{ id: string; attempts: number; processed: boolean; last_error: string | null }>(
+      tenant,
+      "SELECT payload->>'id' AS id, attempts, processed_at IS NOT NULL AS processed, last_error FROM inbound_events WHERE attempts > 0 AND received_at > (SELECT max(received_at) FROM inbound_events WHERE payload->>'id' = 'c0') ORDER BY payload->>'id', inbound_events.id",
+    );
+    expect(outcome).toEqual([
+      { id: 'a1', attempts: 1, processed: true, last_error: null },
+      { id: 'a2', attempts: 1, processed: true, last_error: null },
+      { id: 'a2', attempts: 1, processed: true, last_error: 'duplicate of provider message a2' },
+      { id: 'a3', attempts: 1, processed: true, last_error: null },
+      { id: 'b1', attempts: 1, processed: true, last_error: null },
+      { id: 'c1', attempts: 1, processed: true, last_error: null },
+      { id: 'old', attempts: 1, processed: true, last_error: 'duplicate of provider message old' },
+      // Not a phone: taken out of the batch, tried alone, kept for a retry like any failure.
+      { id: 'x1', attempts: 1, processed: false, last_error: '"+999 123456" is not a valid phone number' },
+    ]);
+  });
+
+  it('should fall back to one event at a time when the batch fails, so only the failing event waits', async () => {
+    const { tenant, post } = await channel();
+    // The database refuses one of the messages (a check this test adds on its own tenant).
+    const guard = `messages_refuse_${tenant.ctx.organizationId.replace(/-/g, '')}`;
+    await runtime.db.systemQuery(`ALTER TABLE messages ADD CONSTRAINT ${guard} CHECK (organization_id <> '${tenant.ctx.organizationId}' OR content <> 'refused')`);
+    try {
+      await post({ type: 'message', id: 'f1', from: '201005550201', text: 'fine' });
+      await post({ type: 'message', id: 'f2', from: '201005550202', text: 'refused' });
+      await post({ type: 'message', id: 'f3', from: '201005550201', text: 'fine too' });
+      await processor().processDue();
+    } finally {
+      await runtime.db.systemQuery(`ALTER TABLE messages DROP CONSTRAINT ${guard}`);
+    }
+    const stored = await sql<{ external_id: string; tx: string }>(tenant, 'SELECT external_id, xmin::text AS tx FROM messages ORDER BY created_at');
+    expect(stored.map((m) => m.external_id)).toEqual(['f1', 'f3']);
+    const events = await sql(tenant, "SELECT payload->>'id' AS id, attempts, processed_at IS NOT NULL AS processed, last_error IS NOT NULL AS failed FROM inbound_events ORDER BY id");
+    expect(events).toEqual([
+      { id: 'f1', attempts: 1, processed: true, failed: false },
+      { id: 'f2', attempts: 1, processed: false, failed: true },
+      { id: 'f3', attempts: 1, processed: true, failed: false },
+    ]);
+    expect((await outbox(tenant)).filter((e) => e.type === 'message.received')).toHaveLength(2);
+  });
+});
