@@ -7,6 +7,9 @@ export interface Subscription {
   consumer: string;
   sources: string[];
   handle: EventHandler;
+  // Optional: the same effect for several events at once (in their order). A bus that hands over
+  // batches (the in-process bus, per relay batch) calls it instead of handle; others call handle.
+  handleBatch?: (events: DomainEvent[]) => Promise<void>;
 }
 
 // Port of the event bus. Publishing is at-least-once; consumers make their effects idempotent.

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { consumeOnce, Database, EventSubscriptions } from '@engage/platform';
+import { consumeOnce, consumeOnceBatch, Database, EventSubscriptions } from '@engage/platform';
 import { DealService } from './deal.service';
 import { TimelineService } from './timeline.service';
 import { TIMELINE_SOURCES, timelineEntryOf } from '../domain/timeline';
@@ -33,6 +33,17 @@ export class CrmSubscriptions implements OnModuleInit {
         const entry = timelineEntryOf(event);
         if (!entry) return;
         await consumeOnce(this.db, 'crm.timeline', event, (tx) => this.timeline.record(tx, entry));
+      },
+      // A relay batch in one transaction per organization and two statements.
+      handleBatch: async (events) => {
+        const entries = new Map(events.flatMap((event) => {
+          const entry = timelineEntryOf(event);
+          return entry ? [[event.id, entry] as const] : [];
+        }));
+        if (entries.size === 0) return;
+        await consumeOnceBatch(this.db, 'crm.timeline', events.filter((event) => entries.has(event.id)), (tx, fresh) =>
+          this.timeline.recordMany(tx, fresh.map((event) => entries.get(event.id)!)),
+        );
       },
     });
   }

@@ -2,7 +2,7 @@ import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shar
 import type { Database, Tx } from '@engage/platform';
 import { activityTarget, type TimelineEntry } from '../domain/timeline';
 import {
-  COMPANY_EXISTS, COMPANY_TIMELINE, CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRY, TOUCH_DEALS,
+  COMPANY_EXISTS, COMPANY_TIMELINE, CONTACT_EXISTS, CONTACT_TIMELINE, DEAL_EXISTS, DEAL_TIMELINE, INSERT_TIMELINE_ENTRIES, INSERT_TIMELINE_ENTRY, TOUCH_DEALS, TOUCH_DEALS_MANY,
 } from '../infrastructure/timeline.sql';
 
 export type TimelineItem = Omit<TimelineEntry, 'event_id'> & { id: string };
@@ -25,6 +25,22 @@ export class TimelineService {
     ]);
     const target = activityTarget(entry);
     if (target) await tx.query(TOUCH_DEALS, [target.deal_id, target.contact_id, entry.occurred_at]);
+  }
+
+  // The same for many entries in two statements (the consumer's batches).
+  async recordMany(tx: Tx, entries: TimelineEntry[]): Promise<void> {
+    if (entries.length === 1) return this.record(tx, entries[0]);
+    if (entries.length === 0) return;
+    const column = <K extends keyof TimelineEntry>(key: K) => entries.map((entry) => entry[key]);
+    await tx.query(INSERT_TIMELINE_ENTRIES, [
+      column('event_id'), column('type'), column('source'), column('occurred_at'), column('actor_id'), column('contact_id'), column('deal_id'), column('summary'),
+      entries.map((entry) => JSON.stringify(entry.data)), column('company_id'),
+    ]);
+    const touched = entries.flatMap((entry) => {
+      const target = activityTarget(entry);
+      return target ? [{ ...target, at: entry.occurred_at }] : [];
+    });
+    if (touched.length > 0) await tx.query(TOUCH_DEALS_MANY, [touched.map((t) => t.deal_id), touched.map((t) => t.contact_id), touched.map((t) => t.at)]);
   }
 
   async list(ctx: RequestContext, of: 'contact' | 'deal' | 'company', id: string, query: { limit?: number; cursor?: string }): Promise<TimelinePage> {

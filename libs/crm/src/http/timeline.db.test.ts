@@ -140,6 +140,32 @@ describe('activity timelines of contacts and deals', () => {
     expect(entries.map((e) => e.type)).toEqual(['message.received', 'contact.created']);
   });
 
+  it('should record a batch of events in one go with the same entries and deal activity as one by one', async () => {
+    const t = await createTestTenant(app);
+    const [busy, other] = [await app.get(ContactService).create(t.ctx, { first_name: 'Busy' }), await app.get(ContactService).create(t.ctx, { first_name: 'Other' })];
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Busy deal', contact_id: busy.id });
+    await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
+    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const message = (contactId: string, content: string, minutesAgo: number) => ({
+      ...createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contactId, content }, actor_id: null } }),
+      occurredAt: at(minutesAgo),
+    });
+    const [first, latest, older, forOther, forNobody] = [message(busy.id, 'first', 20), message(busy.id, 'latest', 5), message(busy.id, 'older', 10), message(other.id, 'hi', 1), message(randomUUID(), 'lost', 1)];
+    const unknownShape = createEvent({ type: 'call.analyzed', source: 'calls', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { surprise: true } });
+    await consumer.handleBatch!([first, latest, unknownShape, older, latest, forOther, forNobody]);
+    const entries = await timelineOf(`/functions/v1/contacts/${busy.id}/timeline`, t, 5);
+    expect(entries.map((e) => e.summary)).toEqual(['Deal created: Busy deal', 'Contact created', 'Message received: latest', 'Message received: older', 'Message received: first']);
+    expect((await timelineOf(`/functions/v1/contacts/${other.id}/timeline`, t, 2)).map((e) => e.summary)).toEqual(['Contact created', 'Message received: hi']);
+    // The deal's activity is the latest message's time, not the batch's last one.
+    const [row] = await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id]));
+    expect(row.at.toISOString()).toBe(latest.occurredAt);
+    // Delivered again: nothing new.
+    await consumer.handleBatch!([first, latest]);
+    expect(await timelineOf(`/functions/v1/contacts/${busy.id}/timeline`, t, 6)).toHaveLength(5);
+  });
+
   it('should page with a cursor without repeats or gaps', async () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Paged' });

@@ -1,7 +1,7 @@
 import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { makeOrganization, startTestRuntime } from '../testing';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
-import { consumeOnce } from './consume-once';
+import { consumeOnce, consumeOnceBatch } from './consume-once';
 import { InProcessEventBus } from './in-process-event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
 import { OutboxRelay } from './outbox-relay';
@@ -67,6 +67,48 @@ describe('outbox and relay', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('should hand a batch consumer each event once, one transaction per organization, and undo a failed batch whole', async () => {
+    const calls: Array<{ org: string; ids: string[] }> = [];
+    let failFor: string | undefined;
+    const batchConsumer = (consumer: string) => ({
+      consumer,
+      sources: [source],
+      handle: async () => {
+        throw new Error('the in-process bus hands batches to handleBatch');
+      },
+      handleBatch: async (events: DomainEvent[]) => {
+        await consumeOnceBatch(runtime.db, consumer, events, async (tx, fresh) => {
+          calls.push({ org: fresh[0].organizationId, ids: fresh.map((e) => e.id) });
+          for (const event of fresh) await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, consumer]);
+          if (fresh[0].organizationId === failFor) throw new Error('effect failed');
+        });
+      },
+    });
+    const bus = new InProcessEventBus();
+    await bus.subscribe(batchConsumer('b1'));
+    const [a, b] = [await makeOrganization(runtime), await makeOrganization(runtime)];
+    const fromA = await emitIn(a.organizationId, 3);
+    const fromB = await emitIn(b.organizationId, 2);
+    // Interleaved, with a repeat inside the batch and one event consumed before.
+    await bus.publish([fromA[0]]);
+    calls.length = 0;
+    await bus.publish([fromA[0], fromB[0], fromA[1], fromA[1], fromB[1], fromA[2]]);
+    expect(calls).toEqual([
+      { org: a.organizationId, ids: [fromA[1].id, fromA[2].id] },
+      { org: b.organizationId, ids: [fromB[0].id, fromB[1].id] },
+    ]);
+    expect((await effectsOf(a.organizationId)).map((e) => e.event_id).sort()).toEqual(fromA.map((e) => e.id).sort());
+    // A failing effect leaves its organization's events unconsumed: a redelivery does them.
+    const [c] = [await makeOrganization(runtime)];
+    const fromC = await emitIn(c.organizationId, 2);
+    failFor = c.organizationId;
+    await expect(bus.publish(fromC)).rejects.toThrow('effect failed');
+    expect(await effectsOf(c.organizationId)).toEqual([]);
+    failFor = undefined;
+    await bus.publish(fromC);
+    expect((await effectsOf(c.organizationId)).map((e) => e.event_id).sort()).toEqual(fromC.map((e) => e.id).sort());
   });
 
   it('should publish nothing from a rolled-back transaction', async () => {

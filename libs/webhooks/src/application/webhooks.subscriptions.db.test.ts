@@ -1,0 +1,46 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
+import { createEvent, type RequestContext } from '@engage/shared-kernel';
+import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
+import { ConfigurationService } from './configuration.service';
+import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
+
+// The deliveries consumer fed a relay batch at once (handleBatch), as the in-process bus does.
+describe('webhook deliveries queued from a batch of events', () => {
+  let app: NestFastifyApplication;
+  let runtime: PlatformRuntime;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ app, runtime, close } = await startWebhooksApp({ role: 'api' }));
+  });
+  afterAll(() => close());
+
+  const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
+  const configure = (ctx: RequestContext, name: string, events: string[]) =>
+    runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name, url: `https://hooks.example.com/${name}`, events }));
+  const queued = (ctx: RequestContext) =>
+    runtime.db.inTenant(ctx, (tx) => tx.query<{ webhook_id: string; event: string; body: string }>('SELECT webhook_id, event, body FROM webhook_deliveries ORDER BY next_attempt_at, webhook_id'));
+
+  it('should queue the same deliveries as one event at a time: per subscribed configuration, once per event, in order, inside each organization', async () => {
+    const [a, b] = [await org(), await org()];
+    const contacts = await configure(a, 'contacts', ['contact.created', 'contact.updated']);
+    const all = await configure(a, 'all', ['contact.created', 'deal.created']);
+    const other = await configure(b, 'other', ['contact.created']);
+    const event = (ctx: RequestContext, type: string, n: number) =>
+      createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: `c${n}`, payload: { contact: { id: `c${n}` }, deal: { id: `d${n}` }, actor_id: null } });
+    const [a1, a2, b1, a3, notAKind] = [event(a, 'contact.created', 1), event(a, 'contact.updated', 2), event(b, 'contact.created', 3), event(a, 'deal.created', 4), event(a, 'contact.teleported', 5)];
+    const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
+    await handler.handleBatch!([a1, a2, b1, a1, notAKind, a3]);
+    await handler.handleBatch!([a2, b1]); // delivered again: nothing new
+    const mine = await queued(a);
+    // Due in the events' order (the first event's two configurations by id).
+    expect(mine.map((d) => [d.event, d.webhook_id])).toEqual([
+      ...[contacts.id, all.id].sort().map((id) => ['contact.created', id]),
+      ['contact.updated', contacts.id],
+      ['deal.created', all.id],
+    ]);
+    expect(JSON.parse(mine[0].body)).toEqual({ event: 'contact.created', timestamp: a1.occurredAt, data: expect.objectContaining({ id: 'c1' }) });
+    expect((await queued(b)).map((d) => d.webhook_id)).toEqual([other.id]);
+  });
+});
