@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { cpuWindow } from './cpu-usage.mjs';
+import { pacedLoad } from './paced-load.mjs';
 
 const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}` });
 // Recipients rotate over 1,000 of the seeded contacts' numbers (+2010 00000001 ...): the send
@@ -122,24 +122,21 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
   const { channel_account: channel, inbound_token: token } = await created.json();
   let n = 0;
   const loadWindow = cpuWindow();
-  const result = await new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-channel-token': token },
-        connections,
-        overallRate: rate,
-        duration: seconds,
-        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ type: 'message', id: `bench-in-${channel.id}-${++n}`, from: `+${recipient(n)}`, text: `inbound ${n}` }) }) }],
-      },
-      (error, res) => (error ? reject(error) : resolve(res)),
-    );
+  const result = await pacedLoad({
+    url: `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`,
+    rate,
+    seconds,
+    connections,
+    headers: { 'content-type': 'application/json', 'x-channel-token': token },
+    body: () => {
+      n++;
+      return JSON.stringify({ type: 'message', id: `bench-in-${channel.id}-${n}`, from: `+${recipient(n)}`, text: `inbound ${n}` });
+    },
   });
   const loadEnded = process.hrtime.bigint();
   const cpuDuringLoad = loadWindow();
   const drainWindow = cpuWindow();
-  const acknowledged = result['2xx'];
+  const acknowledged = result.ok;
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -166,12 +163,15 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
     ).rows[0];
     return {
       scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
-      sent: result.requests.sent ?? result.requests.total,
+      load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',
+      sent: result.sent,
       acknowledged,
       errors: result.errors + result.non2xx,
-      requests_per_second: result.requests.average,
-      p50_ms: result.latency.p50,
-      p99_ms: result.latency.p99,
+      requests_per_second: result.requests_per_second,
+      p50_ms: result.p50_ms,
+      p90_ms: result.p90_ms,
+      p99_ms: result.p99_ms,
+      max_ms: result.max_ms,
       stored_events: now.stored,
       processed_messages: now.messages,
       lost: acknowledged - Math.min(now.stored, now.messages),

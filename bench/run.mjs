@@ -149,7 +149,7 @@ async function main() {
   }
   if (inbound) {
     process.stdout.write(
-      `\n${inbound.scenario}: ${inbound.acknowledged} acknowledged of ${inbound.sent} sent, p50 ${inbound.p50_ms} ms, p99 ${inbound.p99_ms} ms, ` +
+      `\n${inbound.scenario}: ${inbound.acknowledged} acknowledged of ${inbound.sent} sent, p50 ${inbound.p50_ms} ms, p99 ${inbound.p99_ms} ms, max ${inbound.max_ms} ms, ` +
         `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n`,
     );
   }

@@ -23,7 +23,8 @@ import { conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
 export const MAX_INBOUND_ATTEMPTS = 8;
-// Events processed at once by one worker, each in its own transaction (and pool connection).
+// Work units (batches, or single events) processed at once by one worker, each in its own
+// transaction (and pool connection).
 export const INBOUND_LANES = 4;
 
 // Message events stored in one transaction at most.
@@ -59,7 +60,7 @@ export class InboundProcessor {
   // failing event does not hold the others.
   async processDue(limit = 100): Promise<number> {
     const due = await this.db.systemQuery<{ id: string; organization_id: string; payload: InboundPayload }>(SYSTEM_DUE_INBOUND, [limit]);
-    const units = workUnits(due, Math.max(1, this.lanes));
+    const units = workUnits(due);
     let done = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -178,9 +179,10 @@ export class InboundProcessor {
   }
 }
 
-// Work for the lanes: each organization's message events in batches of at most BATCH_SIZE (spread
-// over the lanes when there are few), a sender always in the same batch; other events alone.
-function workUnits(due: DueEvent[], lanes: number): DueEvent[][] {
+// Work for the lanes: each organization's message events in as few batches of at most BATCH_SIZE
+// as fit (a batch costs about the same for 5 events as for 50), a sender always in the same
+// batch; other events alone.
+function workUnits(due: DueEvent[]): DueEvent[][] {
   const units: DueEvent[][] = [];
   const messages = new Map<string, DueEvent[]>();
   for (const event of due) {
@@ -188,7 +190,7 @@ function workUnits(due: DueEvent[], lanes: number): DueEvent[][] {
     else messages.set(event.organization_id, [...(messages.get(event.organization_id) ?? []), event]);
   }
   for (const events of messages.values()) {
-    const count = Math.max(Math.ceil(events.length / BATCH_SIZE), Math.min(lanes, events.length));
+    const count = Math.ceil(events.length / BATCH_SIZE);
     const batches: DueEvent[][] = Array.from({ length: count }, () => []);
     for (const event of events) batches[senderSlot((event.payload as MessagePayload).from, count)].push(event);
     units.push(...batches.filter((b) => b.length > 0));
