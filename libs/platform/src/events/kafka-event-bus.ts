@@ -99,19 +99,36 @@ export class KafkaEventBus implements EventBus {
     });
     await consumer.connect();
     await consumer.subscribe({ topics: subscription.sources.map(topicOf), fromBeginning: true });
-    // A thrown handler makes kafkajs retry the message; offsets commit only after success.
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        if (!message.value) return;
-        const event = JSON.parse(message.value.toString()) as DomainEvent;
-        try {
-          await subscription.handle(event);
-        } catch (error) {
-          this.options.log?.(`consumer ${subscription.consumer} failed on event ${event.id}; it will be retried`, error);
-          throw error;
-        }
-      },
-    });
+    // A thrown handler makes kafkajs retry the message (or the batch); offsets commit only after
+    // success. A subscription with handleBatch gets each partition's fetched batch at once.
+    const handleBatch = subscription.handleBatch;
+    if (handleBatch) {
+      await consumer.run({
+        eachBatch: async ({ batch }) => {
+          const events = batch.messages.flatMap((message) => (message.value ? [JSON.parse(message.value.toString()) as DomainEvent] : []));
+          if (events.length === 0) return;
+          try {
+            await handleBatch(events);
+          } catch (error) {
+            this.options.log?.(`consumer ${subscription.consumer} failed on a batch of ${events.length} events from ${events[0].id}; it will be retried`, error);
+            throw error;
+          }
+        },
+      });
+    } else {
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          if (!message.value) return;
+          const event = JSON.parse(message.value.toString()) as DomainEvent;
+          try {
+            await subscription.handle(event);
+          } catch (error) {
+            this.options.log?.(`consumer ${subscription.consumer} failed on event ${event.id}; it will be retried`, error);
+            throw error;
+          }
+        },
+      });
+    }
     this.consumers.push(consumer);
   }
 }

@@ -1,7 +1,7 @@
 import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { makeOrganization, startTestRuntime } from '../testing';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
-import { consumeOnce } from './consume-once';
+import { consumeOnce, consumeOnceBatch } from './consume-once';
 import { KafkaEventBus } from './kafka-event-bus';
 import { OutboxRelay } from './outbox-relay';
 
@@ -27,14 +27,17 @@ describeKafka('events through Kafka', () => {
   let runtime: PlatformRuntime;
   const buses: KafkaEventBus[] = [];
   const deliveries: DomainEvent[] = [];
+  const batches: number[] = [];
   const source = `kafkatest${run}`;
 
   beforeAll(async () => {
     runtime = await startTestRuntime({ role: 'worker' });
     await runtime.db.asSystem(async (tx) => {
-      await tx.query(`CREATE TABLE IF NOT EXISTS kafka_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL)`);
-      const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'kafka_test_effects'`);
-      if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('kafka_test_effects')`);
+      for (const table of ['kafka_test_effects', 'kafka_test_batch_effects']) {
+        await tx.query(`CREATE TABLE IF NOT EXISTS ${table} (organization_id uuid NOT NULL, event_id uuid NOT NULL)`);
+        const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = $1`, [table]);
+        if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls($1)`, [table]);
+      }
     });
     // The worker side: its own bus with a consumer group, as a separate worker process would have.
     const worker = new KafkaEventBus({ brokers, clientId: 'kafka-test-worker', groupPrefix: `test${run}`, maxWaitTimeInMs: 100 });
@@ -47,6 +50,20 @@ describeKafka('events through Kafka', () => {
         await consumeOnce(runtime.db, 'effects', event, (tx) =>
           tx.query('INSERT INTO kafka_test_effects (organization_id, event_id) VALUES ($1, $2)', [event.organizationId, event.id]).then(() => undefined),
         );
+      },
+    });
+    // A consumer taking fetched batches at once (handleBatch), as the CRM timeline does.
+    await worker.subscribe({
+      consumer: 'batch-effects',
+      sources: [source],
+      handle: async () => {
+        throw new Error('a subscription with handleBatch gets batches');
+      },
+      handleBatch: async (events) => {
+        batches.push(events.length);
+        await consumeOnceBatch(runtime.db, 'batch-effects', events, async (tx, fresh) => {
+          for (const event of fresh) await tx.query('INSERT INTO kafka_test_batch_effects (organization_id, event_id) VALUES ($1, $2)', [event.organizationId, event.id]);
+        });
       },
     });
     await worker.start();
@@ -73,6 +90,8 @@ describeKafka('events through Kafka', () => {
 
   const effectsOf = (orgId: string) =>
     runtime.db.asSystem((tx) => tx.query<{ event_id: string }>('SELECT event_id FROM kafka_test_effects WHERE organization_id = $1', [orgId]));
+  const batchEffectsOf = (orgId: string) =>
+    runtime.db.asSystem((tx) => tx.query<{ event_id: string }>('SELECT event_id FROM kafka_test_batch_effects WHERE organization_id = $1', [orgId]));
 
   it('should bring an event committed with a state change to the worker handler exactly once', async () => {
     const org = await makeOrganization(runtime);
@@ -98,6 +117,22 @@ describeKafka('events through Kafka', () => {
     expect(deliveries.filter((d) => ids.includes(d.id))).toHaveLength(4);
     const effects = await effectsOf(org.organizationId);
     expect(effects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
+    // The batch consumer too: once per event although each crossed twice.
+    const batchEffects = await eventually(() => batchEffectsOf(org.organizationId), (rows) => rows.length >= 2);
+    expect(batchEffects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
+  });
+
+  it('should hand a batch consumer the events of several organizations, each once', async () => {
+    const [a, b] = [await makeOrganization(runtime), await makeOrganization(runtime)];
+    const events = [...(await emit(a.organizationId, 4)), ...(await emit(b.organizationId, 3))];
+    const before = batches.length;
+    await new OutboxRelay(runtime.db, await publisher(), runtime.signal, { pollMs: 50 }).drainOnce();
+    const read = async () => [...(await batchEffectsOf(a.organizationId)), ...(await batchEffectsOf(b.organizationId))];
+    const effects = await eventually(read, (rows) => rows.length >= 7);
+    expect(effects.map((e) => e.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+    // Through handleBatch (handle throws for this consumer), in at most as many calls as events.
+    expect(batches.length).toBeGreaterThan(before);
+    expect(batches.slice(before).reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(7);
   });
 
   it('should hold events in the outbox while Kafka is unreachable and deliver them when it returns', async () => {
