@@ -50,11 +50,11 @@ export async function findOrCreateContactsByPhones(
   contacts: ContactService,
   wanted: Array<{ raw: string; name: string | null }>,
 ): Promise<Array<{ contact: ContactView; created: boolean } | { error: DomainError }>> {
-  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY, [], { prepare: true });
   const country = isCountryCode(org?.country) ? org.country : undefined;
   const phones = wanted.map(({ raw }) => toE164(raw, country));
   const valid = [...new Set(phones.filter((p): p is string => p !== null))];
-  const rows = valid.length === 0 ? [] : await tx.query<ContactRow & { matched_phone: string }>(CONTACTS_BY_PHONES, [valid]);
+  const rows = valid.length === 0 ? [] : await tx.query<ContactRow & { matched_phone: string }>(CONTACTS_BY_PHONES, [valid], { prepare: true });
   const known = new Map<string, { contact: ContactView; created: boolean }>(rows.map((row) => [row.matched_phone, { contact: toContactView(row), created: false }]));
   const answers: Array<{ contact: ContactView; created: boolean } | { error: DomainError }> = [];
   for (const [i, phone] of phones.entries()) {

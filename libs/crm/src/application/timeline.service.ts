@@ -35,12 +35,12 @@ export class TimelineService {
     await tx.query(INSERT_TIMELINE_ENTRIES, [
       column('event_id'), column('type'), column('source'), column('occurred_at'), column('actor_id'), column('contact_id'), column('deal_id'), column('summary'),
       entries.map((entry) => JSON.stringify(entry.data)), column('company_id'),
-    ]);
+    ], { prepare: true });
     const touched = entries.flatMap((entry) => {
       const target = activityTarget(entry);
       return target ? [{ ...target, at: entry.occurred_at }] : [];
     });
-    if (touched.length > 0) await tx.query(TOUCH_DEALS_MANY, [touched.map((t) => t.deal_id), touched.map((t) => t.contact_id), touched.map((t) => t.at)]);
+    if (touched.length > 0) await tx.query(TOUCH_DEALS_MANY, [touched.map((t) => t.deal_id), touched.map((t) => t.contact_id), touched.map((t) => t.at)], { prepare: true });
   }
 
   async list(ctx: RequestContext, of: 'contact' | 'deal' | 'company', id: string, query: { limit?: number; cursor?: string }): Promise<TimelinePage> {

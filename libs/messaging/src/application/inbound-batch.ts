@@ -16,6 +16,8 @@ import { conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
 type MessagePayload = Extract<InboundPayload, { type: 'message' }>;
+// The batch's statements are fixed texts run many times a second under load: prepared once per connection.
+const PREPARED = { prepare: true };
 export interface StoredMedia {
   url: string;
   kind: string;
@@ -38,7 +40,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
   const seenRows = await tx.query<{ channel_account_id: string; external_id: string }>(INBOUND_SEEN_BATCH, [
     batch.map((m) => m.event.channel_account_id),
     batch.map((m) => m.payload.id),
-  ]);
+  ], PREPARED);
   const seen = new Set(seenRows.map((r) => key(r.channel_account_id, r.external_id)));
   const done: Array<{ id: string; error: string | null }> = [];
   const fresh: ClaimedMessage[] = [];
@@ -73,7 +75,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
     taken.map((m) => JSON.stringify(m.media ?? m.payload.media)),
     taken.map((m) => m.payload.id),
     taken.map((m) => JSON.stringify({ sender_name: m.payload.name, reply_to: m.payload.reply_to, provider_timestamp: m.payload.timestamp, inbound_event_id: String(m.event.id) })),
-  ]);
+  ], PREPARED);
   // A provider id stored by a concurrent worker meanwhile: the caller starts over one by one.
   if (rows.length !== taken.length) throw new Error('a provider message of the batch is being stored by another worker');
   const stored = new Map(rows.map((row) => [key(row.channel_account_id, row.external_id!), row]));
@@ -88,7 +90,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
     done.push({ id: m.event.id, error: null });
   }
   if (events.length > 0) await tx.emit(events);
-  if (done.length > 0) await tx.execute(MARK_INBOUND_BATCH_DONE, [done.map((d) => d.id), done.map((d) => d.error)]);
+  if (done.length > 0) await tx.execute(MARK_INBOUND_BATCH_DONE, [done.map((d) => d.id), done.map((d) => d.error)], PREPARED);
   return left;
 }
 
@@ -106,7 +108,7 @@ async function upsertConversations(tx: Tx, ctx: RequestContext, taken: Array<{ c
   const pairs = [...unread.values()].sort((a, b) => (a.contactId + a.channelId < b.contactId + b.channelId ? -1 : 1));
   const result = new Map<string, ConversationRow>();
   if (pairs.length === 0) return result;
-  const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count)]);
+  const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count)], PREPARED);
   for (const { created, ...row } of rows) {
     let conversation: ConversationRow = row;
     if (created) events.push(conversationEvent('conversation.created', ctx, toConversationView(conversation)));
@@ -123,8 +125,8 @@ async function upsertConversations(tx: Tx, ctx: RequestContext, taken: Array<{ c
 // The messages replied to: those named by reply_to, and each conversation's last outbound one.
 async function repliedTo(tx: Tx, taken: ClaimedMessage[], conversations: Map<string, ConversationRow>): Promise<{ named: Map<string, MessageRow>; last: Map<string, MessageRow> }> {
   const naming = taken.filter((m) => m.payload.reply_to !== null);
-  const namedRows = naming.length === 0 ? [] : await tx.query<MessageRow>(MESSAGES_BY_EXTERNAL_IDS, [naming.map((m) => m.event.channel_account_id), naming.map((m) => m.payload.reply_to)]);
-  const lastRows = await tx.query<MessageRow>(LAST_OUTBOUND_BATCH, [[...new Set([...conversations.values()].map((c) => c.id))]]);
+  const namedRows = naming.length === 0 ? [] : await tx.query<MessageRow>(MESSAGES_BY_EXTERNAL_IDS, [naming.map((m) => m.event.channel_account_id), naming.map((m) => m.payload.reply_to)], PREPARED);
+  const lastRows = await tx.query<MessageRow>(LAST_OUTBOUND_BATCH, [[...new Set([...conversations.values()].map((c) => c.id))]], PREPARED);
   return {
     named: new Map(namedRows.map((row) => [`${row.channel_account_id} ${row.external_id}`, row])),
     last: new Map(lastRows.map((row) => [row.conversation_id, row])),

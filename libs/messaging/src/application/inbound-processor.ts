@@ -59,7 +59,7 @@ export class InboundProcessor {
   // claimed with SKIP LOCKED, so lanes (and other workers) never process one event twice, and a
   // failing event does not hold the others.
   async processDue(limit = 100): Promise<number> {
-    const due = await this.db.systemQuery<{ id: string; organization_id: string; payload: InboundPayload }>(SYSTEM_DUE_INBOUND, [limit]);
+    const due = await this.db.systemQuery<{ id: string; organization_id: string; payload: InboundPayload }>(SYSTEM_DUE_INBOUND, [limit], { prepare: true });
     const units = workUnits(due);
     let done = 0;
     let next = 0;
@@ -82,7 +82,7 @@ export class InboundProcessor {
     let settled = 0;
     try {
       left = await this.db.inTenant(ctx, async (tx) => {
-        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)]);
+        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
         const messages = claimed.map((event) => ({ event, payload: event.payload as unknown as MessagePayload, media: mediaOf.get(String(event.id)) }));
         const rest = await applyMessageBatch(tx, ctx, this.contacts, messages);
         settled = claimed.length - rest.length;

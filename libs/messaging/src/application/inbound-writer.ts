@@ -60,7 +60,7 @@ export class InboundWriter {
           group.map((w) => w.write.channelId),
           group.map((w) => w.write.tokenHash),
           group.map((w) => w.write.payload),
-        ]);
+        ], { prepare: true });
         group.forEach((w, i) => w.resolve(rows[i].organization_id === null ? undefined : rows[i]));
         return;
       } catch {
@@ -70,7 +70,7 @@ export class InboundWriter {
     await Promise.all(
       group.map(async (w) => {
         try {
-          const [row] = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND, [w.write.channelId, w.write.tokenHash, w.write.payload]);
+          const [row] = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND, [w.write.channelId, w.write.tokenHash, w.write.payload], { prepare: true });
           w.resolve(row);
         } catch (error) {
           w.reject(error);

@@ -1,20 +1,60 @@
+import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 
 // The one way code touches tenant data: a transaction that runs as app_tenant with app.org_id set,
 // so row-level security stands behind every statement, raw SQL included.
 export interface Tx {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]>;
   // For statements without RETURNING: how many rows they changed.
-  execute(sql: string, params?: unknown[]): Promise<number>;
+  execute(sql: string, params?: unknown[], options?: QueryOptions): Promise<number>;
   readonly manager: EntityManager;
   // Writes events to the outbox inside this transaction: they exist only if the change commits.
   emit(events: DomainEvent[]): Promise<void>;
 }
 
+export interface QueryOptions {
+  // A named statement: parsed once per pooled connection, and PostgreSQL keeps its plan when a
+  // generic one will do. Only for fixed SQL texts (the hot paths' constants): each distinct text
+  // stays prepared on every connection that ran it.
+  prepare?: boolean;
+}
+
 const TENANT_ROLE = 'app_tenant';
+const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
+                set_config('app.role', $4, true), set_config('app.request_id', $5, true)`;
+
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `engage_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+// Through the connection's driver, with errors shaped as TypeORM's (the HTTP error mapping reads
+// their SQLSTATE the same way).
+async function runStatement(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
+  if (!options?.prepare) {
+    const result = await runner.query(sql, params, true);
+    return { records: result.records, affected: result.affected ?? 0 };
+  }
+  const client = (await runner.connect()) as PgClient;
+  try {
+    const result = await client.query({ name: statementName(sql), text: sql, values: params ?? [] });
+    return { records: result.rows, affected: result.rowCount ?? 0 };
+  } catch (error) {
+    throw new QueryFailedError(sql, params, error as Error);
+  }
+}
 
 export class Database {
   constructor(
@@ -25,11 +65,7 @@ export class Database {
   inTenant<T>(ctx: RequestContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     return this.run(work, async (runner) => {
-      await runner.query(
-        `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
-                set_config('app.role', $4, true), set_config('app.request_id', $5, true)`,
-        [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId],
-      );
+      await runStatement(runner, SET_TENANT, [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId], { prepare: true });
     });
   }
 
@@ -47,10 +83,10 @@ export class Database {
 
   // One statement as the system, without a transaction around it: for single reads and atomic
   // single-statement writes on hot paths (authentication, rate limits), one round trip instead of three.
-  async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]> {
+  async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      return (await runner.query(sql, params, true)).records;
+      return (await runStatement(runner, sql, params, options)).records as R[];
     } finally {
       await runner.release();
     }
@@ -68,12 +104,12 @@ export class Database {
       await runner.startTransaction();
       await prepare(runner);
       const tx: Tx = {
-        query: async (sql, params) => (await runner.query(sql, params, true)).records,
-        execute: async (sql, params) => (await runner.query(sql, params, true)).affected ?? 0,
+        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (await runStatement(runner, sql, params, options)).records as R[],
+        execute: async (sql, params, options) => (await runStatement(runner, sql, params, options)).affected,
         manager: runner.manager,
         emit: async (events) => {
           if (events.length === 0) return;
-          await insertOutboxEvents(runner, events);
+          await insertOutboxEvents({ query: (sql, params) => runStatement(runner, sql, params, { prepare: true }) }, events);
           emitted = true;
         },
       };

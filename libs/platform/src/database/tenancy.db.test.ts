@@ -49,6 +49,24 @@ describe('tenancy (row-level security)', () => {
     ).rejects.toMatchObject({ driverError: { code: '42501' } });
   });
 
+  it('should keep row-level security for prepared statements, whose plans are reused across organizations on a connection', async () => {
+    const [a, b] = [await makeOrganization(runtime), await makeOrganization(runtime)];
+    await addNote(a.organizationId, 'note of A');
+    await addNote(b.organizationId, 'note of B');
+    const bodies = (org: { organizationId: string }) =>
+      runtime.db.inTenant({ ...org, userId: null, role: 'OWNER', requestId: 't' }, (tx) => tx.query<{ body: string }>('SELECT body FROM tenancy_notes WHERE body LIKE $1', ['note of %'], { prepare: true }));
+    // Past PostgreSQL's first five custom plans, alternating organizations, on every pooled connection.
+    for (let round = 0; round < 12; round++) {
+      const [seenByA, seenByB] = await Promise.all([bodies(a), bodies(b)]);
+      expect(seenByA.map((r) => r.body)).toEqual(['note of A']);
+      expect(seenByB.map((r) => r.body)).toEqual(['note of B']);
+    }
+    const insertForeign = runtime.db.inTenant(a, (tx) => tx.execute('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [b.organizationId, 'x'], { prepare: true }));
+    await expect(insertForeign).rejects.toMatchObject({ driverError: { code: '42501' } });
+    const counted = await runtime.db.inTenant(a, (tx) => tx.execute('UPDATE tenancy_notes SET body = body WHERE body LIKE $1', ['note of %'], { prepare: true }));
+    expect(counted).toBe(1);
+  });
+
   it("should never let organization A read, update or delete B's rows, even through raw SQL", async () => {
     const a = await makeOrganization(runtime);
     const b = await makeOrganization(runtime);

@@ -33,6 +33,7 @@ export async function consumeOnceBatch(db: Database, consumer: string, events: D
         `INSERT INTO processed_events (consumer, event_id, organization_id) SELECT $1, k.id, $3 FROM unnest($2::uuid[]) AS k(id)
          ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
         [consumer, batch.map((event) => event.id), organizationId],
+        { prepare: true },
       );
       const inserted = new Set(rows.map((row) => row.event_id));
       const todo = batch.filter((event) => inserted.has(event.id));

@@ -74,11 +74,11 @@ export class OutboxRelay {
       return await this.db.asSystem(async (tx) => {
         const [turn] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
         if (!turn.locked) return 0;
-        claimed = await tx.query<OutboxRow>(CLAIM_PENDING, [batchSize]);
+        claimed = await tx.query<OutboxRow>(CLAIM_PENDING, [batchSize], { prepare: true });
         if (claimed.length === 0) return 0;
         await this.bus.publish(claimed.map(toDomainEvent));
         await this.options.afterPublish?.();
-        await tx.query(MARK_PUBLISHED, [claimed.map((row) => row.seq)]);
+        await tx.query(MARK_PUBLISHED, [claimed.map((row) => row.seq)], { prepare: true });
         return claimed.length;
       });
     } catch (error) {

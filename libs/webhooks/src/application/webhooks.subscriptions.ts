@@ -39,7 +39,7 @@ export class WebhooksSubscriptions implements OnModuleInit {
         let queued = 0;
         await consumeOnceBatch(this.db, DELIVERIES_CONSUMER, kinds, async (tx, fresh) => {
           const bodies = fresh.map((event) => deliveryBody(event.type, event.occurredAt, deliveryData(event.type, event.payload)));
-          queued += (await tx.query(ENQUEUE_FOR_EVENTS, [fresh.map((event) => event.id), fresh.map((event) => event.type), bodies, this.clock.now()])).length;
+          queued += (await tx.query(ENQUEUE_FOR_EVENTS, [fresh.map((event) => event.id), fresh.map((event) => event.type), bodies, this.clock.now()], { prepare: true })).length;
         });
         if (queued > 0) this.worker.wake();
       },
