@@ -160,6 +160,45 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect((await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id)).toHaveLength(1);
   });
 
+  it('should fill free slots oldest due first, whatever the backlog of one endpoint, skipping future and inactive ones', async () => {
+    const ctx = await org();
+    const busy = await configure(ctx, '/backlog');
+    const quiet = await configure(ctx, '/quiet');
+    const off = await configure(ctx, '/off');
+    // Earlier than every other test's clock, so only this test's rows are due.
+    const clock = new TestClock(Date.parse('2020-01-01T00:00:00Z'));
+    const backlog = await enqueue(ctx, busy.id, clock.at - MINUTE, 50);
+    const [quietOldest] = await enqueue(ctx, quiet.id, clock.at - 2 * MINUTE);
+    const [quietLater] = await enqueue(ctx, quiet.id, clock.at - 1000);
+    const [quietFuture] = await enqueue(ctx, quiet.id, clock.at + MINUTE);
+    await enqueue(ctx, off.id, clock.at - 5 * MINUTE, 2);
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('UPDATE webhook_configurations SET is_active = false WHERE id = $1', [off.id]));
+    const sender = runner(clock);
+    const first = await sender.claim(3, 4);
+    expect(first.map((job) => job.webhook_id).sort()).toEqual([busy.id, busy.id, quiet.id].sort());
+    expect(first.find((job) => job.webhook_id === quiet.id)!.id).toBe(quietOldest);
+    const second = await sender.claim(100, 4);
+    expect(second.filter((job) => job.webhook_id === busy.id)).toHaveLength(2);
+    expect(second.filter((job) => job.webhook_id === quiet.id).map((job) => job.id)).toEqual([quietLater]);
+    expect(second.every((job) => job.attempts === 1 && backlog.concat(quietLater).includes(job.id))).toBe(true);
+    expect(await sender.claim(100, 4)).toEqual([]);
+    await sender.attempt(first.find((job) => job.webhook_id === busy.id)!);
+    expect((await sender.claim(100, 4)).map((job) => job.webhook_id)).toEqual([busy.id]);
+    clock.at += MINUTE;
+    expect((await sender.claim(100, 4)).map((job) => job.id)).toEqual([quietFuture]);
+  });
+
+  it('should hand each delivery to one of several concurrent claimers, within the per-endpoint limit', async () => {
+    const ctx = await org();
+    const hooks = [await configure(ctx, '/split-1'), await configure(ctx, '/split-2')];
+    const clock = new TestClock(Date.parse('2019-01-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, hooks[0].id, clock.at, 10)), ...(await enqueue(ctx, hooks[1].id, clock.at, 10))];
+    const batches = await Promise.all([0, 1, 2, 3, 4].map(() => runner(clock).claim(50, 3)));
+    const claimed = batches.flat().filter((job) => ids.includes(job.id));
+    expect(new Set(claimed.map((job) => job.id)).size).toBe(claimed.length);
+    for (const hook of hooks) expect(claimed.filter((job) => job.webhook_id === hook.id)).toHaveLength(3);
+  });
+
   it('should never deliver a job twice with several claimers', async () => {
     const ctx = await org();
     const paths = ['/c1', '/c2', '/c3'];

@@ -4,7 +4,7 @@ import { TEST_EVENT_KIND } from '../domain/event-kinds';
 import { classify, DISABLE_AFTER_MS, retryDelayMs } from '../domain/retry-policy';
 import { deliveryHeaders } from '../domain/signature';
 import {
-  CLEAR_FAILING, DISABLE_CONFIGURATION, type DeliveryJob, DUE_CANDIDATES, FINISH_DELIVERY, INSERT_LOG, LEASE, LEASE_ONE, MARK_FAILING,
+  CLEAR_FAILING, DISABLE_CONFIGURATION, CLAIM, type DeliveryJob, FINISH_DELIVERY, INSERT_LOG, LEASE_ONE, MARK_FAILING,
 } from '../infrastructure/webhook.sql';
 
 // Claims are short transactions; this lock makes the per-endpoint in-flight count exact across replicas.
@@ -66,17 +66,7 @@ export class DeliveryRunner {
     const now = this.clock.now();
     return this.db.asSystem(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
-      const candidates = await tx.query<{ id: string; webhook_id: string; in_flight: number }>(DUE_CANDIDATES, [now, limit * 4, perEndpoint]);
-      const taken = new Map<string, number>();
-      const chosen: string[] = [];
-      for (const candidate of candidates) {
-        const count = taken.get(candidate.webhook_id) ?? candidate.in_flight;
-        if (count >= perEndpoint || chosen.length >= limit) continue;
-        taken.set(candidate.webhook_id, count + 1);
-        chosen.push(candidate.id);
-      }
-      if (chosen.length === 0) return [];
-      return tx.query<DeliveryJob>(LEASE, [chosen, this.leaseUntil(now), now]);
+      return tx.query<DeliveryJob>(CLAIM, [now, limit, perEndpoint, this.leaseUntil(now)]);
     });
   }
 
