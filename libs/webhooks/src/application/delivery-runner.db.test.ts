@@ -199,6 +199,76 @@ describe('delivery runner: retries, disabling, claims', () => {
     for (const hook of hooks) expect(claimed.filter((job) => job.webhook_id === hook.id)).toHaveLength(3);
   });
 
+  it('should record a batch of attempts of two organizations, each logged, successes and retries alike', async () => {
+    const ctx = await org();
+    const other = await org();
+    const ok = await configure(ctx, '/batch-ok');
+    const bad = await configure(ctx, '/batch-bad');
+    const theirs = await configure(other, '/batch-theirs');
+    statusOf.set('/batch-bad', 500);
+    const clock = new TestClock(Date.parse('2018-01-01T00:00:00Z'));
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('UPDATE webhook_configurations SET failing_since = $2 WHERE id = $1', [ok.id, new Date(clock.at - DAY)]));
+    const ids = [...(await enqueue(ctx, ok.id, clock.at, 3)), ...(await enqueue(ctx, bad.id, clock.at, 2)), ...(await enqueue(other, theirs.id, clock.at, 2))];
+    const sender = runner(clock);
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    expect(jobs).toHaveLength(7);
+    const sent = await Promise.all(jobs.map((job) => sender.send(job)));
+    // Sent but not recorded: the leases still count against the per-endpoint limit.
+    expect((await sender.claim(100, 4)).filter((job) => ids.includes(job.id))).toEqual([]);
+    const outcomes = await sender.recordMany(sent);
+    const recorded = outcomes.map((outcome) => {
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    });
+    expect(recorded.map((o) => o.delivery_id)).toEqual(jobs.map((job) => job.id));
+    expect(recorded.map((o) => o.status).sort()).toEqual(['retrying', 'retrying', 'success', 'success', 'success', 'success', 'success']);
+    expect(new Set(recorded.map((o) => o.log_id)).size).toBe(7);
+    expect((await logsOf(ctx, ok.id)).map((l) => [l.status, l.response_code, l.attempt])).toEqual([['success', 200, 1], ['success', 200, 1], ['success', 200, 1]]);
+    expect((await logsOf(ctx, bad.id)).map((l) => l.status)).toEqual(['retrying', 'retrying']);
+    expect(await logsOf(ctx, theirs.id)).toEqual([]);
+    expect((await logsOf(other, theirs.id)).map((l) => l.status)).toEqual(['success', 'success']);
+    expect((await configuration(ctx, ok.id)).failing_since).toBeNull();
+    expect((await configuration(ctx, bad.id)).failing_since).not.toBeNull();
+    const states = await runtime.db.asSystem((tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
+    expect(states.every((row) => row.locked_until === null)).toBe(true);
+    expect(states.filter((row) => row.status === 'success')).toHaveLength(5);
+  });
+
+  it('should record the rest of a batch when one delivery vanished meanwhile (its configuration deleted)', async () => {
+    const ctx = await org();
+    const kept = await configure(ctx, '/kept');
+    const deleted = await configure(ctx, '/deleted');
+    statusOf.set('/deleted', 500);
+    const clock = new TestClock(Date.parse('2018-02-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, kept.id, clock.at, 2)), ...(await enqueue(ctx, deleted.id, clock.at, 1))];
+    const sender = runner(clock);
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    const sent = await Promise.all(jobs.map((job) => sender.send(job)));
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('DELETE FROM webhook_configurations WHERE id = $1', [deleted.id]));
+    const outcomes = await sender.recordMany(sent);
+    jobs.forEach((job, i) => expect(outcomes[i] instanceof Error).toBe(job.webhook_id === deleted.id));
+    expect((await logsOf(ctx, kept.id)).map((l) => l.status)).toEqual(['success', 'success']);
+  });
+
+  it('should send again, not lose, a delivery whose worker died between sending and recording', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/crash');
+    const clock = new TestClock(Date.parse('2018-03-01T00:00:00Z'));
+    const [id] = await enqueue(ctx, hook.id, clock.at);
+    const [job] = (await runner(clock).claim(100, 4)).filter((j) => j.id === id);
+    await runner(clock).send(job); // posted; the process "dies" before recording it
+    expect(receiver.received.filter((r) => r.path === '/crash')).toHaveLength(1);
+    clock.at += 60_000;
+    expect((await runner(clock).claim(100, 4)).filter((j) => j.id === id)).toEqual([]);
+    clock.at += 5000 + 60_000; // the lease (timeout + 60 s) has expired
+    const [again] = (await runner(clock).claim(100, 4)).filter((j) => j.id === id);
+    expect(again).toMatchObject({ id, attempts: 2 });
+    expect(await runner(clock).attempt(again)).toMatchObject({ success: true, attempt: 2 });
+    const received = receiver.received.filter((r) => r.path === '/crash');
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 2]]);
+  });
+
   it('should never deliver a job twice with several claimers', async () => {
     const ctx = await org();
     const paths = ['/c1', '/c2', '/c3'];

@@ -103,6 +103,24 @@ export const LEASE_ONE = `
 
 export const FINISH_DELIVERY = `UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4 WHERE id = $1`;
 
+// tenant: successful attempts in one statement: each delivery finished, one log row per attempt
+// (only for deliveries that still exist), and the failure streak of the configurations in $8
+// cleared. Delivery ids are distinct.
+export const FINISH_SUCCESSES = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::int[])
+      AS t(delivery_id, webhook_id, event, response_code, duration_ms, attempt)
+  ), finished AS (
+    UPDATE webhook_deliveries d SET status = 'success', locked_until = NULL, updated_at = $7
+    FROM input i WHERE d.id = i.delivery_id RETURNING d.id
+  ), cleared AS (
+    UPDATE webhook_configurations SET failing_since = NULL WHERE id = ANY($8::uuid[]) AND failing_since IS NOT NULL
+  )
+  INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
+  SELECT app_org_id(), i.webhook_id, i.delivery_id, i.event, 'success', i.response_code, NULL, i.duration_ms, i.attempt, $7
+  FROM input i JOIN finished f ON f.id = i.delivery_id
+  RETURNING id, delivery_id`;
+
 export const INSERT_LOG = `
   INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
   VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`;
