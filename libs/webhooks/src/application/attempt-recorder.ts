@@ -47,14 +47,25 @@ export class AttemptRecorder {
     const outcomes = new Map<SentAttempt, AttemptOutcome>();
     const seen = new Set<string>();
     const successes: SentAttempt[] = [];
-    const others: SentAttempt[] = [];
+    const others = new Set<SentAttempt>();
     for (const item of sent) {
       // The set statement needs distinct deliveries; a repeat (an expired lease claimed again) goes alone.
-      (!seen.has(item.job.id) && classify(item.statusCode).kind === 'success' ? successes : others).push(item);
+      if (!seen.has(item.job.id) && classify(item.statusCode).kind === 'success') successes.push(item);
+      else others.add(item);
       seen.add(item.job.id);
     }
+    // `sent` is in completion order: a failure followed by a success of the same endpoint does not
+    // start a failure streak (the successes, recorded first, clear it), one after the last does.
+    const lastSuccess = new Map<string, number>();
+    sent.forEach((item, i) => {
+      if (classify(item.statusCode).kind === 'success' && item.job.event !== TEST_EVENT_KIND) lastSuccess.set(item.job.webhook_id, i);
+    });
     if (successes.length > 0) for (const [item, outcome] of await this.recordSuccesses(tx, successes, now)) outcomes.set(item, outcome);
-    for (const item of others) outcomes.set(item, await this.recordOne(tx, item, now, disabled));
+    for (const [i, item] of sent.entries()) {
+      if (!others.has(item)) continue;
+      const recovered = (lastSuccess.get(item.job.webhook_id) ?? -1) > i;
+      outcomes.set(item, await this.recordOne(tx, item, now, recovered, disabled));
+    }
     return sent.map((item) => outcomes.get(item)!);
   }
 
@@ -75,7 +86,7 @@ export class AttemptRecorder {
     return items.map((item) => [item, outcomeOf(item, logIds.get(item.job.id) ?? '', 'success', null)]);
   }
 
-  private async recordOne(tx: Tx, sent: SentAttempt, now: Date, disabledWith: (notice: DisabledNotice) => void): Promise<AttemptOutcome> {
+  private async recordOne(tx: Tx, sent: SentAttempt, now: Date, recovered: boolean, disabledWith: (notice: DisabledNotice) => void): Promise<AttemptOutcome> {
     const { job, statusCode, error, durationMs } = sent;
     const outcome = classify(statusCode);
     const affectsConfiguration = job.event !== TEST_EVENT_KIND;
@@ -90,7 +101,7 @@ export class AttemptRecorder {
       status = delay === null ? 'failed' : 'retrying';
       nextAt = delay === null ? null : new Date(now.getTime() + delay);
       if (affectsConfiguration && outcome.kind === 'gone') disabledReason = `the endpoint answered 410 Gone at ${now.toISOString()}`;
-      if (affectsConfiguration && outcome.kind === 'failure') {
+      if (affectsConfiguration && outcome.kind === 'failure' && !recovered) {
         const [streak] = await tx.query<{ failing_since: Date }>(MARK_FAILING, [job.webhook_id, now]);
         const since = streak ? new Date(streak.failing_since) : now;
         if (now.getTime() - since.getTime() >= DISABLE_AFTER_MS) disabledReason = `failing continuously since ${since.toISOString()} (5 days)`;
@@ -102,7 +113,9 @@ export class AttemptRecorder {
       status = 'failed';
       nextAt = null;
     }
-    await tx.execute(FINISH_DELIVERY, [job.id, status, nextAt, now]);
+    // Only the latest attempt sets the delivery's state: a late record (its lease expired and the
+    // delivery was claimed again) is logged but neither frees nor reschedules the newer attempt.
+    await tx.execute(FINISH_DELIVERY, [job.id, status, nextAt, now, job.attempts]);
     const [log] = await tx.query<{ id: string }>(INSERT_LOG, [job.webhook_id, job.id, job.event, status, statusCode, error, durationMs, job.attempts, now]);
     // The notice that the configuration was disabled, logged just after the attempt that caused it.
     if (disabled) await tx.query(INSERT_LOG, [job.webhook_id, job.id, job.event, 'failed', statusCode, `webhook disabled: ${disabledReason}`, 0, job.attempts, new Date(now.getTime() + 1)]);

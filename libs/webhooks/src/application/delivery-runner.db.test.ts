@@ -6,7 +6,7 @@ import { listDevMailbox } from '@engage/identity';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { DisabledNotifier } from './disabled-notifier';
 import { ConfigurationService } from './configuration.service';
-import { DeliveryRunner } from './delivery-runner';
+import { type AttemptOutcome, type DisabledNotice, DeliveryRunner, type SentAttempt } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
 
@@ -267,6 +267,78 @@ describe('delivery runner: retries, disabling, claims', () => {
     const received = receiver.received.filter((r) => r.path === '/crash');
     expect(received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 2]]);
+  });
+
+  it('should let only the latest attempt set the state of a delivery whose earlier attempt is recorded late', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/late');
+    const clock = new TestClock(Date.parse('2017-01-01T00:00:00Z'));
+    const [lateWhileInFlight, lateAfterSuccess] = await enqueue(ctx, hook.id, clock.at, 2);
+    const sender = runner(clock);
+    const sendDue = async () => Promise.all((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id).map((job) => sender.send(job)));
+    const of = (sent: SentAttempt[], id: string) => sent.find((item) => item.job.id === id)!;
+    statusOf.set('/late', 503);
+    const first = await sendDue();
+    clock.at += 5000 + 60_000 + 1; // both leases expire before the first attempts are recorded
+    statusOf.set('/late', 200);
+    const second = await sendDue();
+    expect(second.map((item) => item.job.attempts)).toEqual([2, 2]);
+    // A late failure while the newer attempt is in flight neither frees its lease nor schedules a retry.
+    expect(await sender.recordMany([of(first, lateWhileInFlight)])).toMatchObject([{ status: 'retrying', attempt: 1 }]);
+    clock.at += 31_000;
+    expect((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+    // A late failure after the newer attempt succeeded does not bring the delivery back.
+    expect(await sender.recordMany([of(second, lateAfterSuccess)])).toMatchObject([{ status: 'success', attempt: 2 }]);
+    expect(await sender.recordMany([of(first, lateAfterSuccess)])).toMatchObject([{ status: 'retrying', attempt: 1 }]);
+    expect(await sender.recordMany([of(second, lateWhileInFlight)])).toMatchObject([{ status: 'success', attempt: 2 }]);
+    clock.at += DAY;
+    expect((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+    const states = await runtime.db.inTenant(ctx, (tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE webhook_id = $1', [hook.id]));
+    expect(states).toEqual([{ status: 'success', locked_until: null }, { status: 'success', locked_until: null }]);
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt]).sort()).toEqual([['retrying', 1], ['retrying', 1], ['success', 2], ['success', 2]]);
+  });
+
+  it('should not start a failure streak for a failure followed by a success of the same endpoint in one batch', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/flaky');
+    const clock = new TestClock(Date.parse('2017-02-01T00:00:00Z'));
+    const sender = runner(clock);
+    const sendTwo = async (statuses: number[]) => {
+      await enqueue(ctx, hook.id, clock.at, 2);
+      const jobs = (await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id && job.attempts === 1);
+      const sent: SentAttempt[] = [];
+      for (const [i, status] of statuses.entries()) {
+        statusOf.set('/flaky', status);
+        sent.push(await sender.send(jobs[i]));
+      }
+      return sender.recordMany(sent);
+    };
+    expect(await sendTwo([500, 200])).toMatchObject([{ status: 'retrying' }, { status: 'success' }]);
+    expect((await configuration(ctx, hook.id)).failing_since).toBeNull();
+    clock.at += MINUTE;
+    expect(await sendTwo([200, 500])).toMatchObject([{ status: 'success' }, { status: 'retrying' }]);
+    expect((await configuration(ctx, hook.id)).failing_since).toEqual(new Date(clock.at));
+  });
+
+  it('should record a batch without waiting for the notice of a configuration it disabled', async () => {
+    const ctx = await org();
+    const gone = await configure(ctx, '/gone-batch');
+    const ok = await configure(ctx, '/ok-batch');
+    statusOf.set('/gone-batch', 410);
+    const clock = new TestClock(Date.parse('2017-03-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, gone.id, clock.at)), ...(await enqueue(ctx, ok.id, clock.at))];
+    const notices: DisabledNotice[] = [];
+    // A mail server that never answers.
+    const onDisabled = (notice: DisabledNotice) => {
+      notices.push(notice);
+      return new Promise<void>(() => undefined);
+    };
+    const sender = new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5, onDisabled });
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    const outcomes = await sender.recordMany(await Promise.all(jobs.map((job) => sender.send(job))));
+    expect(outcomes.map((outcome) => (outcome as AttemptOutcome).status).sort()).toEqual(['failed', 'success']);
+    expect(notices.map((notice) => notice.webhookId)).toEqual([gone.id]);
+    expect(await configuration(ctx, gone.id)).toMatchObject({ is_active: false });
   });
 
   it('should never deliver a job twice with several claimers', async () => {

@@ -59,7 +59,7 @@ export class DeliveryRunner {
 
   // One attempt sent and recorded (test action, manual retry); a recording failure is thrown.
   async attempt(job: DeliveryJob): Promise<AttemptOutcome> {
-    const [outcome] = await this.recordMany([await this.send(job)]);
+    const [outcome] = await this.recordMany([await this.send(job)], { waitForNotices: true });
     if (outcome instanceof Error) throw outcome;
     return outcome;
   }
@@ -92,7 +92,9 @@ export class DeliveryRunner {
   // Records finished attempts; the answer is in the same order, an Error where one could not be
   // recorded (its lease then expires and it is sent again). One transaction per organization; if
   // that fails, each attempt of it gets its own, so one bad row does not hold back the others.
-  async recordMany(sent: SentAttempt[]): Promise<(AttemptOutcome | Error)[]> {
+  // Notices of disabled configurations (emails) go on in the background unless `waitForNotices`:
+  // a slow mail server must not hold the worker's recording, and with it every endpoint's slots.
+  async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
     const results = new Map<SentAttempt, AttemptOutcome | Error>();
     const byOrganization = new Map<string, SentAttempt[]>();
     for (const item of sent) byOrganization.set(item.job.organization_id, [...(byOrganization.get(item.job.organization_id) ?? []), item]);
@@ -108,7 +110,10 @@ export class DeliveryRunner {
           if (group.length === 1) results.set(group[0], error instanceof Error ? error : new Error(String(error)));
           continue;
         }
-        if (this.options.onDisabled) for (const notice of notices) await this.options.onDisabled(notice).catch(() => undefined);
+        for (const notice of notices) {
+          const told = this.options.onDisabled?.(notice).catch(() => undefined);
+          if (options.waitForNotices) await told;
+        }
         if (group === items) break;
       }
     }

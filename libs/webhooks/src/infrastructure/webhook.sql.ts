@@ -101,24 +101,27 @@ export const LEASE_ONE = `
   FROM webhook_configurations c WHERE d.id = $1 AND c.id = d.webhook_id AND (d.locked_until IS NULL OR d.locked_until <= $3)
   RETURNING ${JOB_COLUMNS}`;
 
-export const FINISH_DELIVERY = `UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4 WHERE id = $1`;
+// tenant: the outcome of attempt number $5, unless the delivery has been claimed again since.
+export const FINISH_DELIVERY = `
+  UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4
+  WHERE id = $1 AND attempts = $5`;
 
-// tenant: successful attempts in one statement: each delivery finished, one log row per attempt
-// (only for deliveries that still exist), and the failure streak of the configurations in $8
-// cleared. Delivery ids are distinct.
+// tenant: successful attempts in one statement: each delivery finished (unless claimed again since,
+// as FINISH_DELIVERY), one log row per attempt of a delivery that still exists, and the failure
+// streak of the configurations in $8 cleared. Delivery ids are distinct.
 export const FINISH_SUCCESSES = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::int[])
       AS t(delivery_id, webhook_id, event, response_code, duration_ms, attempt)
   ), finished AS (
     UPDATE webhook_deliveries d SET status = 'success', locked_until = NULL, updated_at = $7
-    FROM input i WHERE d.id = i.delivery_id RETURNING d.id
+    FROM input i WHERE d.id = i.delivery_id AND d.attempts = i.attempt
   ), cleared AS (
     UPDATE webhook_configurations SET failing_since = NULL WHERE id = ANY($8::uuid[]) AND failing_since IS NOT NULL
   )
   INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
   SELECT app_org_id(), i.webhook_id, i.delivery_id, i.event, 'success', i.response_code, NULL, i.duration_ms, i.attempt, $7
-  FROM input i JOIN finished f ON f.id = i.delivery_id
+  FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
   RETURNING id, delivery_id`;
 
 export const INSERT_LOG = `
