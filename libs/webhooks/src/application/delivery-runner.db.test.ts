@@ -6,6 +6,7 @@ import { listDevMailbox } from '@engage/identity';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { DisabledNotifier } from './disabled-notifier';
 import { ConfigurationService } from './configuration.service';
+import { AttemptRecorder } from './attempt-recorder';
 import { type AttemptOutcome, type DisabledNotice, DeliveryRunner, type SentAttempt } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
@@ -339,6 +340,30 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(outcomes.map((outcome) => (outcome as AttemptOutcome).status).sort()).toEqual(['failed', 'success']);
     expect(notices.map((notice) => notice.webhookId)).toEqual([gone.id]);
     expect(await configuration(ctx, gone.id)).toMatchObject({ is_active: false });
+  });
+
+  it("should not let one organization's transaction record another organization's attempts (RLS)", async () => {
+    const ctx = await org();
+    const other = await org();
+    const theirs = await configure(other, '/rls-theirs');
+    statusOf.set('/rls-failing', 500);
+    const failing = await configure(other, '/rls-failing');
+    const clock = new TestClock(Date.parse('2017-04-01T00:00:00Z'));
+    const ids = [...(await enqueue(other, theirs.id, clock.at)), ...(await enqueue(other, failing.id, clock.at))];
+    const sender = runner(clock);
+    const sent = await Promise.all((await sender.claim(100, 4)).filter((job) => ids.includes(job.id)).map((job) => sender.send(job)));
+    const succeeded = sent.find((item) => item.job.webhook_id === theirs.id)!;
+    const failed = sent.find((item) => item.job.webhook_id === failing.id)!;
+    const recorder = new AttemptRecorder(clock, () => 0.5);
+    // The success statement finds none of their rows; a failure's log cannot point at their configuration.
+    expect(await runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [succeeded], () => undefined))).toMatchObject([{ log_id: '' }]);
+    await expect(runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [failed], () => undefined))).rejects.toMatchObject({ code: '23503' }); // foreign key
+    const states = await runtime.db.inTenant(other, (tx) => tx.query<{ status: string; locked: boolean }>('SELECT status, locked_until IS NOT NULL AS locked FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
+    expect(states).toEqual([{ status: 'pending', locked: true }, { status: 'pending', locked: true }]);
+    expect(await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM webhook_logs WHERE delivery_id = ANY($1::uuid[])', [ids]))).toEqual([]);
+    expect((await configuration(other, failing.id)).failing_since).toBeNull();
+    // Their own transaction records both.
+    expect((await sender.recordMany([succeeded, failed])).map((outcome) => (outcome as AttemptOutcome).status)).toEqual(['success', 'retrying']);
   });
 
   it('should never deliver a job twice with several claimers', async () => {
