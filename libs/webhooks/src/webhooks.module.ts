@@ -20,7 +20,12 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
   controllers: [WebhooksController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
-    { provide: WEBHOOK_OUTBOUND, inject: [CONFIG], useFactory: (config: Config) => createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS }) },
+    {
+      provide: WEBHOOK_OUTBOUND,
+      inject: [CONFIG],
+      // Every connection a burst of deliveries opened stays reusable: no new TLS handshake per burst.
+      useFactory: (config: Config) => createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS, maxFreeSockets: config.WEBHOOK_MAX_IN_FLIGHT }),
+    },
     { provide: ConfigurationService, inject: [SecretBox, WEBHOOK_OUTBOUND], useFactory: (box: SecretBox, outbound: OutboundClient) => new ConfigurationService(box, outbound) },
     {
       provide: DisabledNotifier,

@@ -137,4 +137,32 @@ describe('OutboundClient against loopback peers', () => {
       server.close();
     }
   });
+
+  it('keeps every connection of a burst reusable up to maxFreeSockets (16 by default)', async () => {
+    // Answers only once a whole burst has arrived, so all its connections are open and freed at once.
+    const burst = 24;
+    let held: (() => void)[] = [];
+    let connections = 0;
+    const server = createHttpServer((_req, res) => {
+      held.push(() => res.end('ok'));
+      if (held.length === burst) for (const answer of held.splice(0)) answer();
+    });
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const twoBursts = async (client: OutboundClient) => {
+      connections = 0;
+      held = [];
+      for (let round = 0; round < 2; round++) await Promise.all(Array.from({ length: burst }, () => client.request({ url, method: 'GET' })));
+      client.close();
+      return connections;
+    };
+    try {
+      expect(await twoBursts(new OutboundClient({ allowHosts: ['127.0.0.1'], allowHttpForAllowedHosts: true, maxFreeSockets: 32 }))).toBe(burst);
+      // The default keeps 16 of the 24 idle connections: the second burst opens 8 new ones.
+      expect(await twoBursts(new OutboundClient({ allowHosts: ['127.0.0.1'], allowHttpForAllowedHosts: true }))).toBe(burst + 8);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -39,6 +39,10 @@ export interface OutboundClientOptions {
   // Reuse connections (per host, port and checked address); default true. Every request is still
   // resolved and checked first, so a reused connection only ever goes to an address that passed.
   keepAlive?: boolean;
+  // Idle kept-alive connections held per (host, port, checked address); default 16. Past it, a
+  // connection freed by a burst is closed and the next request pays a new TLS handshake: a caller
+  // with many requests in flight to one host (webhook deliveries) raises it to its concurrency.
+  maxFreeSockets?: number;
   // DNS, replaceable in tests; default: the system resolver (all addresses).
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
@@ -147,7 +151,8 @@ export class OutboundClient {
     const key = `${target.url.protocol}//${target.host}:${target.url.port}@${address}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = target.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 });
+      const options = { keepAlive: true, maxFreeSockets: this.options.maxFreeSockets ?? 16, timeout: 30_000 };
+      agent = target.url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
       this.agents.set(key, agent);
       if (this.agents.size > 256) {
         const [oldestKey, oldest] = this.agents.entries().next().value as [string, HttpAgent];

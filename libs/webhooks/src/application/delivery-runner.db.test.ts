@@ -6,7 +6,8 @@ import { listDevMailbox } from '@engage/identity';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { DisabledNotifier } from './disabled-notifier';
 import { ConfigurationService } from './configuration.service';
-import { DeliveryRunner } from './delivery-runner';
+import { AttemptRecorder } from './attempt-recorder';
+import { type AttemptOutcome, type DisabledNotice, DeliveryRunner, type SentAttempt } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
 
@@ -158,6 +159,211 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect((await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
     await runner(clock).attempt(first[0]);
     expect((await runner(clock).claim(100, 3)).filter((j) => j.webhook_id === hook.id)).toHaveLength(1);
+  });
+
+  it('should fill free slots oldest due first, whatever the backlog of one endpoint, skipping future and inactive ones', async () => {
+    const ctx = await org();
+    const busy = await configure(ctx, '/backlog');
+    const quiet = await configure(ctx, '/quiet');
+    const off = await configure(ctx, '/off');
+    // Earlier than every other test's clock, so only this test's rows are due.
+    const clock = new TestClock(Date.parse('2020-01-01T00:00:00Z'));
+    const backlog = await enqueue(ctx, busy.id, clock.at - MINUTE, 50);
+    const [quietOldest] = await enqueue(ctx, quiet.id, clock.at - 2 * MINUTE);
+    const [quietLater] = await enqueue(ctx, quiet.id, clock.at - 1000);
+    const [quietFuture] = await enqueue(ctx, quiet.id, clock.at + MINUTE);
+    await enqueue(ctx, off.id, clock.at - 5 * MINUTE, 2);
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('UPDATE webhook_configurations SET is_active = false WHERE id = $1', [off.id]));
+    const sender = runner(clock);
+    const first = await sender.claim(3, 4);
+    expect(first.map((job) => job.webhook_id).sort()).toEqual([busy.id, busy.id, quiet.id].sort());
+    expect(first.find((job) => job.webhook_id === quiet.id)!.id).toBe(quietOldest);
+    const second = await sender.claim(100, 4);
+    expect(second.filter((job) => job.webhook_id === busy.id)).toHaveLength(2);
+    expect(second.filter((job) => job.webhook_id === quiet.id).map((job) => job.id)).toEqual([quietLater]);
+    expect(second.every((job) => job.attempts === 1 && backlog.concat(quietLater).includes(job.id))).toBe(true);
+    expect(await sender.claim(100, 4)).toEqual([]);
+    await sender.attempt(first.find((job) => job.webhook_id === busy.id)!);
+    expect((await sender.claim(100, 4)).map((job) => job.webhook_id)).toEqual([busy.id]);
+    clock.at += MINUTE;
+    expect((await sender.claim(100, 4)).map((job) => job.id)).toEqual([quietFuture]);
+  });
+
+  it('should hand each delivery to one of several concurrent claimers, within the per-endpoint limit', async () => {
+    const ctx = await org();
+    const hooks = [await configure(ctx, '/split-1'), await configure(ctx, '/split-2')];
+    const clock = new TestClock(Date.parse('2019-01-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, hooks[0].id, clock.at, 10)), ...(await enqueue(ctx, hooks[1].id, clock.at, 10))];
+    const batches = await Promise.all([0, 1, 2, 3, 4].map(() => runner(clock).claim(50, 3)));
+    const claimed = batches.flat().filter((job) => ids.includes(job.id));
+    expect(new Set(claimed.map((job) => job.id)).size).toBe(claimed.length);
+    for (const hook of hooks) expect(claimed.filter((job) => job.webhook_id === hook.id)).toHaveLength(3);
+  });
+
+  it('should record a batch of attempts of two organizations, each logged, successes and retries alike', async () => {
+    const ctx = await org();
+    const other = await org();
+    const ok = await configure(ctx, '/batch-ok');
+    const bad = await configure(ctx, '/batch-bad');
+    const theirs = await configure(other, '/batch-theirs');
+    statusOf.set('/batch-bad', 500);
+    const clock = new TestClock(Date.parse('2018-01-01T00:00:00Z'));
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('UPDATE webhook_configurations SET failing_since = $2 WHERE id = $1', [ok.id, new Date(clock.at - DAY)]));
+    const ids = [...(await enqueue(ctx, ok.id, clock.at, 3)), ...(await enqueue(ctx, bad.id, clock.at, 2)), ...(await enqueue(other, theirs.id, clock.at, 2))];
+    const sender = runner(clock);
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    expect(jobs).toHaveLength(7);
+    const sent = await Promise.all(jobs.map((job) => sender.send(job)));
+    // Sent but not recorded: the leases still count against the per-endpoint limit.
+    expect((await sender.claim(100, 4)).filter((job) => ids.includes(job.id))).toEqual([]);
+    const outcomes = await sender.recordMany(sent);
+    const recorded = outcomes.map((outcome) => {
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    });
+    expect(recorded.map((o) => o.delivery_id)).toEqual(jobs.map((job) => job.id));
+    expect(recorded.map((o) => o.status).sort()).toEqual(['retrying', 'retrying', 'success', 'success', 'success', 'success', 'success']);
+    expect(new Set(recorded.map((o) => o.log_id)).size).toBe(7);
+    expect((await logsOf(ctx, ok.id)).map((l) => [l.status, l.response_code, l.attempt])).toEqual([['success', 200, 1], ['success', 200, 1], ['success', 200, 1]]);
+    expect((await logsOf(ctx, bad.id)).map((l) => l.status)).toEqual(['retrying', 'retrying']);
+    expect(await logsOf(ctx, theirs.id)).toEqual([]);
+    expect((await logsOf(other, theirs.id)).map((l) => l.status)).toEqual(['success', 'success']);
+    expect((await configuration(ctx, ok.id)).failing_since).toBeNull();
+    expect((await configuration(ctx, bad.id)).failing_since).not.toBeNull();
+    const states = await runtime.db.asSystem((tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
+    expect(states.every((row) => row.locked_until === null)).toBe(true);
+    expect(states.filter((row) => row.status === 'success')).toHaveLength(5);
+  });
+
+  it('should record the rest of a batch when one delivery vanished meanwhile (its configuration deleted)', async () => {
+    const ctx = await org();
+    const kept = await configure(ctx, '/kept');
+    const deleted = await configure(ctx, '/deleted');
+    statusOf.set('/deleted', 500);
+    const clock = new TestClock(Date.parse('2018-02-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, kept.id, clock.at, 2)), ...(await enqueue(ctx, deleted.id, clock.at, 1))];
+    const sender = runner(clock);
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    const sent = await Promise.all(jobs.map((job) => sender.send(job)));
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('DELETE FROM webhook_configurations WHERE id = $1', [deleted.id]));
+    const outcomes = await sender.recordMany(sent);
+    jobs.forEach((job, i) => expect(outcomes[i] instanceof Error).toBe(job.webhook_id === deleted.id));
+    expect((await logsOf(ctx, kept.id)).map((l) => l.status)).toEqual(['success', 'success']);
+  });
+
+  it('should send again, not lose, a delivery whose worker died between sending and recording', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/crash');
+    const clock = new TestClock(Date.parse('2018-03-01T00:00:00Z'));
+    const [id] = await enqueue(ctx, hook.id, clock.at);
+    const [job] = (await runner(clock).claim(100, 4)).filter((j) => j.id === id);
+    await runner(clock).send(job); // posted; the process "dies" before recording it
+    expect(receiver.received.filter((r) => r.path === '/crash')).toHaveLength(1);
+    clock.at += 60_000;
+    expect((await runner(clock).claim(100, 4)).filter((j) => j.id === id)).toEqual([]);
+    clock.at += 5000 + 60_000; // the lease (timeout + 60 s) has expired
+    const [again] = (await runner(clock).claim(100, 4)).filter((j) => j.id === id);
+    expect(again).toMatchObject({ id, attempts: 2 });
+    expect(await runner(clock).attempt(again)).toMatchObject({ success: true, attempt: 2 });
+    const received = receiver.received.filter((r) => r.path === '/crash');
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 2]]);
+  });
+
+  it('should let only the latest attempt set the state of a delivery whose earlier attempt is recorded late', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/late');
+    const clock = new TestClock(Date.parse('2017-01-01T00:00:00Z'));
+    const [lateWhileInFlight, lateAfterSuccess] = await enqueue(ctx, hook.id, clock.at, 2);
+    const sender = runner(clock);
+    const sendDue = async () => Promise.all((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id).map((job) => sender.send(job)));
+    const of = (sent: SentAttempt[], id: string) => sent.find((item) => item.job.id === id)!;
+    statusOf.set('/late', 503);
+    const first = await sendDue();
+    clock.at += 5000 + 60_000 + 1; // both leases expire before the first attempts are recorded
+    statusOf.set('/late', 200);
+    const second = await sendDue();
+    expect(second.map((item) => item.job.attempts)).toEqual([2, 2]);
+    // A late failure while the newer attempt is in flight neither frees its lease nor schedules a retry.
+    expect(await sender.recordMany([of(first, lateWhileInFlight)])).toMatchObject([{ status: 'retrying', attempt: 1 }]);
+    clock.at += 31_000;
+    expect((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+    // A late failure after the newer attempt succeeded does not bring the delivery back.
+    expect(await sender.recordMany([of(second, lateAfterSuccess)])).toMatchObject([{ status: 'success', attempt: 2 }]);
+    expect(await sender.recordMany([of(first, lateAfterSuccess)])).toMatchObject([{ status: 'retrying', attempt: 1 }]);
+    expect(await sender.recordMany([of(second, lateWhileInFlight)])).toMatchObject([{ status: 'success', attempt: 2 }]);
+    clock.at += DAY;
+    expect((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
+    const states = await runtime.db.inTenant(ctx, (tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE webhook_id = $1', [hook.id]));
+    expect(states).toEqual([{ status: 'success', locked_until: null }, { status: 'success', locked_until: null }]);
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt]).sort()).toEqual([['retrying', 1], ['retrying', 1], ['success', 2], ['success', 2]]);
+  });
+
+  it('should not start a failure streak for a failure followed by a success of the same endpoint in one batch', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/flaky');
+    const clock = new TestClock(Date.parse('2017-02-01T00:00:00Z'));
+    const sender = runner(clock);
+    const sendTwo = async (statuses: number[]) => {
+      await enqueue(ctx, hook.id, clock.at, 2);
+      const jobs = (await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id && job.attempts === 1);
+      const sent: SentAttempt[] = [];
+      for (const [i, status] of statuses.entries()) {
+        statusOf.set('/flaky', status);
+        sent.push(await sender.send(jobs[i]));
+      }
+      return sender.recordMany(sent);
+    };
+    expect(await sendTwo([500, 200])).toMatchObject([{ status: 'retrying' }, { status: 'success' }]);
+    expect((await configuration(ctx, hook.id)).failing_since).toBeNull();
+    clock.at += MINUTE;
+    expect(await sendTwo([200, 500])).toMatchObject([{ status: 'success' }, { status: 'retrying' }]);
+    expect((await configuration(ctx, hook.id)).failing_since).toEqual(new Date(clock.at));
+  });
+
+  it('should record a batch without waiting for the notice of a configuration it disabled', async () => {
+    const ctx = await org();
+    const gone = await configure(ctx, '/gone-batch');
+    const ok = await configure(ctx, '/ok-batch');
+    statusOf.set('/gone-batch', 410);
+    const clock = new TestClock(Date.parse('2017-03-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, gone.id, clock.at)), ...(await enqueue(ctx, ok.id, clock.at))];
+    const notices: DisabledNotice[] = [];
+    // A mail server that never answers.
+    const onDisabled = (notice: DisabledNotice) => {
+      notices.push(notice);
+      return new Promise<void>(() => undefined);
+    };
+    const sender = new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5, onDisabled });
+    const jobs = (await sender.claim(100, 4)).filter((job) => ids.includes(job.id));
+    const outcomes = await sender.recordMany(await Promise.all(jobs.map((job) => sender.send(job))));
+    expect(outcomes.map((outcome) => (outcome as AttemptOutcome).status).sort()).toEqual(['failed', 'success']);
+    expect(notices.map((notice) => notice.webhookId)).toEqual([gone.id]);
+    expect(await configuration(ctx, gone.id)).toMatchObject({ is_active: false });
+  });
+
+  it("should not let one organization's transaction record another organization's attempts (RLS)", async () => {
+    const ctx = await org();
+    const other = await org();
+    const theirs = await configure(other, '/rls-theirs');
+    statusOf.set('/rls-failing', 500);
+    const failing = await configure(other, '/rls-failing');
+    const clock = new TestClock(Date.parse('2017-04-01T00:00:00Z'));
+    const ids = [...(await enqueue(other, theirs.id, clock.at)), ...(await enqueue(other, failing.id, clock.at))];
+    const sender = runner(clock);
+    const sent = await Promise.all((await sender.claim(100, 4)).filter((job) => ids.includes(job.id)).map((job) => sender.send(job)));
+    const succeeded = sent.find((item) => item.job.webhook_id === theirs.id)!;
+    const failed = sent.find((item) => item.job.webhook_id === failing.id)!;
+    const recorder = new AttemptRecorder(clock, () => 0.5);
+    // The success statement finds none of their rows; a failure's log cannot point at their configuration.
+    expect(await runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [succeeded], () => undefined))).toMatchObject([{ log_id: '' }]);
+    await expect(runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [failed], () => undefined))).rejects.toMatchObject({ code: '23503' }); // foreign key
+    const states = await runtime.db.inTenant(other, (tx) => tx.query<{ status: string; locked: boolean }>('SELECT status, locked_until IS NOT NULL AS locked FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
+    expect(states).toEqual([{ status: 'pending', locked: true }, { status: 'pending', locked: true }]);
+    expect(await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM webhook_logs WHERE delivery_id = ANY($1::uuid[])', [ids]))).toEqual([]);
+    expect((await configuration(other, failing.id)).failing_since).toBeNull();
+    // Their own transaction records both.
+    expect((await sender.recordMany([succeeded, failed])).map((outcome) => (outcome as AttemptOutcome).status)).toEqual(['success', 'retrying']);
   });
 
   it('should never deliver a job twice with several claimers', async () => {

@@ -1,35 +1,14 @@
 import { type Database, type OutboundClient, OutboundError, type SecretBox, type Tx } from '@engage/platform';
 import type { Clock, RequestContext } from '@engage/shared-kernel';
-import { TEST_EVENT_KIND } from '../domain/event-kinds';
-import { classify, DISABLE_AFTER_MS, retryDelayMs } from '../domain/retry-policy';
 import { deliveryHeaders } from '../domain/signature';
-import {
-  CLEAR_FAILING, DISABLE_CONFIGURATION, type DeliveryJob, DUE_CANDIDATES, FINISH_DELIVERY, INSERT_LOG, LEASE, LEASE_ONE, MARK_FAILING,
-} from '../infrastructure/webhook.sql';
+import { CLAIM, type DeliveryJob, LEASE_ONE } from '../infrastructure/webhook.sql';
+import { type AttemptOutcome, AttemptRecorder, type DisabledNotice, type SentAttempt } from './attempt-recorder';
+
+export type { AttemptOutcome, DisabledNotice, SentAttempt } from './attempt-recorder';
 
 // Claims are short transactions; this lock makes the per-endpoint in-flight count exact across replicas.
 const CLAIM_LOCK = 7_301_004;
 const MAX_ERROR = 500;
-
-export interface AttemptOutcome {
-  delivery_id: string;
-  log_id: string;
-  success: boolean;
-  status: 'success' | 'failed' | 'retrying';
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  attempt: number;
-  next_attempt_at: string | null;
-}
-
-export interface DisabledNotice {
-  organizationId: string;
-  webhookId: string;
-  name: string;
-  url: string;
-  reason: string;
-}
 
 export interface RunnerOptions {
   timeoutMs: number;
@@ -43,7 +22,7 @@ const systemCtx = (organizationId: string, requestId: string): RequestContext =>
 // Sends deliveries and records each attempt: claim (lease) in one short transaction, POST outside
 // any transaction, record the outcome and the retry decision in another. Time comes from the clock.
 export class DeliveryRunner {
-  private readonly random: () => number;
+  private readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly db: Database,
@@ -52,7 +31,7 @@ export class DeliveryRunner {
     private readonly clock: Clock,
     private readonly options: RunnerOptions,
   ) {
-    this.random = options.random ?? Math.random;
+    this.recorder = new AttemptRecorder(clock, options.random ?? Math.random);
   }
 
   // A lease outlives the longest attempt, so a worker that dies mid-send frees its deliveries.
@@ -66,17 +45,7 @@ export class DeliveryRunner {
     const now = this.clock.now();
     return this.db.asSystem(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
-      const candidates = await tx.query<{ id: string; webhook_id: string; in_flight: number }>(DUE_CANDIDATES, [now, limit * 4, perEndpoint]);
-      const taken = new Map<string, number>();
-      const chosen: string[] = [];
-      for (const candidate of candidates) {
-        const count = taken.get(candidate.webhook_id) ?? candidate.in_flight;
-        if (count >= perEndpoint || chosen.length >= limit) continue;
-        taken.set(candidate.webhook_id, count + 1);
-        chosen.push(candidate.id);
-      }
-      if (chosen.length === 0) return [];
-      return tx.query<DeliveryJob>(LEASE, [chosen, this.leaseUntil(now), now]);
+      return tx.query<DeliveryJob>(CLAIM, [now, limit, perEndpoint, this.leaseUntil(now)]);
     });
   }
 
@@ -88,7 +57,15 @@ export class DeliveryRunner {
     return job ?? null;
   }
 
+  // One attempt sent and recorded (test action, manual retry); a recording failure is thrown.
   async attempt(job: DeliveryJob): Promise<AttemptOutcome> {
+    const [outcome] = await this.recordMany([await this.send(job)], { waitForNotices: true });
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  }
+
+  // The POST of one attempt, outside any transaction. Never throws: failures are part of the result.
+  async send(job: DeliveryJob): Promise<SentAttempt> {
     const at = this.clock.now();
     const started = process.hrtime.bigint();
     let statusCode: number | null = null;
@@ -98,10 +75,10 @@ export class DeliveryRunner {
       secret = job.secret_sealed ? this.box.open(job.secret_sealed) : null;
     } catch {
       // Never send unsigned what should be signed; the attempt fails and is logged (key rotated?).
-      return this.record(job, null, 'the signing secret cannot be decrypted with the current ENCRYPTION_KEY; set a new secret', 0);
+      return { job, statusCode: null, error: 'the signing secret cannot be decrypted with the current ENCRYPTION_KEY; set a new secret', durationMs: 0 };
     }
-    const headers = deliveryHeaders({ deliveryId: job.id, kind: job.event, body: job.body, at, secret });
     try {
+      const headers = deliveryHeaders({ deliveryId: job.id, kind: job.event, body: job.body, at, secret });
       const response = await this.outbound.request({ url: job.url, method: 'POST', headers, body: job.body, timeoutMs: this.options.timeoutMs });
       statusCode = response.status;
       if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${response.body.length > 0 ? `: ${response.body.toString('utf8').slice(0, 200)}` : ''}`;
@@ -109,61 +86,37 @@ export class DeliveryRunner {
       error = caught instanceof OutboundError ? `${caught.code}: ${caught.message}` : String((caught as Error).message ?? caught);
     }
     const durationMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
-    return this.record(job, statusCode, error?.slice(0, MAX_ERROR) ?? null, durationMs);
+    return { job, statusCode, error: error?.slice(0, MAX_ERROR) ?? null, durationMs };
   }
 
-  private async record(job: DeliveryJob, statusCode: number | null, error: string | null, durationMs: number): Promise<AttemptOutcome> {
-    let notice: DisabledNotice | undefined;
-    const result = await this.recordIn(job, statusCode, error, durationMs, (reason) => {
-      notice = { organizationId: job.organization_id, webhookId: job.webhook_id, name: job.webhook_name, url: job.url, reason };
-    });
-    if (notice && this.options.onDisabled) await this.options.onDisabled(notice).catch(() => undefined);
-    return result;
-  }
-
-  private recordIn(job: DeliveryJob, statusCode: number | null, error: string | null, durationMs: number, disabledWith: (reason: string) => void): Promise<AttemptOutcome> {
-    const now = this.clock.now();
-    const outcome = classify(statusCode);
-    const affectsConfiguration = job.event !== TEST_EVENT_KIND;
-    return this.db.inTenant(systemCtx(job.organization_id, `webhook-delivery:${job.id}`), async (tx) => {
-      let status: AttemptOutcome['status'];
-      let nextAt: Date | null = null;
-      let disabledReason: string | null = null;
-      if (outcome.kind === 'success') {
-        status = 'success';
-        if (affectsConfiguration) await tx.execute(CLEAR_FAILING, [job.webhook_id]);
-      } else {
-        const delay = outcome.kind === 'failure' && job.automatic ? retryDelayMs(job.attempts, this.random) : null;
-        status = delay === null ? 'failed' : 'retrying';
-        nextAt = delay === null ? null : new Date(now.getTime() + delay);
-        if (affectsConfiguration && outcome.kind === 'gone') disabledReason = `the endpoint answered 410 Gone at ${now.toISOString()}`;
-        if (affectsConfiguration && outcome.kind === 'failure') {
-          const [streak] = await tx.query<{ failing_since: Date }>(MARK_FAILING, [job.webhook_id, now]);
-          const since = streak ? new Date(streak.failing_since) : now;
-          if (now.getTime() - since.getTime() >= DISABLE_AFTER_MS) disabledReason = `failing continuously since ${since.toISOString()} (5 days)`;
+  // Records finished attempts; the answer is in the same order, an Error where one could not be
+  // recorded (its lease then expires and it is sent again). One transaction per organization; if
+  // that fails, each attempt of it gets its own, so one bad row does not hold back the others.
+  // Notices of disabled configurations (emails) go on in the background unless `waitForNotices`:
+  // a slow mail server must not hold the worker's recording, and with it every endpoint's slots.
+  async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
+    const results = new Map<SentAttempt, AttemptOutcome | Error>();
+    const byOrganization = new Map<string, SentAttempt[]>();
+    for (const item of sent) byOrganization.set(item.job.organization_id, [...(byOrganization.get(item.job.organization_id) ?? []), item]);
+    for (const [organizationId, items] of byOrganization) {
+      const groups = items.length === 1 ? [items] : [items, ...items.map((item) => [item])];
+      for (const group of groups) {
+        const notices: DisabledNotice[] = [];
+        const requestId = group.length === 1 ? `webhook-delivery:${group[0].job.id}` : `webhook-deliveries:${group.length}`;
+        try {
+          const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), (tx) => this.recorder.recordIn(tx, group, (notice) => notices.push(notice)));
+          group.forEach((item, i) => results.set(item, outcomes[i].log_id ? outcomes[i] : new Error(`delivery ${item.job.id} no longer exists (its configuration was deleted)`)));
+        } catch (error) {
+          if (group.length === 1) results.set(group[0], error instanceof Error ? error : new Error(String(error)));
+          continue;
         }
+        for (const notice of notices) {
+          const told = this.options.onDisabled?.(notice).catch(() => undefined);
+          if (options.waitForNotices) await told;
+        }
+        if (group === items) break;
       }
-      const disabled = disabledReason !== null && (await tx.query(DISABLE_CONFIGURATION, [job.webhook_id, disabledReason, now])).length > 0;
-      if (disabled) {
-        disabledWith(disabledReason!);
-        status = 'failed';
-        nextAt = null;
-      }
-      await tx.execute(FINISH_DELIVERY, [job.id, status, nextAt, now]);
-      const [log] = await tx.query<{ id: string }>(INSERT_LOG, [job.webhook_id, job.id, job.event, status, statusCode, error, durationMs, job.attempts, now]);
-      // The notice that the configuration was disabled, logged just after the attempt that caused it.
-      if (disabled) await tx.query(INSERT_LOG, [job.webhook_id, job.id, job.event, 'failed', statusCode, `webhook disabled: ${disabledReason}`, 0, job.attempts, new Date(now.getTime() + 1)]);
-      return {
-        delivery_id: job.id,
-        log_id: log.id,
-        success: status === 'success',
-        status,
-        status_code: statusCode,
-        duration_ms: durationMs,
-        error,
-        attempt: job.attempts,
-        next_attempt_at: nextAt?.toISOString() ?? null,
-      };
-    });
+    }
+    return sent.map((item) => results.get(item)!);
   }
 }

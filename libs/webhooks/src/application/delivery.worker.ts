@@ -2,10 +2,12 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { type Config, CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
 import type { Logger } from 'pino';
-import { DeliveryRunner } from './delivery-runner';
+import { DeliveryRunner, type SentAttempt } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
 
 const POLL_MS = 500;
+// Finished attempts recorded per transaction at most.
+const RECORD_BATCH = 200;
 
 // Worker processes only: claims due deliveries and sends them without waiting for one another, so
 // a slow endpoint holds at most WEBHOOK_CONCURRENCY_PER_ENDPOINT slots while the others flow.
@@ -16,6 +18,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private ticking = false;
   private again = false;
   private idle: (() => void)[] = [];
+  private unrecorded: SentAttempt[] = [];
+  private recording = false;
 
   constructor(
     @Inject(PLATFORM_RUNTIME) private readonly runtime: PlatformRuntime,
@@ -67,16 +71,47 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const jobs = await this.runner.claim(this.config.WEBHOOK_MAX_IN_FLIGHT - this.inFlight, this.config.WEBHOOK_CONCURRENCY_PER_ENDPOINT);
     for (const job of jobs) {
       this.inFlight += 1;
-      this.runner
-        .attempt(job)
-        .catch((error) => this.log.warn({ err: error, delivery_id: job.id }, 'webhook delivery attempt could not be recorded'))
-        .finally(() => {
-          this.inFlight -= 1;
-          if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
-          this.wake();
-        });
+      this.runner.send(job).then(
+        (sent) => {
+          this.unrecorded.push(sent);
+          this.record();
+        },
+        (error) => {
+          // Not recorded: the lease expires and the delivery is claimed again.
+          this.log.warn({ err: error, delivery_id: job.id }, 'webhook delivery attempt failed before it could be recorded');
+          this.settled(1);
+        },
+      );
     }
     return jobs.length;
+  }
+
+  // Attempts that finish while a batch is being recorded wait and go together in the next one: a
+  // few round trips per batch instead of six per attempt, and one claim round per batch. A slot (and
+  // its lease) is freed only once its attempt is recorded.
+  private record(): void {
+    if (this.recording) return;
+    this.recording = true;
+    void (async () => {
+      try {
+        while (this.unrecorded.length > 0) {
+          const batch = this.unrecorded.splice(0, RECORD_BATCH);
+          const results = await this.runner.recordMany(batch).catch((error: Error) => batch.map(() => error));
+          results.forEach((result, i) => {
+            if (result instanceof Error) this.log.warn({ err: result, delivery_id: batch[i].job.id }, 'webhook delivery attempt could not be recorded');
+          });
+          this.settled(batch.length);
+        }
+      } finally {
+        this.recording = false;
+      }
+    })();
+  }
+
+  private settled(count: number): void {
+    this.inFlight -= count;
+    if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+    this.wake();
   }
 
   drained(): Promise<void> {

@@ -57,28 +57,42 @@ export interface DeliveryJob {
 
 const JOB_COLUMNS = `d.id, d.organization_id, d.webhook_id, d.event, d.body, d.attempts, d.automatic, c.url, c.name AS webhook_name, c.secret_sealed`;
 
-// system: due deliveries of active configurations whose endpoint has fewer than $3 deliveries in
-// flight (leases not expired), oldest due first; rows other claimers hold are skipped. The in-flight
-// counts are computed once per claim.
-export const DUE_CANDIDATES = `
-  WITH in_flight AS (
-    SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
-    WHERE status IN ('pending', 'retrying') AND locked_until > $1 GROUP BY webhook_id
+// system: the claim, in one statement. Endpoints with queued deliveries are found by skipping
+// through the in-flight index (one probe per endpoint, however long its backlog); for each active
+// one with fewer than $3 deliveries in flight (leases not expired), its oldest due rows fill the free
+// slots; rows other claimers hold are skipped. Of those, the $2 oldest due are leased ($4) and their
+// attempt counted. Cost grows with the number of endpoints, never with the backlog.
+export const CLAIM = `
+  WITH RECURSIVE queued(webhook_id) AS (
+    (SELECT webhook_id FROM webhook_deliveries WHERE status IN ('pending', 'retrying') ORDER BY webhook_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.webhook_id FROM webhook_deliveries d
+            WHERE d.status IN ('pending', 'retrying') AND d.webhook_id > q.webhook_id ORDER BY d.webhook_id LIMIT 1)
+    FROM queued q WHERE q.webhook_id IS NOT NULL
+  ), open AS (
+    SELECT q.webhook_id, $3::int - f.n AS free
+    FROM queued q
+    JOIN webhook_configurations c ON c.id = q.webhook_id AND c.is_active
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS n FROM webhook_deliveries x
+      WHERE x.webhook_id = q.webhook_id AND x.status IN ('pending', 'retrying') AND x.locked_until > $1
+    ) f
+    WHERE f.n < $3::int
+  ), chosen AS (
+    SELECT due.id FROM open o
+    CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at, d.created_at FROM webhook_deliveries d
+      WHERE d.webhook_id = o.webhook_id AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= $1
+        AND (d.locked_until IS NULL OR d.locked_until <= $1)
+      ORDER BY d.next_attempt_at, d.created_at
+      LIMIT o.free
+      FOR UPDATE SKIP LOCKED
+    ) due
+    ORDER BY due.next_attempt_at, due.created_at
+    LIMIT $2
   )
-  SELECT d.id, d.webhook_id, coalesce(f.n, 0) AS in_flight
-  FROM webhook_deliveries d
-  JOIN webhook_configurations c ON c.id = d.webhook_id AND c.is_active
-  LEFT JOIN in_flight f ON f.webhook_id = d.webhook_id
-  WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
-    AND coalesce(f.n, 0) < $3
-  ORDER BY d.next_attempt_at, d.created_at
-  LIMIT $2
-  FOR UPDATE OF d SKIP LOCKED`;
-
-// system: takes the lease on chosen rows and counts the attempt.
-export const LEASE = `
-  UPDATE webhook_deliveries d SET locked_until = $2, attempts = d.attempts + 1, updated_at = $3
-  FROM webhook_configurations c WHERE d.id = ANY($1::uuid[]) AND c.id = d.webhook_id
+  UPDATE webhook_deliveries d SET locked_until = $4, attempts = d.attempts + 1, updated_at = $1
+  FROM chosen, webhook_configurations c WHERE d.id = chosen.id AND c.id = d.webhook_id
   RETURNING ${JOB_COLUMNS}`;
 
 // tenant: the lease on one delivery (manual retry, test action), unless an attempt is under way.
@@ -87,7 +101,28 @@ export const LEASE_ONE = `
   FROM webhook_configurations c WHERE d.id = $1 AND c.id = d.webhook_id AND (d.locked_until IS NULL OR d.locked_until <= $3)
   RETURNING ${JOB_COLUMNS}`;
 
-export const FINISH_DELIVERY = `UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4 WHERE id = $1`;
+// tenant: the outcome of attempt number $5, unless the delivery has been claimed again since.
+export const FINISH_DELIVERY = `
+  UPDATE webhook_deliveries SET status = $2, next_attempt_at = coalesce($3, next_attempt_at), locked_until = NULL, updated_at = $4
+  WHERE id = $1 AND attempts = $5`;
+
+// tenant: successful attempts in one statement: each delivery finished (unless claimed again since,
+// as FINISH_DELIVERY), one log row per attempt of a delivery that still exists, and the failure
+// streak of the configurations in $8 cleared. Delivery ids are distinct.
+export const FINISH_SUCCESSES = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::int[])
+      AS t(delivery_id, webhook_id, event, response_code, duration_ms, attempt)
+  ), finished AS (
+    UPDATE webhook_deliveries d SET status = 'success', locked_until = NULL, updated_at = $7
+    FROM input i WHERE d.id = i.delivery_id AND d.attempts = i.attempt
+  ), cleared AS (
+    UPDATE webhook_configurations SET failing_since = NULL WHERE id = ANY($8::uuid[]) AND failing_since IS NOT NULL
+  )
+  INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
+  SELECT app_org_id(), i.webhook_id, i.delivery_id, i.event, 'success', i.response_code, NULL, i.duration_ms, i.attempt, $7
+  FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
+  RETURNING id, delivery_id`;
 
 export const INSERT_LOG = `
   INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
