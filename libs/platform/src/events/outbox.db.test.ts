@@ -187,7 +187,8 @@ describe('outbox and relay', () => {
       const after = await eventually(listeners, (rows) => rows.length === 1 && rows[0].pid !== before.pid);
       expect(after).toHaveLength(1);
       expect(after[0].pid).not.toBe(before.pid);
-      expect(relay.listening).toBe(true);
+      // The server shows the LISTEN a moment before the relay has its answer.
+      expect(await eventually(async () => relay.listening, (listening) => listening)).toBe(true);
       // As another process would: insert and notify without this process's in-memory signal.
       const event = createEvent({ type: 'relisten.tested', source, organizationId: org.organizationId, aggregateId: org.organizationId, payload: {} });
       await runtime.dataSource.query(
