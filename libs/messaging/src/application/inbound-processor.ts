@@ -29,6 +29,8 @@ export const INBOUND_LANES = 4;
 
 // Message events stored in one transaction at most.
 export const BATCH_SIZE = 50;
+// Events of a batch whose media are downloaded at the same time (each has at most 10 files).
+const MEDIA_EVENTS_AT_ONCE = 4;
 
 type MessagePayload = Extract<InboundPayload, { type: 'message' }>;
 interface DueEvent {
@@ -76,7 +78,7 @@ export class InboundProcessor {
   private async processBatch(unit: DueEvent[]): Promise<number> {
     const organizationId = unit[0].organization_id;
     const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
-    const media = await Promise.all(unit.map((e) => this.rehost(organizationId, e.payload)));
+    const media = await mapLimited(unit, MEDIA_EVENTS_AT_ONCE, (e) => this.rehost(organizationId, e.payload));
     const mediaOf = new Map(unit.map((e, i) => [String(e.id), media[i]]));
     let left: DueEvent[];
     let settled = 0;
@@ -202,4 +204,18 @@ function senderSlot(from: string, count: number): number {
   let hash = 0;
   for (let i = 0; i < from.length; i++) hash = (hash * 31 + from.charCodeAt(i)) | 0;
   return Math.abs(hash) % count;
+}
+
+// Promise.all with at most `limit` calls under way; answers in the items' order.
+async function mapLimited<T, R>(items: T[], limit: number, call: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const run = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await call(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return results;
 }
