@@ -181,9 +181,9 @@ export class InboundProcessor {
   }
 }
 
-// Work for the lanes: each organization's message events in as few batches of at most BATCH_SIZE
-// as fit (a batch costs about the same for 5 events as for 50), a sender always in the same
-// batch; other events alone.
+// Work for the lanes: each organization's message events in as few batches of about BATCH_SIZE as
+// fit (a batch costs about the same for 5 events as for 50; senders are spread by a hash, so a
+// batch can be somewhat larger), a sender always in the same batch; other events alone.
 function workUnits(due: DueEvent[]): DueEvent[][] {
   const units: DueEvent[][] = [];
   const messages = new Map<string, DueEvent[]>();
@@ -200,9 +200,11 @@ function workUnits(due: DueEvent[]): DueEvent[][] {
   return units;
 }
 
+// By the sender's digits, so "+2010...", "2010..." and "2010...@s.host" land in the same batch.
 function senderSlot(from: string, count: number): number {
+  const digits = from.replace(/@s\..*$/i, '').replace(/\D/g, '');
   let hash = 0;
-  for (let i = 0; i < from.length; i++) hash = (hash * 31 + from.charCodeAt(i)) | 0;
+  for (let i = 0; i < digits.length; i++) hash = (hash * 31 + digits.charCodeAt(i)) | 0;
   return Math.abs(hash) % count;
 }
 
