@@ -1,9 +1,9 @@
 import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
-import { type CompanyFields, parseCompanyFields } from '../domain/company';
+import { type CompanyFields, completeNewCompany, parseCompanyFields } from '../domain/company';
 import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANIES, INSERT_COMPANY, UPDATE_COMPANIES, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 import { toDealView } from './deal.service';
@@ -26,9 +26,7 @@ export class CompanyService {
 
   async createIn(tx: Tx, _ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
     const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
-    const fields = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
-    if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
-    const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
+    const f = completeNewCompany(parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined));
     const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
       f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
       f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
@@ -49,6 +47,15 @@ export class CompanyService {
       f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
     ]);
     return iso(row);
+  }
+
+  // Many companies at once (the CSV import): new ones inserted and matched ones updated with one
+  // statement each. `merges` carry the full next state (the caller unions lists with the locked
+  // row). Companies emit no events. Any database error fails the whole call.
+  async importManyIn(tx: Tx, creates: CompanyFields[], merges: (CompanyFields & { id: string })[]): Promise<{ created: number; updated: number }> {
+    const created = creates.length > 0 ? (await tx.query(INSERT_COMPANIES, [JSON.stringify(creates)])).length : 0;
+    const updated = merges.length > 0 ? (await tx.query(UPDATE_COMPANIES, [JSON.stringify(merges)])).length : 0;
+    return { created, updated };
   }
 
   // Deleting a company keeps its contacts: their company_id becomes null (§2).

@@ -79,6 +79,13 @@ describe('contact_emails', () => {
     );
   });
 
+  it('should report by line a row whose email the database refuses (a NUL character) and write the others', async () => {
+    const ctx = await makeOrganization(runtime);
+    const job = await importCsv(ctx, 'first_name,emails\nOne,one@example.com\nNul,a\u0000b@example.com\nTwo,two@example.com\n');
+    expect(job).toMatchObject({ status: 'completed', created: 2, failed: 1, errors: [{ line: 3, code: 'import.row_failed' }] });
+    expect((await rows(ctx)).map(([email]) => email)).toEqual(['one@example.com', 'two@example.com']);
+  });
+
   it('should keep each organization to its own rows', async () => {
     const a = await makeOrganization(runtime);
     const b = await makeOrganization(runtime);
