@@ -57,12 +57,12 @@ export async function seedCrm(databaseUrl, organizationId, baseUrl, state) {
 }
 
 // Routes of bench/bare-server.mjs doing the same work: JWT, session check, the same SQL in a
-// tenant transaction, and for duplicates the same grouping code.
+// tenant transaction, and for duplicates the same key refresh and grouping code.
 export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtVerify }) {
   const require = createRequire(import.meta.url);
   const dealSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/deal.sql.js'));
   const companySql = require(join(root, 'dist/out/libs/crm/src/infrastructure/company.sql.js'));
-  const { findDuplicateGroups } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
+  const { duplicateKeys, groupsFromSharedKeys } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
 
   const inTenant = bareTenant({ pool, key, sessionCheck, jwtVerify });
 
@@ -76,9 +76,11 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
 
   app.post('/crm/duplicates', (request, reply) =>
     inTenant(request, reply, async (client) => {
-      const { rows } = await client.query(companySql.DUPLICATE_KEYS, [50_000]);
-      const names = new Map(rows.map((row) => [row.id, row.name]));
-      return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
+      const { rows: stale } = await client.query(companySql.STALE_DUPLICATE_KEYS);
+      if (stale.length > 0) await client.query(companySql.SAVE_DUPLICATE_KEYS, [JSON.stringify(stale.map((c) => ({ id: c.id, version: c.version, keys: duplicateKeys(c) })))]);
+      const { rows: shared } = await client.query(companySql.SHARED_DUPLICATE_KEYS);
+      const names = new Map(shared.flatMap((row) => row.ids.map((id, i) => [id, row.names[i]])));
+      return { groups: groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
     }),
   );
 }

@@ -34,6 +34,26 @@ export const SEARCH_COMPANIES = `
 
 export const DUPLICATE_KEYS = `SELECT id, name, website, phones, emails FROM companies ORDER BY created_at, id LIMIT $1`;
 
+// Companies whose duplicate keys are missing or were computed from an older row version.
+export const STALE_DUPLICATE_KEYS = `
+  SELECT c.id, c.name, c.website, c.phones, c.emails, c.xmin::text::bigint AS version
+  FROM companies c LEFT JOIN company_duplicate_keys k ON k.organization_id = c.organization_id AND k.company_id = c.id
+  WHERE k.company_id IS NULL OR k.version <> c.xmin::text::bigint`;
+
+// $1: [{id, version, keys}]; in id order so concurrent refreshes never deadlock.
+export const SAVE_DUPLICATE_KEYS = `
+  INSERT INTO company_duplicate_keys (organization_id, company_id, version, keys)
+  SELECT app_org_id(), id, version, keys FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, version bigint, keys text[]) ORDER BY id
+  ON CONFLICT (organization_id, company_id) DO UPDATE SET version = EXCLUDED.version, keys = EXCLUDED.keys`;
+
+// The keys held by two or more companies, with their holders (and names, read in the same
+// statement): the only rows the grouping needs.
+export const SHARED_DUPLICATE_KEYS = `
+  SELECT key, array_agg(c.id ORDER BY c.id) AS ids, array_agg(c.name ORDER BY c.id) AS names
+  FROM company_duplicate_keys k JOIN companies c ON c.organization_id = k.organization_id AND c.id = k.company_id
+  CROSS JOIN LATERAL unnest(k.keys) AS key
+  GROUP BY key HAVING count(*) > 1`;
+
 export const COMPANIES_FOR_MERGE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = ANY($1::uuid[]) ORDER BY created_at, id FOR UPDATE`;
 
 export const MOVE_CONTACTS = `UPDATE contacts SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING *`;
