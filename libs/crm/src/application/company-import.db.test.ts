@@ -115,6 +115,21 @@ describe('CSV import of companies', () => {
     expect(await importCsv(ctx, `${csv}\n`)).toMatchObject({ created: 0, updated: 10 + fillers.length, failed: 0 });
   });
 
+  // Row 2 would match X by name, but row 1 renames X first (matched by phone): row by row, row 2
+  // then matches Z, the other "Acme", before row 3 renames Z. Row 3 must not run ahead of row 2.
+  it('should give the per-row answer when an earlier row renames the company a later row would match by name', async () => {
+    const ctx = await org();
+    const x = await companies.create(ctx, { name: 'Acme', phones: ['+201001110001'] });
+    const z = await companies.create(ctx, { name: 'Acme', phones: ['+201001110002'] });
+    const job = await importCsv(ctx, 'name,phones,industry\nOther,+201001110001,Row1\nAcme,,Row2\nZeta,+201001110002,Row3\n');
+    expect(job).toMatchObject({ status: 'completed', created: 0, updated: 3, failed: 0 });
+    const rows = await runtime.db.inTenant(ctx, (tx) => tx.query<CompanyView>('SELECT id, name, industry FROM companies ORDER BY name'));
+    expect(rows).toEqual([
+      { id: x.id, name: 'Other', industry: 'Row1' },
+      { id: z.id, name: 'Zeta', industry: 'Row3' },
+    ]);
+  });
+
   it("should never match another organization's companies", async () => {
     const a = await org();
     const b = await org();

@@ -24,28 +24,34 @@ interface Keyed {
 
 const overlaps = (a: string[], b: Set<string>) => a.some((item) => b.has(item));
 
-// The company the per-row path (COMPANY_MATCH) would pick for a row: one sharing a phone first,
+// The companies a row could match by its own keys: sharing a phone, an email or its name.
+function candidatesOf(row: Keyed, candidates: Candidate[]): Candidate[] {
+  const phones = new Set(row.phones);
+  const emails = new Set(row.emails);
+  return candidates.filter((c) => overlaps(c.phones, phones) || overlaps(c.emails, emails) || (row.lname !== null && c.lname === row.lname));
+}
+
+// The company the per-row path (COMPANY_MATCH) would pick among them: one sharing a phone first,
 // then one sharing an email, then one of the same name; among those the oldest (ties by id).
-function bestMatch(row: Keyed, candidates: Candidate[]): Candidate | undefined {
+function bestMatch(row: Keyed, possible: Candidate[]): Candidate | undefined {
   const phones = new Set(row.phones);
   const emails = new Set(row.emails);
   const rank = (c: Candidate) => [overlaps(c.phones, phones) ? 0 : 1, overlaps(c.emails, emails) ? 0 : 1] as const;
-  return candidates
-    .filter((c) => overlaps(c.phones, phones) || overlaps(c.emails, emails) || (row.lname !== null && c.lname === row.lname))
-    .reduce<Candidate | undefined>((best, c) => {
-      if (!best) return c;
-      const [a, b] = [rank(c), rank(best)];
-      if (a[0] !== b[0]) return a[0] < b[0] ? c : best;
-      if (a[1] !== b[1]) return a[1] < b[1] ? c : best;
-      return c.age < best.age || (c.age === best.age && c.id < best.id) ? c : best;
-    }, undefined);
+  return possible.reduce<Candidate | undefined>((best, c) => {
+    if (!best) return c;
+    const [a, b] = [rank(c), rank(best)];
+    if (a[0] !== b[0]) return a[0] < b[0] ? c : best;
+    if (a[1] !== b[1]) return a[1] < b[1] ? c : best;
+    return c.age < best.age || (c.age === best.age && c.id < best.id) ? c : best;
+  }, undefined);
 }
 
 // Companies go set-based like contacts: the rows' keys are read in memory, one query finds every
 // company any row could match (by phone, email or name) and each row picks what the per-row rule
 // would; new companies are inserted and matched ones updated (locked first, lists unioned) with
 // one statement each. A row sharing a phone, an email, a name or a matched company with an earlier
-// row of the batch runs afterwards on the per-row path, so it sees that row's effect; a database
+// row of the batch runs afterwards on the per-row path, so it sees that row's effect (and so does
+// any later row that could match a company such a row could match); a database
 // error in the set-based step rolls it back and replays the batch row by row, so the bad row is
 // still reported by its line.
 export async function importCompanyBatch(
@@ -88,12 +94,17 @@ export async function importCompanyBatch(
     const matched: { keyed: Keyed; id: string }[] = [];
     const later: ImportRow[] = [];
     for (const k of keyed) {
-      const match = bestMatch(k, candidates);
+      const possible = candidatesOf(k, candidates);
+      const match = bestMatch(k, possible);
       const keys = [...k.phones.map((p) => `p:${p}`), ...k.emails.map((e) => `e:${e}`), ...(k.lname !== null ? [`n:${k.lname}`] : []), ...(match ? [`c:${match.id}`] : [])];
       const repeated = keys.some((key) => seen.has(key));
       keys.forEach((key) => seen.add(key));
-      if (repeated) later.push(k.row);
-      else if (match) matched.push({ keyed: k, id: match.id });
+      if (repeated) {
+        later.push(k.row);
+        // An earlier row may rename the company this row would match, so it may end up matching
+        // any other company it could match: later rows of the batch touching one of those wait too.
+        for (const c of possible) seen.add(`c:${c.id}`);
+      } else if (match) matched.push({ keyed: k, id: match.id });
       else {
         try {
           creates.push(completeNewCompany(parseCompanyFields(k.input, country)));
