@@ -1,7 +1,7 @@
 // CRM scenarios of `npm run bench`: the kanban board over 50,000 deals, duplicate-company
 // detection over 20,000 companies (both against a bare Fastify + pg route running the same SQL and
-// domain code from our build), and a CSV import of 100,000 contacts (rows/s and the server's peak
-// memory; no baseline).
+// domain code from our build), and CSV imports of 100,000 contacts and of 20,000 companies (rows/s
+// and the server's peak memory; no baseline).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -100,12 +100,33 @@ function residentMiB(pid) {
 // server's memory every 100 ms.
 export async function measureContactImport(baseUrl, state, serverPid, rows = 100_000) {
   const phone = (n) => `+2011${String(n).padStart(8, '0')}`;
+  const row = (n) => {
+    const cell = n % 200 === 0 ? '12345' : n % 50 === 0 ? `0020 11 ${String(n - 1).padStart(8, '0')}` : phone(n);
+    return `Import ${n},Bench,${cell},import${n}@example.com,bench;import\n`;
+  };
+  return measureImport(baseUrl, state, serverPid, { entity: 'contacts', header: 'first_name,last_name,phones,emails,tags\n', row, rows });
+}
+
+// Streams a generated CSV of `rows` companies to POST /functions/v1/companies/import into the
+// organization seeded with 20,000 companies: one in ten rows matches a seeded company by phone,
+// one in ten by name, one in 200 has a bad phone, the others are new.
+export async function measureCompanyImport(baseUrl, state, serverPid, rows = 20_000) {
+  const pad = (n) => String(n).padStart(8, '0');
+  const row = (n) => {
+    if (n % 200 === 7) return `Bad ${n},12345,,\n`;
+    if (n % 10 === 0) return `Company ${n} Renamed,+2012${pad(n)},,Imported\n`;
+    if (n % 10 === 5) return `company ${n},,sales@company${n}.example,Imported\n`;
+    return `Imported Co ${n},+2013${pad(n)},info@imported${n}.example,Imported\n`;
+  };
+  return measureImport(baseUrl, state, serverPid, { entity: 'companies', header: 'name,phones,emails,industry\n', row, rows });
+}
+
+async function measureImport(baseUrl, state, serverPid, { entity, header, row, rows }) {
   async function* csv() {
-    yield 'first_name,last_name,phones,emails,tags\n';
+    yield header;
     let chunk = '';
     for (let n = 1; n <= rows; n++) {
-      const cell = n % 200 === 0 ? '12345' : n % 50 === 0 ? `0020 11 ${String(n - 1).padStart(8, '0')}` : phone(n);
-      chunk += `Import ${n},Bench,${cell},import${n}@example.com,bench;import\n`;
+      chunk += row(n);
       if (n % 1000 === 0) {
         yield chunk;
         chunk = '';
@@ -121,7 +142,7 @@ export async function measureContactImport(baseUrl, state, serverPid, rows = 100
   }, 100);
   const started = process.hrtime.bigint();
   try {
-    const response = await fetch(`${baseUrl}/functions/v1/contacts/import`, {
+    const response = await fetch(`${baseUrl}/functions/v1/${entity}/import`, {
       method: 'POST',
       headers: { ...bearer(state), 'content-type': 'text/csv' },
       body: Readable.toWeb(Readable.from(csv())),
@@ -131,7 +152,7 @@ export async function measureContactImport(baseUrl, state, serverPid, rows = 100
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (response.status !== 201) throw new Error(`import answered ${response.status}: ${JSON.stringify(job)}`);
     return {
-      scenario: `CSV import of ${rows.toLocaleString('en')} contacts`,
+      scenario: `CSV import of ${rows.toLocaleString('en')} ${entity}`,
       rows,
       seconds: Number(seconds.toFixed(1)),
       rows_per_second: Math.round(rows / seconds),
