@@ -116,7 +116,7 @@ export async function measureCompanyImport(baseUrl, state, serverPid, rows = 20_
     if (n % 200 === 7) return `Bad ${n},12345,,\n`;
     if (n % 10 === 0) return `Company ${n} Renamed,+2012${pad(n)},,Imported\n`;
     if (n % 10 === 5) return `company ${n},,sales@company${n}.example,Imported\n`;
-    return `Imported Co ${n},+2013${pad(n)},info@imported${n}.example,Imported\n`;
+    return `Imported Co ${n},+2010${pad(n)},info@imported${n}.example,Imported\n`;
   };
   return measureImport(baseUrl, state, serverPid, { entity: 'companies', header: 'name,phones,emails,industry\n', row, rows });
 }
