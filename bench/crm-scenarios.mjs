@@ -1,7 +1,7 @@
 // CRM scenarios of `npm run bench`: the kanban board over 50,000 deals, duplicate-company
 // detection over 20,000 companies (both against a bare Fastify + pg route running the same SQL and
-// domain code from our build), and a CSV import of 100,000 contacts (rows/s and the server's peak
-// memory; no baseline).
+// domain code from our build), and CSV imports of 100,000 contacts and of 20,000 companies (rows/s
+// and the server's peak memory; no baseline).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -57,12 +57,12 @@ export async function seedCrm(databaseUrl, organizationId, baseUrl, state) {
 }
 
 // Routes of bench/bare-server.mjs doing the same work: JWT, session check, the same SQL in a
-// tenant transaction, and for duplicates the same grouping code.
+// tenant transaction, and for duplicates the same key refresh and grouping code.
 export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtVerify }) {
   const require = createRequire(import.meta.url);
   const dealSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/deal.sql.js'));
   const companySql = require(join(root, 'dist/out/libs/crm/src/infrastructure/company.sql.js'));
-  const { findDuplicateGroups } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
+  const { duplicateKeys, groupsFromSharedKeys } = require(join(root, 'dist/out/libs/crm/src/domain/company-duplicates.js'));
 
   const inTenant = bareTenant({ pool, key, sessionCheck, jwtVerify });
 
@@ -76,9 +76,11 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
 
   app.post('/crm/duplicates', (request, reply) =>
     inTenant(request, reply, async (client) => {
-      const { rows } = await client.query(companySql.DUPLICATE_KEYS, [50_000]);
-      const names = new Map(rows.map((row) => [row.id, row.name]));
-      return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
+      const { rows: stale } = await client.query(companySql.STALE_DUPLICATE_KEYS);
+      if (stale.length > 0) await client.query(companySql.SAVE_DUPLICATE_KEYS, [JSON.stringify(stale.map((c) => ({ id: c.id, version: c.version, keys: duplicateKeys(c) })))]);
+      const { rows: shared } = await client.query(companySql.SHARED_DUPLICATE_KEYS);
+      const names = new Map(shared.flatMap((row) => row.ids.map((id, i) => [id, row.names[i]])));
+      return { groups: groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
     }),
   );
 }
@@ -98,12 +100,33 @@ function residentMiB(pid) {
 // server's memory every 100 ms.
 export async function measureContactImport(baseUrl, state, serverPid, rows = 100_000) {
   const phone = (n) => `+2011${String(n).padStart(8, '0')}`;
+  const row = (n) => {
+    const cell = n % 200 === 0 ? '12345' : n % 50 === 0 ? `0020 11 ${String(n - 1).padStart(8, '0')}` : phone(n);
+    return `Import ${n},Bench,${cell},import${n}@example.com,bench;import\n`;
+  };
+  return measureImport(baseUrl, state, serverPid, { entity: 'contacts', header: 'first_name,last_name,phones,emails,tags\n', row, rows });
+}
+
+// Streams a generated CSV of `rows` companies to POST /functions/v1/companies/import into the
+// organization seeded with 20,000 companies: one in ten rows matches a seeded company by phone,
+// one in ten by name, one in 200 has a bad phone, the others are new.
+export async function measureCompanyImport(baseUrl, state, serverPid, rows = 20_000) {
+  const pad = (n) => String(n).padStart(8, '0');
+  const row = (n) => {
+    if (n % 200 === 7) return `Bad ${n},12345,,\n`;
+    if (n % 10 === 0) return `Company ${n} Renamed,+2012${pad(n)},,Imported\n`;
+    if (n % 10 === 5) return `company ${n},,sales@company${n}.example,Imported\n`;
+    return `Imported Co ${n},+2010${pad(n)},info@imported${n}.example,Imported\n`;
+  };
+  return measureImport(baseUrl, state, serverPid, { entity: 'companies', header: 'name,phones,emails,industry\n', row, rows });
+}
+
+async function measureImport(baseUrl, state, serverPid, { entity, header, row, rows }) {
   async function* csv() {
-    yield 'first_name,last_name,phones,emails,tags\n';
+    yield header;
     let chunk = '';
     for (let n = 1; n <= rows; n++) {
-      const cell = n % 200 === 0 ? '12345' : n % 50 === 0 ? `0020 11 ${String(n - 1).padStart(8, '0')}` : phone(n);
-      chunk += `Import ${n},Bench,${cell},import${n}@example.com,bench;import\n`;
+      chunk += row(n);
       if (n % 1000 === 0) {
         yield chunk;
         chunk = '';
@@ -119,7 +142,7 @@ export async function measureContactImport(baseUrl, state, serverPid, rows = 100
   }, 100);
   const started = process.hrtime.bigint();
   try {
-    const response = await fetch(`${baseUrl}/functions/v1/contacts/import`, {
+    const response = await fetch(`${baseUrl}/functions/v1/${entity}/import`, {
       method: 'POST',
       headers: { ...bearer(state), 'content-type': 'text/csv' },
       body: Readable.toWeb(Readable.from(csv())),
@@ -129,7 +152,7 @@ export async function measureContactImport(baseUrl, state, serverPid, rows = 100
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (response.status !== 201) throw new Error(`import answered ${response.status}: ${JSON.stringify(job)}`);
     return {
-      scenario: `CSV import of ${rows.toLocaleString('en')} contacts`,
+      scenario: `CSV import of ${rows.toLocaleString('en')} ${entity}`,
       rows,
       seconds: Number(seconds.toFixed(1)),
       rows_per_second: Math.round(rows / seconds),

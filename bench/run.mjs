@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
-import { crmScenarios, measureContactImport, seedCrm } from './crm-scenarios.mjs';
+import { crmScenarios, measureCompanyImport, measureContactImport, seedCrm } from './crm-scenarios.mjs';
 import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
@@ -23,6 +23,7 @@ const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONL
 const selected = (scenarioName) => !only || scenarioName.toLowerCase().includes(only);
 const INBOUND = 'inbound acknowledgement at 1,000 req/s';
 const IMPORT = 'CSV import of 100,000 contacts';
+const COMPANY_IMPORT = 'CSV import of 20,000 companies';
 const WEBHOOKS = 'webhook deliveries';
 
 function startProcess(command, args, env) {
@@ -97,10 +98,11 @@ async function main() {
   const state = { credentials, accessToken: (await login.json()).access_token, organizationId: demo.organization_id };
   const all = [...scenarios, ...crmScenarios, ...messagingScenarios].filter((scenario) => selected(scenario.name));
   await seedContacts(databaseUrl, demo.organization_id, 10_000);
-  if (all.some((scenario) => crmScenarios.includes(scenario))) await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
+  if (all.some((scenario) => crmScenarios.includes(scenario)) || selected(COMPANY_IMPORT)) await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
   setProviderKey(root, env, databaseUrl, demo.organization_id);
   const rows = [];
   let contactImport = null;
+  let companyImport = null;
   let inbound = null;
   let worker;
   const compare = async (scenario) => {
@@ -130,6 +132,8 @@ async function main() {
       worker = await startWorker(root, env, databaseUrl);
       inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000 });
     }
+    // Into the 20,000 seeded companies (after the duplicates scenario, which reads them).
+    if (selected(COMPANY_IMPORT)) companyImport = await measureCompanyImport(ours.url, state, ours.child.pid);
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
     if (selected(IMPORT)) contactImport = await measureContactImport(ours.url, state, ours.child.pid);
     if (selected(WEBHOOKS)) webhooks = await measureWebhooks({ root, dir, startProcess, stopped });
@@ -153,13 +157,15 @@ async function main() {
         `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n`,
     );
   }
-  if (contactImport) process.stdout.write(`\n${contactImport.scenario}: ${contactImport.rows_per_second} rows/s, server RSS ${contactImport.server_rss_before_mib} -> peak ${contactImport.server_rss_peak_mib} MiB\n`);
+  for (const result of [companyImport, contactImport].filter(Boolean)) {
+    process.stdout.write(`\n${result.scenario}: ${result.rows_per_second} rows/s, server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`);
+  }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport, webhooks }, null, 2) + '\n',
+    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport, company_import: companyImport, webhooks }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

@@ -1,9 +1,9 @@
 import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
-import { type CompanyFields, parseCompanyFields } from '../domain/company';
-import { findDuplicateGroups, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
+import { type CompanyFields, completeNewCompany, parseCompanyFields } from '../domain/company';
+import { duplicateKeys, findDuplicateGroups, groupsFromSharedKeys, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANY, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANIES, SAVE_DUPLICATE_KEYS, SHARED_DUPLICATE_KEYS, STALE_DUPLICATE_KEYS, INSERT_COMPANY, UPDATE_COMPANIES, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 import { toDealView } from './deal.service';
@@ -12,7 +12,7 @@ import type { DealRow } from '../infrastructure/deal.sql';
 export type CompanyView = CompanyFields & { id: string; organization_id: string; created_at: string; updated_at: string };
 
 export const COMPANY_PAGE_SIZE = 50;
-// Duplicate detection reads this many companies at most per call.
+// Duplicate detection in memory (the fallback) reads this many companies at most per call.
 const DUPLICATE_SCAN_LIMIT = 50_000;
 
 const TEXT_FILLS = ['country', 'website', 'industry', 'address_street', 'address_city', 'address_state', 'address_postal_code', 'address_country', 'company_size'] as const;
@@ -26,9 +26,7 @@ export class CompanyService {
 
   async createIn(tx: Tx, _ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
     const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
-    const fields = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
-    if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
-    const f = { country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '', phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields };
+    const f = completeNewCompany(parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined));
     const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
       f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
       f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
@@ -51,6 +49,15 @@ export class CompanyService {
     return iso(row);
   }
 
+  // Many companies at once (the CSV import): new ones inserted and matched ones updated with one
+  // statement each. `merges` carry the full next state (the caller unions lists with the locked
+  // row). Companies emit no events. Any database error fails the whole call.
+  async importManyIn(tx: Tx, creates: CompanyFields[], merges: (CompanyFields & { id: string })[]): Promise<{ created: number; updated: number }> {
+    const created = creates.length > 0 ? (await tx.query(INSERT_COMPANIES, [JSON.stringify(creates)])).length : 0;
+    const updated = merges.length > 0 ? (await tx.query(UPDATE_COMPANIES, [JSON.stringify(merges)])).length : 0;
+    return { created, updated };
+  }
+
   // Deleting a company keeps its contacts: their company_id becomes null (§2).
   async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
     if (!isUuid(id)) throw new DomainError('validation', 'company.invalid_id', 'company id must be a UUID');
@@ -71,10 +78,27 @@ export class CompanyService {
     return rows.map((row) => ({ ...iso(row), score: row.score }));
   }
 
+  // Keys are computed by the domain code only for companies written since the last request (kept
+  // in company_duplicate_keys); PostgreSQL returns the keys two or more companies share, and only
+  // those are grouped here. Should saving the keys fail (a company deleted meanwhile), the
+  // request falls back to grouping every company in memory.
   async findDuplicates(ctx: RequestContext): Promise<{ groups: (DuplicateGroup & { companies: { id: string; name: string }[] })[] }> {
-    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyKeys>(DUPLICATE_KEYS, [DUPLICATE_SCAN_LIMIT]));
-    const names = new Map(rows.map((row) => [row.id, row.name]));
-    return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id)! })) })) };
+    return this.db.inTenant(ctx, async (tx) => {
+      const stale = await tx.query<CompanyKeys & { version: string }>(STALE_DUPLICATE_KEYS);
+      if (stale.length > 0) {
+        await tx.query('SAVEPOINT duplicate_keys');
+        try {
+          await tx.query(SAVE_DUPLICATE_KEYS, [JSON.stringify(stale.map((c) => ({ id: c.id, version: c.version, keys: duplicateKeys(c) })))]);
+          await tx.query('RELEASE SAVEPOINT duplicate_keys');
+        } catch {
+          await tx.query('ROLLBACK TO SAVEPOINT duplicate_keys');
+          const all = await tx.query<CompanyKeys>(DUPLICATE_KEYS, [DUPLICATE_SCAN_LIMIT]);
+          return withNames(findDuplicateGroups(all), all);
+        }
+      }
+      const shared = await tx.query<{ key: string; ids: string[]; names: string[] }>(SHARED_DUPLICATE_KEYS);
+      return withNames(groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])), shared.flatMap((row) => row.ids.map((id, i) => ({ id, name: row.names[i] }))));
+    });
   }
 
   // One transaction: contacts move to the primary, its empty fields are filled from the others in
@@ -132,3 +156,8 @@ const iso = <T extends { created_at: unknown; updated_at: unknown }>(row: T): T 
   created_at: new Date(row.created_at as string).toISOString(),
   updated_at: new Date(row.updated_at as string).toISOString(),
 });
+
+function withNames(groups: DuplicateGroup[], rows: { id: string; name: string }[]) {
+  const names = new Map(rows.map((row) => [row.id, row.name]));
+  return { groups: groups.map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id)! })) })) };
+}

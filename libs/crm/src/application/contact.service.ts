@@ -99,6 +99,7 @@ export class ContactService {
       const current = new Map((await tx.query<ContactRow>(CONTACTS_FOR_UPDATE, [merges.map((m) => m.id)])).map((row) => [row.id, row]));
       const records: (ContactFields & { id: string })[] = [];
       const gained: { phone: string; id: string }[] = [];
+      const gainedEmails: { email: string; id: string }[] = [];
       for (const { id, changes } of merges) {
         const row = current.get(id);
         if (!row) throw NotFound('contact', id);
@@ -107,10 +108,13 @@ export class ContactService {
         if (changes.emails) next.emails = [...new Set([...row.emails, ...changes.emails])];
         if (changes.tags) next.tags = [...new Set([...row.tags, ...changes.tags])];
         for (const phone of next.phones) if (!row.phones.includes(phone)) gained.push({ phone, id });
+        for (const email of next.emails) if (!row.emails.includes(email)) gainedEmails.push({ email, id });
         records.push(next);
       }
       const rows = await tx
-        .query<ContactRow>(UPDATE_CONTACTS, [JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id)])
+        .query<ContactRow>(UPDATE_CONTACTS, [
+          JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id), gainedEmails.map((g) => g.email), gainedEmails.map((g) => g.id),
+        ])
         .catch(foreignKeyToDomain);
       for (const row of rows) {
         const view = toContactView(row);

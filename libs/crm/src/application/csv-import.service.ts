@@ -5,19 +5,18 @@ import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shar
 import type { Database, Tx } from '@engage/platform';
 import { completeNewContact, type ContactFields, parseContactFields } from '../domain/contact';
 import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
-import { isCountryCode, normalizePhone } from '../domain/phone';
+import { isCountryCode } from '../domain/phone';
 import { CONTACT_BATCH_MATCHES, ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
 import {
   ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_MATCH, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
 } from '../infrastructure/csv.sql';
 import type { CompanyService } from './company.service';
 import type { ContactService } from './contact.service';
+import { importCompanyBatch } from './company-import';
+import { type ExistingLists, type ImportOutcome as Outcome, type ImportRow as Row, type ImportRowError, matchKeys, rowError, unionLists } from './import-rows';
 
-export interface ImportRowError {
-  line: number;
-  error: string;
-  code: string;
-}
+export type { ImportRowError } from './import-rows';
+type Existing = ExistingLists & { id: string };
 
 export interface ImportJob {
   id: string;
@@ -41,31 +40,16 @@ export const IMPORT_MAX_ERRORS = 100;
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 const MAX_RECORD_BYTES = 64 * 1024;
 
-interface Row {
-  line: number;
-  cells: string[];
-}
-interface Outcome {
-  created: number;
-  updated: number;
-  errors: ImportRowError[];
-}
 interface BatchMatch {
   kind: 'phone' | 'email';
   key: string;
   id: string;
   age: number;
 }
-interface Existing {
-  id: string;
-  phones: string[];
-  emails: string[];
-  tags: string[];
-}
 
 // CSV import of contacts or companies: rows are upserted as they are parsed (matched by phone,
-// then email; companies also by name), each row on its own savepoint so a bad row is reported
-// with its line number and the others still land.
+// then email; companies also by name) in set-based batches, a bad row reported with its line
+// number while the others still land.
 export class CsvImportService {
   constructor(
     private readonly db: Database,
@@ -131,7 +115,10 @@ export class CsvImportService {
 
   private async importBatch(ctx: RequestContext, jobId: string, entity: CsvEntity, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<void> {
     await this.db.inTenant(ctx, async (tx) => {
-      const outcome = entity === 'contacts' ? await this.contactBatch(tx, ctx, columns, rows, country) : await this.rowByRow(tx, ctx, entity, columns, rows, country);
+      const outcome =
+        entity === 'contacts'
+          ? await this.contactBatch(tx, ctx, columns, rows, country)
+          : await importCompanyBatch(tx, this.companies, columns, rows, country, (later) => this.rowByRow(tx, ctx, 'companies', columns, later, country));
       const errors = outcome.errors.sort((a, b) => a.line - b.line);
       await tx.query(ADD_IMPORT_PROGRESS, [jobId, rows.length, outcome.created, outcome.updated, errors.length, JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)), IMPORT_MAX_ERRORS]);
     });
@@ -153,45 +140,51 @@ export class CsvImportService {
         invalid.push(rowError(row.line, error));
       }
     }
-    const errors = [...invalid];
-    const phones = [...new Set(parsed.flatMap((p) => p.fields.phones ?? []))];
-    const emails = [...new Set(parsed.flatMap((p) => p.fields.emails ?? []))];
-    const found = phones.length > 0 || emails.length > 0 ? await tx.query<BatchMatch>(CONTACT_BATCH_MATCHES, [phones, emails]) : [];
-    const byPhone = new Map(found.filter((m) => m.kind === 'phone').map((m) => [m.key, m]));
-    const byEmail = new Map(found.filter((m) => m.kind === 'email').map((m) => [m.key, m]));
-    const seen = new Set<string>();
-    const creates: ContactFields[] = [];
-    const merges: { id: string; changes: Partial<ContactFields> }[] = [];
-    const later: Row[] = [];
-    for (const { row, fields } of parsed) {
-      const phoneMatches = (fields.phones ?? []).map((phone) => byPhone.get(phone)).filter((m) => m !== undefined);
-      const match = oldest(phoneMatches) ?? oldest((fields.emails ?? []).map((email) => byEmail.get(email)).filter((m) => m !== undefined));
-      const keys = [...(fields.phones ?? []).map((k) => `p:${k}`), ...(fields.emails ?? []).map((k) => `e:${k}`), ...(match ? [`c:${match.id}`] : [])];
-      // Phones held by two contacts end in a conflict the per-row path reports.
-      const conflicting = new Set(phoneMatches.map((m) => m.id)).size > 1;
-      const repeated = keys.some((key) => seen.has(key));
-      keys.forEach((key) => seen.add(key));
-      if (repeated || conflicting) later.push(row);
-      else if (match) merges.push({ id: match.id, changes: fields });
-      else {
-        try {
-          creates.push(completeNewContact(fields));
-        } catch (error) {
-          errors.push(rowError(row.line, error));
-        }
-      }
-    }
+    // Everything that reaches the database is on the savepoint: a value it refuses (a NUL
+    // character, a phone claimed meanwhile, a link outside the organization) replays the batch.
+    let batch: (Outcome & { later: Row[] }) | undefined;
     await tx.query('SAVEPOINT import_batch');
     try {
+      const errors = [...invalid];
+      const phones = [...new Set(parsed.flatMap((p) => p.fields.phones ?? []))];
+      const emails = [...new Set(parsed.flatMap((p) => p.fields.emails ?? []))];
+      const found = phones.length > 0 || emails.length > 0 ? await tx.query<BatchMatch>(CONTACT_BATCH_MATCHES, [phones, emails]) : [];
+      const byPhone = new Map(found.filter((m) => m.kind === 'phone').map((m) => [m.key, m]));
+      const byEmail = new Map(found.filter((m) => m.kind === 'email').map((m) => [m.key, m]));
+      const seen = new Set<string>();
+      const creates: ContactFields[] = [];
+      const merges: { id: string; changes: Partial<ContactFields> }[] = [];
+      const later: Row[] = [];
+      for (const { row, fields } of parsed) {
+        const phoneMatches = (fields.phones ?? []).map((phone) => byPhone.get(phone)).filter((m) => m !== undefined);
+        const match = oldest(phoneMatches) ?? oldest((fields.emails ?? []).map((email) => byEmail.get(email)).filter((m) => m !== undefined));
+        const keys = [...(fields.phones ?? []).map((k) => `p:${k}`), ...(fields.emails ?? []).map((k) => `e:${k}`), ...(match ? [`c:${match.id}`] : [])];
+        // Phones held by two contacts end in a conflict the per-row path reports.
+        const conflicting = new Set(phoneMatches.map((m) => m.id)).size > 1;
+        const repeated = keys.some((key) => seen.has(key));
+        keys.forEach((key) => seen.add(key));
+        if (repeated || conflicting) later.push(row);
+        else if (match) merges.push({ id: match.id, changes: fields });
+        else {
+          try {
+            creates.push(completeNewContact(fields));
+          } catch (error) {
+            errors.push(rowError(row.line, error));
+          }
+        }
+      }
       const { created, updated } = await this.contacts.importManyIn(tx, ctx, creates, merges);
       await tx.query('RELEASE SAVEPOINT import_batch');
-      const rest = await this.rowByRow(tx, ctx, 'contacts', columns, later, country);
-      return { created: created.length + rest.created, updated: updated.length + rest.updated, errors: [...errors, ...rest.errors] };
+      batch = { created: created.length, updated: updated.length, errors, later };
     } catch {
       await tx.query('ROLLBACK TO SAVEPOINT import_batch');
+    }
+    if (!batch) {
       const replay = await this.rowByRow(tx, ctx, 'contacts', columns, parsed.map((p) => p.row), country);
       return { created: replay.created, updated: replay.updated, errors: [...invalid, ...replay.errors] };
     }
+    const rest = await this.rowByRow(tx, ctx, 'contacts', columns, batch.later, country);
+    return { created: batch.created + rest.created, updated: batch.updated + rest.updated, errors: [...batch.errors, ...rest.errors] };
   }
 
   // Each row on its own savepoint: a bad row is rolled back and reported, the others land.
@@ -244,31 +237,9 @@ export class CsvImportService {
   }
 }
 
-// Phones in E.164 (an invalid one fails the row, naming it) and emails lower-cased, for matching.
-function matchKeys(input: Record<string, unknown>, country: CountryCode | undefined): { phones: string[]; emails: string[] } {
-  const phones = Array.isArray(input.phones) ? input.phones.map((phone) => normalizePhone(phone, country)) : [];
-  const emails = Array.isArray(input.emails) ? input.emails.map((email) => String(email).trim().toLowerCase()) : [];
-  return { phones, emails };
-}
-
-// An import adds to lists rather than replacing them, so nothing the record already had is lost.
-function unionLists(input: Record<string, unknown>, existing: Existing, phones: string[], emails: string[]): Record<string, unknown> {
-  const out = { ...input };
-  if (phones.length > 0) out.phones = [...new Set([...existing.phones, ...phones])];
-  if (emails.length > 0) out.emails = [...new Set([...existing.emails, ...emails])];
-  if (Array.isArray(input.tags)) out.tags = [...new Set([...existing.tags, ...(input.tags as string[])])];
-  return out;
-}
-
 // The match the per-row path would pick: the oldest contact (ties by id).
 function oldest(matches: BatchMatch[]): BatchMatch | undefined {
   return matches.reduce<BatchMatch | undefined>((best, m) => (!best || m.age < best.age || (m.age === best.age && m.id < best.id) ? m : best), undefined);
-}
-
-function rowError(line: number, error: unknown): ImportRowError {
-  if (error instanceof DomainError) return { line, error: error.message, code: error.code };
-  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
-  return { line, error: `the row could not be saved${sqlState ? ` (SQLSTATE ${sqlState})` : ''}`, code: 'import.row_failed' };
 }
 
 // The reasons a whole import stops: a bad header, malformed CSV (csv-parse names the line), a

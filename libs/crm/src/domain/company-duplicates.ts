@@ -44,40 +44,49 @@ export function emailDomain(email: string): string {
   return FREE_MAIL.has(domain) ? '' : domain;
 }
 
-// Union-find over shared keys: companies sharing any key end in one group; the score combines the
-// kinds of evidence found (1 - product of (1 - weight)).
+// The keys a company can share with another ("kind:value", each once): its normalised name, its
+// website domain, each phone and each non-free-mail email domain.
+export function duplicateKeys(company: CompanyKeys): string[] {
+  const keys: [keyof typeof WEIGHT, string][] = [
+    ['name', normalizeCompanyName(company.name)],
+    ['website', websiteDomain(company.website)],
+    ...company.phones.map((phone): [keyof typeof WEIGHT, string] => ['phone', phone]),
+    ...company.emails.map((email): [keyof typeof WEIGHT, string] => ['email', emailDomain(email)]),
+  ];
+  return [...new Set(keys.filter(([, value]) => value !== '').map(([kind, value]) => `${kind}:${value}`))];
+}
+
 export function findDuplicateGroups(companies: CompanyKeys[]): DuplicateGroup[] {
-  const parent = new Map(companies.map((c) => [c.id, c.id]));
-  const find = (id: string): string => {
-    const p = parent.get(id)!;
-    if (p === id) return id;
-    const root = find(p);
-    parent.set(id, root);
-    return root;
-  };
   const byKey = new Map<string, string[]>();
   for (const company of companies) {
-    const keys: [keyof typeof WEIGHT, string][] = [
-      ['name', normalizeCompanyName(company.name)],
-      ['website', websiteDomain(company.website)],
-      ...company.phones.map((phone): [keyof typeof WEIGHT, string] => ['phone', phone]),
-      ...company.emails.map((email): [keyof typeof WEIGHT, string] => ['email', emailDomain(email)]),
-    ];
-    for (const [kind, value] of keys) {
-      if (value === '') continue;
-      const key = `${kind}:${value}`;
+    for (const key of duplicateKeys(company)) {
       const holders = byKey.get(key);
       if (holders) holders.push(company.id);
       else byKey.set(key, [company.id]);
     }
   }
-  // Keys held by two or more companies are the evidence; they join their holders into one group.
-  const shared = [...byKey].filter(([, ids]) => new Set(ids).size > 1);
+  return groupsFromSharedKeys([...byKey].filter(([, ids]) => new Set(ids).size > 1));
+}
+
+// Union-find over the keys held by two or more companies (each with its holders): companies
+// sharing any key end in one group; the score combines the kinds of evidence found
+// (1 - product of (1 - weight)).
+export function groupsFromSharedKeys(shared: [string, string[]][]): DuplicateGroup[] {
+  const parent = new Map<string, string>();
+  const find = (id: string): string => {
+    const p = parent.get(id) ?? id;
+    if (p === id) return id;
+    const root = find(p);
+    parent.set(id, root);
+    return root;
+  };
   for (const [, ids] of shared) for (const id of ids.slice(1)) parent.set(find(id), find(ids[0]));
   const groups = new Map<string, Set<string>>();
-  for (const company of companies) {
-    const root = find(company.id);
-    groups.set(root, (groups.get(root) ?? new Set()).add(company.id));
+  for (const [, ids] of shared) {
+    for (const id of ids) {
+      const root = find(id);
+      groups.set(root, (groups.get(root) ?? new Set()).add(id));
+    }
   }
   // Each shared key belongs to exactly one group: bucket them once (linear, not groups x keys).
   const keysByRoot = new Map<string, string[]>();

@@ -63,3 +63,12 @@ export function parseCompanyFields(input: Record<string, unknown>, country: Coun
   if ('name' in out && out.name === '') throw invalid('name', 'must not be empty');
   return out as Partial<CompanyFields>;
 }
+
+// Parsed fields of a new company with the defaults filled in (name is required).
+export function completeNewCompany(fields: Partial<CompanyFields>): CompanyFields {
+  if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
+  return {
+    country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '',
+    phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields, name: fields.name,
+  };
+}

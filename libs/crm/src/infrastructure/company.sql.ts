@@ -34,6 +34,26 @@ export const SEARCH_COMPANIES = `
 
 export const DUPLICATE_KEYS = `SELECT id, name, website, phones, emails FROM companies ORDER BY created_at, id LIMIT $1`;
 
+// Companies whose duplicate keys are missing or were computed from an older row version.
+export const STALE_DUPLICATE_KEYS = `
+  SELECT c.id, c.name, c.website, c.phones, c.emails, c.xmin::text::bigint AS version
+  FROM companies c LEFT JOIN company_duplicate_keys k ON k.organization_id = c.organization_id AND k.company_id = c.id
+  WHERE k.company_id IS NULL OR k.version <> c.xmin::text::bigint`;
+
+// $1: [{id, version, keys}]; in id order so concurrent refreshes never deadlock.
+export const SAVE_DUPLICATE_KEYS = `
+  INSERT INTO company_duplicate_keys (organization_id, company_id, version, keys)
+  SELECT app_org_id(), id, version, keys FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, version bigint, keys text[]) ORDER BY id
+  ON CONFLICT (organization_id, company_id) DO UPDATE SET version = EXCLUDED.version, keys = EXCLUDED.keys`;
+
+// The keys held by two or more companies, with their holders (and names, read in the same
+// statement): the only rows the grouping needs.
+export const SHARED_DUPLICATE_KEYS = `
+  SELECT key, array_agg(c.id ORDER BY c.id) AS ids, array_agg(c.name ORDER BY c.id) AS names
+  FROM company_duplicate_keys k JOIN companies c ON c.organization_id = k.organization_id AND c.id = k.company_id
+  CROSS JOIN LATERAL unnest(k.keys) AS key
+  GROUP BY key HAVING count(*) > 1`;
+
 export const COMPANIES_FOR_MERGE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = ANY($1::uuid[]) ORDER BY created_at, id FOR UPDATE`;
 
 export const MOVE_CONTACTS = `UPDATE contacts SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING *`;
@@ -63,3 +83,40 @@ export const UPDATE_COMPANY = `
          address_postal_code = $9, address_country = $10, phones = $11, emails = $12, company_size = $13, annual_revenue = $14,
          tags = $15, notes = $16, description = $17, updated_at = now()
   WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
+
+// Set-based writes of a CSV import batch: $1 a JSON array of records (updates carry their id).
+const RECORD_COLUMNS = `id uuid, name text, country text, website text, industry text, address_street text, address_city text, address_state text,
+  address_postal_code text, address_country text, phones text[], emails text[], company_size text, annual_revenue numeric, tags text[], notes text, description text`;
+
+export const INSERT_COMPANIES = `
+  INSERT INTO companies (organization_id, name, country, website, industry, address_street, address_city, address_state, address_postal_code,
+                         address_country, phones, emails, company_size, annual_revenue, tags, notes, description)
+  SELECT app_org_id(), name, country, website, industry, address_street, address_city, address_state, address_postal_code,
+         address_country, phones, emails, company_size, annual_revenue, tags, notes, description
+  FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})
+  RETURNING id`;
+
+export const UPDATE_COMPANIES = `
+  UPDATE companies c SET name = r.name, country = r.country, website = r.website, industry = r.industry, address_street = r.address_street,
+         address_city = r.address_city, address_state = r.address_state, address_postal_code = r.address_postal_code,
+         address_country = r.address_country, phones = r.phones, emails = r.emails, company_size = r.company_size,
+         annual_revenue = r.annual_revenue, tags = r.tags, notes = r.notes, description = r.description, updated_at = now()
+  FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS}) WHERE c.id = r.id
+  RETURNING c.id`;
+
+export const COMPANIES_FOR_UPDATE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
+
+// The names of a batch lower-cased by the database (the same lower() as the match), in order.
+export const LOWER_NAMES = `SELECT coalesce(array_agg(lower(n) ORDER BY i), '{}') AS names FROM unnest($1::text[]) WITH ORDINALITY AS x(n, i)`;
+
+// Every company a row of the batch could match: sharing one of the E.164 phones $1, one of the
+// emails $2, or a lower-cased name of $3. The import ranks them per row as COMPANY_MATCH does.
+// One pass over the organization's companies with hashed lookups (each "= ANY" of a long array
+// is a hash probe; "&&" would compare every pair): row-level security lets only leakproof
+// operators into index conditions, so neither the GIN indexes on the arrays nor the
+// (organization_id, lower(name)) index can serve a tenant query.
+export const COMPANY_BATCH_CANDIDATES = `
+  SELECT id, phones, emails, lower(name) AS lname, extract(epoch FROM created_at)::float8 AS age FROM companies c
+  WHERE lower(c.name) = ANY($3::text[])
+     OR EXISTS (SELECT 1 FROM unnest(c.phones) AS p(v) WHERE p.v = ANY($1::text[]))
+     OR EXISTS (SELECT 1 FROM unnest(c.emails) AS e(v) WHERE e.v = ANY($2::text[]))`;

@@ -11,10 +11,14 @@ export interface ContactRow extends ContactFields {
 
 export const ORGANIZATION_COUNTRY = `SELECT settings->>'default_country' AS country FROM organizations WHERE id = app_org_id()`;
 
+// contact_emails follows contacts.emails in the same statement as each write of the list.
 export const INSERT_CONTACT = `
-  INSERT INTO contacts (organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  RETURNING *`;
+  WITH ins AS (
+    INSERT INTO contacts (organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
+    VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    RETURNING *),
+  mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT ins.organization_id, e, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.emails) AS e ON CONFLICT DO NOTHING)
+  SELECT * FROM ins`;
 
 // Returns the phones that were free; a missing one belongs to another contact.
 export const CLAIM_PHONES = `
@@ -27,10 +31,16 @@ export const RELEASE_PHONES = `DELETE FROM contact_phones WHERE contact_id = $1`
 
 export const CONTACT_FOR_UPDATE = `SELECT * FROM contacts WHERE id = $1 FOR UPDATE`;
 
+// The caller holds the row's lock (CONTACT_FOR_UPDATE): emails dropped from the list leave
+// contact_emails, new ones join it.
 export const UPDATE_CONTACT = `
-  UPDATE contacts SET first_name = $2, last_name = $3, phones = $4, emails = $5, tags = $6, description = $7, company_id = $8,
-         assignee_id = $9, source = $10, opt_in_status = $11, custom_fields = $12, updated_at = now()
-  WHERE id = $1 RETURNING *`;
+  WITH upd AS (
+    UPDATE contacts SET first_name = $2, last_name = $3, phones = $4, emails = $5, tags = $6, description = $7, company_id = $8,
+           assignee_id = $9, source = $10, opt_in_status = $11, custom_fields = $12, updated_at = now()
+    WHERE id = $1 RETURNING *),
+  gone AS (DELETE FROM contact_emails WHERE organization_id = app_org_id() AND contact_id = $1 AND email <> ALL($5::text[]) AND EXISTS (SELECT 1 FROM upd)),
+  mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT upd.organization_id, e, upd.id FROM upd CROSS JOIN LATERAL unnest(upd.emails) AS e ON CONFLICT DO NOTHING)
+  SELECT * FROM upd`;
 
 export const CONTACT_WITH_COMPANY = `
   SELECT c.*, CASE WHEN co.id IS NULL THEN NULL ELSE json_build_object('id', co.id, 'name', co.name) END AS company
@@ -68,17 +78,24 @@ const RECORD_COLUMNS = `id uuid, first_name text, last_name text, phones text[],
   assignee_id uuid, source text, opt_in_status boolean, custom_fields jsonb`;
 
 // For the batch's E.164 phones $1 and emails $2: the contact holding each phone, and the oldest
-// contact holding each email, with its age for ranking. One scan of the emails GIN index for the
-// whole batch: a probe per email would each re-read the index's pending list of recent inserts.
+// contact holding each email, with its age for ranking. Each key is one probe of the primary key of
+// contact_phones or contact_emails (then contacts by id): the LATERAL ... LIMIT 1 keeps the plan a
+// loop of index probes even when the table statistics lag behind a growing table (a hash join over
+// the organization's rows would then look cheaper), so the cost follows the batch, not the table.
 export const CONTACT_BATCH_MATCHES = `
-  (SELECT 'phone' AS kind, p.phone AS key, c.id, extract(epoch FROM c.created_at)::float8 AS age
-   FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
-   WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[]))
+  SELECT 'phone' AS kind, k.key, m.id, m.age
+  FROM unnest($1::text[]) AS k(key)
+  CROSS JOIN LATERAL (
+    SELECT c.id, extract(epoch FROM c.created_at)::float8 AS age
+    FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
+    WHERE p.organization_id = app_org_id() AND p.phone = k.key LIMIT 1) m
   UNION ALL
-  (SELECT DISTINCT ON (e.email) 'email', e.email, c.id, extract(epoch FROM c.created_at)::float8
-   FROM contacts c CROSS JOIN LATERAL unnest(c.emails) AS e(email)
-   WHERE $2::text[] <> '{}' AND c.emails && $2::text[] AND e.email = ANY($2::text[])
-   ORDER BY e.email, c.created_at, c.id)`;
+  SELECT 'email', k.key, m.id, m.age
+  FROM unnest($2::text[]) AS k(key)
+  CROSS JOIN LATERAL (
+    SELECT c.id, extract(epoch FROM c.created_at)::float8 AS age
+    FROM contact_emails e JOIN contacts c ON c.organization_id = e.organization_id AND c.id = e.contact_id
+    WHERE e.organization_id = app_org_id() AND e.email = k.key ORDER BY c.created_at, c.id LIMIT 1) m`;
 
 export const CONTACTS_FOR_UPDATE = `SELECT * FROM contacts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
 
@@ -90,10 +107,12 @@ export const INSERT_CONTACTS = `
     INSERT INTO contacts (id, organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
     SELECT id, app_org_id(), first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields FROM r
     RETURNING *),
-  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), p, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.phones) AS p)
+  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), p, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.phones) AS p),
+  mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT app_org_id(), e, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.emails) AS e ON CONFLICT DO NOTHING)
   SELECT * FROM ins`;
 
-// $2: the phones each updated contact gains (phone[i] goes to contact_id[i] of $3).
+// $2: the phones each updated contact gains (phone[i] goes to contact_id[i] of $3); $4 and $5 the
+// same for emails (an import only adds to the lists).
 export const UPDATE_CONTACTS = `
   WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})),
   upd AS (
@@ -101,5 +120,6 @@ export const UPDATE_CONTACTS = `
            description = r.description, company_id = r.company_id, assignee_id = r.assignee_id, source = r.source,
            opt_in_status = r.opt_in_status, custom_fields = r.custom_fields, updated_at = now()
     FROM r WHERE c.id = r.id RETURNING c.*),
-  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), phone, contact_id FROM unnest($2::text[], $3::uuid[]) AS x(phone, contact_id))
+  claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), phone, contact_id FROM unnest($2::text[], $3::uuid[]) AS x(phone, contact_id)),
+  mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT app_org_id(), email, contact_id FROM unnest($4::text[], $5::uuid[]) AS x(email, contact_id) ON CONFLICT DO NOTHING)
   SELECT * FROM upd`;

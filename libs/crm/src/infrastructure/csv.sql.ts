@@ -27,7 +27,9 @@ export const CONTACT_MATCH = `
      FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
      WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[]) ORDER BY c.created_at, c.id LIMIT 1)
     UNION ALL
-    (SELECT 1, id, phones, emails, tags, created_at FROM contacts WHERE $2::text[] <> '{}' AND emails && $2::text[] ORDER BY created_at, id LIMIT 1)
+    (SELECT 1, c.id, c.phones, c.emails, c.tags, c.created_at
+     FROM contact_emails e JOIN contacts c ON c.organization_id = e.organization_id AND c.id = e.contact_id
+     WHERE e.organization_id = app_org_id() AND e.email = ANY($2::text[]) ORDER BY c.created_at, c.id LIMIT 1)
   ) found ORDER BY rank LIMIT 1`;
 
 export const COMPANY_MATCH = `
