@@ -188,7 +188,8 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
 export function startWorker(root, env, databaseUrl) {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], {
     cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'info', DATABASE_URL: databaseUrl },
+    // At a lower CPU priority than the api, as docs/operations.md recommends when they share a host.
+    env: { ...process.env, ...env, LOG_LEVEL: 'info', DATABASE_URL: databaseUrl, WORKER_NICE: process.env.WORKER_NICE ?? '10' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

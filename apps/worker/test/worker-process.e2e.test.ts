@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createEvent } from '@engage/shared-kernel';
 import type { PlatformRuntime } from '@engage/platform';
@@ -44,8 +44,11 @@ describe('api and worker as separate processes', () => {
     const databaseUrl = runtime.config.DATABASE_URL!;
     const env = { DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'engage-worker-')), LOG_LEVEL: 'info', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', OUTBOX_POLL_MS: '60000' };
     const api = await startProcess(join('api', 'main.js'), { ...env, PORT: '0' }, /listening on http/);
-    const worker = await startProcess(join('worker', 'main.js'), env, /engage worker started/);
+    const worker = await startProcess(join('worker', 'main.js'), { ...env, WORKER_NICE: '5' }, /engage worker started/);
     try {
+      // WORKER_NICE: the worker lowered its own CPU priority; the api kept the default.
+      if (getPriority() <= 5) expect(getPriority(worker.child.pid)).toBe(5);
+      expect(getPriority(api.child.pid)).toBe(getPriority());
       const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(api.output())![1];
       const ready = (await (await fetch(`${url}/readyz`)).json()) as { checks: Record<string, string> };
       expect(ready.checks).toEqual({ database: 'ok', migrations: 'ok' }); // an api-only process has no bus

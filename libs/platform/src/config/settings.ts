@@ -15,6 +15,8 @@ export const SETTINGS = {
   PUBLIC_URL: urlSetting({ group: 'service', protocols: ['http:', 'https:'], description: 'address users reach the service at, used in emailed links; default http://HOST:PORT' }),
   BODY_LIMIT_BYTES: intSetting({ group: 'service', default: 1048576, min: 1024, max: 104857600, description: 'largest JSON request body accepted (413 above it)' }),
 
+  WORKER_NICE: intSetting({ group: 'service', default: 0, min: 0, max: 19, description: 'CPU niceness a worker process gives itself; on a host shared with the api, e.g. 10 keeps acknowledgements fast while the worker processes' }),
+
   DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
   DATABASE_POOL_SIZE: intSetting({ group: 'database', default: 10, min: 2, max: 200, description: 'connections in the pool (at least 2: migrations hold one for their lock)' }),
 
