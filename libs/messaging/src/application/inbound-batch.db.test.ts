@@ -1,31 +1,24 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ContactService, crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
-import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { ContactService } from '@engage/crm';
+import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
+import { inboundChannel, startInboundTestApp } from '../testing/inbound-test-app';
 import { InboundProcessor } from './inbound-processor';
 
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
 let close: () => Promise<void>;
 
-// An api process runs no inbound worker: the test drives the processor itself.
+// No inbound worker runs: the test drives the processor itself.
 beforeAll(async () => {
-  ({ app, runtime, close } = await startTestApp([MessagingModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations] }));
+  ({ app, runtime, close } = await startInboundTestApp());
 });
 afterAll(() => close());
 
 async function channel(): Promise<{ tenant: TestTenant; id: string; post: (payload: object) => Promise<void> }> {
-  const tenant = await createTestTenant(app);
-  const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
-  const post = async (payload: object) => {
-    const res = await app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${created.channel_account.id}`, headers: { 'x-channel-token': created.inbound_token }, payload });
-    expect(res.statusCode).toBe(200);
-  };
-  return { tenant, id: created.channel_account.id, post };
+  const { tenant, id, post: send } = await inboundChannel(app);
+  const post = async (payload: object) => expect((await send(payload)).statusCode).toBe(200);
+  return { tenant, id, post };
 }
 
 const processor = () => new InboundProcessor(runtime.db, app.get(ContactService), undefined, 1);

@@ -1,11 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ContactService, crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
-import { createTestTenant } from '@engage/identity/testing';
+import { ContactService } from '@engage/crm';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
+import { inboundChannel, startInboundTestApp } from '../testing/inbound-test-app';
 import { InboundProcessor } from './inbound-processor';
 
 let app: NestFastifyApplication;
@@ -14,16 +10,13 @@ let close: () => Promise<void>;
 
 // An api process runs no inbound worker: the test drives the processors itself.
 beforeAll(async () => {
-  ({ app, runtime, close } = await startTestApp([MessagingModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations] }));
+  ({ app, runtime, close } = await startInboundTestApp());
 });
 afterAll(() => close());
 
 describe('inbound processor lanes', () => {
   it('should process each event exactly once when two workers run their lanes at the same time, and a failing event does not hold the others', async () => {
-    const tenant = await createTestTenant(app);
-    const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
-    const post = (payload: object) =>
-      app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${created.channel_account.id}`, headers: { 'x-channel-token': created.inbound_token }, payload });
+    const { tenant, post } = await inboundChannel(app);
     // 60 messages from 5 numbers (lanes race on the same contacts and conversations), with a
     // status callback for an unknown id in the middle: it fails and must be retried later.
     for (let i = 0; i < 60; i++) {

@@ -1,27 +1,18 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
-import { createTestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
+import { inboundChannel, startInboundTestApp } from '../testing/inbound-test-app';
 
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
 let close: () => Promise<void>;
 
-// An api process runs no inbound worker: stored events stay as the receiver wrote them.
+// No inbound worker runs: stored events stay as the receiver wrote them.
 beforeAll(async () => {
-  ({ app, runtime, close } = await startTestApp([MessagingModule], { role: 'api', migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations] }));
+  ({ app, runtime, close } = await startInboundTestApp());
 });
 afterAll(() => close());
 
-async function channel(): Promise<{ organizationId: string; id: string; token: string }> {
-  const tenant = await createTestTenant(app);
-  const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
-  return { organizationId: tenant.ctx.organizationId, id: created.channel_account.id, token: created.inbound_token };
-}
+const channel = () => inboundChannel(app);
 const post = (channelId: string, token: string, payload: object) =>
   app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${channelId}`, headers: { 'x-channel-token': token }, payload });
 const stored = (organizationId: string) =>
