@@ -39,9 +39,6 @@ export const MARK_INBOUND_RETRY = `
          processed_at = CASE WHEN attempts + 1 >= $3 THEN now() END
   WHERE id = $1 AND processed_at IS NULL`;
 
-// SYSTEM: the payload, read before the claim to download its media outside the transaction.
-export const SYSTEM_INBOUND_PAYLOAD = `SELECT payload FROM inbound_events WHERE id = $1 AND processed_at IS NULL`;
-
 // SYSTEM: SYSTEM_AUTH_AND_STORE_INBOUND for many requests at once (the receiver groups the requests
 // that arrive while a statement is on its way). Ids are drawn before the insert so every answer,
 // returned in the order asked ($1..$3 aligned), says which event it stored.
