@@ -1,12 +1,10 @@
 import { Readable } from 'node:stream';
-import { identityMigrations } from '@engage/identity';
 import type { PlatformRuntime } from '@engage/platform';
-import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
+import { makeOrganization } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { crmMigrations } from '../index';
-import { CompanyService, type CompanyView } from './company.service';
-import { ContactService } from './contact.service';
-import { CsvImportService, IMPORT_BATCH_ROWS } from './csv-import.service';
+import { startImportRuntime } from '../testing/import-runtime';
+import type { CompanyService, CompanyView } from './company.service';
+import { type CsvImportService, IMPORT_BATCH_ROWS } from './csv-import.service';
 
 // The company CSV import, written in set-based batches: the same answers as the per-row rule.
 describe('CSV import of companies', () => {
@@ -15,9 +13,7 @@ describe('CSV import of companies', () => {
   let imports: CsvImportService;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
-    companies = new CompanyService(runtime.db);
-    imports = new CsvImportService(runtime.db, new ContactService(runtime.db), companies);
+    ({ runtime, companies, imports } = await startImportRuntime());
   });
   afterAll(() => runtime.close());
 

@@ -1,14 +1,13 @@
 import { Readable } from 'node:stream';
-import { identityMigrations } from '@engage/identity';
 import type { PlatformRuntime } from '@engage/platform';
-import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
+import { makeOrganization } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { crmMigrations } from '../index';
 import { CONTACT_BATCH_MATCHES } from '../infrastructure/contact.sql';
 import { CreateContactEmails1763800002009 } from '../infrastructure/migrations/0009-create-contact-emails';
-import { CompanyService } from './company.service';
-import { ContactService } from './contact.service';
-import { CsvImportService } from './csv-import.service';
+import { startImportRuntime } from '../testing/import-runtime';
+import type { CompanyService } from './company.service';
+import type { ContactService } from './contact.service';
+import type { CsvImportService } from './csv-import.service';
 
 interface PlanNode {
   'Node Type': string;
@@ -27,10 +26,7 @@ describe('contact_emails', () => {
   let imports: CsvImportService;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
-    contacts = new ContactService(runtime.db);
-    companies = new CompanyService(runtime.db);
-    imports = new CsvImportService(runtime.db, contacts, companies);
+    ({ runtime, contacts, companies, imports } = await startImportRuntime());
   });
   afterAll(() => runtime.close());
 

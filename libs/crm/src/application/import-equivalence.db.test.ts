@@ -1,12 +1,11 @@
 import { Readable } from 'node:stream';
-import { identityMigrations } from '@engage/identity';
 import type { PlatformRuntime } from '@engage/platform';
-import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
+import { makeOrganization } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { crmMigrations } from '../index';
-import { CompanyService } from './company.service';
-import { ContactService } from './contact.service';
-import { CsvImportService } from './csv-import.service';
+import { startImportRuntime } from '../testing/import-runtime';
+import type { CompanyService } from './company.service';
+import type { ContactService } from './contact.service';
+import type { CsvImportService } from './csv-import.service';
 
 // The set-based import gives the per-row rule's answers. Random files over a few shared phones,
 // emails and names (so rows collide with each other and with existing records, and rename the
@@ -24,10 +23,7 @@ describe('CSV import: set-based batches answer as row by row', () => {
   let imports: CsvImportService;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'api', migrations: [...identityMigrations, ...crmMigrations] });
-    contacts = new ContactService(runtime.db);
-    companies = new CompanyService(runtime.db);
-    imports = new CsvImportService(runtime.db, contacts, companies);
+    ({ runtime, contacts, companies, imports } = await startImportRuntime());
   });
   afterAll(() => runtime.close());
 
