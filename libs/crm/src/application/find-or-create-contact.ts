@@ -18,9 +18,14 @@ export async function findOrCreateContactByPhone(
 ): Promise<{ contact: ContactView; created: boolean }> {
   const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
   const phone = toE164(raw, isCountryCode(org?.country) ? org.country : undefined);
-  if (!phone) throw new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) });
+  if (!phone) throw invalidPhone(raw);
   const existing = await byPhone(tx, phone);
   if (existing) return { contact: existing, created: false };
+  return createByPhone(tx, ctx, contacts, phone, name);
+}
+
+// Creation in a savepoint; a concurrent transaction that claimed the phone first wins.
+async function createByPhone(tx: Tx, ctx: RequestContext, contacts: ContactService, phone: string, name: string | null): Promise<{ contact: ContactView; created: boolean }> {
   const savepoint = `contact_${randomUUID().replace(/-/g, '')}`;
   await tx.query(`SAVEPOINT ${savepoint}`);
   try {
@@ -36,13 +41,16 @@ export async function findOrCreateContactByPhone(
   }
 }
 
+const invalidPhone = (raw: string) =>
+  new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) });
+
 async function byPhone(tx: Tx, phone: string): Promise<ContactView | undefined> {
   const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone]);
   return row ? toContactView(row) : undefined;
 }
 
 // The same for many senders at once (the inbound worker's batches): one lookup for all phones, and
-// the per-phone path above only for the phones no contact has yet. Answers in the order asked; an
+// a creation only for the phones no contact has yet. Answers in the order asked; an
 // entry that is not a valid phone gets the error instead of failing the others.
 export async function findOrCreateContactsByPhones(
   tx: Tx,
@@ -60,13 +68,13 @@ export async function findOrCreateContactsByPhones(
   for (const [i, phone] of phones.entries()) {
     const { raw, name } = wanted[i];
     if (!phone) {
-      answers.push({ error: new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) }) });
+      answers.push({ error: invalidPhone(raw) });
       continue;
     }
     let found = known.get(phone);
     if (!found) {
       // Created once: a later entry with the same phone finds it as existing.
-      found = await findOrCreateContactByPhone(tx, ctx, contacts, phone, name);
+      found = await createByPhone(tx, ctx, contacts, phone, name);
       known.set(phone, { contact: found.contact, created: false });
     }
     answers.push(found);
