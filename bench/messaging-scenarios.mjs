@@ -110,19 +110,20 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Fixed-rate inbound load on one channel account, then the wait for the worker (all-in-one
-// process) to process everything. Counts come from the database, not from the server's word.
-export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), connections = 100 } = {}) {
+async function inboundChannel(baseUrl, state, name) {
   const created = await fetch(`${baseUrl}/functions/v1/messaging/channel-accounts`, {
     method: 'POST',
     headers: { ...bearer(state), 'content-type': 'application/json' },
-    body: JSON.stringify({ kind: 'chat_app', name: `Bench inbound ${Date.now()}` }),
+    body: JSON.stringify({ kind: 'chat_app', name: `${name} ${Date.now()}` }),
   });
   if (created.status !== 201) throw new Error(`channel account: ${created.status} ${await created.text()}`);
   const { channel_account: channel, inbound_token: token } = await created.json();
+  return { channel, token };
+}
+
+function inboundLoad(baseUrl, { channel, token }, rate, seconds, connections) {
   let n = 0;
-  const loadWindow = cpuWindow();
-  const result = await pacedLoad({
+  return pacedLoad({
     url: `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`,
     rate,
     seconds,
@@ -133,24 +134,49 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
       return JSON.stringify({ type: 'message', id: `bench-in-${channel.id}-${n}`, from: `+${recipient(n)}`, text: `inbound ${n}` });
     },
   });
-  const loadEnded = process.hrtime.bigint();
-  const cpuDuringLoad = loadWindow();
-  const drainWindow = cpuWindow();
-  const acknowledged = result.ok;
+}
+
+// Fixed-rate inbound load on one channel account, then the wait for the worker process to process
+// everything. Counts come from the database, not from the server's word. As the other scenarios,
+// it is measured after a warm-up at the same rate (BENCH_INBOUND_WARMUP_SECONDS, on a channel of its
+// own, processed before the measured load starts); the warm-up's own figures are reported too.
+export async function measureInbound(
+  baseUrl,
+  state,
+  databaseUrl,
+  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100 } = {},
+) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    // Polled through the pending-events index (cheap, so the polling does not slow the drain);
-    // the totals are counted once at the end.
-    const waiting = async () =>
-      (await client.query('SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1', [channel.id])).rows[0].n;
-    let left = await waiting();
-    const deadline = Date.now() + 120_000;
-    while (left > 0 && Date.now() < deadline) {
-      await sleep(50);
-      left = await waiting();
+    // Polled through the pending-events index (cheap, so the polling does not slow the drain).
+    const waiting = async (channelId) =>
+      (await client.query('SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1', [channelId])).rows[0].n;
+    const drain = async (channelId) => {
+      let left = await waiting(channelId);
+      const deadline = Date.now() + 120_000;
+      while (left > 0 && Date.now() < deadline) {
+        await sleep(50);
+        left = await waiting(channelId);
+      }
+    };
+    let warmup = null;
+    if (warmupSeconds > 0) {
+      const warm = await inboundChannel(baseUrl, state, 'Bench inbound warm-up');
+      const { p50_ms, p99_ms, max_ms, ok, sent } = await inboundLoad(baseUrl, warm, rate, warmupSeconds, connections);
+      await drain(warm.channel.id);
+      warmup = { seconds: warmupSeconds, sent, acknowledged: ok, p50_ms, p99_ms, max_ms };
     }
+    const measured = await inboundChannel(baseUrl, state, 'Bench inbound');
+    const { channel } = measured;
+    const loadWindow = cpuWindow();
+    const result = await inboundLoad(baseUrl, measured, rate, seconds, connections);
+    const loadEnded = process.hrtime.bigint();
+    const cpuDuringLoad = loadWindow();
+    const drainWindow = cpuWindow();
+    const acknowledged = result.ok;
+    await drain(channel.id);
     const drainSeconds = Number(process.hrtime.bigint() - loadEnded) / 1e9;
     const cpuDuringDrain = drainWindow();
     const now = (
@@ -164,6 +190,7 @@ export async function measureInbound(baseUrl, state, databaseUrl, { rate = 1000,
     return {
       scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
       load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',
+      warmup,
       sent: result.sent,
       acknowledged,
       errors: result.errors + result.non2xx,
