@@ -17,9 +17,17 @@ interface ErrorEmitter {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-export function createDataSource(target: DatabaseTarget, migrations: MigrationClass[], poolSize: number, onConnectionError: ConnectionErrorHandler = () => undefined): DataSource {
+export function createDataSource(
+  target: DatabaseTarget,
+  migrations: MigrationClass[],
+  poolSize: number,
+  onConnectionError: ConnectionErrorHandler = () => undefined,
+  applicationName = 'engage',
+): DataSource {
   return new DataSource({
     type: 'postgres',
+    // Shown in pg_stat_activity, so an operator can tell the api's sessions from the worker's.
+    applicationName,
     ...(target.url ? { url: target.url } : { host: target.host, port: target.port, username: target.user, database: target.database }),
     migrations,
     migrationsTableName: 'schema_migrations',

@@ -74,4 +74,9 @@ describe('pool errors', () => {
     await settle();
     expect(await runtime.db.systemQuery('SELECT 4 AS ok')).toEqual([{ ok: 4 }]);
   });
+
+  it('should name its sessions after the process role, so an operator can tell them apart in pg_stat_activity', async () => {
+    const [{ name }] = await runtime.db.systemQuery<{ name: string }>(`SELECT application_name AS name FROM pg_stat_activity WHERE pid = pg_backend_pid()`);
+    expect(name).toBe('engage-api');
+  });
 });

@@ -51,7 +51,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   // the process keeps running and the pool opens a new one.
   const log = pino({ level: config.LOG_LEVEL });
   const onConnectionError = (error: Error) => log.warn({ err: error }, 'database connection lost; the pool drops it');
-  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE, onConnectionError);
+  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE, onConnectionError, `engage-${options.role}`);
   try {
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);
