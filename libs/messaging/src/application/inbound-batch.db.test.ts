@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService } from '@engage/crm';
 import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
+import { INBOUND_SEEN_BATCH, MESSAGES_BY_EXTERNAL_IDS } from '../infrastructure/inbound-batch.sql';
 import { inboundChannel, startInboundTestApp } from '../testing/inbound-test-app';
 import { InboundProcessor } from './inbound-processor';
 
@@ -113,5 +114,38 @@ describe('inbound message batches', () => {
       { id: 'f3', attempts: 1, processed: true, failed: false },
     ]);
     expect((await outbox(tenant)).filter((e) => e.type === 'message.received')).toHaveLength(2);
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
+
+describe('inbound batch look-ups by provider id', () => {
+  it('should probe the provider-id index once per id, never scan the organization’s messages, when statistics are from when it had few', async () => {
+    const { tenant, id, post } = await channel();
+    await post({ type: 'message', id: 'first', from: '201005550201', text: 'hello' });
+    expect(await processor().processDue()).toBe(1);
+    await runtime.db.asSystem((tx) => tx.query('ANALYZE messages'));
+    // Then many messages and no fresh statistics: the organization's first busy minutes.
+    await sql(tenant, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id)
+      SELECT app_org_id(), m.conversation_id, m.contact_id, m.channel_account_id, 'INBOUND', 'DELIVERED', 'x', 'bulk.' || n
+      FROM messages m, generate_series(1, 5000) n WHERE m.external_id = 'first'`);
+    const ids = Array.from({ length: 50 }, (_, i) => `bulk.${4990 + i}`); // 11 stored, 39 not
+    for (const query of [INBOUND_SEEN_BATCH, MESSAGES_BY_EXTERNAL_IDS]) {
+      const params = [ids.map(() => id), ids];
+      const [found, plan] = await runtime.db.inTenant(tenant.ctx, async (tx) => [
+        await tx.query(query, params),
+        (await tx.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query}`, params))[0]['QUERY PLAN'][0].Plan,
+      ] as const);
+      expect(found).toHaveLength(11);
+      const nodes = flatten(plan);
+      expect(nodes.filter((n) => n['Relation Name']).map((n) => `${n['Relation Name']} ${n['Index Name']}`)).toEqual(['messages messages_external_id_idx']);
+      expect(nodes.some((n) => /Hash|Bitmap|Seq Scan/.test(n['Node Type']))).toBe(false);
+    }
   });
 });

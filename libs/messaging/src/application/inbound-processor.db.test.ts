@@ -45,4 +45,25 @@ describe('inbound processor lanes', () => {
     const received = await runtime.db.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [tenant.ctx.organizationId]));
     expect(received).toEqual([{ n: 60 }]);
   });
+
+  it("should delete a channel's pending events with the channel, and settle an event whose channel was deleted while it was stored", async () => {
+    const { tenant, id, post } = await inboundChannel(app);
+    expect((await post({ type: 'message', id: 'gone.1', from: '201005559000', text: 'before the delete' })).statusCode).toBe(200);
+    const system = <R>(text: string, params: unknown[] = []) => runtime.db.asSystem((tx) => tx.query<R>(text, params));
+    const count = async () => (await system<{ n: number }>(`SELECT count(*)::int AS n FROM inbound_events WHERE channel_account_id = $1`, [id]))[0].n;
+    expect(await count()).toBe(1);
+    // What the trigger could not see: an event committed after its channel's delete.
+    await system(`DELETE FROM channel_accounts WHERE id = $1`, [id]);
+    expect(await count()).toBe(0);
+    const [orphan] = await system<{ id: string }>(
+      `INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3) RETURNING id`,
+      [tenant.ctx.organizationId, id, JSON.stringify({ type: 'message', id: 'gone.2', from: '201005559000', text: 'raced the delete', name: null, media: [], reply_to: null, timestamp: null })],
+    );
+    const processor = new InboundProcessor(runtime.db, app.get(ContactService), undefined, 4);
+    while ((await processor.processDue(100)) > 0);
+    const [event] = await system<Record<string, unknown>>(`SELECT attempts, processed_at IS NOT NULL AS processed, last_error FROM inbound_events WHERE id = $1`, [orphan.id]);
+    // Settled at the first attempt, not retried for minutes; nothing was stored for it.
+    expect(event).toEqual({ attempts: 1, processed: true, last_error: 'channel account deleted' });
+    expect(await system(`SELECT id FROM messages WHERE external_id = 'gone.2'`)).toEqual([]);
+  });
 });

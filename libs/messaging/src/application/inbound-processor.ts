@@ -108,6 +108,8 @@ export class InboundProcessor {
       return await this.db.inTenant(ctx, async (tx) => {
         const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
         if (!event) return false;
+        // Deleted while this event was being stored (its delete trigger could not see it yet).
+        if (!event.channel_exists) throw new Settled('channel account deleted');
         await this.apply(tx, ctx, event, media);
         await tx.execute(MARK_INBOUND_DONE, [id, null]);
         return true;

@@ -6,6 +6,7 @@ export interface InboundEventRow {
   channel_account_id: string;
   payload: Record<string, unknown>;
   attempts: number;
+  channel_exists?: boolean; // CLAIM_INBOUND only
 }
 
 // SYSTEM: the receiver's one round trip: the channel's credentials, and the event stored only when
@@ -25,10 +26,13 @@ export const SYSTEM_AUTH_AND_STORE_INBOUND = `
 export const SYSTEM_DUE_INBOUND = `
   SELECT id, organization_id, payload FROM inbound_events WHERE processed_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at, id LIMIT $1`;
 
-// The claim: a row another worker holds is skipped, a processed one is gone.
+// The claim: a row another worker holds is skipped, a processed one is gone. The event has no
+// foreign key to its channel (see migration 0003): whether the channel still exists comes along.
 export const CLAIM_INBOUND = `
-  SELECT id, organization_id, channel_account_id, payload, attempts FROM inbound_events
-  WHERE id = $1 AND processed_at IS NULL FOR UPDATE SKIP LOCKED`;
+  SELECT e.id, e.organization_id, e.channel_account_id, e.payload, e.attempts,
+         EXISTS (SELECT 1 FROM channel_accounts c WHERE c.organization_id = e.organization_id AND c.id = e.channel_account_id) AS channel_exists
+  FROM inbound_events e
+  WHERE e.id = $1 AND e.processed_at IS NULL FOR UPDATE OF e SKIP LOCKED`;
 
 export const MARK_INBOUND_DONE = `UPDATE inbound_events SET processed_at = now(), attempts = attempts + 1, last_error = $2 WHERE id = $1`;
 
