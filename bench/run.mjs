@@ -89,7 +89,8 @@ async function main() {
   // The messaging scenarios' delivery provider, on loopback in a process of its own.
   const provider = await startProcess(process.execPath, [join(root, 'bench', 'loopback-provider.mjs')], {});
   const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
-  const ours = await startProcess(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js')], env);
+  // With the young-generation size `npm run start:api` gives it (docs/operations.md).
+  const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
   const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret, BENCH_NOTIFY_URL: provider.url });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
