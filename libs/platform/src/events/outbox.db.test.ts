@@ -5,6 +5,7 @@ import { consumeOnce, consumeOnceBatch } from './consume-once';
 import { InProcessEventBus } from './in-process-event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
 import { OutboxRelay } from './outbox-relay';
+import { MARK_PUBLISHED } from './outbox.sql';
 
 const source = `outbox-test-${Date.now()}`;
 
@@ -67,6 +68,21 @@ describe('outbox and relay', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('should keep a published row on its own page, so marking it logs only the changed bytes', async () => {
+    const org = await makeOrganization(runtime);
+    const payload = { text: 'x'.repeat(700) }; // the size of a message.received payload
+    const events = Array.from({ length: 40 }, () => createEvent({ organizationId: org.organizationId, source, type: 'test.sized', aggregateId: 'a', payload }));
+    await runtime.db.inTenant(org, (tx) => tx.emit(events));
+    const pages = () =>
+      runtime.db.asSystem((tx) =>
+        tx.query<{ seq: string; page: string }>(`SELECT seq, (ctid::text::point)[0]::int AS page FROM outbox WHERE organization_id = $1 ORDER BY seq`, [org.organizationId]),
+      );
+    const before = await pages();
+    expect(before).toHaveLength(40);
+    await runtime.db.asSystem((tx) => tx.query(MARK_PUBLISHED, [before.map((r) => r.seq)]));
+    expect(await pages()).toEqual(before);
   });
 
   it('should hand a batch consumer each event once, one transaction per organization, and undo a failed batch whole', async () => {

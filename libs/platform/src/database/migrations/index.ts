@@ -1,4 +1,5 @@
 import { CreatePlatformTables1763800000001 } from './0001-create-platform-tables';
 import { GrantTenantSequences1763800000002 } from './0002-grant-tenant-sequences';
+import { OutboxFillfactor1763800000003 } from './0003-outbox-fillfactor';
 
-export const platformMigrations = [CreatePlatformTables1763800000001, GrantTenantSequences1763800000002];
+export const platformMigrations = [CreatePlatformTables1763800000001, GrantTenantSequences1763800000002, OutboxFillfactor1763800000003];
