@@ -7,6 +7,7 @@ import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
 import { InboundProcessor } from './application/inbound-processor';
+import { InboundPurge } from './application/inbound-purge';
 import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
 import { InboundWorker } from './application/inbound.worker';
 import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
@@ -71,7 +72,15 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
       useFactory: (db: Database, runtime: PlatformRuntime, log: pino.Logger) =>
         new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000, everyMs: 60_000, enabled: runtime.role !== 'api' }, (error) => log.error({ err: error }, 'pending send sweep failed')),
     },
+    {
+      provide: InboundPurge,
+      inject: [Database, PLATFORM_RUNTIME, PLATFORM_LOG],
+      useFactory: (db: Database, runtime: PlatformRuntime, log: pino.Logger) =>
+        new InboundPurge(db, { retentionDays: runtime.config.INBOUND_RETENTION_DAYS, everyMs: 60 * 60_000, enabled: runtime.role !== 'api' }, (error) =>
+          log.error({ err: error }, 'inbound event purge failed'),
+        ),
+    },
   ],
-  exports: [PendingSendSweeper, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
+  exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
 })
 export class MessagingModule {}

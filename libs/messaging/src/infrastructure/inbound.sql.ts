@@ -56,3 +56,11 @@ export const SYSTEM_AUTH_AND_STORE_INBOUND_MANY = `
     INSERT INTO inbound_events (id, organization_id, channel_account_id, payload)
     SELECT id, organization_id, channel_id, payload FROM asked WHERE id IS NOT NULL ORDER BY n)
   SELECT organization_id, inbound_token_hash, is_active, id FROM asked ORDER BY n`;
+
+// SYSTEM: one slice of processed events older than $1 days, oldest first (by id, the primary key).
+export const PURGE_PROCESSED_INBOUND = `
+  WITH gone AS (
+    DELETE FROM inbound_events WHERE id IN (
+      SELECT id FROM inbound_events WHERE processed_at IS NOT NULL AND received_at < now() - make_interval(days => $1) ORDER BY id LIMIT $2)
+    RETURNING 1)
+  SELECT count(*)::int AS n FROM gone`;

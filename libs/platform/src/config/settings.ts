@@ -28,6 +28,7 @@ export const SETTINGS = {
   SEND_GAP_MAX_MS: intSetting({ group: 'messaging', default: 2500, min: 0, max: 60000, description: 'longest randomized pause between the provider calls of one multi-attachment send (at least SEND_GAP_MIN_MS)' }),
   PROVIDER_TIMEOUT_MS: intSetting({ group: 'messaging', default: 15000, min: 100, max: 120000, description: 'time-out of one call to the delivery provider' }),
   INBOUND_POLL_MS: intSetting({ group: 'messaging', default: 500, min: 10, max: 60000, description: 'how often the worker looks for stored inbound provider events written by other processes' }),
+  INBOUND_RETENTION_DAYS: intSetting({ group: 'messaging', default: 30, min: 1, max: 3650, description: 'days processed inbound provider events (inbound_events) are kept' }),
 
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
   LOGIN_LIMIT_PER_EMAIL: intSetting({ group: 'identity', default: 10, min: 1, max: 1000000, description: 'sign-in attempts allowed per email address in 5 minutes (429 above)' }),
