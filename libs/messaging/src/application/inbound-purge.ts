@@ -1,6 +1,7 @@
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Database } from '@engage/platform';
 import { PURGE_PROCESSED_INBOUND } from '../infrastructure/inbound.sql';
+import { Periodic } from './periodic';
 
 const SLICE = 5000;
 
@@ -8,28 +9,22 @@ const SLICE = 5000;
 // complaint or replay a fix), then deleted in slices, oldest first, so the table does not keep every
 // event ever received. Events not yet processed are never deleted.
 export class InboundPurge implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly db: Database,
     private readonly options: { retentionDays: number; everyMs: number; enabled: boolean },
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.options.enabled) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.purge()
-        .catch(this.onError)
-        .finally(() => (this.running = undefined));
-    }, this.options.everyMs);
-    this.timer.unref();
+    onError: (error: unknown) => void = () => undefined,
+  ) {
+    this.periodic = new Periodic(() => this.purge(), options.everyMs, onError);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.options.enabled) this.periodic.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 
   // Returns how many events it deleted.

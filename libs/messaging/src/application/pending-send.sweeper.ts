@@ -4,6 +4,7 @@ import type { RequestContext } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { FAIL_STALE_PENDING, type MessageRow, SYSTEM_STALE_PENDING } from '../infrastructure/messaging.sql';
 import { messageEvent } from './messaging-events';
+import { Periodic } from './periodic';
 import { toMessageView } from './views';
 
 export const INTERRUPTED = 'interrupted';
@@ -20,28 +21,22 @@ export interface SweeperOptions {
 // between leaves the row PENDING: whether the provider got it is unknown, so it is failed with reason
 // `interrupted` (message.failed) and shows as such in the inbox instead of staying "sending" forever.
 export class PendingSendSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly db: Database,
     private readonly options: SweeperOptions,
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.options.enabled) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch(this.onError)
-        .finally(() => (this.running = undefined));
-    }, this.options.everyMs);
-    this.timer.unref();
+    onError: (error: unknown) => void = () => undefined,
+  ) {
+    this.periodic = new Periodic(() => this.sweep(), options.everyMs, onError);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.options.enabled) this.periodic.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.periodic.stop();
   }
 
   // Returns how many messages it failed.
