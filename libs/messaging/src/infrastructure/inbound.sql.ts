@@ -57,10 +57,13 @@ export const SYSTEM_AUTH_AND_STORE_INBOUND_MANY = `
     SELECT id, organization_id, channel_id, payload FROM asked WHERE id IS NOT NULL ORDER BY n)
   SELECT organization_id, inbound_token_hash, is_active, id FROM asked ORDER BY n`;
 
-// SYSTEM: one slice of processed events older than $1 days, oldest first (by id, the primary key).
+// SYSTEM: of the oldest $2 events (by id, the primary key: the order they were stored in), delete
+// those processed more than $1 days after they arrived. Bounded work whatever the table's size: the
+// caller stops at the first slice not deleted whole (the rest is younger, or not processed yet).
 export const PURGE_PROCESSED_INBOUND = `
-  WITH gone AS (
-    DELETE FROM inbound_events WHERE id IN (
-      SELECT id FROM inbound_events WHERE processed_at IS NOT NULL AND received_at < now() - make_interval(days => $1) ORDER BY id LIMIT $2)
+  WITH head AS (SELECT id, processed_at, received_at FROM inbound_events ORDER BY id LIMIT $2),
+  gone AS (
+    DELETE FROM inbound_events e USING head h
+    WHERE e.id = h.id AND h.processed_at IS NOT NULL AND h.received_at < now() - make_interval(days => $1)
     RETURNING 1)
   SELECT count(*)::int AS n FROM gone`;
