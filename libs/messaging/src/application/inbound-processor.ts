@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from '@engage/shared-kernel';
+import { groupBy, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { InboundPayload } from '../domain/inbound-payload';
@@ -187,12 +187,11 @@ export class InboundProcessor {
 // fit (a batch costs about the same for 5 events as for 50; senders are spread by a hash, so a
 // batch can be somewhat larger), a sender always in the same batch; other events alone.
 function workUnits(due: DueEvent[]): DueEvent[][] {
-  const units: DueEvent[][] = [];
-  const messages = new Map<string, DueEvent[]>();
-  for (const event of due) {
-    if (event.payload?.type !== 'message') units.push([event]);
-    else messages.set(event.organization_id, [...(messages.get(event.organization_id) ?? []), event]);
-  }
+  const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message').map((event) => [event]);
+  const messages = groupBy(
+    due.filter((event) => event.payload?.type === 'message'),
+    (event) => event.organization_id,
+  );
   for (const events of messages.values()) {
     const count = Math.ceil(events.length / BATCH_SIZE);
     const batches: DueEvent[][] = Array.from({ length: count }, () => []);

@@ -44,20 +44,23 @@ function statementName(sql: string): string {
   return name;
 }
 
-// Through the connection's driver, with errors shaped as TypeORM's (the HTTP error mapping reads
-// their SQLSTATE the same way).
+// On a pg client directly, with errors shaped as TypeORM's (the HTTP error mapping reads their
+// SQLSTATE the same way).
+async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefined, prepare: boolean | undefined): Promise<{ rows: unknown[]; rowCount: number | null }> {
+  try {
+    return await client.query({ ...(prepare ? { name: statementName(sql) } : {}), text: sql, values: params ?? [] });
+  } catch (error) {
+    throw new QueryFailedError(sql, params, error as Error);
+  }
+}
+
 async function runStatement(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
   if (!options?.prepare) {
     const result = await runner.query(sql, params, true);
     return { records: result.records, affected: result.affected ?? 0 };
   }
-  const client = (await runner.connect()) as PgClient;
-  try {
-    const result = await client.query({ name: statementName(sql), text: sql, values: params ?? [] });
-    return { records: result.rows, affected: result.rowCount ?? 0 };
-  } catch (error) {
-    throw new QueryFailedError(sql, params, error as Error);
-  }
+  const result = await pgQuery((await runner.connect()) as PgClient, sql, params, true);
+  return { records: result.rows, affected: result.rowCount ?? 0 };
 }
 
 export class Database {
@@ -93,9 +96,7 @@ export class Database {
   async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
     const client = await (this.dataSource.driver as unknown as { master: PgPool }).master.connect();
     try {
-      return (await client.query({ ...(options?.prepare ? { name: statementName(sql) } : {}), text: sql, values: params ?? [] })).rows as R[];
-    } catch (error) {
-      throw new QueryFailedError(sql, params, error as Error);
+      return (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
     } finally {
       client.release();
     }

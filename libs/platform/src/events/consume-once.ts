@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@engage/shared-kernel';
+import { type DomainEvent, groupBy } from '@engage/shared-kernel';
 import type { Database, Tx } from '../database/database';
 
 // Runs a consumer's effect at most once per (consumer, event): the processed_events row commits in
@@ -19,15 +19,9 @@ export async function consumeOnce(db: Database, consumer: string, event: DomainE
 // consumeOnce for a batch: one transaction per organization, whose events not yet consumed (by
 // this consumer) are marked consumed and handed to the effect together, in order. Answers those.
 export async function consumeOnceBatch(db: Database, consumer: string, events: DomainEvent[], effect: (tx: Tx, fresh: DomainEvent[]) => Promise<void>): Promise<DomainEvent[]> {
-  const byOrganization = new Map<string, Map<string, DomainEvent>>();
-  for (const event of events) {
-    const list = byOrganization.get(event.organizationId) ?? new Map<string, DomainEvent>();
-    if (!list.has(event.id)) list.set(event.id, event); // a repeat within the batch counts once
-    byOrganization.set(event.organizationId, list);
-  }
   const consumed: DomainEvent[] = [];
-  for (const [organizationId, list] of byOrganization) {
-    const batch = [...list.values()];
+  for (const [organizationId, list] of groupBy(events, (event) => event.organizationId)) {
+    const batch = [...new Map(list.map((event) => [event.id, event])).values()]; // a repeat within the batch counts once
     const fresh = await db.inTenant({ organizationId, userId: null, role: 'SYSTEM', requestId: batch[0].id }, async (tx) => {
       const rows = await tx.query<{ event_id: string }>(
         `INSERT INTO processed_events (consumer, event_id, organization_id) SELECT $1, k.id, $3 FROM unnest($2::uuid[]) AS k(id)

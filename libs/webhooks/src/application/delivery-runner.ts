@@ -1,5 +1,5 @@
 import { type Database, type OutboundClient, OutboundError, type SecretBox, type Tx } from '@engage/platform';
-import type { Clock, RequestContext } from '@engage/shared-kernel';
+import { type Clock, groupBy, type RequestContext } from '@engage/shared-kernel';
 import { deliveryHeaders } from '../domain/signature';
 import { CLAIM, type DeliveryJob, LEASE_ONE } from '../infrastructure/webhook.sql';
 import { type AttemptOutcome, AttemptRecorder, type DisabledNotice, type SentAttempt } from './attempt-recorder';
@@ -96,9 +96,7 @@ export class DeliveryRunner {
   // a slow mail server must not hold the worker's recording, and with it every endpoint's slots.
   async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
     const results = new Map<SentAttempt, AttemptOutcome | Error>();
-    const byOrganization = new Map<string, SentAttempt[]>();
-    for (const item of sent) byOrganization.set(item.job.organization_id, [...(byOrganization.get(item.job.organization_id) ?? []), item]);
-    for (const [organizationId, items] of byOrganization) {
+    for (const [organizationId, items] of groupBy(sent, (item) => item.job.organization_id)) {
       const groups = items.length === 1 ? [items] : [items, ...items.map((item) => [item])];
       for (const group of groups) {
         const notices: DisabledNotice[] = [];
