@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { consumeOnce, consumeOnceBatch, Database, EventSubscriptions } from '@engage/platform';
+import type { DomainEvent } from '@engage/shared-kernel';
+import { consumeIdempotentBatch, consumeOnce, Database, EventSubscriptions } from '@engage/platform';
 import { DealService } from './deal.service';
 import { TimelineService } from './timeline.service';
 import { TIMELINE_SOURCES, timelineEntryOf } from '../domain/timeline';
@@ -25,26 +26,25 @@ export class CrmSubscriptions implements OnModuleInit {
         });
       },
     });
-    // The timelines of contacts and deals, from the CRM's own events and other contexts'.
+    // The timelines of contacts and deals, from the CRM's own events and other contexts'. A
+    // redelivered event changes nothing on its own: one entry per (organization, event) (unique,
+    // inserted ON CONFLICT DO NOTHING), and a deal's last activity only ever moves forward.
+    const recordAll = (events: DomainEvent[]) => {
+      const entries = new Map(events.flatMap((event) => {
+        const entry = timelineEntryOf(event);
+        return entry ? [[event.id, entry] as const] : [];
+      }));
+      if (entries.size === 0) return Promise.resolve();
+      return consumeIdempotentBatch(this.db, events.filter((event) => entries.has(event.id)), (tx, batch) =>
+        this.timeline.recordMany(tx, batch.map((event) => entries.get(event.id)!)),
+      );
+    };
     this.subscriptions.add({
       consumer: 'crm.timeline',
       sources: TIMELINE_SOURCES,
-      handle: async (event) => {
-        const entry = timelineEntryOf(event);
-        if (!entry) return;
-        await consumeOnce(this.db, 'crm.timeline', event, (tx) => this.timeline.record(tx, entry));
-      },
+      handle: (event) => recordAll([event]),
       // A relay batch in one transaction per organization and two statements.
-      handleBatch: async (events) => {
-        const entries = new Map(events.flatMap((event) => {
-          const entry = timelineEntryOf(event);
-          return entry ? [[event.id, entry] as const] : [];
-        }));
-        if (entries.size === 0) return;
-        await consumeOnceBatch(this.db, 'crm.timeline', events.filter((event) => entries.has(event.id)), (tx, fresh) =>
-          this.timeline.recordMany(tx, fresh.map((event) => entries.get(event.id)!)),
-        );
-      },
+      handleBatch: recordAll,
     });
   }
 }

@@ -38,3 +38,14 @@ export async function consumeOnceBatch(db: Database, consumer: string, events: D
   }
   return consumed;
 }
+
+// For a consumer whose effect is idempotent by a unique key of its own (an insert ... ON CONFLICT
+// DO NOTHING keyed by the event id, a monotone update): no processed_events row, which would only
+// double the writes and grow without end. The events of each organization in one transaction, in
+// order, a repeat within the batch once.
+export async function consumeIdempotentBatch(db: Database, events: DomainEvent[], effect: (tx: Tx, events: DomainEvent[]) => Promise<void>): Promise<void> {
+  for (const [organizationId, list] of groupBy(events, (event) => event.organizationId)) {
+    const batch = [...new Map(list.map((event) => [event.id, event])).values()];
+    await db.inTenant({ organizationId, userId: null, role: 'SYSTEM', requestId: batch[0].id }, (tx) => effect(tx, batch));
+  }
+}

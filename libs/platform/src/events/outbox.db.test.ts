@@ -1,7 +1,7 @@
 import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { makeOrganization, startTestRuntime } from '../testing';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
-import { consumeOnce, consumeOnceBatch } from './consume-once';
+import { consumeIdempotentBatch, consumeOnce, consumeOnceBatch } from './consume-once';
 import { InProcessEventBus } from './in-process-event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
 import { OutboxRelay } from './outbox-relay';
@@ -125,6 +125,25 @@ describe('outbox and relay', () => {
     failFor = undefined;
     await bus.publish(fromC);
     expect((await effectsOf(c.organizationId)).map((e) => e.event_id).sort()).toEqual(fromC.map((e) => e.id).sort());
+  });
+
+  it('should run an idempotent effect per organization inside its tenant, in order, a repeat once, with no processed_events row', async () => {
+    const [a, b] = [await makeOrganization(runtime), await makeOrganization(runtime)];
+    const fromA = await emitIn(a.organizationId, 2);
+    const fromB = await emitIn(b.organizationId, 1);
+    const seen: Array<{ org: string; visible: string[]; ids: string[] }> = [];
+    await consumeIdempotentBatch(runtime.db, [fromA[0], fromB[0], fromA[0], fromA[1]], async (tx, events) => {
+      // Inside the tenant: the effects table shows only this organization's rows.
+      for (const event of events) await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, 'idem']);
+      const visible = await tx.query<{ organization_id: string }>(`SELECT DISTINCT organization_id FROM outbox_test_effects WHERE consumer = 'idem'`);
+      seen.push({ org: events[0].organizationId, visible: visible.map((r) => r.organization_id), ids: events.map((e) => e.id) });
+    });
+    expect(seen).toEqual([
+      { org: a.organizationId, visible: [a.organizationId], ids: [fromA[0].id, fromA[1].id] },
+      { org: b.organizationId, visible: [b.organizationId], ids: [fromB[0].id] },
+    ]);
+    const marks = await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM processed_events WHERE event_id = ANY($1::uuid[])', [[...fromA, ...fromB].map((e) => e.id)]));
+    expect(marks).toEqual([]);
   });
 
   it('should publish nothing from a rolled-back transaction', async () => {

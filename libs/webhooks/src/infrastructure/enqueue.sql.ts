@@ -1,6 +1,6 @@
-// ENQUEUE_FOR_EVENT for a batch of events of one organization: one delivery per event and active
-// configuration subscribed to its kind; due a microsecond apart in the events' order, so the
-// oldest-first claim keeps that order. $4: the batch's time.
+// A batch of events of one organization: one delivery per event and active configuration
+// subscribed to its kind, none twice (a redelivered event adds none); due a microsecond apart in
+// the events' order, so the oldest-first claim keeps that order. $4: the batch's time.
 export const ENQUEUE_FOR_EVENTS = `
   INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, event, body, next_attempt_at)
   SELECT c.organization_id, c.id, k.event_id, k.event, k.body, $4::timestamptz + (k.n - 1) * interval '1 microsecond'

@@ -34,13 +34,6 @@ export const UPDATE_CONFIGURATION = `
 
 export const DELETE_CONFIGURATION = `DELETE FROM webhook_configurations WHERE id = $1`;
 
-// One delivery per active configuration subscribed to the kind; a redelivered event adds none.
-export const ENQUEUE_FOR_EVENT = `
-  INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, event, body, next_attempt_at)
-  SELECT c.organization_id, c.id, $1, $2, $3, $4 FROM webhook_configurations c
-  WHERE c.is_active AND c.events @> ARRAY[$2]::text[]
-  ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING id`;
-
 // A delivery being attempted, with what the sender needs from its configuration.
 export interface DeliveryJob {
   id: string;
