@@ -3,8 +3,9 @@
 //   compared with a bare Fastify + pg route doing the same SQL and the same provider call;
 // - the inbound receiver at a fixed 1,000 requests/s for BENCH_INBOUND_SECONDS: acknowledgement
 //   latency (p99), zero loss (every 200 is a stored event and, once processed, one message), and the
-//   time from the end of the load until every event is processed.
-import { randomUUID } from 'node:crypto';
+//   time from the end of the load until every event is processed; then the same against a bare
+//   Fastify + pg route running the same store statement, for the same worker.
+import { createHash, randomUUID } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -64,6 +65,20 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     }
   }
 
+  // Same work as POST /functions/v1/chat-lite-webhook/<channel>: the token's SHA-256, the one
+  // statement that checks the channel and stores the event (one per request: no grouping), the id.
+  // The payload is stored in the shape the worker reads, with none of our field checks.
+  const inboundSql = require(join(root, 'dist/out/libs/messaging/src/infrastructure/inbound.sql.js'));
+  const storedShape = ({ id, from, text }) => ({ type: 'message', id, from, name: null, text, media: [], reply_to: null, timestamp: null });
+  app.post('/messaging/inbound/:channelId', async (request, reply) => {
+    const token = request.headers['x-channel-token'];
+    if (typeof token !== 'string') return reply.status(401).send({});
+    const tokenHash = createHash('sha256').update(token).digest();
+    const { rows: [row] } = await pool.query({ name: 'inbound', text: inboundSql.SYSTEM_AUTH_AND_STORE_INBOUND, values: [request.params.channelId, tokenHash, JSON.stringify(storedShape(request.body))] });
+    if (!row || row.id === null) return reply.status(401).send({});
+    return { received: true, id: String(row.id) };
+  });
+
   app.post('/messaging/send', async (request, reply) => {
     const token = String(request.headers.authorization ?? '').slice(7);
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
@@ -121,10 +136,10 @@ async function inboundChannel(baseUrl, state, name) {
   return { channel, token };
 }
 
-function inboundLoad(baseUrl, { channel, token }, rate, seconds, connections) {
+function inboundLoad(url, { channel, token }, rate, seconds, connections) {
   let n = 0;
   return pacedLoad({
-    url: `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`,
+    url,
     rate,
     seconds,
     connections,
@@ -140,38 +155,39 @@ function inboundLoad(baseUrl, { channel, token }, rate, seconds, connections) {
 // everything. Counts come from the database, not from the server's word. As the other scenarios,
 // it is measured after a warm-up at the same rate (BENCH_INBOUND_WARMUP_SECONDS, on a channel of its
 // own, processed before the measured load starts); the warm-up's own figures are reported too.
+// Then the same for the bare handler (`bareUrl`), storing into the same table for the same worker.
 export async function measureInbound(
   baseUrl,
   state,
   databaseUrl,
-  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100 } = {},
+  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100, bareUrl } = {},
 ) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  try {
-    // Polled through the pending-events index (cheap, so the polling does not slow the drain).
-    const waiting = async (channelId) =>
-      (await client.query('SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1', [channelId])).rows[0].n;
-    const drain = async (channelId) => {
-      let left = await waiting(channelId);
-      const deadline = Date.now() + 120_000;
-      while (left > 0 && Date.now() < deadline) {
-        await sleep(50);
-        left = await waiting(channelId);
-      }
-    };
+  // Polled through the pending-events index (cheap, so the polling does not slow the drain).
+  const waiting = async (channelId) =>
+    (await client.query('SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1', [channelId])).rows[0].n;
+  const drain = async (channelId) => {
+    let left = await waiting(channelId);
+    const deadline = Date.now() + 120_000;
+    while (left > 0 && Date.now() < deadline) {
+      await sleep(50);
+      left = await waiting(channelId);
+    }
+  };
+  const run = async (url) => {
     let warmup = null;
     if (warmupSeconds > 0) {
       const warm = await inboundChannel(baseUrl, state, 'Bench inbound warm-up');
-      const { p50_ms, p99_ms, max_ms, ok, sent } = await inboundLoad(baseUrl, warm, rate, warmupSeconds, connections);
+      const { p50_ms, p99_ms, max_ms, ok, sent } = await inboundLoad(url(warm.channel), warm, rate, warmupSeconds, connections);
       await drain(warm.channel.id);
       warmup = { seconds: warmupSeconds, sent, acknowledged: ok, p50_ms, p99_ms, max_ms };
     }
     const measured = await inboundChannel(baseUrl, state, 'Bench inbound');
     const { channel } = measured;
     const loadWindow = cpuWindow();
-    const result = await inboundLoad(baseUrl, measured, rate, seconds, connections);
+    const result = await inboundLoad(url(channel), measured, rate, seconds, connections);
     const loadEnded = process.hrtime.bigint();
     const cpuDuringLoad = loadWindow();
     const drainWindow = cpuWindow();
@@ -188,8 +204,6 @@ export async function measureInbound(
       )
     ).rows[0];
     return {
-      scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
-      load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',
       warmup,
       sent: result.sent,
       acknowledged,
@@ -205,6 +219,16 @@ export async function measureInbound(
       all_processed_seconds_after_load: now.waiting === 0 ? Number(drainSeconds.toFixed(2)) : null,
       cpu_during_load: cpuDuringLoad,
       cpu_during_drain: cpuDuringDrain,
+    };
+  };
+  try {
+    const ours = await run((channel) => `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`);
+    const bare = bareUrl ? await run((channel) => `${bareUrl}/messaging/inbound/${channel.id}`) : undefined;
+    return {
+      scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
+      load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',
+      ...ours,
+      ...(bare && { bare }),
     };
   } finally {
     await client.end();

@@ -131,7 +131,7 @@ async function main() {
     }
     if (selected(INBOUND)) {
       worker = await startWorker(root, env, databaseUrl);
-      inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000 });
+      inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, bareUrl: bare.url });
     }
     // Into the 20,000 seeded companies (after the duplicates scenario, which reads them).
     if (selected(COMPANY_IMPORT)) companyImport = await measureCompanyImport(ours.url, state, ours.child.pid);
@@ -155,7 +155,8 @@ async function main() {
   if (inbound) {
     process.stdout.write(
       `\n${inbound.scenario}: ${inbound.acknowledged} acknowledged of ${inbound.sent} sent, p50 ${inbound.p50_ms} ms, p99 ${inbound.p99_ms} ms, max ${inbound.max_ms} ms, ` +
-        `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n`,
+        `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n` +
+        (inbound.bare ? `  bare handler, same SQL and worker: p50 ${inbound.bare.p50_ms} ms, p99 ${inbound.bare.p99_ms} ms, max ${inbound.bare.max_ms} ms, lost ${inbound.bare.lost}\n` : ''),
     );
   }
   for (const result of [companyImport, contactImport].filter(Boolean)) {
