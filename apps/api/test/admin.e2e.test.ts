@@ -6,7 +6,7 @@ import { loadConfig, startPlatform, type PlatformRuntime } from '@engage/platfor
 import { createTestDatabase, dropTestDatabase, testAdminUrl } from '@engage/platform/testing';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { createApiApp } from '../src/create-api-app';
@@ -41,6 +41,7 @@ describe('admin CLI (npm run admin)', () => {
     await app?.close();
     await runtime?.close();
     await dropTestDatabase(testAdminUrl(), databaseUrl);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('should bootstrap an organization whose owner, users and keys work against the service', async () => {

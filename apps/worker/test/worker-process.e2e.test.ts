@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createEvent } from '@engage/shared-kernel';
@@ -38,11 +38,15 @@ describe('api and worker as separate processes', () => {
     // The test's own runtime stands in for the api writing events; it never relays (role api).
     runtime = await startTestRuntime({ role: 'api' });
   });
-  afterAll(() => runtime.close());
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-worker-'));
+  afterAll(async () => {
+    await runtime.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('should let the worker process relay events that another process committed', async () => {
     const databaseUrl = runtime.config.DATABASE_URL!;
-    const env = { DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'engage-worker-')), LOG_LEVEL: 'info', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', OUTBOX_POLL_MS: '60000' };
+    const env = { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '', OUTBOX_POLL_MS: '60000' };
     const api = await startProcess(join('api', 'main.js'), { ...env, PORT: '0' }, /listening on http/);
     const worker = await startProcess(join('worker', 'main.js'), { ...env, WORKER_NICE: '5' }, /engage worker started/);
     try {

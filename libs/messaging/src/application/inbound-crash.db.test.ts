@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -24,12 +24,17 @@ describe('inbound processing across a worker crash', () => {
   let admin: Client;
   let api: { runtime: PlatformRuntime; app: NestFastifyApplication };
   const dbName = () => new URL(databaseUrl).pathname.slice(1);
+  const dataDirs: string[] = [];
+  const dataDir = (role: string) => {
+    dataDirs.push(mkdtempSync(join(tmpdir(), `engage-${role}-`)));
+    return dataDirs[dataDirs.length - 1];
+  };
   const config = (appName: string, role: string) =>
     loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       DATABASE_URL: `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}application_name=${appName}`,
-      DATA_DIR: mkdtempSync(join(tmpdir(), `engage-${role}-`)),
+      DATA_DIR: dataDir(role),
       INBOUND_POLL_MS: '20',
       DATABASE_POOL_SIZE: '4',
     });
@@ -52,6 +57,7 @@ describe('inbound processing across a worker crash', () => {
     await admin.query(`ALTER DATABASE ${dbName()} WITH ALLOW_CONNECTIONS true`);
     await admin.end();
     await dropTestDatabase(testAdminUrl(), databaseUrl);
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it('should store every acknowledged message exactly once', async () => {

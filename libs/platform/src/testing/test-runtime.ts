@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
@@ -23,11 +23,12 @@ export function testAdminUrl(): string {
 export async function startTestRuntime(options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string> } = {}): Promise<PlatformRuntime> {
   const adminUrl = testAdminUrl();
   const databaseUrl = await createTestDatabase(adminUrl);
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'engage-data-')),
+    DATA_DIR: dataDir,
     OUTBOX_POLL_MS: '50',
     DATABASE_POOL_SIZE: '8',
     ...options.env,
@@ -37,6 +38,7 @@ export async function startTestRuntime(options: { role?: ProcessRole; migrations
   runtime.close = async () => {
     await close();
     await dropTestDatabase(adminUrl, databaseUrl);
+    rmSync(dataDir, { recursive: true, force: true });
   };
   return runtime;
 }
