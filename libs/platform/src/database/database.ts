@@ -29,9 +29,20 @@ const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id'
 interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
-// The driver's pg pool (TypeORM's PostgresDriver.master).
+// The driver's pg pool (TypeORM's PostgresDriver.master): its client class and connection options.
 interface PgPool {
   connect(): Promise<PgClient & { release(): void }>;
+  Client: new (options: unknown) => DedicatedSession;
+  options: unknown;
+}
+
+// A connection of its own, outside the pool, for a session held open for the process's life.
+export interface DedicatedSession {
+  connect(): Promise<unknown>;
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'notification' | 'error' | 'end', handler: () => void): unknown;
+  removeAllListeners(event: string): unknown;
 }
 
 const statementNames = new Map<string, string>();
@@ -100,6 +111,23 @@ export class Database {
     } finally {
       client.release();
     }
+  }
+
+  // Opened with the pool's settings but not taken from it: a session held for the process's life
+  // (the relay's LISTEN) must not shrink the pool the work shares (with DATABASE_POOL_SIZE=2 the
+  // relay's batch held the other connection while its in-process consumers waited for one).
+  async openDedicatedSession(): Promise<DedicatedSession> {
+    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+    const client = new pool.Client(pool.options);
+    // An error before anyone listens (the session killed) must not end the process.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return client;
   }
 
   async ping(): Promise<void> {

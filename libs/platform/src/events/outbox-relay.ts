@@ -1,5 +1,5 @@
 import type { EventBus } from '@engage/shared-kernel';
-import type { Database } from '../database/database';
+import type { Database, DedicatedSession } from '../database/database';
 import type { OutboxSignal } from './outbox-signal';
 import { CLAIM_PENDING, MARK_FAILED, MARK_PUBLISHED, type OutboxRow, PURGE_PUBLISHED, RELAY_LOCK, toDomainEvent } from './outbox.sql';
 
@@ -11,11 +11,6 @@ export interface RelayOptions {
   afterPublish?: () => Promise<void>;
 }
 
-interface Listener {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification' | 'error' | 'end', handler: () => void): unknown;
-  removeAllListeners(event: string): unknown;
-}
 
 // Publishes committed outbox rows to the bus and marks them sent. At-least-once: a crash between
 // publishing and marking republishes the batch, and idempotent consumers drop the repeat.
@@ -23,7 +18,7 @@ export class OutboxRelay {
   private stopped = true;
   private wake: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
-  private listener: { client: Listener; release: (discard?: Error) => void } | undefined;
+  private listener: DedicatedSession | undefined;
   private failures = 0;
   // Set by a kick that arrives while a batch is being drained, so the loop goes round again at once
   // instead of sleeping through it (a commit during a drain, a lost LISTEN connection).
@@ -59,10 +54,10 @@ export class OutboxRelay {
     this.kick();
     await this.loopDone;
     if (this.listener) {
-      this.listener.client.removeAllListeners('notification');
-      await this.listener.client.query('UNLISTEN outbox_written').catch(() => undefined);
-      this.listener.release();
+      const client = this.listener;
       this.listener = undefined;
+      client.removeAllListeners('notification');
+      await client.end().catch(() => undefined);
     }
   }
 
@@ -122,15 +117,15 @@ export class OutboxRelay {
     }
   }
 
-  // Other processes (an api replica) notify at commit; polling covers a lost notification.
+  // Other processes (an api replica) notify at commit; polling covers a lost notification. On a
+  // session of its own, outside the pool the batches and their in-process consumers share.
   private async listen(): Promise<void> {
-    const driver = this.db.dataSource.driver as unknown as { obtainMasterConnection(): Promise<[Listener, (discard?: Error) => void]> };
-    const [client, release] = await driver.obtainMasterConnection();
+    const client = await this.db.openDedicatedSession();
     const lost = () => {
-      if (this.listener?.client !== client) return;
+      if (this.listener !== client) return;
       this.listener = undefined;
       client.removeAllListeners('notification');
-      release(new Error('LISTEN connection lost'));
+      void client.end().catch(() => undefined);
       this.kick();
     };
     client.on('notification', this.kick);
@@ -140,9 +135,9 @@ export class OutboxRelay {
       await client.query('LISTEN outbox_written');
     } catch (error) {
       client.removeAllListeners('notification');
-      release(error instanceof Error ? error : new Error(String(error)));
+      await client.end().catch(() => undefined);
       throw error;
     }
-    this.listener = { client, release };
+    this.listener = client;
   }
 }

@@ -253,3 +253,50 @@ describe('outbox and relay', () => {
     expect(await first).toBeGreaterThanOrEqual(5);
   });
 });
+
+describe('outbox relay on the smallest pool', () => {
+  let runtime: PlatformRuntime;
+  beforeAll(async () => {
+    // The least DATABASE_POOL_SIZE the settings allow.
+    runtime = await startTestRuntime({ role: 'worker', env: { DATABASE_POOL_SIZE: '2' } });
+    await runtime.db.asSystem(async (tx) => {
+      await tx.query(`CREATE TABLE IF NOT EXISTS outbox_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL, consumer text NOT NULL)`);
+      const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'outbox_test_effects'`);
+      if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('outbox_test_effects')`);
+    });
+  });
+  afterAll(() => runtime.close());
+
+  it('should deliver to in-process consumers that need a connection while its batch holds one (LISTEN is on a session of its own)', async () => {
+    const org = await makeOrganization(runtime);
+    const bus = new InProcessEventBus();
+    await bus.subscribe({
+      consumer: 'small-pool',
+      sources: [source],
+      handle: (event) =>
+        consumeOnce(runtime.db, 'small-pool', event, async (tx) => {
+          await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, 'small-pool']);
+        }).then(() => undefined),
+    });
+    const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
+    await relay.start();
+    try {
+      expect(relay.listening).toBe(true);
+      const events = await runtime.db.inTenant(org, async (tx) => {
+        const made = [1, 2, 3].map((i) => createEvent({ type: 'thing.changed', source, organizationId: org.organizationId, aggregateId: `s${i}`, payload: { i } }));
+        await tx.emit(made);
+        return made;
+      });
+      const effects = () =>
+        runtime.db.asSystem((tx) => tx.query<{ event_id: string }>(`SELECT event_id FROM outbox_test_effects WHERE organization_id = $1 AND consumer = 'small-pool'`, [org.organizationId]));
+      // Before: the LISTEN session took one of the two connections and the batch the other, so each
+      // consumer waited out the pool's 10 s connection timeout and the batch failed, again and again.
+      const done = await eventually(effects, (rows) => rows.length === 3, 5_000);
+      expect(done.map((row) => row.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+      const [pending] = await runtime.db.asSystem((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]));
+      expect(pending.n).toBe(0);
+    } finally {
+      await relay.stop();
+    }
+  });
+});
