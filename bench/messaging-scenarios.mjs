@@ -239,8 +239,16 @@ export async function measureInbound(
 export function startWorker(root, env, databaseUrl) {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], {
     cwd: root,
-    // At a lower CPU priority than the api, as docs/operations.md recommends when they share a host.
-    env: { ...process.env, ...env, LOG_LEVEL: 'info', DATABASE_URL: databaseUrl, WORKER_NICE: process.env.WORKER_NICE ?? '10' },
+    // At a lower CPU priority than the api and with a small pool, as docs/operations.md recommends
+    // when they share a host.
+    env: {
+      ...process.env,
+      ...env,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl,
+      WORKER_NICE: process.env.WORKER_NICE ?? '10',
+      DATABASE_POOL_SIZE: process.env.BENCH_WORKER_POOL_SIZE ?? '2',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
