@@ -11,7 +11,6 @@ export interface RelayOptions {
   afterPublish?: () => Promise<void>;
 }
 
-
 // Publishes committed outbox rows to the bus and marks them sent. At-least-once: a crash between
 // publishing and marking republishes the batch, and idempotent consumers drop the repeat.
 export class OutboxRelay {

@@ -19,16 +19,20 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   return value;
 }
 
+// Where the test consumers record what they did, per organization (row-level security on).
+const createEffectsTable = (runtime: PlatformRuntime) =>
+  runtime.db.asSystem(async (tx) => {
+    await tx.query(`CREATE TABLE IF NOT EXISTS outbox_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL, consumer text NOT NULL)`);
+    const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'outbox_test_effects'`);
+    if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('outbox_test_effects')`);
+  });
+
 describe('outbox and relay', () => {
   let runtime: PlatformRuntime;
 
   beforeAll(async () => {
     runtime = await startTestRuntime({ role: 'worker' });
-    await runtime.db.asSystem(async (tx) => {
-      await tx.query(`CREATE TABLE IF NOT EXISTS outbox_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL, consumer text NOT NULL)`);
-      const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'outbox_test_effects'`);
-      if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('outbox_test_effects')`);
-    });
+    await createEffectsTable(runtime);
   });
   afterAll(() => runtime.close());
 
@@ -259,11 +263,7 @@ describe('outbox relay on the smallest pool', () => {
   beforeAll(async () => {
     // The least DATABASE_POOL_SIZE the settings allow.
     runtime = await startTestRuntime({ role: 'worker', env: { DATABASE_POOL_SIZE: '2' } });
-    await runtime.db.asSystem(async (tx) => {
-      await tx.query(`CREATE TABLE IF NOT EXISTS outbox_test_effects (organization_id uuid NOT NULL, event_id uuid NOT NULL, consumer text NOT NULL)`);
-      const [existing] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_policies WHERE tablename = 'outbox_test_effects'`);
-      if (existing.n === 0) await tx.query(`SELECT enable_tenant_rls('outbox_test_effects')`);
-    });
+    await createEffectsTable(runtime);
   });
   afterAll(() => runtime.close());
 
