@@ -1,30 +1,23 @@
-import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Database } from '@engage/platform';
 import { PURGE_PROCESSED_INBOUND } from '../infrastructure/inbound.sql';
-import { Periodic } from './periodic';
+import { PeriodicDuty } from './periodic';
 
 const SLICE = 5000;
 
 // Processed inbound events are kept INBOUND_RETENTION_DAYS (what a provider sent, to look into a
 // complaint or replay a fix), then deleted in slices, oldest first, so the table does not keep every
 // event ever received. Events not yet processed are never deleted.
-export class InboundPurge implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly periodic: Periodic;
-
+export class InboundPurge extends PeriodicDuty {
   constructor(
     private readonly db: Database,
     private readonly options: { retentionDays: number; everyMs: number; enabled: boolean },
     onError: (error: unknown) => void = () => undefined,
   ) {
-    this.periodic = new Periodic(() => this.purge(), options.everyMs, onError);
+    super(options, onError);
   }
 
-  onApplicationBootstrap(): void {
-    if (this.options.enabled) this.periodic.start();
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.periodic.stop();
+  protected runOnce(): Promise<number> {
+    return this.purge();
   }
 
   // Returns how many events it deleted.

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { RequestContext } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { FAIL_STALE_PENDING, type MessageRow, SYSTEM_STALE_PENDING } from '../infrastructure/messaging.sql';
 import { messageEvent } from './messaging-events';
-import { Periodic } from './periodic';
+import { PeriodicDuty } from './periodic';
 import { toMessageView } from './views';
 
 export const INTERRUPTED = 'interrupted';
@@ -20,23 +19,17 @@ export interface SweeperOptions {
 // A send is stored PENDING before the provider is called and finished after. A process that dies in
 // between leaves the row PENDING: whether the provider got it is unknown, so it is failed with reason
 // `interrupted` (message.failed) and shows as such in the inbox instead of staying "sending" forever.
-export class PendingSendSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly periodic: Periodic;
-
+export class PendingSendSweeper extends PeriodicDuty {
   constructor(
     private readonly db: Database,
     private readonly options: SweeperOptions,
     onError: (error: unknown) => void = () => undefined,
   ) {
-    this.periodic = new Periodic(() => this.sweep(), options.everyMs, onError);
+    super(options, onError);
   }
 
-  onApplicationBootstrap(): void {
-    if (this.options.enabled) this.periodic.start();
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.periodic.stop();
+  protected runOnce(): Promise<number> {
+    return this.sweep();
   }
 
   // Returns how many messages it failed.
