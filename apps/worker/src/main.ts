@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { setPriority } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
-import { loadConfigOrExit, NestPinoLogger, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
+import { loadConfigOrExit, lowerProcessPriority, NestPinoLogger, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
 import type pino from 'pino';
 import { WorkerAppModule } from './worker-app.module';
 
@@ -11,9 +10,10 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   // Background work yields the CPU to the api's requests when they share a host.
   let nice = 0;
+  let threads = 0;
   if (config.WORKER_NICE > 0) {
     try {
-      setPriority(config.WORKER_NICE);
+      threads = lowerProcessPriority(config.WORKER_NICE);
       nice = config.WORKER_NICE;
     } catch (error) {
       // Refused (e.g. already nicer than asked, without the right to go back): run as it is.
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(runtime), { bufferLogs: true });
   app.useLogger(new NestPinoLogger(app.get<pino.Logger>(PLATFORM_LOG)));
   await app.init();
-  app.get<pino.Logger>(PLATFORM_LOG).info({ events: config.KAFKA_BROKERS.length > 0 ? 'kafka' : 'in-process', nice }, 'engage worker started');
+  app.get<pino.Logger>(PLATFORM_LOG).info({ events: config.KAFKA_BROKERS.length > 0 ? 'kafka' : 'in-process', nice, threads }, 'engage worker started');
   runUntilSignal(async () => {
     await app.close();
     await runtime.close();

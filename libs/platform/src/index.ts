@@ -20,6 +20,7 @@ export * from './runtime/platform-runtime';
 export * from './runtime/platform.module';
 export * from './runtime/tokens';
 export * from './runtime/run-until-signal';
+export * from './runtime/lower-priority';
 export * from './runtime/nest-logger';
 export * from './security/secret-box';
 export * from './http/create-http-app';
