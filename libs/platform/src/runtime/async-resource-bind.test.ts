@@ -1,11 +1,10 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { nodeBindPromotesClosures, useLeanAsyncResourceBind } from './async-resource-bind';
+import { nodeBindPromotesClosures, nodeOwnBind, useLeanAsyncResourceBind } from './async-resource-bind';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const nodeBind = AsyncResource.prototype.bind;
 
 const oldSpaceUsed = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
 
@@ -28,11 +27,20 @@ function promotedBytes(bind: AsyncResource['bind']): number {
 
 describe('AsyncResource#bind without per-call deprecation wrappers', () => {
   const replaced = useLeanAsyncResourceBind();
+  const nodeBind = nodeOwnBind(); // Node's, even when another module copy replaced it first
 
   it('is replaced exactly when Node builds the wrappers, and only once', () => {
     expect(replaced).toBe(nodeBindPromotesClosures(nodeBind));
     expect(useLeanAsyncResourceBind()).toBe(replaced);
     expect(nodeBindPromotesClosures()).toBe(false);
+    const installed = AsyncResource.prototype.bind;
+    jest.isolateModules(() => {
+      // A second copy of the module sees the replacement and keeps Node's own bind as it was.
+      const copy = jest.requireActual<typeof import('./async-resource-bind')>('./async-resource-bind');
+      expect(copy.useLeanAsyncResourceBind()).toBe(replaced);
+      expect(copy.nodeOwnBind()).toBe(nodeBind);
+    });
+    expect(AsyncResource.prototype.bind).toBe(installed);
   });
 
   it('lets bound callbacks die young, where Node 20 own bind promoted them', () => {

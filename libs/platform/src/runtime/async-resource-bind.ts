@@ -40,13 +40,21 @@ function callerBound(resource: AsyncResource, fn: (...args: unknown[]) => unknow
   };
 }
 
-let replaced = false;
+// Node's own bind, kept on the class once replaced: the flag lives with AsyncResource itself, so a
+// second copy of this module (e.g. another test file's module registry) sees the replacement too.
+const NODE_BIND = Symbol.for('engage.AsyncResource.nodeBind');
+type Holder = { [NODE_BIND]?: Bind };
+
+export function nodeOwnBind(): Bind {
+  return (AsyncResource as Holder)[NODE_BIND] ?? AsyncResource.prototype.bind;
+}
 
 // Idempotent; true when the replacement is in place.
 export function useLeanAsyncResourceBind(): boolean {
-  if (!replaced && nodeBindPromotesClosures()) {
+  const holder = AsyncResource as Holder;
+  if (holder[NODE_BIND] === undefined && nodeBindPromotesClosures()) {
+    holder[NODE_BIND] = AsyncResource.prototype.bind;
     AsyncResource.prototype.bind = leanBind as unknown as Bind;
-    replaced = true;
   }
-  return replaced;
+  return holder[NODE_BIND] !== undefined;
 }
