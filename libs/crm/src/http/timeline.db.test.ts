@@ -128,6 +128,32 @@ describe('activity timelines of contacts and deals', () => {
     expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
   });
 
+  it('should keep a deal’s activity to the minute: activity within a minute after it does not rewrite the deal', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Chatty' });
+    const deal = await app.get(DealService).create(t.ctx, { title: 'Chatty deal', contact_id: contact.id });
+    await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
+    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const base = Date.now() - 3_600_000;
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = $2 WHERE id = $1`, [deal.id, new Date(base).toISOString()]));
+    const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at.getTime();
+    const received = (secondsAfterBase: number) => ({
+      ...createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: `at +${secondsAfterBase}s` }, actor_id: null } }),
+      occurredAt: new Date(base + secondsAfterBase * 1000).toISOString(),
+    });
+    // One at a time and in a batch, a minute after the stored time at most: the deal stays as it was.
+    await consumer.handle(received(30));
+    await consumer.handleBatch!([received(45), received(60)]);
+    expect(await lastActivity()).toBe(base);
+    // More than a minute after it: the deal takes that time, one at a time and in a batch.
+    await consumer.handle(received(61));
+    expect(await lastActivity()).toBe(base + 61_000);
+    await consumer.handleBatch!([received(100), received(200), received(150)]);
+    expect(await lastActivity()).toBe(base + 200_000);
+    // Every message is on the timeline all the same.
+    expect((await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 9)).filter((e) => e.type === 'message.received')).toHaveLength(7);
+  });
+
   it('should write one entry for an event delivered twice', async () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Twice' });

@@ -26,7 +26,6 @@ export const CONTACT_EXISTS = `SELECT 1 FROM contacts WHERE id = $1`;
 export const DEAL_EXISTS = `SELECT 1 FROM deals WHERE id = $1`;
 export const COMPANY_EXISTS = `SELECT 1 FROM companies WHERE id = $1`;
 
-// $1 a deal, or $2 a contact whose deals all count; $3 when the activity happened.
 // INSERT_TIMELINE_ENTRY for many entries at once (the timeline consumer's batches).
 export const INSERT_TIMELINE_ENTRIES = `
   INSERT INTO timeline_entries (organization_id, event_id, type, source, occurred_at, actor_id, contact_id, deal_id, company_id, summary, data)
@@ -40,6 +39,12 @@ export const INSERT_TIMELINE_ENTRIES = `
   ORDER BY k.n
   ON CONFLICT (organization_id, event_id) DO NOTHING`;
 
+// A deal's last_activity_at is kept to the minute: activity within a minute after the stored time
+// does not rewrite the row. It only feeds thresholds counted in days (auto-reassignment), and a
+// contact who writes a message a second would otherwise rewrite each of their deals, and every
+// index of deals (last_activity_at is indexed), once a second.
+const ACTIVITY_STEP = `interval '1 minute'`;
+
 // TOUCH_DEALS for many (deal, contact, time) targets: each deal takes the latest time aimed at it.
 export const TOUCH_DEALS_MANY = `
   UPDATE deals SET last_activity_at = t.at
@@ -47,8 +52,9 @@ export const TOUCH_DEALS_MANY = `
         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS k(deal_id, contact_id, at)
         JOIN deals d ON d.id = k.deal_id OR (k.contact_id IS NOT NULL AND d.contact_id = k.contact_id)
         GROUP BY d.id) t
-  WHERE deals.id = t.id AND deals.last_activity_at < t.at`;
+  WHERE deals.id = t.id AND deals.last_activity_at < t.at - ${ACTIVITY_STEP}`;
 
+// $1 a deal, or $2 a contact whose deals all count; $3 when the activity happened.
 export const TOUCH_DEALS = `
   UPDATE deals SET last_activity_at = $3::timestamptz
-  WHERE last_activity_at < $3::timestamptz AND (id = $1::uuid OR ($2::uuid IS NOT NULL AND contact_id = $2::uuid))`;
+  WHERE last_activity_at < $3::timestamptz - ${ACTIVITY_STEP} AND (id = $1::uuid OR ($2::uuid IS NOT NULL AND contact_id = $2::uuid))`;
