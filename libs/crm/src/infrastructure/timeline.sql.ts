@@ -39,7 +39,7 @@ export const INSERT_TIMELINE_ENTRIES = `
   ORDER BY k.n
   ON CONFLICT (organization_id, event_id) DO NOTHING`;
 
-// A deal's last_activity_at is kept to the minute: activity within a minute after the stored time
+// A deal's last_activity_at is kept to the minute: activity at most a minute after the stored time
 // does not rewrite the row. It only feeds thresholds counted in days (auto-reassignment), and a
 // contact who writes a message a second would otherwise rewrite each of their deals, and every
 // index of deals (last_activity_at is indexed), once a second.
