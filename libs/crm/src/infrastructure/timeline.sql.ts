@@ -40,9 +40,9 @@ export const INSERT_TIMELINE_ENTRIES = `
   ON CONFLICT (organization_id, event_id) DO NOTHING`;
 
 // A deal's last_activity_at is kept to the minute: activity at most a minute after the stored time
-// does not rewrite the row. It only feeds thresholds counted in days (auto-reassignment), and a
-// contact who writes a message a second would otherwise rewrite each of their deals, and every
-// index of deals (last_activity_at is indexed), once a second.
+// does not rewrite the row. What acts on it counts in days (auto-reassignment), and a contact who
+// writes a message a second would otherwise rewrite each of their deals, and every index of deals
+// (last_activity_at is indexed), once a second.
 const ACTIVITY_STEP = `interval '1 minute'`;
 
 // TOUCH_DEALS for many (deal, contact, time) targets: each deal takes the latest time aimed at it.
