@@ -11,7 +11,6 @@ import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
 import { installRequestLog } from './request-log';
 import { NestPinoLogger } from '../runtime/nest-logger';
-import { useLeanAsyncResourceBind } from '../runtime/async-resource-bind';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -25,8 +24,6 @@ function jsonSyntaxError(body: Buffer): string {
 }
 
 export function createFastifyAdapter(config: Config): FastifyAdapter {
-  // Fastify binds each request's body callback; see async-resource-bind.ts for why ours.
-  useLeanAsyncResourceBind();
   return new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: false,
