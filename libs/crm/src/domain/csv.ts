@@ -87,11 +87,22 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
+// A cell a spreadsheet would read as a formula (OWASP's CSV injection list: = + - @ tab CR) is
+// prefixed with ' so it shows as text; plain numbers (-5, +15551234567, a list of phones) cannot
+// call anything and stay as they are, so phones and amounts read back unchanged.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBERS = /^[+-]?\d+(\.\d+)?(; [+-]?\d+(\.\d+)?)*$/;
+
+export function safeCellText(value: unknown): string {
+  const text = cellText(value);
+  return FORMULA_START.test(text) && !PLAIN_NUMBERS.test(text) ? `'${text}` : text;
+}
+
 // RFC 4180: a cell with a comma, quote, line break or edge space is quoted, quotes doubled.
 export function csvLine(values: unknown[]): string {
   return `${values
     .map((value) => {
-      const text = cellText(value);
+      const text = safeCellText(value);
       return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
     })
     .join(',')}\r\n`;

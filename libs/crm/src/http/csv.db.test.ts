@@ -196,12 +196,16 @@ describe('CSV import and export of contacts and companies', () => {
     const malformed = await upload('contacts/import', t, 'first_name\n"A\n');
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().code).toBe('import.invalid_csv');
+    // A quote opened in the middle of a field is the parser's INVALID_OPENING_QUOTE, not CSV_-prefixed.
+    const midQuote = await upload('contacts/import', t, 'first_name,last_name\nA,B "C"\n');
+    expect(midQuote.statusCode).toBe(400);
+    expect(midQuote.json()).toMatchObject({ code: 'import.invalid_csv', error: expect.stringContaining('line 2') });
     expect((await upload('contacts/import', t, '')).statusCode).toBe(400);
     expect((await upload('contacts/import', t, JSON.stringify({ first_name: 'A' }), 'application/json')).statusCode).toBe(400);
     expect((await upload('contacts/import', t, 'first_name,color\nA,red\n', 'text/csv; charset=utf-8')).json().code).toBe('import.unknown_column');
     expect((await upload('contacts/import', t, 'first_name,first_name\nA,B\n')).statusCode).toBe(400);
     const jobs = (await get('/functions/v1/imports', t)).json().imports;
-    expect(jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
+    expect(jobs.map((j: { status: string }) => j.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed', 'failed']);
     expect(await count(t, 'contacts')).toBe(0);
     expect((await upload('contacts/import', undefined, 'first_name\nA\n')).statusCode).toBe(401);
   });
@@ -240,6 +244,16 @@ describe('CSV import and export of contacts and companies', () => {
     expect(again).toMatchObject({ status: 'completed', processed: 2, created: 1, updated: 1, failed: 0 });
     for (const bad of ['columns=first_name,password', 'columns=first_name,first_name']) expect((await get(`/functions/v1/contacts/export?${bad}`, a)).statusCode).toBe(400);
     expect((await get('/functions/v1/contacts/export', undefined)).statusCode).toBe(401);
+  });
+
+  it('should export cells a spreadsheet would run as formulas as text, and import is unchanged', async () => {
+    const t = await createTestTenant(app);
+    await app.get(ContactService).create(t.ctx, { first_name: '=HYPERLINK("http://evil.example","click")', last_name: '@SUM(A1)', description: '-1+cmd', phones: ['+201001234567'] });
+    const res = await get('/functions/v1/contacts/export?columns=first_name,last_name,description,phones', t);
+    expect(res.body.split('\r\n')[1]).toBe(`"'=HYPERLINK(""http://evil.example"",""click"")",'@SUM(A1),'-1+cmd,+201001234567`);
+    const [row] = parse(res.body, { columns: true }) as Record<string, string>[];
+    expect(row.first_name.startsWith("'=")).toBe(true);
+    expect(row.phones).toBe('+201001234567');
   });
 
   it('should page through more rows than one export page in order', async () => {
