@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsString, MaxLength } from 'class-validator';
 import { NotFound, ValidationFailed } from '@engage/shared-kernel';
@@ -18,6 +18,16 @@ class ProbeController {
   @Post('functions/v1/probe-echo')
   echo(@Body() body: EchoDto) {
     return { echoed: body.text };
+  }
+
+  @Post('rest/v1/probe-echo')
+  restEcho(@Body() body: EchoDto) {
+    return { echoed: body.text };
+  }
+
+  @Get('functions/v1/probe-query')
+  query(@Query('search') search: string) {
+    return { search };
   }
 
   @Get('functions/v1/probe-crash')
@@ -96,6 +106,32 @@ describe('HTTP stack', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_json' });
     expect(res.json().error).toMatch(/^Request body is not valid JSON: /);
+  });
+
+  it('should answer malformed JSON under /rest/v1 with PostgREST\'s PGRST102', async () => {
+    const res = await app.inject({ method: 'POST', url: '/rest/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: '{"text": ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ code: 'PGRST102', message: 'Empty or invalid json', details: expect.stringMatching(/^Request body is not valid JSON: /), hint: null });
+  });
+
+  it('should refuse a JSON body nested deeper than BODY_MAX_DEPTH with 400, in every family', async () => {
+    const deep = `{"text": ${'['.repeat(40)}${']'.repeat(40)}}`;
+    const fn = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: deep });
+    expect(fn.statusCode).toBe(400);
+    expect(fn.json()).toMatchObject({ code: 'body_too_deep', error: 'The JSON body nests deeper than 32 levels' });
+    const rest = await app.inject({ method: 'POST', url: '/rest/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: deep });
+    expect(rest.statusCode).toBe(400);
+    expect(rest.json()).toMatchObject({ code: 'body_too_deep', details: { max_depth: 32 } });
+  });
+
+  it('should refuse a NUL character in a JSON field or in the URL with 400 naming where', async () => {
+    const body = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: '{"text":"a\\u0000b"}' });
+    expect(body.statusCode).toBe(400);
+    expect(body.json()).toMatchObject({ code: 'invalid_characters', error: expect.stringContaining('text contains a NUL character') });
+    const query = await app.inject({ method: 'GET', url: '/functions/v1/probe-query?search=a%00b' });
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toMatchObject({ code: 'invalid_characters' });
+    expect((await app.inject({ method: 'GET', url: '/functions/v1/probe-query?search=a%200b' })).json()).toEqual({ search: 'a 0b' });
   });
 
   it('should refuse a body over the limit with 413', async () => {

@@ -10,6 +10,7 @@ import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
 import { installRequestLog } from './request-log';
+import { checkJsonBody } from './json-body-check';
 import { NestPinoLogger } from '../runtime/nest-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -53,8 +54,15 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
       if (error && (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
         return done(ValidationFailed('invalid_json', `Request body is not valid JSON: ${jsonSyntaxError(body as Buffer)}`), undefined);
       }
-      done(error, value);
+      if (error) return done(error, undefined);
+      const refused = checkJsonBody(value, config.BODY_MAX_DEPTH);
+      done(refused, refused ? undefined : value);
     });
+  });
+  // PostgreSQL cannot store or compare U+0000; a query parameter carrying one (a search term, a
+  // filter value) is refused here once instead of failing inside a statement.
+  fastify.addHook('onRequest', async (request) => {
+    if (request.url.includes('%00')) throw ValidationFailed('invalid_characters', 'The request URL contains a NUL character (%00), which cannot be stored or matched');
   });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -40,6 +40,8 @@ function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<
     case 'proxy':
       return { status: problem.status, headers: {}, body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null } };
     case 'rest':
+      // PostgREST's own code for a body that is not JSON (supabase-js and PostgREST clients test for it).
+      if (problem.code === 'invalid_json') problem = { ...problem, code: 'PGRST102', message: 'Empty or invalid json', details: problem.message };
       return { status: problem.status, headers: {}, body: { code: problem.code, message: problem.message, details: problem.details ?? null, hint: problem.hint ?? null } };
     case 'auth': {
       problem = { ...problem, status: GOTRUE_STATUS[problem.code] ?? problem.status };
