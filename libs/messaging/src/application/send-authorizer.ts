@@ -1,4 +1,4 @@
-import { Forbidden, type RequestContext, Unauthorized } from '@engage/shared-kernel';
+import { NotFound, type RequestContext, Unauthorized } from '@engage/shared-kernel';
 import type { Authenticator, TokenService } from '@engage/identity';
 
 export interface SendCredentials {
@@ -29,11 +29,13 @@ export class SendAuthorizer {
     return { ctx: caller.ctx, anon: false };
   }
 
-  // Second step, once the body named the organization: the caller must belong to it.
+  // Second step, once the body named the organization: the caller must belong to it. Another
+  // organization's id gets the same 404 as one that does not exist (§7), so the answer does not
+  // tell a caller which organizations exist.
   contextFor(identity: { ctx: RequestContext | null; anon: boolean }, organizationId: string, requestId: string): RequestContext {
     if (identity.anon) return { organizationId, userId: null, role: 'SYSTEM', requestId };
     const ctx = identity.ctx!;
-    if (ctx.organizationId !== organizationId) throw Forbidden('organization_mismatch', 'These credentials do not belong to organizationId');
+    if (ctx.organizationId !== organizationId) throw NotFound('organization', organizationId);
     return ctx;
   }
 }

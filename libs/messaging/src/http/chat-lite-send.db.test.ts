@@ -187,7 +187,7 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(provider.calls.length).toBe(before);
   });
 
-  it('should require credentials of the organization: 401 without or with the anon key, 403 with another organization\'s', async () => {
+  it('should require credentials of the organization: 401 without or with the anon key, 404 with another organization\'s', async () => {
     const a = await newTenant();
     const b = await newTenant();
     const payload = { to: newNumber(), message: 'hi', organizationId: a.ctx.organizationId };
@@ -198,8 +198,15 @@ describe('POST /functions/v1/chat-lite-send', () => {
     const anonRes = await send({ authorization: `Bearer ${anon}` }, payload);
     expect(anonRes.statusCode).toBe(401);
     expect(anonRes.json().code).toBe('anon_send_disabled');
-    expect((await send(b.key, payload)).statusCode).toBe(403);
-    expect((await send(b.session, payload)).statusCode).toBe(403);
+    // Another organization's id and one that does not exist get the same answer (§7: 404).
+    const foreign = await send(b.key, payload);
+    const missingId = '00000000-0000-4000-8000-000000000000';
+    const missing = await send(b.key, { ...payload, organizationId: missingId });
+    expect(foreign.statusCode).toBe(404);
+    expect((await send(b.session, payload)).statusCode).toBe(404);
+    expect(missing.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ error: `organization ${a.ctx.organizationId} not found`, code: 'organization.not_found' });
+    expect(missing.json()).toEqual({ error: `organization ${missingId} not found`, code: 'organization.not_found' });
     expect(await rows(a.ctx, 'SELECT id FROM messages')).toEqual([]);
     expect((await send(a.session, payload)).statusCode).toBe(200);
   });
