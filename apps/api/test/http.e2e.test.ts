@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect } from 'node:net';
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsString, MaxLength } from 'class-validator';
@@ -52,7 +54,7 @@ class ProbeController {
 
   @Get('rest/v1/probe-sql')
   async sqlError(): Promise<never> {
-    throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: '23505', detail: 'Key (id)=(1) already exists.' });
+    throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: '23505', constraint: 'deals_pkey', detail: 'Key (id)=(1) already exists.' });
   }
 }
 
@@ -64,7 +66,7 @@ describe('HTTP stack', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'all', env: { BODY_LIMIT_BYTES: '2048' } });
+    runtime = await startTestRuntime({ role: 'all', env: { BODY_LIMIT_BYTES: '2048', REQUEST_TIMEOUT_MS: '1000' } });
     app = await createApiApp(runtime, [ProbeModule]);
   });
   afterAll(async () => {
@@ -134,6 +136,20 @@ describe('HTTP stack', () => {
     expect((await app.inject({ method: 'GET', url: '/functions/v1/probe-query?search=a%200b' })).json()).toEqual({ search: 'a 0b' });
   });
 
+  it('should answer 408 and close the connection when a body stops arriving', async () => {
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    // Headers promise 100 bytes; 10 arrive, then nothing.
+    socket.write('POST /functions/v1/probe-echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"a');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received).toContain('"code":"request_timeout"');
+  });
+
   it('should refuse a body over the limit with 413', async () => {
     const res = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(5000) }) });
     expect(res.statusCode).toBe(413);
@@ -173,7 +189,9 @@ describe('HTTP stack', () => {
 
     const sql = await app.inject({ method: 'GET', url: '/rest/v1/probe-sql' });
     expect(sql.statusCode).toBe(409);
-    expect(sql.json()).toMatchObject({ code: 'unique_violation', details: 'Key (id)=(1) already exists.' });
+    // An unmapped integrity violation: a stable code, our own words, the constraint; none of PostgreSQL's text.
+    expect(sql.json()).toEqual({ code: 'unique_violation', message: 'A record with the same value already exists', details: { constraint: 'deals_pkey' }, hint: null });
+    expect(sql.body).not.toMatch(/duplicate key|Key \(id\)/);
 
     const legacyAuth = await app.inject({ method: 'GET', url: '/auth/v1/probe' });
     // GoTrue answers weak_password with 422 where our default for validation is 400.

@@ -1,5 +1,5 @@
 import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
+import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
 import { INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, TASK_FOR_UPDATE, UPDATE_NOTE, UPDATE_TASK } from '../infrastructure/activity-records.sql';
 
@@ -22,8 +22,7 @@ export class ActivityRecordService {
   async createTaskIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<TaskView> {
     const t = parseNewTask(input);
     const [row] = await tx
-      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId])
-      .catch((error) => linkError('task', error));
+      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId], { violations: TASK_LINKS });
     const task = isoTask(row);
     const events = [recordEvent('task.created', ctx, 'task', task)];
     if (task.done) events.push(recordEvent('task.completed', ctx, 'task', task));
@@ -39,8 +38,7 @@ export class ActivityRecordService {
     const next = { ...current, ...changes };
     assertLinked('task', next);
     const [row] = await tx
-      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id])
-      .catch((error) => linkError('task', error));
+      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id], { violations: TASK_LINKS });
     const task = isoTask(row);
     const events = [recordEvent('task.updated', ctx, 'task', task)];
     if (task.done && !current.done) events.push(recordEvent('task.completed', ctx, 'task', task));
@@ -55,7 +53,7 @@ export class ActivityRecordService {
 
   async createNoteIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<NoteView> {
     const n = parseNewNote(input);
-    const [row] = await tx.query<NoteView>(INSERT_NOTE, [n.body, ctx.userId, n.contact_id, n.company_id, n.deal_id]).catch((error) => linkError('note', error));
+    const [row] = await tx.query<NoteView>(INSERT_NOTE, [n.body, ctx.userId, n.contact_id, n.company_id, n.deal_id], { violations: NOTE_LINKS });
     const note = iso(row);
     await tx.emit([recordEvent('note.created', ctx, 'note', note)]);
     return note;
@@ -68,7 +66,7 @@ export class ActivityRecordService {
     if (!current) throw NotFound('note', id);
     const next = { ...current, ...changes };
     assertLinked('note', next);
-    const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, next.body, next.contact_id, next.company_id, next.deal_id]).catch((error) => linkError('note', error));
+    const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, next.body, next.contact_id, next.company_id, next.deal_id], { violations: NOTE_LINKS });
     const note = iso(row);
     await tx.emit([recordEvent('note.updated', ctx, 'note', note)]);
     return note;
@@ -85,17 +83,21 @@ function assertId(entity: string, id: string): void {
 }
 
 // The composite keys name the link that is unknown or belongs to another organization.
-function linkError(entity: string, error: { driverError?: { code?: string; constraint?: string } }): never {
-  const constraint = error.driverError?.constraint ?? '';
-  if (error.driverError?.code === '23503') {
-    if (constraint.endsWith('_contact_fkey')) throw NotFound('contact');
-    if (constraint.endsWith('_company_fkey')) throw NotFound('company');
-    if (constraint.endsWith('_deal_fkey')) throw NotFound('deal');
-    if (constraint.endsWith('_assignee_fkey')) throw new DomainError('validation', `${entity}.invalid_assignee`, 'assignee_id is not a member of this organization');
-    if (constraint.endsWith('_author_fkey')) throw new DomainError('validation', `${entity}.invalid_author`, 'the author is not a member of this organization');
-  }
-  throw error;
+function recordLinks(table: 'tasks' | 'notes'): ViolationMap {
+  return {
+    [`${table}_contact_fkey`]: () => NotFound('contact'),
+    [`${table}_company_fkey`]: () => NotFound('company'),
+    [`${table}_deal_fkey`]: () => NotFound('deal'),
+  };
 }
+const TASK_LINKS: ViolationMap = {
+  ...recordLinks('tasks'),
+  tasks_assignee_fkey: () => new DomainError('validation', 'task.invalid_assignee', 'assignee_id is not a member of this organization'),
+};
+const NOTE_LINKS: ViolationMap = {
+  ...recordLinks('notes'),
+  notes_author_fkey: () => new DomainError('validation', 'note.invalid_author', 'the author is not a member of this organization'),
+};
 
 const toIso = (value: unknown): string => new Date(value as string).toISOString();
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import { Conflict, createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
+import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { type ContactFields, parseContactFields, parseNewContact } from '../domain/contact';
 import { isCountryCode, toE164 } from '../domain/phone';
 import {
@@ -61,7 +61,7 @@ export class ContactService {
     const [current] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
     if (!current) throw NotFound('contact', id);
     const next: ContactFields = { ...pickFields(current), ...changes };
-    const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)]).catch(foreignKeyToDomain);
+    const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)], { violations: CONTACT_LINKS });
     if (changes.phones) {
       await tx.query(RELEASE_PHONES, [id]);
       await claimPhones(tx, id, changes.phones);
@@ -87,7 +87,7 @@ export class ContactService {
     const created: ContactView[] = [];
     if (creates.length > 0) {
       const records = creates.map((fields) => ({ ...fields, id: randomUUID() }));
-      for (const row of await tx.query<ContactRow>(INSERT_CONTACTS, [JSON.stringify(records)]).catch(foreignKeyToDomain)) {
+      for (const row of await tx.query<ContactRow>(INSERT_CONTACTS, [JSON.stringify(records)], { violations: CONTACT_LINKS })) {
         const view = toContactView(row);
         created.push(view);
         events.push(contactEvent('contact.created', ctx, view));
@@ -114,8 +114,7 @@ export class ContactService {
       const rows = await tx
         .query<ContactRow>(UPDATE_CONTACTS, [
           JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id), gainedEmails.map((g) => g.email), gainedEmails.map((g) => g.id),
-        ])
-        .catch(foreignKeyToDomain);
+        ], { violations: CONTACT_LINKS });
       for (const row of rows) {
         const view = toContactView(row);
         updated.push(view);
@@ -180,7 +179,7 @@ function assertId(id: string): void {
 }
 
 async function insertOrConflict(tx: Tx, fields: ContactFields): Promise<ContactRow[]> {
-  return tx.query<ContactRow>(INSERT_CONTACT, fieldValues(fields)).catch(foreignKeyToDomain);
+  return tx.query<ContactRow>(INSERT_CONTACT, fieldValues(fields), { violations: CONTACT_LINKS });
 }
 
 async function claimPhones(tx: Tx, contactId: string, phones: string[]): Promise<void> {
@@ -191,14 +190,10 @@ async function claimPhones(tx: Tx, contactId: string, phones: string[]): Promise
 }
 
 // The composite keys name the field that points outside the organization.
-function foreignKeyToDomain(error: { driverError?: { code?: string; constraint?: string } }): never {
-  const constraint = error.driverError?.constraint;
-  if (error.driverError?.code === '23503' && constraint === 'contacts_company_fkey') throw NotFound('company');
-  if (error.driverError?.code === '23503' && constraint === 'contacts_assignee_fkey') {
-    throw new DomainError('validation', 'contact.invalid_assignee', 'assignee_id is not a member of this organization');
-  }
-  throw error;
-}
+const CONTACT_LINKS: ViolationMap = {
+  contacts_company_fkey: () => NotFound('company'),
+  contacts_assignee_fkey: () => new DomainError('validation', 'contact.invalid_assignee', 'assignee_id is not a member of this organization'),
+};
 
 function pickFields(row: ContactRow): ContactFields {
   const { first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields } = row;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
+import { type Database, type Tx, sqlStateOf } from '@engage/platform';
 import { completeNewContact, type ContactFields, parseContactFields } from '../domain/contact';
 import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
 import { isCountryCode } from '../domain/phone';
@@ -254,7 +254,7 @@ function importFailure(error: unknown): { kind: DomainError['kind']; code: strin
 
 // A failed job always says why; an unexpected error is named by its SQLSTATE or class only.
 function internalReason(error: unknown): string {
-  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
+  const sqlState = sqlStateOf(error);
   const name = error instanceof Error ? error.name : typeof error;
   return `the import stopped on an internal error (${sqlState ? `SQLSTATE ${sqlState}` : name}); rows counted in processed were saved`;
 }

@@ -1,5 +1,5 @@
 import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
+import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { type DealFields, parseDealFields } from '../domain/deal';
 import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
 import {
@@ -43,8 +43,7 @@ export class DealService {
     const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
     const [row] = await tx
       .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
-        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)])
-      .catch(linkErrorToDomain);
+        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)], { violations: DEAL_LINKS });
     await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
     const view = toDealView(row);
     const events = [dealEvent('deal.created', ctx, view)];
@@ -82,8 +81,7 @@ export class DealService {
     const [row] = await tx
       .query<DealRow>(UPDATE_DEAL, [id, next.title, next.description, pipelineId, stage.id, stage.key, next.contact_id, next.company_id, next.owner_id, next.value,
         next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
-        position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position])
-      .catch(linkErrorToDomain);
+        position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position], { violations: DEAL_LINKS });
     const view = toDealView(row);
     const events = [dealEvent('deal.updated', ctx, view)];
     if (stageChanged) {
@@ -153,15 +151,12 @@ function assertUuid(value: unknown, field: string): string {
   return value.toLowerCase();
 }
 
-function linkErrorToDomain(error: { driverError?: { code?: string; constraint?: string } }): never {
-  const constraint = error.driverError?.constraint;
-  if (error.driverError?.code === '23503') {
-    if (constraint === 'deals_contact_fkey') throw NotFound('contact');
-    if (constraint === 'deals_company_fkey') throw NotFound('company');
-    if (constraint === 'deals_owner_id_fkey') throw new DomainError('validation', 'deal.invalid_owner', 'owner_id is not a member of this organization');
-  }
-  throw error;
-}
+// The composite keys name the link that is unknown or belongs to another organization.
+const DEAL_LINKS: ViolationMap = {
+  deals_contact_fkey: () => NotFound('contact'),
+  deals_company_fkey: () => NotFound('company'),
+  deals_owner_id_fkey: () => new DomainError('validation', 'deal.invalid_owner', 'owner_id is not a member of this organization'),
+};
 
 function pickDeal(row: DealRow): DealFields {
   const { title, description, contact_id, company_id, owner_id, value, currency, probability, priority, source, expected_close_date, notes, tags, custom_fields } = row;

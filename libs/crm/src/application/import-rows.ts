@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { DomainError } from '@engage/shared-kernel';
+import { sqlStateOf } from '@engage/platform';
 import { normalizePhone } from '../domain/phone';
 
 // Shared pieces of the CSV import paths (set-based batches and the per-row path).
@@ -45,6 +46,6 @@ export function unionLists(input: Record<string, unknown>, existing: ExistingLis
 
 export function rowError(line: number, error: unknown): ImportRowError {
   if (error instanceof DomainError) return { line, error: error.message, code: error.code };
-  const sqlState = (error as { driverError?: { code?: string } }).driverError?.code;
+  const sqlState = sqlStateOf(error);
   return { line, error: `the row could not be saved${sqlState ? ` (SQLSTATE ${sqlState})` : ''}`, code: 'import.row_failed' };
 }

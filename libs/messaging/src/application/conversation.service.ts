@@ -1,5 +1,5 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
+import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import type { ContactService } from '@engage/crm';
 import { characterCount, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
 import { type ConversationStatus, isConversationStatus, parseStatusChange } from '../domain/statuses';
@@ -94,7 +94,7 @@ export class ConversationService {
     return this.db.inTenant(ctx, async (tx) => {
       const current = await this.find(tx, id, true);
       if (current.status === change.status && change.status !== 'SNOOZED') return toConversationView(current);
-      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil]).catch(reopenConflict);
+      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil], { violations: REOPEN_CONFLICT });
       const view = toConversationView(row);
       await tx.emit([conversationEvent('conversation.status.changed', ctx, view, { from_status: current.status as ConversationStatus, to_status: change.status })]);
       return view;
@@ -107,9 +107,8 @@ export class ConversationService {
     return this.db.inTenant(ctx, async (tx) => {
       const current = await this.find(tx, id, true);
       if (current.assignee_id === assigneeId) return toConversationView(current);
-      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_ASSIGNEE, [id, assigneeId]).catch((error: { driverError?: { code?: string } }) => {
-        if (error.driverError?.code === '23503') throw invalid('assignee_id is not a member of this organization');
-        throw error;
+      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_ASSIGNEE, [id, assigneeId], {
+        violations: { foreign_key: () => invalid('assignee_id is not a member of this organization') },
       });
       const view = toConversationView(row);
       await tx.emit([conversationEvent('conversation.assigned', ctx, view, { previous_assignee_id: current.assignee_id })]);
@@ -125,9 +124,6 @@ export class ConversationService {
 }
 
 // Reopening a resolved conversation while the contact has another unresolved one on the channel.
-function reopenConflict(error: { driverError?: { code?: string; constraint?: string } }): never {
-  if (error.driverError?.code === '23505') {
-    throw new DomainError('conflict', 'conversation.already_open', 'The contact already has an unresolved conversation on this channel');
-  }
-  throw error;
-}
+const REOPEN_CONFLICT: ViolationMap = {
+  unique: () => new DomainError('conflict', 'conversation.already_open', 'The contact already has an unresolved conversation on this channel'),
+};

@@ -70,6 +70,6 @@ describe('inbound receiver under concurrent requests', () => {
     const ch = await channel();
     const res = await post(ch.id, ch.token, { type: 'message', id: 'n1', from: '201005550303', text: 'a\u0000b' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe('text must not contain NUL characters');
+    expect(res.json()).toMatchObject({ code: 'invalid_characters', error: 'text contains a NUL character (U+0000), which cannot be stored' });
   });
 });

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
-import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { Client, type ClientConfig } from 'pg';
+import { type DataSource, type DataSourceOptions, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
+import { translateViolation, type ViolationMap } from './constraint-violation';
 
 // The one way code touches tenant data: a transaction that runs as app_tenant with app.org_id set,
 // so row-level security stands behind every statement, raw SQL included.
@@ -20,20 +22,22 @@ export interface QueryOptions {
   // generic one will do. Only for fixed SQL texts (the hot paths' constants): each distinct text
   // stays prepared on every connection that ran it.
   prepare?: boolean;
+  // Integrity violations this statement can cause, mapped to the domain errors they mean (by
+  // constraint name, or by kind). Unmapped ones throw a ConstraintViolationError.
+  violations?: ViolationMap;
 }
 
 const TENANT_ROLE = 'app_tenant';
 const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
                 set_config('app.role', $4, true), set_config('app.request_id', $5, true)`;
 
+// TypeORM's PostgresDriver lends a pooled pg client through this public method.
+interface PooledDriver {
+  obtainMasterConnection(): Promise<[PgClient, () => void]>;
+}
+
 interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
-}
-// The driver's pg pool (TypeORM's PostgresDriver.master): its client class and connection options.
-interface PgPool {
-  connect(): Promise<PgClient & { release(): void }>;
-  Client: new (options: unknown) => DedicatedSession;
-  options: unknown;
 }
 
 // A connection of its own, outside the pool, for a session held open for the process's life.
@@ -66,6 +70,14 @@ async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefi
 }
 
 async function runStatement(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
+  try {
+    return await runOnRunner(runner, sql, params, options);
+  } catch (error) {
+    throw translateViolation(error, options?.violations);
+  }
+}
+
+async function runOnRunner(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
   if (!options?.prepare) {
     const result = await runner.query(sql, params, true);
     return { records: result.records, affected: result.affected ?? 0 };
@@ -105,11 +117,13 @@ export class Database {
   // cost more than the statement on the inbound acknowledgement's path. A client whose session broke
   // is not queryable, and the pool drops it when it comes back.
   async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
-    const client = await (this.dataSource.driver as unknown as { master: PgPool }).master.connect();
+    const [client, release] = await (this.dataSource.driver as unknown as PooledDriver).obtainMasterConnection();
     try {
       return (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
+    } catch (error) {
+      throw translateViolation(error, options?.violations);
     } finally {
-      client.release();
+      release();
     }
   }
 
@@ -117,8 +131,7 @@ export class Database {
   // (the relay's LISTEN) must not shrink the pool the work shares (with DATABASE_POOL_SIZE=2 the
   // relay's batch held the other connection while its in-process consumers waited for one).
   async openDedicatedSession(): Promise<DedicatedSession> {
-    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
-    const client = new pool.Client(pool.options);
+    const client: DedicatedSession = new Client(sessionOptions(this.dataSource.options));
     // An error before anyone listens (the session killed) must not end the process.
     client.on('error', () => undefined);
     try {
@@ -162,4 +175,18 @@ export class Database {
       await runner.release();
     }
   }
+}
+
+// The data source's own connection settings, for a session opened beside its pool.
+function sessionOptions(options: DataSourceOptions): ClientConfig {
+  if (options.type !== 'postgres') throw new Error(`the platform runs on PostgreSQL, not ${options.type}`);
+  return {
+    connectionString: options.url,
+    host: options.host,
+    port: options.port,
+    user: options.username,
+    password: typeof options.password === 'string' ? options.password : undefined,
+    database: options.database,
+    application_name: options.applicationName,
+  };
 }

@@ -32,4 +32,4 @@ export function checkJsonBody(body: unknown, maxDepth: number): DomainError | nu
 const nulCharacter = (field: string) =>
   ValidationFailed('invalid_characters', `${printable(field)} contains a NUL character (U+0000), which cannot be stored`, { field: printable(field) });
 
-const printable = (field: string) => field.replace(/\u0000/g, '\\u0000').slice(0, 200);
+const printable = (field: string) => field.replaceAll('\u0000', '\\u0000').slice(0, 200);

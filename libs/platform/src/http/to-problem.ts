@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, type ErrorKind } from '@engage/shared-kernel';
+import { type ConstraintKind, constraintViolationOf } from '../database/constraint-violation';
 import type { Problem } from './error-families';
 
 const STATUS_OF_KIND: Record<ErrorKind, number> = {
@@ -18,12 +19,18 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   upstream: 502,
 };
 
-// PostgreSQL errors are recognised by SQLSTATE, never by message text.
+// An integrity violation no statement mapped to a domain error: a stable code and a message of
+// our own (PostgreSQL's names the table and echoes values), the constraint in details.
+const VIOLATION: Record<ConstraintKind, { status: number; code: string; message: string }> = {
+  unique: { status: 409, code: 'unique_violation', message: 'A record with the same value already exists' },
+  foreign_key: { status: 409, code: 'foreign_key_violation', message: 'A referenced record does not exist in this organization, or another record still refers to this one' },
+  check: { status: 400, code: 'check_violation', message: 'A value is not allowed here' },
+  not_null: { status: 400, code: 'not_null_violation', message: 'A required value is missing' },
+  exclusion: { status: 409, code: 'exclusion_violation', message: 'The record overlaps another one' },
+};
+
+// Other PostgreSQL errors a request can provoke, recognised by SQLSTATE, never by message text.
 const SQLSTATE: Record<string, { status: number; code: string }> = {
-  '23505': { status: 409, code: 'unique_violation' },
-  '23503': { status: 409, code: 'foreign_key_violation' },
-  '23502': { status: 400, code: 'not_null_violation' },
-  '23514': { status: 400, code: 'check_violation' },
   '22P02': { status: 400, code: 'invalid_text_representation' },
   '22001': { status: 400, code: 'string_data_right_truncation' },
   '22003': { status: 400, code: 'numeric_value_out_of_range' },
@@ -56,6 +63,12 @@ export function toProblem(error: unknown): Problem | null {
     const raw = typeof response === 'string' ? response : (response as { message?: unknown }).message;
     const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : error.message;
     return { status, code: status === 400 && Array.isArray(raw) ? 'validation_failed' : codeOfStatus(status), message };
+  }
+  const violation = constraintViolationOf(error);
+  if (violation) {
+    const mapped = VIOLATION[violation.kind];
+    const details = { ...(violation.constraint ? { constraint: violation.constraint } : {}), ...(violation.column ? { column: violation.column } : {}) };
+    return { status: mapped.status, code: mapped.code, message: mapped.message, details };
   }
   const candidate = error as { code?: unknown; statusCode?: unknown; message?: unknown; detail?: unknown; hint?: unknown };
   if (typeof candidate?.code === 'string' && SQLSTATE[candidate.code] && typeof candidate.message === 'string') {

@@ -35,7 +35,7 @@ export function parseConfigurationFields(input: Record<string, unknown>, creatin
     const url = input.url;
     if (typeof url !== 'string' || url === '') throw invalid('url', 'url is required and must be a string');
     if (url.length > MAX_URL) throw invalid('url', `url must be at most ${MAX_URL} characters`);
-    fields.url = url;
+    fields.url = lowerScheme(url);
   }
   if ('events' in input || creating) fields.events = parseEvents(input.events);
   if ('secret' in input) {
@@ -51,6 +51,10 @@ export function parseConfigurationFields(input: Record<string, unknown>, creatin
   }
   return fields;
 }
+
+// The scheme in lower case (`HTTPS://` is the same address; the table's check and the SSRF-safe
+// check that follows expect it so); the rest is checked where the address is.
+const lowerScheme = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:/i, (scheme) => scheme.toLowerCase());
 
 function parseEvents(value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string')) {

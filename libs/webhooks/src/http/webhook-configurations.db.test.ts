@@ -77,6 +77,11 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
       expect({ payload, status: res.statusCode }).toEqual({ payload, status: 400 });
       expect(res.json().message).toContain(message);
     }
+    // A scheme in upper case is the same address, stored in lower case (it hit a check constraint: 500).
+    const upper = await post(tenant.session, { ...valid, url: 'HTTPS://hooks.example.com/upper' });
+    expect(upper.statusCode).toBe(201);
+    expect(upper.json()).toMatchObject([{ url: 'https://hooks.example.com/upper' }]);
+    await app.inject({ method: 'DELETE', url: `/rest/v1/webhook_configurations?id=eq.${upper.json()[0].id}`, headers: tenant.session });
     const unknown = await post(tenant.session, { ...valid, events: ['nope'] });
     expect(unknown.json().details).toMatchObject({ unknown: ['nope'] });
     expect((await get(tenant.session)).json()).toEqual([]);

@@ -1,0 +1,79 @@
+// Integrity violations, recognised once by SQLSTATE (never by message text) from whatever the
+// driver threw, so no context reads driver internals. A statement may map them to domain errors
+// (QueryOptions.violations); one nobody mapped becomes a ConstraintViolationError, which the HTTP
+// layer answers as a 4xx with a stable code and without PostgreSQL's text.
+export type ConstraintKind = 'unique' | 'foreign_key' | 'check' | 'not_null' | 'exclusion';
+
+const KIND_OF_SQLSTATE: Record<string, ConstraintKind> = { '23505': 'unique', '23503': 'foreign_key', '23514': 'check', '23502': 'not_null', '23P01': 'exclusion' };
+
+export interface ConstraintViolation {
+  kind: ConstraintKind;
+  sqlState: string;
+  // The constraint's name (for not_null, none: the column names it).
+  constraint: string | undefined;
+  column: string | undefined;
+}
+
+// Keys: a constraint's name, or a kind for any constraint of that kind; the name wins.
+export type ViolationMap = Partial<Record<string, (violation: ConstraintViolation) => Error>>;
+
+export class ConstraintViolationError extends Error {
+  // `code` is the SQLSTATE, as PostgREST reports it; `message` is PostgreSQL's, which only the
+  // data API (PostgREST's contract) may show.
+  readonly code: string;
+  readonly detail: string | undefined;
+
+  constructor(
+    readonly violation: ConstraintViolation,
+    message: string,
+    detail: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ConstraintViolationError';
+    this.code = violation.sqlState;
+    this.detail = detail;
+  }
+}
+
+interface DriverFields {
+  code?: unknown;
+  constraint?: unknown;
+  column?: unknown;
+  detail?: unknown;
+  message?: unknown;
+  driverError?: DriverFields;
+}
+
+export function constraintViolationOf(error: unknown): ConstraintViolation | null {
+  if (error instanceof ConstraintViolationError) return error.violation;
+  const fields = driverFields(error);
+  const kind = typeof fields?.code === 'string' ? KIND_OF_SQLSTATE[fields.code] : undefined;
+  if (!fields || !kind) return null;
+  return { kind, sqlState: fields.code as string, constraint: text(fields.constraint), column: text(fields.column) };
+}
+
+// What a failed statement becomes: the mapped domain error, a ConstraintViolationError, or the
+// error as it was when it is no integrity violation.
+export function translateViolation(error: unknown, map: ViolationMap | undefined): unknown {
+  const violation = constraintViolationOf(error);
+  if (!violation) return error;
+  const build = (violation.constraint !== undefined ? map?.[violation.constraint] : undefined) ?? map?.[violation.kind];
+  if (build) return build(violation);
+  if (error instanceof ConstraintViolationError) return error;
+  const fields = driverFields(error)!;
+  return new ConstraintViolationError(violation, text(fields.message) ?? 'integrity constraint violated', text(fields.detail));
+}
+
+function driverFields(error: unknown): DriverFields | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const outer = error as DriverFields;
+  return typeof outer.driverError === 'object' && outer.driverError !== null ? outer.driverError : outer;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+// The SQLSTATE of a database error, for a message that names it without PostgreSQL's text.
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = driverFields(error)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
