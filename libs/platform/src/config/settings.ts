@@ -14,6 +14,7 @@ export const SETTINGS = {
   LOG_LEVEL: enumSetting({ group: 'service', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' }),
   PUBLIC_URL: urlSetting({ group: 'service', protocols: ['http:', 'https:'], description: 'address users reach the service at, used in emailed links; default http://HOST:PORT' }),
   BODY_LIMIT_BYTES: intSetting({ group: 'service', default: 1048576, min: 1024, max: 104857600, description: 'largest JSON request body accepted (413 above it)' }),
+  REQUEST_TIMEOUT_MS: intSetting({ group: 'service', default: 600000, min: 1000, max: 86400000, description: 'time a request (headers and body, a CSV upload included) may take to arrive whole; 408 and the connection closed after it' }),
   BODY_MAX_DEPTH: intSetting({ group: 'service', default: 32, min: 4, max: 256, description: 'deepest nesting of objects and arrays a JSON request body may have (400 beyond it)' }),
 
   WORKER_NICE: intSetting({ group: 'service', default: 0, min: 0, max: 19, description: 'CPU niceness a worker process gives itself; on a host shared with the api, e.g. 10 keeps acknowledgements fast while the worker processes' }),

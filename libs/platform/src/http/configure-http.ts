@@ -11,6 +11,7 @@ import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
 import { installRequestLog } from './request-log';
 import { checkJsonBody } from './json-body-check';
+import { installBodyTimeout } from './body-timeout';
 import { NestPinoLogger } from '../runtime/nest-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -27,6 +28,8 @@ function jsonSyntaxError(body: Buffer): string {
 export function createFastifyAdapter(config: Config): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Headers that do not arrive whole in time: Node answers 408 (the body is timed by body-timeout.ts).
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
     requestIdHeader: false,
     // A caller's x-request-id is kept when it is sane, so logs can be joined across services.
     genReqId: (request: IncomingMessage) => {
@@ -67,6 +70,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installBodyTimeout(fastify, config.REQUEST_TIMEOUT_MS);
   app.get(Metrics).install(fastify);
   installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));
