@@ -3,7 +3,7 @@ import { Conflict, DomainError, Unauthorized } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
-import { USER_IN_ORGANIZATION, type UserRow } from '../infrastructure/identity.sql';
+import { REVOKE_OTHER_SESSIONS, REVOKE_USER_SESSIONS, USER_IN_ORGANIZATION, type UserRow } from '../infrastructure/identity.sql';
 import { hashPassword } from '../infrastructure/password-hasher';
 import { newOpaqueToken, sha256 } from '../infrastructure/token-service';
 import type { EmailSender } from './email-sender.port';
@@ -82,6 +82,8 @@ export class AccountService {
       const kindMatches = row && (row.kind === type || (type === 'email' && row.kind === 'signup'));
       if (!row || !kindMatches || row.used_at || row.expires_at.getTime() < Date.now()) throw otpInvalid();
       await tx.query('UPDATE email_tokens SET used_at = now() WHERE id = $1', [row.id]);
+      // Whoever holds the recovery link owns the mailbox: every earlier session (an intruder's too) ends.
+      if (row.kind === 'recovery') await tx.query(REVOKE_USER_SESSIONS, [row.user_id]);
       if (row.kind === 'email_change') {
         const [taken] = await tx.query('SELECT 1 FROM users WHERE email = $1 AND id <> $2', [row.new_email, row.user_id]);
         if (taken) throw new DomainError('validation', 'email_exists', 'A user with this email address has already been registered');
@@ -110,8 +112,9 @@ export class AccountService {
     await this.mail.send({ to: normalized, subject: 'Reset your password', text: `Open this link within an hour to sign in and choose a new password:\n\n${this.link(token, 'recovery')}\n` });
   }
 
-  // PUT /auth/v1/user: a new email takes effect only when the link sent to it is opened.
-  async updateUser(userId: string, organizationId: string, changes: UserChanges): Promise<UserView> {
+  // PUT /auth/v1/user: a new email takes effect only when the link sent to it is opened. A new
+  // password ends every other session of the user (access tokens too: the session check runs per request).
+  async updateUser(userId: string, organizationId: string, sessionId: string, changes: UserChanges): Promise<UserView> {
     const password = changes.password === undefined ? undefined : (assertAcceptablePassword(changes.password), await hashPassword(changes.password as string));
     const newEmail = changes.email === undefined ? undefined : normalizeEmail(changes.email);
     const firstName = text(changes.data?.first_name, 'first_name', 100);
@@ -126,6 +129,7 @@ export class AccountService {
                 avatar_url = coalesce($5, avatar_url), updated_at = now() WHERE id = $1`,
         [userId, password ?? null, firstName ?? null, lastName ?? null, avatarUrl ?? null],
       );
+      if (password !== undefined) await tx.query(REVOKE_OTHER_SESSIONS, [userId, sessionId]);
       let issued: string | undefined;
       if (newEmail !== undefined && newEmail !== current.email) {
         const [taken] = await tx.query('SELECT 1 FROM users WHERE email = $1', [newEmail]);

@@ -6,8 +6,11 @@ import {
   INSERT_REFRESH_TOKEN,
   MARK_REFRESH_USED,
   MARK_SIGNED_IN,
+  REFRESH_TOKEN_BY_HASH,
   REFRESH_TOKEN_FOR_UPDATE,
+  type RefreshTokenRow,
   REVOKE_FAMILY,
+  REVOKE_OTHER_SESSIONS,
   REVOKE_USER_SESSIONS,
   USER_BY_EMAIL,
   USER_BY_ID,
@@ -29,6 +32,11 @@ export interface Session {
 }
 
 const invalidCredentials = () => Unauthorized('invalid_credentials', 'Invalid login credentials');
+const refreshNotFound = () => new DomainError('validation', 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+
+// GoTrue's refresh token reuse interval.
+export const REFRESH_GRACE_SECONDS = 10;
+const MAX_SUCCESSOR_HOPS = 10;
 
 export function assertActive(status: string): void {
   if (status === 'deactivated') throw Forbidden('account_deactivated', 'This account is deactivated');
@@ -71,35 +79,46 @@ export class SessionService {
     });
   }
 
-  // Rotation: each refresh token works once; presenting a used one revokes its whole family.
+  // Rotation: each refresh token works once. Presenting a used one again within the grace window is
+  // a concurrent refresh (several tabs at once) and gets the same new token; later, it is a replay and
+  // revokes the whole family.
   async refresh(refreshToken: unknown): Promise<Session> {
-    if (typeof refreshToken !== 'string' || refreshToken.length === 0 || refreshToken.length > 200) {
-      throw new DomainError('validation', 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
-    }
-    type Outcome = { kind: 'session'; session: Session } | { kind: 'inactive'; status: string } | { kind: 'error'; code: 'refresh_token_not_found' | 'refresh_token_already_used' };
+    if (typeof refreshToken !== 'string' || refreshToken.length === 0 || refreshToken.length > 200) throw refreshNotFound();
+    type Outcome = { kind: 'session'; session: Session } | { kind: 'inactive'; status: string } | { kind: 'not_found' | 'already_used' };
     const outcome = await this.db.asSystem(async (tx): Promise<Outcome> => {
-      const [token] = await tx.query<{ id: string; family_id: string; user_id: string; organization_id: string; expires_at: Date; used_at: Date | null; revoked_at: Date | null }>(
-        REFRESH_TOKEN_FOR_UPDATE,
-        [sha256(refreshToken)],
-      );
-      if (!token || token.revoked_at || token.expires_at.getTime() < Date.now()) return { kind: 'error', code: 'refresh_token_not_found' };
-      if (token.used_at) {
+      const [token] = await tx.query<RefreshTokenRow>(REFRESH_TOKEN_FOR_UPDATE, [sha256(refreshToken), REFRESH_GRACE_SECONDS]);
+      if (!token || token.revoked_at || token.expires_at.getTime() < Date.now()) return { kind: 'not_found' };
+      if (token.used_at && !token.in_grace) {
         // Committed on purpose: the family stays revoked although this call fails.
         await tx.query(REVOKE_FAMILY, [token.family_id]);
-        return { kind: 'error', code: 'refresh_token_already_used' };
+        return { kind: 'already_used' };
       }
       const [user] = await tx.query<UserRow>(USER_IN_ORGANIZATION, [token.user_id, token.organization_id]);
-      if (!user) return { kind: 'error', code: 'refresh_token_not_found' };
+      if (!user) return { kind: 'not_found' };
       if (user.status !== 'active') return { kind: 'inactive', status: user.status };
+      if (token.used_at) {
+        const current = await this.currentSuccessor(tx, refreshToken);
+        return current ? { kind: 'session', session: await this.sessionOf(user, token.family_id, current) } : { kind: 'not_found' };
+      }
       await tx.query(MARK_REFRESH_USED, [token.id]);
-      return { kind: 'session', session: await this.openSession(tx, user, token.family_id) };
+      return { kind: 'session', session: await this.openSession(tx, user, token.family_id, this.tokens.successorRefreshToken(refreshToken)) };
     });
     if (outcome.kind === 'session') return outcome.session;
     if (outcome.kind === 'inactive') assertActive(outcome.status);
-    if (outcome.kind === 'error' && outcome.code === 'refresh_token_already_used') {
-      throw new DomainError('validation', 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+    if (outcome.kind === 'already_used') throw new DomainError('validation', 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+    throw refreshNotFound();
+  }
+
+  // The family's live token after `token`: its successor, or that one's if it was rotated too (tabs refreshing in turn).
+  private async currentSuccessor(tx: Tx, token: string): Promise<string | undefined> {
+    let candidate = token;
+    for (let hop = 0; hop < MAX_SUCCESSOR_HOPS; hop++) {
+      candidate = this.tokens.successorRefreshToken(candidate);
+      const [row] = await tx.query<RefreshTokenRow>(REFRESH_TOKEN_BY_HASH, [sha256(candidate)]);
+      if (!row || row.revoked_at) return undefined;
+      if (!row.used_at) return candidate;
     }
-    throw new DomainError('validation', 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+    return undefined;
   }
 
   // scope global (GoTrue's default): every session of the user; local: this one only.
@@ -107,7 +126,7 @@ export class SessionService {
     await this.db.asSystem(async (tx) => {
       if (scope === 'local') await tx.query(REVOKE_FAMILY, [sessionId]);
       else if (scope === 'global') await tx.query(REVOKE_USER_SESSIONS, [userId]);
-      else await tx.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND family_id <> $2 AND revoked_at IS NULL`, [userId, sessionId]);
+      else await tx.query(REVOKE_OTHER_SESSIONS, [userId, sessionId]);
     });
   }
 
@@ -117,9 +136,12 @@ export class SessionService {
     return toUserView(user);
   }
 
-  private async openSession(tx: Tx, user: UserRow, familyId: string): Promise<Session> {
-    const refreshToken = newOpaqueToken();
+  private async openSession(tx: Tx, user: UserRow, familyId: string, refreshToken = newOpaqueToken()): Promise<Session> {
     await tx.query(INSERT_REFRESH_TOKEN, [familyId, user.id, user.organization_id, sha256(refreshToken), REFRESH_TOKEN_DAYS]);
+    return this.sessionOf(user, familyId, refreshToken);
+  }
+
+  private async sessionOf(user: UserRow, familyId: string, refreshToken: string): Promise<Session> {
     const access = await this.tokens.issueAccessToken({ sub: user.id, organization_id: user.organization_id, role: user.role, session_id: familyId, email: user.email });
     return {
       access_token: access.token,

@@ -52,7 +52,7 @@ export class AccountController {
   @Put('user')
   @Authenticated('session')
   async update(@CurrentCaller() caller: Caller, @Body() body: UpdateUserDto) {
-    return toGoTrueUser(await this.accounts.updateUser(caller.ctx.userId!, caller.ctx.organizationId, body));
+    return toGoTrueUser(await this.accounts.updateUser(caller.ctx.userId!, caller.ctx.organizationId, caller.sessionId!, body));
   }
 
   // The spec lists POST /auth/v1/user for the same change.

@@ -44,6 +44,9 @@ describe('identity over HTTP', () => {
     const res = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password } });
     return res;
   };
+  // Past the 10 s grace window for concurrent refreshes, without waiting for it.
+  const ageUsedTokens = (userId: string) =>
+    runtime.db.asSystem((tx) => tx.query(`UPDATE refresh_tokens SET used_at = now() - interval '1 minute' WHERE user_id = $1 AND used_at IS NOT NULL`, [userId]));
   const setStatus = (userId: string, status: string) => runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $1 WHERE id = $2', [status, userId]));
 
   it('should sign in, read the user, refresh, detect refresh-token reuse and sign out through supabase-js unchanged', async () => {
@@ -62,7 +65,8 @@ describe('identity over HTTP', () => {
     const refreshed = await client.auth.refreshSession({ refresh_token: signIn.data.session!.refresh_token });
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session?.refresh_token).not.toBe(signIn.data.session!.refresh_token);
-    // Rotation: the first refresh token is spent; presenting it again is reuse and revokes the family.
+    // Rotation: the first refresh token is spent; presenting it again after the grace window is reuse and revokes the family.
+    await ageUsedTokens(owner.userId);
     const reuse = await supabase().auth.refreshSession({ refresh_token: signIn.data.session!.refresh_token });
     expect(reuse.error?.code).toBe('refresh_token_already_used');
     const afterReuse = await supabase().auth.refreshSession({ refresh_token: refreshed.data.session!.refresh_token });
@@ -111,6 +115,7 @@ describe('identity over HTTP', () => {
     const refresh = (token: string) => app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=refresh_token', payload: { refresh_token: token } });
     const second = await refresh(first.refresh_token);
     expect(second.statusCode).toBe(200);
+    await ageUsedTokens(owner.userId);
     const reuse = await refresh(first.refresh_token);
     expect(reuse.statusCode).toBe(400);
     expect(reuse.json().error_code).toBe('refresh_token_already_used');

@@ -42,16 +42,39 @@ export const INSERT_REFRESH_TOKEN = `
   INSERT INTO refresh_tokens (family_id, user_id, organization_id, token_hash, expires_at)
   VALUES ($1, $2, $3, $4, now() + make_interval(days => $5))`;
 
+export interface RefreshTokenRow {
+  id: string;
+  family_id: string;
+  user_id: string;
+  organization_id: string;
+  expires_at: Date;
+  used_at: Date | null;
+  revoked_at: Date | null;
+  in_grace: boolean;
+}
+
 // system: lock the presented token's row so two concurrent refreshes cannot both rotate it.
+// in_grace: used less than $2 seconds ago (a concurrent refresh, not a replay).
 export const REFRESH_TOKEN_FOR_UPDATE = `
-  SELECT id, family_id, user_id, organization_id, expires_at, used_at, revoked_at
+  SELECT id, family_id, user_id, organization_id, expires_at, used_at, revoked_at,
+         coalesce(used_at > clock_timestamp() - make_interval(secs => $2), false) AS in_grace
   FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`;
+
+export const REFRESH_TOKEN_BY_HASH = `
+  SELECT id, family_id, user_id, organization_id, expires_at, used_at, revoked_at, false AS in_grace
+  FROM refresh_tokens WHERE token_hash = $1`;
 
 export const MARK_REFRESH_USED = `UPDATE refresh_tokens SET used_at = now() WHERE id = $1`;
 
 export const REVOKE_FAMILY = `UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`;
 
 export const REVOKE_USER_SESSIONS = `UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`;
+
+// Every session of the user but $2 (the one making a password change, or signing out the others).
+export const REVOKE_OTHER_SESSIONS = `UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND family_id <> $2 AND revoked_at IS NULL`;
+
+// When the session (family) was opened by a sign-in: its first token.
+export const SESSION_SIGNED_IN_AT = `SELECT min(created_at) AS signed_in_at FROM refresh_tokens WHERE family_id = $1`;
 
 // system: is this session still alive (not signed out, not revoked by reuse detection)?
 export const SESSION_ALIVE = `SELECT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND revoked_at IS NULL) AS alive`;

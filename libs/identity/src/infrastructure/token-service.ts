@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { Unauthorized } from '@engage/shared-kernel';
 
@@ -16,9 +16,11 @@ export interface AccessClaims {
 // Session JWTs (HS256 with JWT_SECRET); refresh tokens and API keys are random and stored hashed.
 export class TokenService {
   private readonly key: Uint8Array;
+  private readonly successorKey: Buffer;
 
   constructor(secret: string) {
     this.key = new TextEncoder().encode(secret);
+    this.successorKey = createHmac('sha256', secret).update('refresh-token-successor').digest();
   }
 
   async issueAccessToken(claims: AccessClaims, now = new Date()): Promise<{ token: string; expiresAt: number }> {
@@ -38,14 +40,24 @@ export class TokenService {
     return new SignJWT({ role: 'anon' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(0).setIssuer('engage').sign(this.key);
   }
 
+  // Every token but the anon key must expire: a signed token without exp would be valid forever.
   async verify(token: string): Promise<Record<string, unknown>> {
+    let payload: Record<string, unknown>;
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: 'engage' });
-      return payload;
+      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: 'engage' }));
     } catch (error) {
       const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
       throw Unauthorized(expired ? 'token_expired' : 'bad_jwt', expired ? 'Token has expired' : 'Invalid token');
     }
+    if (payload.role !== 'anon' && typeof payload.exp !== 'number') throw Unauthorized('bad_jwt', 'Invalid token: no exp claim');
+    return payload;
+  }
+
+  // The refresh token that replaces `token` on rotation. Derived rather than random so that a
+  // concurrent refresh with the same token (within the grace window) can be given the same new
+  // token without its plaintext ever being stored; unguessable without the token and JWT_SECRET.
+  successorRefreshToken(token: string): string {
+    return createHmac('sha256', this.successorKey).update(token).digest('base64url');
   }
 }
 
