@@ -16,6 +16,7 @@ import { Authenticator } from './application/authenticator';
 import { OrganizationService } from './application/organization.service';
 import { OrganizationSettings } from './application/organization-settings';
 import { RateLimiter } from './application/rate-limiter';
+import { Reauthentication } from './application/reauthentication';
 import { SessionService } from './application/session.service';
 import { TokenService } from './infrastructure/token-service';
 import { EMAIL_SENDER, type EmailSender } from './application/email-sender.port';
@@ -42,10 +43,12 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
     { provide: OrganizationSettings, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationSettings(db, box) },
     { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender(runtime.config) },
+    { provide: Reauthentication, inject: [Database, EMAIL_SENDER, RateLimiter], useFactory: (db: Database, mail: EmailSender, limiter: RateLimiter) => new Reauthentication(db, mail, limiter) },
     {
       provide: AccountService,
-      inject: [Database, SessionService, EMAIL_SENDER, RateLimiter, PLATFORM_RUNTIME],
-      useFactory: (db: Database, sessions: SessionService, mail: EmailSender, limiter: RateLimiter, runtime: PlatformRuntime) => new AccountService(db, sessions, mail, limiter, publicUrl(runtime.config)),
+      inject: [Database, SessionService, EMAIL_SENDER, RateLimiter, PLATFORM_RUNTIME, Reauthentication],
+      useFactory: (db: Database, sessions: SessionService, mail: EmailSender, limiter: RateLimiter, runtime: PlatformRuntime, reauth: Reauthentication) =>
+        new AccountService(db, sessions, mail, limiter, publicUrl(runtime.config), reauth),
     },
     { provide: REDIRECT_ALLOWED, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), runtime.config.AUTH_REDIRECT_URLS) },
     { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },

@@ -4,6 +4,7 @@ import { CreateInvitations1763800001002 } from './infrastructure/migrations/0002
 import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
 import { AddProfileFields1763800001004 } from './infrastructure/migrations/0004-add-profile-fields';
 import { CreateProfilesView1763800001005 } from './infrastructure/migrations/0005-create-profiles-view';
+import { AddReauthenticationNonces1763800001006 } from './infrastructure/migrations/0006-add-reauthentication-nonces';
 
 export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
@@ -16,7 +17,14 @@ export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
-export const identityMigrations: MigrationClass[] = [CreateIdentityTables1763800001001, CreateInvitations1763800001002, CreateEmailTokens1763800001003, AddProfileFields1763800001004, CreateProfilesView1763800001005];
+export const identityMigrations: MigrationClass[] = [
+  CreateIdentityTables1763800001001,
+  CreateInvitations1763800001002,
+  CreateEmailTokens1763800001003,
+  AddProfileFields1763800001004,
+  CreateProfilesView1763800001005,
+  AddReauthenticationNonces1763800001006,
+];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
 export { onlineMemberIds } from './application/online-members';
 export { IDENTITY_TABLES } from './infrastructure/exposed-tables';

@@ -8,6 +8,7 @@ import { hashPassword } from '../infrastructure/password-hasher';
 import { newOpaqueToken, sha256 } from '../infrastructure/token-service';
 import type { EmailSender } from './email-sender.port';
 import type { RateLimiter } from './rate-limiter';
+import type { Reauthentication } from './reauthentication';
 import { assertActive, type Session, type SessionService } from './session.service';
 import { toUserView, type UserView } from './user-view';
 
@@ -18,6 +19,7 @@ const TOKEN_HOURS: Record<EmailTokenKind, number> = { signup: 24, email_change: 
 export interface UserChanges {
   email?: unknown;
   password?: unknown;
+  nonce?: unknown;
   data?: { first_name?: unknown; last_name?: unknown; avatar_url?: unknown };
 }
 
@@ -35,6 +37,7 @@ export class AccountService {
     private readonly mail: EmailSender,
     private readonly limiter: RateLimiter,
     private readonly publicUrl: string,
+    private readonly reauthentication: Reauthentication,
   ) {}
 
   // A sign-up without an invitation creates a new organization with the user as its OWNER.
@@ -120,10 +123,12 @@ export class AccountService {
     const firstName = text(changes.data?.first_name, 'first_name', 100);
     const lastName = text(changes.data?.last_name, 'last_name', 100);
     const avatarUrl = text(changes.data?.avatar_url, 'avatar_url', 2048);
+    if (password !== undefined) await this.reauthentication.countTry(userId, changes.nonce);
     const { user, token } = await this.db.asSystem(async (tx) => {
       const [current] = await tx.query<UserRow>(USER_IN_ORGANIZATION, [userId, organizationId]);
       if (!current) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
       assertActive(current.status);
+      if (password !== undefined) await this.reauthentication.assertRecent(tx, userId, sessionId, changes.nonce);
       await tx.query(
         `UPDATE users SET password_hash = coalesce($2, password_hash), first_name = coalesce($3, first_name), last_name = coalesce($4, last_name),
                 avatar_url = coalesce($5, avatar_url), updated_at = now() WHERE id = $1`,
@@ -140,6 +145,13 @@ export class AccountService {
       const [row] = await tx.query<UserRow>(USER_IN_ORGANIZATION, [userId, organizationId]);
       return { user: row, token: issued };
     });
+    if (password !== undefined) {
+      await this.mail.send({
+        to: user.email,
+        subject: 'Your password was changed',
+        text: `The password of your account was changed, and every other session of it was signed out.\n\nIf you did not do this, reset your password now: ${this.publicUrl}\n`,
+      });
+    }
     if (token !== undefined && newEmail !== undefined) {
       await this.mail.send({ to: newEmail, subject: 'Confirm your new email', text: `Open this link to make ${newEmail} the email of your account:\n\n${this.link(token, 'email_change')}\n` });
     }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Ip, Post, Put, Query, Res } fr
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountService } from '../application/account.service';
+import { Reauthentication } from '../application/reauthentication';
 import type { Caller } from '../application/authenticator';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { RecoverDto, SignUpDto, UpdateUserDto, VerifyQueryDto } from './auth.dto';
@@ -14,6 +15,7 @@ import { REDIRECT_ALLOWED, type RedirectAllowed } from './redirects';
 export class AccountController {
   constructor(
     private readonly accounts: AccountService,
+    private readonly reauthentication: Reauthentication,
     @Inject(REDIRECT_ALLOWED) private readonly redirectAllowed: RedirectAllowed,
   ) {}
 
@@ -46,6 +48,14 @@ export class AccountController {
   @HttpCode(200)
   async recover(@Body() body: RecoverDto, @Ip() ip: string) {
     await this.accounts.recover(body.email, ip);
+    return {};
+  }
+
+  // GoTrue: emails a nonce that a password change from a session older than 24 hours must carry.
+  @Get('reauthenticate')
+  @Authenticated('session')
+  async reauthenticate(@CurrentCaller() caller: Caller) {
+    await this.reauthentication.sendNonce(caller.ctx.userId!);
     return {};
   }
 

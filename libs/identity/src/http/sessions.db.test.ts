@@ -62,6 +62,51 @@ describe('sessions: password changes, recovery, concurrent refresh and token cla
     expect((await client.auth.getUser()).error).toBeNull();
     expect((await client.auth.refreshSession()).error).toBeNull();
     expect((await client.auth.getUser()).data.user?.id).toBe(owner.userId);
+    const notice = await latestMailTo(runtime.config.DATA_DIR, owner.email);
+    expect(notice?.subject).toBe('Your password was changed');
+    expect(notice?.text).not.toContain('a brand new password');
+  });
+
+  it('should require an emailed nonce to change the password from a session signed in more than 24 hours ago', async () => {
+    const owner = await newOwner();
+    const client = supabase();
+    expect((await client.auth.signInWithPassword({ email: owner.email, password: PASSWORD })).error).toBeNull();
+    const other = await signIn(owner.email);
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE refresh_tokens SET created_at = created_at - interval '25 hours' WHERE user_id = $1`, [owner.userId]));
+
+    const refused = await client.auth.updateUser({ password: 'changed without proof' });
+    expect(refused.error?.code).toBe('reauthentication_needed');
+    expect(refused.error?.status).toBe(400);
+    expect((await getUser(other.access_token)).statusCode).toBe(200);
+
+    expect((await client.auth.reauthenticate()).error).toBeNull();
+    const mail = await latestMailTo(runtime.config.DATA_DIR, owner.email);
+    const nonce = /^(\d{6})$/m.exec(mail?.text ?? '')![1];
+    const wrong = await client.auth.updateUser({ password: 'changed with a guess', nonce: nonce === '123456' ? '654321' : '123456' });
+    expect(wrong.error?.code).toBe('reauthentication_not_valid');
+    expect(wrong.error?.status).toBe(422);
+    const session = (await client.auth.getSession()).data.session!;
+    for (const bad of ['12ab56', ['123456']]) {
+      const res = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers: { authorization: `Bearer ${session.access_token}` }, payload: { password: 'changed with junk', nonce: bad } });
+      expect(res.statusCode).toBe(422);
+    }
+    expect((await signIn(owner.email, PASSWORD)).access_token).toEqual(expect.any(String));
+
+    const changed = await client.auth.updateUser({ password: 'changed with the nonce', nonce });
+    expect(changed.error).toBeNull();
+    expect((await getUser(other.access_token)).json().error_code).toBe('session_not_found');
+    expect((await latestMailTo(runtime.config.DATA_DIR, owner.email))?.subject).toBe('Your password was changed');
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE refresh_tokens SET created_at = created_at - interval '25 hours' WHERE user_id = $1`, [owner.userId]));
+    const spent = await client.auth.updateUser({ password: 'the nonce again', nonce });
+    expect(spent.error?.code).toBe('reauthentication_not_valid');
+    // Six digits are few: a sixth try within 15 minutes is refused.
+    expect((await client.auth.updateUser({ password: 'one guess too many', nonce })).error?.code).toBe('over_request_rate_limit');
+    expect((await signIn(owner.email, 'changed with the nonce')).access_token).toEqual(expect.any(String));
+  });
+
+  it('should refuse a reauthentication request without a session', async () => {
+    const res = await app.inject({ method: 'GET', url: '/auth/v1/reauthenticate' });
+    expect(res.statusCode).toBe(401);
   });
 
   it('should leave other sessions alone when only the name changes', async () => {

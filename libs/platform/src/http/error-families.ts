@@ -23,7 +23,13 @@ export interface Rendered {
 }
 
 // GoTrue answers these with other statuses than our defaults; auth-js reads the code either way.
-const GOTRUE_STATUS: Record<string, number> = { invalid_credentials: 400, weak_password: 422, user_already_exists: 422, validation_failed: 400 };
+const GOTRUE_STATUS: Record<string, number> = {
+  invalid_credentials: 400,
+  weak_password: 422,
+  user_already_exists: 422,
+  validation_failed: 400,
+  reauthentication_not_valid: 422,
+};
 
 // The body shape each family's clients expect (spec §7; PostgREST; GoTrue old and new formats).
 export function renderProblem(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
