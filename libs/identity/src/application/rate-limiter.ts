@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { HIT_RATE_LIMIT } from '../infrastructure/identity.sql';
@@ -8,17 +9,40 @@ export interface Limit {
   windowSeconds: number;
 }
 
+const BACKOFF_FIRST_MS = 100;
+export const BACKOFF_MAX_MS = 2000;
+
+// Delay for the attempt numbered `attempts` in a window allowing `free` undelayed ones: doubling from
+// 100 ms, at most 2 s. Slows guessing without ever refusing the right password.
+export function backoffMs(attempts: number, free: number): number {
+  const excess = attempts - free;
+  return excess <= 0 ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.min(excess - 1, 16));
+}
+
 // Counters live in PostgreSQL so every api replica shares them.
 export class RateLimiter {
   constructor(private readonly db: Database) {}
 
+  // Counts one hit against each limit in turn; the first one exceeded answers 429 with Retry-After.
   async hit(limits: Limit[]): Promise<void> {
     for (const limit of limits) {
-      const [row] = await this.db.systemQuery<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [limit.key, limit.windowSeconds]);
-      if (row.count > limit.max) {
-        const retryAfter = Math.max(1, Math.ceil(row.window_start + limit.windowSeconds - Date.now() / 1000));
-        throw new DomainError('rate_limited', 'over_request_rate_limit', `Too many login attempts; try again in ${retryAfter} seconds`, { retry_after: retryAfter });
+      const { count, windowStart } = await this.count(limit.key, limit.windowSeconds);
+      if (count > limit.max) {
+        const retryAfter = Math.max(1, Math.ceil(windowStart + limit.windowSeconds - Date.now() / 1000));
+        throw new DomainError('rate_limited', 'over_request_rate_limit', `Too many attempts; try again in ${retryAfter} seconds`, { retry_after: retryAfter });
       }
     }
+  }
+
+  // Counts one hit and waits the backoff its number calls for, instead of refusing.
+  async slowDown(limit: Limit): Promise<number> {
+    const delay = backoffMs((await this.count(limit.key, limit.windowSeconds)).count, limit.max);
+    if (delay > 0) await sleep(delay);
+    return delay;
+  }
+
+  private async count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: number }> {
+    const [row] = await this.db.systemQuery<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [key, windowSeconds]);
+    return { count: row.count, windowStart: row.window_start };
   }
 }

@@ -34,6 +34,7 @@ export interface Session {
 const invalidCredentials = () => Unauthorized('invalid_credentials', 'Invalid login credentials');
 const refreshNotFound = () => new DomainError('validation', 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
 
+const LOGIN_WINDOW_SECONDS = 300;
 // GoTrue's refresh token reuse interval.
 export const REFRESH_GRACE_SECONDS = 10;
 const MAX_SUCCESSOR_HOPS = 10;
@@ -54,10 +55,13 @@ export class SessionService {
   async signInWithPassword(email: unknown, password: unknown, ip: string): Promise<Session> {
     if (typeof password !== 'string' || password.length === 0 || password.length > 1024) throw invalidCredentials();
     const normalized = normalizeEmail(email);
+    // Refused per (email, address) and per address, so guesses from one address cannot lock the user
+    // out elsewhere; across addresses the email's attempts are only slowed.
     await this.limiter.hit([
-      { key: `login:email:${normalized}`, max: this.limits.perEmail, windowSeconds: 300 },
-      { key: `login:ip:${ip}`, max: this.limits.perIp, windowSeconds: 300 },
+      { key: `login:email-ip:${normalized}:${ip}`, max: this.limits.perEmail, windowSeconds: LOGIN_WINDOW_SECONDS },
+      { key: `login:ip:${ip}`, max: this.limits.perIp, windowSeconds: LOGIN_WINDOW_SECONDS },
     ]);
+    await this.limiter.slowDown({ key: `login:email:${normalized}`, max: this.limits.perEmail, windowSeconds: LOGIN_WINDOW_SECONDS });
     const [user] = await this.db.systemQuery<UserRow>(USER_BY_EMAIL, [normalized]);
     if (!(await verifyPassword(user?.password_hash, password)) || !user) throw invalidCredentials();
     assertActive(user.status);

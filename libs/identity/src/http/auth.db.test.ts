@@ -141,15 +141,20 @@ describe('identity over HTTP', () => {
     expect(user.json().error_code).toBe('account_suspended');
   });
 
-  it('should limit login attempts per email with 429 and Retry-After', async () => {
+  it('should limit login attempts per email and client address, ignoring X-Forwarded-For without TRUST_PROXY', async () => {
     const owner = await newOrg();
+    const from = (address: string, password: string) =>
+      app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: owner.email, password }, headers: { 'x-forwarded-for': address } });
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await login(owner.email, 'wrong password')).statusCode);
-    expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
-    const limited = await login(owner.email, owner.password);
+    for (let i = 0; i < 10; i++) statuses.push((await from(`203.0.113.${i}`, 'wrong password')).statusCode);
+    expect(statuses.every((s) => s === 400)).toBe(true);
+    // Every request came from the same socket address; the header changes nothing.
+    const limited = await from('198.51.100.7', owner.password);
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json().error_code).toBe('over_request_rate_limit');
+    const elsewhere = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: owner.email, password: owner.password }, remoteAddress: '198.51.100.7' });
+    expect(elsewhere.statusCode).toBe(200);
   });
 
   it('should refuse bad input with clear 4xx', async () => {

@@ -31,6 +31,8 @@ describe('loadConfig', () => {
     expect(config.KAFKA_BROKERS).toEqual(['127.0.0.1:9092', 'kafka-2:9093']);
     expect(config.NOTIFY_URL).toBe('http://127.0.0.1:4010');
     expect(config.OUTBOUND_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback, 2001:db8::/32,192.0.2.7' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::/32', '192.0.2.7']);
+    expect(loadConfig({}).TRUST_PROXY).toEqual([]);
   });
 
   it.each([
@@ -44,6 +46,8 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET', 'at least 32'],
     [{ ALLOW_ANON_SEND: 'maybe' }, 'ALLOW_ANON_SEND', 'true or false'],
     [{ DATABASE_POOL_SIZE: '1' }, 'DATABASE_POOL_SIZE', 'between 2'],
+    [{ TRUST_PROXY: 'proxy.example.com' }, 'TRUST_PROXY', 'CIDR range'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY', 'CIDR range'],
   ])('should name the setting when %j is bad', (env, setting, words) => {
     const error = errorOf(env);
     expect(error).toBeInstanceOf(ConfigError);

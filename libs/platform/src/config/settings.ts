@@ -3,6 +3,8 @@ import { booleanSetting, enumSetting, intSetting, listSetting, stringSetting, ur
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
 const HOST_NAME = /^[A-Za-z0-9.-]+$/;
 const HEADER_NAME = /^[A-Za-z0-9-]+$/;
+// What Fastify's trustProxy (proxy-addr) accepts by address: an IP, a CIDR range, or a named range.
+const PROXY_ADDRESS = /^(loopback|linklocal|uniquelocal|\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(\/\d{1,3})?)$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
 // Every setting the service reads. OPERATIONS.md is the contract for these names.
@@ -13,6 +15,12 @@ export const SETTINGS = {
   DATA_DIR: stringSetting({ group: 'service', default: './.data', description: 'embedded database, local storage and generated dev secrets' }),
   LOG_LEVEL: enumSetting({ group: 'service', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' }),
   PUBLIC_URL: urlSetting({ group: 'service', protocols: ['http:', 'https:'], description: 'address users reach the service at, used in emailed links; default http://HOST:PORT' }),
+  TRUST_PROXY: listSetting({
+    group: 'service',
+    item: PROXY_ADDRESS,
+    itemText: 'an IP address, a CIDR range, loopback, linklocal or uniquelocal',
+    description: 'reverse proxies whose X-Forwarded-For is believed for the client address (login limits); unset: the socket address, headers ignored',
+  }),
   BODY_LIMIT_BYTES: intSetting({ group: 'service', default: 1048576, min: 1024, max: 104857600, description: 'largest JSON request body accepted (413 above it)' }),
   REQUEST_TIMEOUT_MS: intSetting({ group: 'service', default: 600000, min: 1000, max: 86400000, description: 'time a request (headers and body, a CSV upload included) may take to arrive whole; 408 and the connection closed after it' }),
   BODY_MAX_DEPTH: intSetting({ group: 'service', default: 32, min: 4, max: 256, description: 'deepest nesting of objects and arrays a JSON request body may have (400 beyond it)' }),
@@ -33,8 +41,8 @@ export const SETTINGS = {
   INBOUND_RETENTION_DAYS: intSetting({ group: 'messaging', default: 30, min: 1, max: 3650, description: 'days processed inbound provider events (inbound_events) are kept' }),
 
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
-  LOGIN_LIMIT_PER_EMAIL: intSetting({ group: 'identity', default: 10, min: 1, max: 1000000, description: 'sign-in attempts allowed per email address in 5 minutes (429 above)' }),
-  LOGIN_LIMIT_PER_IP: intSetting({ group: 'identity', default: 50, min: 1, max: 1000000, description: 'sign-in attempts allowed per client IP in 5 minutes (429 above)' }),
+  LOGIN_LIMIT_PER_EMAIL: intSetting({ group: 'identity', default: 10, min: 1, max: 1000000, description: 'sign-in attempts per email address from one client address in 5 minutes (429 above); across addresses, attempts above it are slowed, never refused' }),
+  LOGIN_LIMIT_PER_IP: intSetting({ group: 'identity', default: 50, min: 1, max: 1000000, description: 'sign-in attempts allowed per client address in 5 minutes (429 above)' }),
   AUTH_REDIRECT_URLS: listSetting({ group: 'identity', item: /^https?:\/\/[^\s,]+$/, itemText: 'an http(s) URL prefix', description: 'where emailed sign-in links may redirect after verification (prefixes); PUBLIC_URL is always allowed' }),
   ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
 

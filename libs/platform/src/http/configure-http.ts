@@ -31,6 +31,8 @@ export function createFastifyAdapter(config: Config): FastifyAdapter {
     // Headers that do not arrive whole in time: Node answers 408 (the body is timed by body-timeout.ts).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     requestIdHeader: false,
+    // request.ip follows X-Forwarded-For only through the proxies named here.
+    trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     // A caller's x-request-id is kept when it is sane, so logs can be joined across services.
     genReqId: (request: IncomingMessage) => {
       const given = request.headers['x-request-id'];
