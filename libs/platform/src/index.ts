@@ -23,6 +23,7 @@ export * from './runtime/tokens';
 export * from './runtime/run-until-signal';
 export * from './runtime/lower-priority';
 export * from './runtime/nest-logger';
+export { createLogger, scrubText, serializeError } from './runtime/log';
 export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './runtime/record-writers';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, Unauthorized } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { organizationCreated } from '../domain/organization-events';
-import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
+import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain/password-policy';
 import { REVOKE_OTHER_SESSIONS, REVOKE_USER_SESSIONS, USER_IN_ORGANIZATION, type UserRow } from '../infrastructure/identity.sql';
 import { hashPassword } from '../infrastructure/password-hasher';
 import { newOpaqueToken, sha256 } from '../infrastructure/token-service';
@@ -26,6 +26,7 @@ export interface UserChanges {
 const text = (value: unknown, field: string, max: number): string | undefined => {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > max) throw new DomainError('validation', 'validation_failed', `${field} must be a string of at most ${max} characters`);
+  assertNoNul(value, field);
   return value.trim();
 };
 

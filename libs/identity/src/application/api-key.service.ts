@@ -1,5 +1,6 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
+import { assertNoNul } from '../domain/password-policy';
 import { assertAllowed } from '../domain/permissions';
 import { newOpaqueToken, sha256 } from '../infrastructure/token-service';
 
@@ -22,6 +23,7 @@ export class ApiKeyService {
     if (typeof name !== 'string' || name.trim().length === 0 || name.trim().length > 100) {
       throw new DomainError('validation', 'validation_failed', 'name must be 1 to 100 characters');
     }
+    assertNoNul(name, 'name');
     const apiKey = `${KEY_PREFIX}${newOpaqueToken(24)}`;
     const [row] = await this.db.inTenant(ctx, (tx) =>
       tx.query<{ id: string; name: string; prefix: string; created_at: Date; last_used_at: Date | null }>(

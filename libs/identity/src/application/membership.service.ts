@@ -82,6 +82,7 @@ function checkToken(token: unknown): string {
 function checkName(field: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string' || value.length > 100) throw invalid(field, 'must be at most 100 characters');
+  if (value.includes('\u0000')) throw invalid(field, 'must not contain NUL characters');
   return value.trim();
 }
 

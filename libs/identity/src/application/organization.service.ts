@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
 import type { Database, SecretBox, Tx } from '@engage/platform';
 import { organizationCreated } from '../domain/organization-events';
-import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
+import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain/password-policy';
 import { hashPassword } from '../infrastructure/password-hasher';
 
 // Organization settings whose values are secrets: sealed at rest, never returned.
@@ -24,6 +24,7 @@ export class OrganizationService {
     if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.trim().length > 200) {
       throw new DomainError('validation', 'validation_failed', 'organization name must be 1 to 200 characters');
     }
+    assertNoNul(input.name, 'organization name');
     const name = input.name.trim();
     const owner = await this.prepareUser({ email: input.ownerEmail, password: input.ownerPassword, role: 'OWNER', firstName: input.ownerFirstName });
     const organizationId = randomUUID();
@@ -57,6 +58,7 @@ export class OrganizationService {
     if (!isUuid(organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
     if (typeof key !== 'string' || !SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
     if (typeof value !== 'string' || value.length > 4096) throw new DomainError('validation', 'validation_failed', 'setting value must be a string of at most 4096 characters');
+    assertNoNul(value, 'setting value');
     const stored = SECRET_SETTINGS.has(key) ? { sealed: this.secrets.seal(value) } : value;
     const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
       tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),

@@ -39,11 +39,11 @@ export class ProfileService {
       if (v !== undefined && !check(v)) throw new DomainError('validation', '22P02', `${key} must be ${rule}`);
       return v ?? null;
     };
-    const shortText = (max: number) => (v: unknown) => v === null || (typeof v === 'string' && v.length <= max);
+    const shortText = (max: number) => (v: unknown) => v === null || (typeof v === 'string' && v.length <= max && !v.includes('\u0000'));
     const params = [
-      value('first_name', (v) => typeof v === 'string' && v.length <= 100, 'a string of at most 100 characters'),
-      value('last_name', shortText(100), 'a string of at most 100 characters or null'),
-      value('avatar_url', shortText(2048), 'a string of at most 2048 characters or null'),
+      value('first_name', (v) => typeof v === 'string' && v.length <= 100 && !v.includes('\u0000'), 'a string of at most 100 characters without NUL'),
+      value('last_name', shortText(100), 'a string of at most 100 characters without NUL, or null'),
+      value('avatar_url', shortText(2048), 'a string of at most 2048 characters without NUL, or null'),
       value('onboarding_completed', (v) => typeof v === 'boolean', 'true or false'),
     ];
     if (id !== ctx.userId) return [];

@@ -13,7 +13,13 @@ export function assertAcceptablePassword(password: unknown): asserts password is
   }
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// No whitespace or control characters (PostgreSQL cannot store NUL in text).
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+
+// PostgreSQL's text cannot hold NUL: refused as bad input naming the field instead of failing in the database.
+export function assertNoNul(value: string, field: string): void {
+  if (value.includes('\u0000')) throw new DomainError('validation', 'validation_failed', `${field} must not contain NUL characters`);
+}
 
 export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string') throw new DomainError('validation', 'validation_failed', 'email must be a string');

@@ -149,4 +149,36 @@ describe('sign-up, email links, recovery and user updates', () => {
     const longName = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('y'), password: 'first password', data: { first_name: 'x'.repeat(101) } } });
     expect(longName.statusCode).toBe(400);
   });
+
+  it('should refuse NUL characters with 400 naming the field instead of failing in the database', async () => {
+    const post = (url: string, payload: object, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload, headers });
+    const signUp = await post('/auth/v1/signup', { email: `nul\u0000${uniqueEmail('x')}`, password: 'first password' });
+    expect(signUp.statusCode).toBe(400);
+    expect(signUp.json().msg).toContain('email');
+    const login = await post('/auth/v1/token?grant_type=password', { email: 'a\u0000@example.com', password: 'first password' });
+    expect(login.statusCode).toBe(400);
+    expect(login.json().msg).toContain('email');
+    const mobile = await post('/functions/v1/mobile-api/login', { email: 'a@exa\u0000mple.com', password: 'first password' });
+    expect(mobile.statusCode).toBe(400);
+    expect(mobile.json().error).toContain('email');
+    const recover = await post('/auth/v1/recover', { email: 'a\u0000@example.com' });
+    expect(recover.statusCode).toBe(400);
+    const name = await post('/auth/v1/signup', { email: uniqueEmail('nulname'), password: 'first password', data: { first_name: 'Mo\u0000na' } });
+    expect(name.statusCode).toBe(400);
+    expect(name.json().msg).toBe('first_name must not contain NUL characters');
+
+    const email = uniqueEmail('nulupdate');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    const session = (await app.inject({ method: 'GET', url: await linkTo(email) })).json();
+    const auth = { authorization: `Bearer ${session.access_token}` };
+    const update = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers: auth, payload: { data: { last_name: 'x\u0000' } } });
+    expect(update.statusCode).toBe(400);
+    expect(update.json().msg).toContain('last_name');
+    const profile = await app.inject({ method: 'PATCH', url: `/rest/v1/profiles?id=eq.${session.user.id}`, headers: auth, payload: { first_name: 'x\u0000' } });
+    expect(profile.statusCode).toBe(400);
+    expect(profile.json().message).toContain('first_name');
+    const key = await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: auth, payload: { name: 'key\u0000' } });
+    expect(key.statusCode).toBe(400);
+    expect(key.json().error).toContain('name');
+  });
 });

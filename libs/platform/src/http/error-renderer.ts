@@ -8,7 +8,8 @@ import { toProblem } from './to-problem';
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, log: Logger): void {
   let problem = toProblem(error);
   if (problem === null) {
-    log.error({ err: error, reqId: request.id, url: request.url, method: request.method }, 'unhandled error');
+    // The path only: query strings carry tokens (email links) and filter values.
+    log.error({ err: error, reqId: request.id, url: request.url.split('?')[0], method: request.method }, 'unhandled error');
     problem = { status: 500, code: 'internal_error', message: `Internal error (request id ${request.id})` };
   }
   const rendered = renderProblem(familyOf(request.url), problem, request.headers);

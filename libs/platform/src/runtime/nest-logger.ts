@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { scrubText } from './log';
 
 // Nest's own messages (module wiring, routes) go to the same pino logger as everything else.
 export class NestPinoLogger implements LoggerService {
@@ -10,11 +11,11 @@ export class NestPinoLogger implements LoggerService {
   }
 
   error(message: unknown, trace?: string, context?: string): void {
-    this.pino.error({ context, trace }, String(message));
+    this.pino.error({ context, trace: typeof trace === 'string' ? scrubText(trace) : undefined }, scrubText(String(message)));
   }
 
   warn(message: unknown, context?: string): void {
-    this.pino.warn({ context }, String(message));
+    this.pino.warn({ context }, scrubText(String(message)));
   }
 
   debug(message: unknown, context?: string): void {

@@ -1,6 +1,5 @@
 import { type EventBus } from '@engage/shared-kernel';
 import { join } from 'node:path';
-import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { ensureDataDir, resolveSecrets, type Secrets } from '../config/secrets';
 import type { Config } from '../config/settings';
@@ -12,6 +11,7 @@ import { InProcessEventBus } from '../events/in-process-event-bus';
 import { KafkaEventBus } from '../events/kafka-event-bus';
 import { OutboxSignal } from '../events/outbox-signal';
 import { platformMigrations } from '../database/migrations';
+import { createLogger } from './log';
 
 // api: HTTP only (events stay in the outbox for a worker); worker: relay + consumers; all: both.
 export type ProcessRole = 'api' | 'worker' | 'all';
@@ -49,7 +49,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   }
   // A lost connection costs the work that was on it (that work fails and is retried by its caller);
   // the process keeps running and the pool opens a new one.
-  const log = pino({ level: config.LOG_LEVEL });
+  const log = createLogger(config.LOG_LEVEL);
   const onConnectionError = (error: Error) => log.warn({ err: error }, 'database connection lost; the pool drops it');
   const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE, onConnectionError, `engage-${options.role}`);
   try {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { EVENT_BUS } from '@engage/shared-kernel';
-import pino from 'pino';
+import type pino from 'pino';
 import { Database } from '../database/database';
 import { OutboxSignal } from '../events/outbox-signal';
 import { HealthController } from '../http/health.controller';
@@ -9,11 +9,12 @@ import { Metrics } from '../http/metrics';
 import { EventSubscriptions } from './event-subscriptions';
 import { RecordWriters } from './record-writers';
 import { EventsWorker } from './events-worker';
+import { createLogger } from './log';
 import type { PlatformRuntime } from './platform-runtime';
 import { CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME } from './tokens';
 
 export function createLog(runtime: Pick<PlatformRuntime, 'config'>): pino.Logger {
-  return pino({ level: runtime.config.LOG_LEVEL });
+  return createLogger(runtime.config.LOG_LEVEL);
 }
 
 @Global()
