@@ -63,6 +63,7 @@ describe('logging failed queries', () => {
     const entry = await failure('SELECT $1::integer', [SECRETS.text]);
     expect(entry.err).toMatchObject({ code: '22P02', message: 'invalid input syntax for type integer: "[value]"' });
     log.error({ err: new Error(`mail to ${SECRETS.email} failed with ${SECRETS.jwt}`, { cause: new Error(SECRETS.hash) }) }, 'send failed');
+    log.warn({ err: new Error('timeout') }, `webhook disabled notice to ${SECRETS.email} failed`);
     log.info({ email: SECRETS.email, body: { password: SECRETS.text }, headers: { authorization: `Bearer ${SECRETS.jwt}` } }, 'request');
     expectNoSecrets();
   });

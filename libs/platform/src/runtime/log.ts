@@ -62,6 +62,16 @@ const SECRET_KEYS = ['password', 'password_hash', 'token', 'access_token', 'refr
 const REDACT_PATHS = SECRET_KEYS.flatMap((key) => (/^\w+$/.test(key) ? [key, `*.${key}`] : [`["${key}"]`, `*["${key}"]`]));
 
 export function createLogger(level: string, destination?: pino.DestinationStream): pino.Logger {
-  const options: pino.LoggerOptions = { level, serializers: { err: serializeError, error: serializeError }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  const options: pino.LoggerOptions = {
+    level,
+    serializers: { err: serializeError, error: serializeError },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // Message strings too: a line such as `notice to ${address} failed` must not carry the address.
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)) as Parameters<typeof method>);
+      },
+    },
+  };
   return destination ? pino(options, destination) : pino(options);
 }
