@@ -50,8 +50,9 @@ describe('login limits per client address', () => {
 
   it('should keep the user reachable while guesses come from many addresses', async () => {
     const email = await newOwner();
-    for (const from of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) {
-      for (let i = 0; i < 5; i++) expect((await login(email, 'wrong password', from)).status).toBe(400);
+    // Eight guesses for the email from two addresses: three over the email-wide limit, slowed (not timed here).
+    for (const from of ['192.0.2.1', '192.0.2.2']) {
+      for (let i = 0; i < 4; i++) expect((await login(email, 'wrong password', from)).status).toBe(400);
     }
     expect((await login(email, PASSWORD, '192.0.2.200')).status).toBe(200);
   });
