@@ -87,9 +87,13 @@ describe('logs carry no secrets', () => {
       const write = await call('POST', path, { first_name: `Nu\u0000l ${messageText}`, description: messageText, emails: [email] }, { ...headers, prefer: 'return=representation' });
       expect(write.status).toBeGreaterThanOrEqual(400);
     }
-    // Searches that reach PostgreSQL with a NUL (4xx once refused upstream; a logged failure before).
+    // Searches PostgreSQL may fail on, the values in the query's parameters: refused as input, or
+    // failed in the database and logged as an unhandled error.
     const search = await call('POST', '/functions/v1/search-companies', { searchTerm: `${email}\u0000${messageText}` }, auth);
     expect(search.status).not.toBe(200);
+    const fts = await call('GET', `/rest/v1/contacts?first_name=fts(nosuchconfig).${encodeURIComponent(`${email} ${messageText}`)}`, undefined, auth);
+    expect(fts.status).not.toBe(200);
+    const failedInDatabase = [search, fts].filter((res) => res.status === 500).length;
     const profile = await call('PATCH', `/rest/v1/profiles?id=eq.${(refreshed.json.user as { id: string }).id}`, { first_name: `x\u0000${messageText}` }, auth);
     expect(profile.status).toBe(400);
     expect((await call('GET', `/auth/v1/verify?token=${encodeURIComponent(link[2])}&type=recovery`)).status).toBe(403);
@@ -102,6 +106,9 @@ describe('logs carry no secrets', () => {
 
     await new Promise((done) => setTimeout(done, 300)); // lines written after the last answers
     expect(output).toMatch(/request completed/);
+    // A 500 here was a failed query: its line must be there, with the SQLSTATE but not the values.
+    if (failedInDatabase > 0) expect(output).toMatch(/"msg":"unhandled error"/);
+    if (failedInDatabase > 0) expect(output).toMatch(/"type":"QueryFailedError".*"code":"\w{5}"/);
     const secrets = {
       password,
       hash,

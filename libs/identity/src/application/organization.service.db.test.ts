@@ -32,4 +32,10 @@ describe('OrganizationService', () => {
     await expect(organizations.createOrganization({ name: 'Third', ownerEmail: 'not-an-email', ownerPassword: 'owner password 1' })).rejects.toMatchObject({ kind: 'validation' });
     expect([await count('organizations'), await count('outbox')]).toEqual([orgs, events]);
   });
+
+  it('should refuse NUL characters from the admin commands before any query', async () => {
+    const nul = (input: { name: string; ownerEmail: string }) => organizations.createOrganization({ ...input, ownerPassword: 'owner password 1' });
+    await expect(nul({ name: 'Ac\u0000me', ownerEmail: `n.${Date.now()}@example.com` })).rejects.toMatchObject({ kind: 'validation', message: 'organization name must not contain NUL characters' });
+    await expect(nul({ name: 'Acme', ownerEmail: `n\u0000.${Date.now()}@example.com` })).rejects.toMatchObject({ kind: 'validation', message: expect.stringContaining('email') });
+  });
 });

@@ -165,7 +165,7 @@ describe('sign-up, email links, recovery and user updates', () => {
     expect(recover.statusCode).toBe(400);
     const name = await post('/auth/v1/signup', { email: uniqueEmail('nulname'), password: 'first password', data: { first_name: 'Mo\u0000na' } });
     expect(name.statusCode).toBe(400);
-    expect(name.json().msg).toBe('first_name must not contain NUL characters');
+    expect(name.json().msg).toContain('first_name');
 
     const email = uniqueEmail('nulupdate');
     await supabase().auth.signUp({ email, password: 'first password' });
