@@ -48,6 +48,11 @@ export function serializeError(value: unknown, depth = 0): Loggable {
   for (const field of SAFE_DB_FIELDS) {
     if (field !== 'code' && (typeof driver[field] === 'string' || typeof driver[field] === 'number')) out[field] = driver[field];
   }
+  // A ConstraintViolationError names its constraint in `violation` (and keeps the detail, which is left out).
+  const violation = error.violation as Record<string, unknown> | undefined;
+  for (const field of ['kind', 'constraint', 'column']) {
+    if (typeof violation?.[field] === 'string') out[field] = violation[field];
+  }
   if (typeof error.query === 'string') out.query = scrubText(error.query.slice(0, MAX_QUERY));
   if (typeof error.statusCode === 'number') out.statusCode = error.statusCode;
   if (depth < MAX_DEPTH) {
