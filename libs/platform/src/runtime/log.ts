@@ -17,8 +17,12 @@ const SCRUBBERS: [RegExp, string][] = [
   [/\\x[0-9a-fA-F]{16,}/g, '[bytes]'],
 ];
 
+// Cheap first look, so the usual line (no secret in it) costs one test.
+const MAY_HOLD_SECRET = /[@$]|eyJ|eng_|\\x/;
+
 // Masks what looks like a secret or an address in free text (messages, stacks, SQL).
 export function scrubText(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   let out = text;
   for (const [pattern, replacement] of SCRUBBERS) out = out.replace(pattern, replacement);
   return out;
@@ -62,9 +66,11 @@ export function serializeError(value: unknown, depth = 0): Loggable {
   return out;
 }
 
-// Keys that hold secrets or personal data wherever they appear in a log object (or one level down).
-const SECRET_KEYS = ['password', 'password_hash', 'token', 'access_token', 'refresh_token', 'api_key', 'apikey', 'authorization', 'x-api-key', 'email', 'parameters', 'text', 'body'];
-const REDACT_PATHS = SECRET_KEYS.flatMap((key) => (/^\w+$/.test(key) ? [key, `*.${key}`] : [`["${key}"]`, `*["${key}"]`]));
+// Keys that hold secrets or personal data, redacted at the top of a log object and in headers.
+// Named paths only: fast-redact's wildcards cost about 25 µs a line, more than the line itself.
+const SECRET_KEYS = ['password', 'password_hash', 'token', 'access_token', 'refresh_token', 'api_key', 'apikey', 'authorization', 'email', 'parameters', 'text', 'body'];
+const HEADER_KEYS = ['authorization', 'apikey', '["x-api-key"]', 'cookie'];
+const REDACT_PATHS = [...SECRET_KEYS, ...['headers', 'req.headers'].flatMap((at) => HEADER_KEYS.map((key) => (key.startsWith('[') ? `${at}${key}` : `${at}.${key}`)))];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): pino.Logger {
   const options: pino.LoggerOptions = {
