@@ -48,7 +48,8 @@ describe('logs carry no secrets', () => {
   });
 
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const init = { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) };
+    const res = await fetch(`${url}${path}`, init);
     const text = await res.text();
     return { status: res.status, json: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
@@ -68,7 +69,8 @@ describe('logs carry no secrets', () => {
 
     expect((await call('POST', '/auth/v1/signup', { email, password, data: { first_name: 'Lea' } })).status).toBe(200);
     const mailDir = join(dataDir, 'mail');
-    const mail = readdirSync(mailDir).map((name) => JSON.parse(readFileSync(join(mailDir, name), 'utf8')) as { to: string; text: string }).find((m) => m.to === email)!;
+    const mails = readdirSync(mailDir).map((name) => JSON.parse(readFileSync(join(mailDir, name), 'utf8')) as { to: string; text: string });
+    const mail = mails.find((m) => m.to === email)!;
     const link = /http:\/\/engage\.test(\/auth\/v1\/verify\?token=([^&\s]+)\S*)/.exec(mail.text)!;
     const session = (await call('GET', link[1])).json as { access_token: string; refresh_token: string };
     expect(session.access_token).toEqual(expect.any(String));
@@ -84,7 +86,8 @@ describe('logs carry no secrets', () => {
     // Writes PostgreSQL refuses, carrying an email and a message text, with a session and with the API key.
     for (const headers of [auth, { 'x-api-key': key }, { 'x-api-key': demo.api_key }]) {
       const path = 'x-api-key' in headers ? '/functions/v1/rest-api-proxy/contacts' : '/rest/v1/contacts';
-      const write = await call('POST', path, { first_name: `Nu\u0000l ${messageText}`, description: messageText, emails: [email] }, { ...headers, prefer: 'return=representation' });
+      const contact = { first_name: `Nu\u0000l ${messageText}`, description: messageText, emails: [email] };
+      const write = await call('POST', path, contact, { ...headers, prefer: 'return=representation' });
       expect(write.status).toBeGreaterThanOrEqual(400);
     }
     // Searches PostgreSQL may fail on, the values in the query's parameters: refused as input, or

@@ -43,7 +43,11 @@ import { MobileLoginController } from './http/mobile-login.controller';
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
     { provide: OrganizationSettings, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationSettings(db, box) },
     { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender(runtime.config) },
-    { provide: Reauthentication, inject: [Database, EMAIL_SENDER, RateLimiter], useFactory: (db: Database, mail: EmailSender, limiter: RateLimiter) => new Reauthentication(db, mail, limiter) },
+    {
+      provide: Reauthentication,
+      inject: [Database, EMAIL_SENDER, RateLimiter],
+      useFactory: (db: Database, mail: EmailSender, limiter: RateLimiter) => new Reauthentication(db, mail, limiter),
+    },
     {
       provide: AccountService,
       inject: [Database, SessionService, EMAIL_SENDER, RateLimiter, PLATFORM_RUNTIME, Reauthentication],

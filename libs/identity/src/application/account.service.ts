@@ -150,7 +150,9 @@ export class AccountService {
       await this.mail.send({
         to: user.email,
         subject: 'Your password was changed',
-        text: `The password of your account was changed, and every other session of it was signed out.\n\nIf you did not do this, reset your password now: ${this.publicUrl}\n`,
+        text:
+          'The password of your account was changed, and every other session of it was signed out.\n\n' +
+          `If you did not do this, reset your password now: ${this.publicUrl}\n`,
       });
     }
     if (token !== undefined && newEmail !== undefined) {

@@ -35,7 +35,11 @@ describe('OrganizationService', () => {
 
   it('should refuse NUL characters from the admin commands before any query', async () => {
     const nul = (input: { name: string; ownerEmail: string }) => organizations.createOrganization({ ...input, ownerPassword: 'owner password 1' });
-    await expect(nul({ name: 'Ac\u0000me', ownerEmail: `n.${Date.now()}@example.com` })).rejects.toMatchObject({ kind: 'validation', message: 'organization name must not contain NUL characters' });
-    await expect(nul({ name: 'Acme', ownerEmail: `n\u0000.${Date.now()}@example.com` })).rejects.toMatchObject({ kind: 'validation', message: expect.stringContaining('email') });
+    await expect(nul({ name: 'Ac\u0000me', ownerEmail: `n.${Date.now()}@example.com` })).rejects.toMatchObject({
+      kind: 'validation',
+      message: 'organization name must not contain NUL characters',
+    });
+    const badEmail = nul({ name: 'Acme', ownerEmail: `n\u0000.${Date.now()}@example.com` });
+    await expect(badEmail).rejects.toMatchObject({ kind: 'validation', message: expect.stringContaining('email') });
   });
 });

@@ -35,17 +35,18 @@ export class Reauthentication {
       if (!user) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
       assertActive(user.status);
       await tx.query(`UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND kind = 'reauthentication' AND used_at IS NULL`, [userId]);
-      await tx.query(`INSERT INTO email_tokens (user_id, kind, token_hash, expires_at) VALUES ($1, 'reauthentication', $2, now() + make_interval(mins => $3))`, [
-        userId,
-        nonceHash(userId, nonce),
-        NONCE_MINUTES,
-      ]);
+      await tx.query(
+        `INSERT INTO email_tokens (user_id, kind, token_hash, expires_at) VALUES ($1, 'reauthentication', $2, now() + make_interval(mins => $3))`,
+        [userId, nonceHash(userId, nonce), NONCE_MINUTES],
+      );
       return user.email;
     });
     await this.mail.send({
       to: email,
       subject: 'Confirm it is you',
-      text: `Enter this code to confirm the change to your account:\n\n${nonce}\n\nIt is valid for ${NONCE_MINUTES} minutes. If you did not ask for it, someone may be using your session: change your password.\n`,
+      text:
+        `Enter this code to confirm the change to your account:\n\n${nonce}\n\nIt is valid for ${NONCE_MINUTES} minutes. ` +
+        'If you did not ask for it, someone may be using your session: change your password.\n',
     });
   }
 

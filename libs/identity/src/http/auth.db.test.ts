@@ -46,7 +46,9 @@ describe('identity over HTTP', () => {
   };
   // Past the 10 s grace window for concurrent refreshes, without waiting for it.
   const ageUsedTokens = (userId: string) =>
-    runtime.db.asSystem((tx) => tx.query(`UPDATE refresh_tokens SET used_at = now() - interval '1 minute' WHERE user_id = $1 AND used_at IS NOT NULL`, [userId]));
+    runtime.db.asSystem((tx) =>
+      tx.query(`UPDATE refresh_tokens SET used_at = now() - interval '1 minute' WHERE user_id = $1 AND used_at IS NOT NULL`, [userId]),
+    );
   const setStatus = (userId: string, status: string) => runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $1 WHERE id = $2', [status, userId]));
 
   it('should sign in, read the user, refresh, detect refresh-token reuse and sign out through supabase-js unchanged', async () => {
@@ -144,7 +146,12 @@ describe('identity over HTTP', () => {
   it('should limit login attempts per email and client address, ignoring X-Forwarded-For without TRUST_PROXY', async () => {
     const owner = await newOrg();
     const from = (address: string, password: string) =>
-      app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: owner.email, password }, headers: { 'x-forwarded-for': address } });
+      app.inject({
+        method: 'POST',
+        url: '/auth/v1/token?grant_type=password',
+        payload: { email: owner.email, password },
+        headers: { 'x-forwarded-for': address },
+      });
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await from(`203.0.113.${i}`, 'wrong password')).statusCode);
     expect(statuses.every((s) => s === 400)).toBe(true);
@@ -153,7 +160,8 @@ describe('identity over HTTP', () => {
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json().error_code).toBe('over_request_rate_limit');
-    const elsewhere = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: owner.email, password: owner.password }, remoteAddress: '198.51.100.7' });
+    const payload = { email: owner.email, password: owner.password };
+    const elsewhere = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload, remoteAddress: '198.51.100.7' });
     expect(elsewhere.statusCode).toBe(200);
   });
 

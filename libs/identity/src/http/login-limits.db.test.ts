@@ -32,7 +32,11 @@ describe('login limits per client address', () => {
     return email;
   };
   const login = (email: string, password: string, from: string, path = '/auth/v1/token?grant_type=password') =>
-    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: JSON.stringify({ email, password }) });
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ email, password }),
+    });
 
   it('should refuse the guessing address but let the right password in from another one', async () => {
     const email = await newOwner();
@@ -74,6 +78,7 @@ describe('login limits per client address', () => {
   });
 
   it('should back off from 100 ms, doubling, to at most 2 s', () => {
-    expect([5, 6, 7, 8, 9, 10, 11, 50, 5000].map((n) => backoffMs(n, 5))).toEqual([0, 100, 200, 400, 800, 1600, BACKOFF_MAX_MS, BACKOFF_MAX_MS, BACKOFF_MAX_MS]);
+    const delays = [5, 6, 7, 8, 9, 10, 11, 50, 5000].map((n) => backoffMs(n, 5));
+    expect(delays).toEqual([0, 100, 200, 400, 800, 1600, BACKOFF_MAX_MS, BACKOFF_MAX_MS, BACKOFF_MAX_MS]);
   });
 });

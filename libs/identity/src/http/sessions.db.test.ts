@@ -22,14 +22,16 @@ describe('sessions: password changes, recovery, concurrent refresh and token cla
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ runtime, app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations, env: { PUBLIC_URL: 'http://engage.test' } }));
+    const env = { PUBLIC_URL: 'http://engage.test' };
+    ({ runtime, app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations, env }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = await app.getUrl();
     anonKey = await app.get(TokenService).issueAnonKey();
   });
   afterAll(() => close());
 
-  const supabase = () => createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  const supabase = () =>
+    createClient(baseUrl, anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
   async function newOwner() {
     const email = uniqueEmail('owner');
     const { owner_user_id } = await app.get(OrganizationService).createOrganization({ name: 'Acme', ownerEmail: email, ownerPassword: PASSWORD });
@@ -87,7 +89,8 @@ describe('sessions: password changes, recovery, concurrent refresh and token cla
     expect(wrong.error?.status).toBe(422);
     const session = (await client.auth.getSession()).data.session!;
     for (const bad of ['12ab56', ['123456']]) {
-      const res = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers: { authorization: `Bearer ${session.access_token}` }, payload: { password: 'changed with junk', nonce: bad } });
+      const headers = { authorization: `Bearer ${session.access_token}` };
+      const res = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers, payload: { password: 'changed with junk', nonce: bad } });
       expect(res.statusCode).toBe(422);
     }
     expect((await signIn(owner.email, PASSWORD)).access_token).toEqual(expect.any(String));
@@ -113,7 +116,8 @@ describe('sessions: password changes, recovery, concurrent refresh and token cla
     const owner = await newOwner();
     const other = await signIn(owner.email);
     const mine = await signIn(owner.email);
-    const res = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers: { authorization: `Bearer ${mine.access_token}` }, payload: { data: { first_name: 'Mona' } } });
+    const headers = { authorization: `Bearer ${mine.access_token}` };
+    const res = await app.inject({ method: 'PUT', url: '/auth/v1/user', headers, payload: { data: { first_name: 'Mona' } } });
     expect(res.statusCode).toBe(200);
     expect((await getUser(other.access_token)).statusCode).toBe(200);
   });
@@ -183,7 +187,8 @@ describe('sessions: password changes, recovery, concurrent refresh and token cla
     const first = await signIn(owner.email);
     const second = await refresh(first.refresh_token);
     expect(second.statusCode).toBe(200);
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE refresh_tokens SET used_at = now() - interval '11 seconds' WHERE user_id = $1 AND used_at IS NOT NULL`, [owner.userId]));
+    const aged = `UPDATE refresh_tokens SET used_at = now() - interval '11 seconds' WHERE user_id = $1 AND used_at IS NOT NULL`;
+    await runtime.db.asSystem((tx) => tx.query(aged, [owner.userId]));
     const replay = await refresh(first.refresh_token);
     expect(replay.statusCode).toBe(400);
     expect(replay.json().error_code).toBe('refresh_token_already_used');

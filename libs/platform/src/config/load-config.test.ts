@@ -31,7 +31,8 @@ describe('loadConfig', () => {
     expect(config.KAFKA_BROKERS).toEqual(['127.0.0.1:9092', 'kafka-2:9093']);
     expect(config.NOTIFY_URL).toBe('http://127.0.0.1:4010');
     expect(config.OUTBOUND_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback, 2001:db8::/32,192.0.2.7' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::/32', '192.0.2.7']);
+    const proxies = loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback, 2001:db8::/32,192.0.2.7' }).TRUST_PROXY;
+    expect(proxies).toEqual(['10.0.0.0/8', 'loopback', '2001:db8::/32', '192.0.2.7']);
     expect(loadConfig({}).TRUST_PROXY).toEqual([]);
   });
 

@@ -41,8 +41,22 @@ export const SETTINGS = {
   INBOUND_RETENTION_DAYS: intSetting({ group: 'messaging', default: 30, min: 1, max: 3650, description: 'days processed inbound provider events (inbound_events) are kept' }),
 
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
-  LOGIN_LIMIT_PER_EMAIL: intSetting({ group: 'identity', default: 10, min: 1, max: 1000000, description: 'sign-in attempts per email address from one client address in 5 minutes (429 above); across addresses, attempts above it are slowed, never refused' }),
-  LOGIN_LIMIT_PER_IP: intSetting({ group: 'identity', default: 50, min: 1, max: 1000000, description: 'sign-in attempts allowed per client address in 5 minutes (429 above)' }),
+  LOGIN_LIMIT_PER_EMAIL: intSetting({
+    group: 'identity',
+    default: 10,
+    min: 1,
+    max: 1000000,
+    description:
+      'sign-in attempts per email address from one client address in 5 minutes (429 above); across addresses, attempts above it are slowed, ' +
+      'never refused',
+  }),
+  LOGIN_LIMIT_PER_IP: intSetting({
+    group: 'identity',
+    default: 50,
+    min: 1,
+    max: 1000000,
+    description: 'sign-in attempts allowed per client address in 5 minutes (429 above)',
+  }),
   AUTH_REDIRECT_URLS: listSetting({ group: 'identity', item: /^https?:\/\/[^\s,]+$/, itemText: 'an http(s) URL prefix', description: 'where emailed sign-in links may redirect after verification (prefixes); PUBLIC_URL is always allowed' }),
   ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
 

@@ -47,7 +47,8 @@ describe('logging failed queries', () => {
   };
 
   it('should log a NUL in a parameter without any of the parameters', async () => {
-    const entry = await failure('INSERT INTO log_probe (email, secret) VALUES ($1, $2)', [`${SECRETS.email}\u0000`, `${SECRETS.hash} ${SECRETS.jwt} ${SECRETS.apiKey} ${SECRETS.text}`]);
+    const everything = `${SECRETS.hash} ${SECRETS.jwt} ${SECRETS.apiKey} ${SECRETS.text}`;
+    const entry = await failure('INSERT INTO log_probe (email, secret) VALUES ($1, $2)', [`${SECRETS.email}\u0000`, everything]);
     expect(entry.err).toMatchObject({ code: '22021', query: 'INSERT INTO log_probe (email, secret) VALUES ($1, $2)' });
     expectNoSecrets();
   });
