@@ -29,3 +29,8 @@ export * from './http/create-http-app';
 export * from './runtime/record-writers';
 export * from './http/outbound-client';
 export { isBlockedAddress } from './http/outbound-address';
+export * from './jobs/job-definition';
+export * from './jobs/enqueue';
+export * from './jobs/job-runner';
+export * from './jobs/job-admin';
+export * from './jobs/jobs.module';

@@ -1,7 +1,7 @@
 import type { EventBus } from '@engage/shared-kernel';
 import type { Database, DedicatedSession } from '../database/database';
 import type { OutboxSignal } from './outbox-signal';
-import { CLAIM_PENDING, MARK_FAILED, MARK_PUBLISHED, type OutboxRow, PURGE_PUBLISHED, RELAY_LOCK, toDomainEvent } from './outbox.sql';
+import { CLAIM_PENDING, MARK_FAILED, MARK_PUBLISHED, type OutboxRow, RELAY_LOCK, toDomainEvent } from './outbox.sql';
 
 export interface RelayOptions {
   pollMs: number;
@@ -82,10 +82,6 @@ export class OutboxRelay {
       }
       throw error;
     }
-  }
-
-  async purgePublished(olderThanDays: number): Promise<void> {
-    await this.db.asSystem((tx) => tx.query(PURGE_PUBLISHED, [olderThanDays]));
   }
 
   private async loop(): Promise<void> {

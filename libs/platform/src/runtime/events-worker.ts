@@ -1,12 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
 import type { Logger } from 'pino';
 import { OutboxRelay } from '../events/outbox-relay';
 import { EventSubscriptions } from './event-subscriptions';
 import { PLATFORM_LOG, PLATFORM_RUNTIME } from './tokens';
 import type { PlatformRuntime } from './platform-runtime';
-
-const PUBLISHED_RETENTION_DAYS = 7;
 
 // The worker side of events: connect the bus with every registered consumer, then relay the outbox.
 @Injectable()
@@ -33,10 +30,5 @@ export class EventsWorker implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationShutdown(): Promise<void> {
     await this.relay.stop();
     await this.runtime.bus.stop();
-  }
-
-  @Cron(CronExpression.EVERY_HOUR)
-  async purgePublished(): Promise<void> {
-    await this.relay.purgePublished(PUBLISHED_RETENTION_DAYS).catch((error) => this.log.warn({ err: error }, 'outbox purge failed'));
   }
 }

@@ -1,5 +1,4 @@
 import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { EVENT_BUS } from '@engage/shared-kernel';
 import type pino from 'pino';
 import { Database } from '../database/database';
@@ -36,7 +35,6 @@ export class PlatformModule {
     ];
     return {
       module: PlatformModule,
-      imports: runsWorker ? [ScheduleModule.forRoot()] : [],
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
       exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions, RecordWriters],

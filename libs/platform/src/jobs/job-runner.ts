@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Type } from '@nestjs/common';
+import type { Database } from '../database/database';
+import { type JobContext, type JobDefinition, type JobHandler, nextTick, retryDelayMs, type ScheduleDefinition, type ScheduleTick, scheduleSpec } from './job-definition';
+import { ADVANCE_SCHEDULE, BURY_JOB, CLAIM_JOBS, COMPLETE_JOB, INSERT_JOB, REGISTER_SCHEDULE, RETRY_JOB } from './jobs.sql';
+
+export interface JobRunnerOptions {
+  jobs: JobDefinition[];
+  schedules: ScheduleDefinition[];
+  // Jobs run at once by this runner.
+  concurrency: number;
+  // How often it looks for due jobs and schedule ticks when it has nothing to do.
+  pollMs: number;
+  // Turns a handler class into its instance (the worker asks Nest).
+  resolve?: (handler: Type<JobHandler>) => JobHandler;
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+interface ClaimedJob {
+  id: string;
+  name: string;
+  organization_id: string | null;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+}
+
+const SCHEDULE_STATE = `SELECT name, next_at, next_at <= now() AS due FROM job_schedules WHERE name = ANY($1::text[])`;
+
+// Claims due jobs (FOR UPDATE SKIP LOCKED, so replicas never take the same one), runs each with its
+// handler, and deletes it on success; a failure is retried with exponential backoff and, out of
+// attempts, left `dead` for an admin to see and replay. Schedules enqueue one job per tick across
+// replicas. stop() takes no new work and waits for the jobs under way.
+export class JobRunner {
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly definitions = new Map<string, JobDefinition>();
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly schedules = new Map<string, ScheduleDefinition>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = true;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  // No schedule is due before this (epoch ms): the schedule table is read only then.
+  private nextScheduleCheck = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: JobRunnerOptions,
+  ) {
+    for (const schedule of options.schedules) {
+      if (this.schedules.has(schedule.job.name)) throw new Error(`schedule "${schedule.job.name}" is registered twice`);
+      this.schedules.set(schedule.job.name, schedule);
+    }
+    for (const job of [...options.jobs, ...options.schedules.map((s) => s.job)]) {
+      const known = this.definitions.get(job.name);
+      if (known && known !== job) throw new Error(`job "${job.name}" is defined twice`);
+      this.definitions.set(job.name, job);
+    }
+  }
+
+  async start(): Promise<void> {
+    for (const [name, definition] of this.definitions) this.handlers.set(name, this.handlerOf(definition));
+    const now = new Date();
+    await this.db.asSystem(async (tx) => {
+      for (const [name, schedule] of this.schedules) await tx.query(REGISTER_SCHEDULE, [name, scheduleSpec(schedule), nextTick(schedule, now)]);
+    });
+    this.stopped = false;
+    this.kick();
+  }
+
+  // Look for work now (jobs were enqueued, or a slot freed up).
+  kick(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.ticking = this.tick()
+      .catch((error: unknown) => this.log('job runner pass failed', { err: error }))
+      .finally(() => {
+        this.ticking = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        } else if (!this.stopped) {
+          this.timer = setTimeout(() => this.kick(), this.options.pollMs);
+          this.timer.unref();
+        }
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  get busy(): number {
+    return this.running.size;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.schedules.size > 0 && Date.now() >= this.nextScheduleCheck) await this.fireSchedules();
+    const free = this.options.concurrency - this.running.size;
+    if (free <= 0 || this.definitions.size === 0) return;
+    const names = [...this.definitions.keys()];
+    const leases = names.map((name) => this.definitions.get(name)?.leaseMs);
+    const jobs = await this.db.systemQuery<ClaimedJob>(CLAIM_JOBS, [this.workerId, names, free, leases], { prepare: true });
+    for (const job of jobs) {
+      const run = this.execute(job).finally(() => {
+        this.running.delete(run);
+        this.kick();
+      });
+      this.running.add(run);
+    }
+    // A full batch means more may be waiting: claim again when a slot frees (finished jobs kick).
+  }
+
+  private async fireSchedules(): Promise<void> {
+    const rows = await this.db.systemQuery<{ name: string; next_at: Date; due: boolean }>(SCHEDULE_STATE, [[...this.schedules.keys()]]);
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const row of rows) {
+      let nextAt = row.next_at;
+      if (row.due) {
+        const schedule = this.schedules.get(row.name);
+        if (!schedule) continue;
+        // A tick missed while no worker ran fires once, then the schedule continues from now.
+        nextAt = nextTick(schedule, new Date(Math.max(Date.now(), row.next_at.getTime())));
+        await this.db.asSystem(async (tx) => {
+          const [won] = await tx.query(ADVANCE_SCHEDULE, [row.name, row.next_at, nextAt]);
+          const payload: ScheduleTick = { tick: row.next_at.toISOString() };
+          if (won) await tx.query(INSERT_JOB, [schedule.job.name, null, JSON.stringify(payload), null, schedule.job.retry.maxAttempts], { prepare: true });
+        });
+      }
+      earliest = Math.min(earliest, nextAt.getTime());
+    }
+    this.nextScheduleCheck = earliest;
+  }
+
+  private async execute(job: ClaimedJob): Promise<void> {
+    const definition = this.definitions.get(job.name);
+    const handler = this.handlers.get(job.name);
+    if (!definition || !handler) return;
+    const context: JobContext = { id: job.id, name: job.name, attempt: job.attempts, organizationId: job.organization_id };
+    try {
+      await handler.handle(job.payload, context);
+    } catch (error) {
+      await this.failed(job, definition, error).catch((recordError: unknown) => this.log('job failure could not be recorded', { err: recordError, job_id: job.id }));
+      return;
+    }
+    // Not recorded: the claim lapses and the job runs again (at least once, never lost).
+    await this.db.systemQuery(COMPLETE_JOB, [job.id, this.workerId], { prepare: true }).catch((error: unknown) => this.log('job completion could not be recorded', { err: error, job_id: job.id }));
+  }
+
+  private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown): Promise<void> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+    const dead = job.attempts >= job.max_attempts;
+    this.log(dead ? 'job failed for the last time: dead-lettered' : 'job failed; it will be retried', { job_id: job.id, job: job.name, attempt: job.attempts, error: message });
+    if (dead) await this.db.systemQuery(BURY_JOB, [job.id, this.workerId, message], { prepare: true });
+    else await this.db.systemQuery(RETRY_JOB, [job.id, this.workerId, retryDelayMs(definition.retry, job.attempts), message], { prepare: true });
+  }
+
+  private handlerOf(definition: JobDefinition): JobHandler {
+    if (typeof definition.handler !== 'function') return definition.handler;
+    if (!this.options.resolve) throw new Error(`job "${definition.name}" has a handler class but the runner has no resolver`);
+    return this.options.resolve(definition.handler);
+  }
+
+  private log(message: string, fields: Record<string, unknown>): void {
+    this.options.log?.(message, fields);
+  }
+}
