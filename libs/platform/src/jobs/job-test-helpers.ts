@@ -1,0 +1,21 @@
+import { createDataSource } from '../database/data-source';
+import { Database } from '../database/database';
+import type { PlatformRuntime } from '../runtime/platform-runtime';
+
+export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    value = await read();
+  }
+  if (!done(value)) throw new Error(`condition not reached in ${ms} ms; last value ${JSON.stringify(value)}`);
+  return value;
+}
+
+// A second pool on the same database, as another worker replica would have.
+export async function secondReplica(runtime: PlatformRuntime): Promise<{ db: Database; close(): Promise<void> }> {
+  const dataSource = createDataSource({ url: runtime.config.DATABASE_URL }, [], 4);
+  await dataSource.initialize();
+  return { db: new Database(dataSource), close: () => dataSource.destroy() };
+}
