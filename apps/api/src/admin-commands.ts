@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import { ApiKeyService, listDevMailbox, OrganizationService, TokenService } from '@engage/identity';
-import type { Config } from '@engage/platform';
+import { type Config, Database, deadJobs, jobCounts, replayDeadJob } from '@engage/platform';
 
 export type Flags = Record<string, string>;
 
@@ -11,6 +11,12 @@ function required(flags: Flags, name: string): string {
   const value = flags[name];
   if (value === undefined || value === '') throw new DomainError('validation', 'missing_flag', `--${name} is required`);
   return value;
+}
+
+function limitOf(flags: Flags): number {
+  const limit = Number(flags.limit ?? '50');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new DomainError('validation', 'invalid_flag', '--limit must be a whole number from 1 to 1000');
+  return limit;
 }
 
 // The commands of OPERATIONS.md ("Bootstrap from the command line"); each returns its JSON answer.
@@ -31,6 +37,18 @@ export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags
     return { ok: true };
   },
   mailbox: async (_app, _flags, config) => ({ messages: await listDevMailbox(config.DATA_DIR) }),
+  // The job runner: counts per kind and state, or with --failed the dead-lettered jobs (newest first).
+  jobs: async (app, flags) => {
+    const db = app.get(Database);
+    if (flags.failed !== 'true') return { counts: await jobCounts(db) };
+    return { jobs: await deadJobs(db, { limit: limitOf(flags), name: flags.name }) };
+  },
+  'jobs-replay': async (app, flags) => {
+    const id = required(flags, 'id');
+    const replayed = await replayDeadJob(app.get(Database), id);
+    if (!replayed) throw new DomainError('not_found', 'job_not_found', `no dead-lettered job with id ${id}`);
+    return { replayed };
+  },
 };
 
 // `--name Acme --owner-email a@b.c --json` -> { name: 'Acme', 'owner-email': 'a@b.c', json: 'true' }

@@ -9,6 +9,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
+import { Client } from 'pg';
 import { createApiApp } from '../src/create-api-app';
 
 const root = resolve(__dirname, '..', '..', '..');
@@ -82,5 +83,31 @@ describe('admin CLI (npm run admin)', () => {
     const unknownOrg = await admin('create-user', '--org', '00000000-0000-0000-0000-000000000000', '--email', 'y@y.io', '--password', 'long enough 1', '--role', 'AGENT');
     expect(unknownOrg).toMatchObject({ code: 1, json: { code: 'organization.not_found' } });
     expect((await admin('no-such-command')).code).toBe(2);
+  });
+
+  it('should list dead-lettered jobs and replay one', async () => {
+    expect((await admin('jobs')).code).toBe(0);
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO jobs (name, payload, state, attempts, max_attempts, last_error, dead_at) VALUES ('test.broken', '{"n":1}', 'dead', 3, 3, 'receiver said no', now()) RETURNING id::text`,
+      );
+      const id = rows[0].id;
+      const counts = await admin('jobs');
+      expect(counts.json.counts).toContainEqual(expect.objectContaining({ name: 'test.broken', state: 'dead', count: 1 }));
+      const failed = await admin('jobs', '--failed');
+      expect(failed.code).toBe(0);
+      expect(failed.json.jobs).toEqual([expect.objectContaining({ id, name: 'test.broken', attempts: 3, last_error: 'receiver said no', payload: { n: 1 } })]);
+      expect(await admin('jobs-replay', '--id', id)).toEqual({ code: 0, json: { replayed: { id, name: 'test.broken' } } });
+      const [job] = (await client.query(`SELECT state, attempts FROM jobs WHERE id = $1`, [id])).rows;
+      expect(job).toEqual({ state: 'queued', attempts: 0 });
+      expect((await admin('jobs', '--failed')).json.jobs).toEqual([]);
+      expect(await admin('jobs-replay', '--id', id)).toEqual({ code: 1, json: { error: `no dead-lettered job with id ${id}`, code: 'job_not_found' } });
+      expect(await admin('jobs-replay')).toEqual({ code: 1, json: { error: '--id is required', code: 'missing_flag' } });
+      expect(await admin('jobs', '--failed', '--limit', '0')).toEqual({ code: 1, json: { error: '--limit must be a whole number from 1 to 1000', code: 'invalid_flag' } });
+    } finally {
+      await client.end();
+    }
   });
 });

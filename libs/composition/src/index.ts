@@ -15,3 +15,4 @@ const EXPOSED_TABLES = [...IDENTITY_TABLES, ...CRM_TABLES, ...MESSAGING_TABLES, 
 export const CONTEXT_MODULES = [IdentityModule, CrmModule, MessagingModule, BillingModule, ReengagementModule, WebhooksModule, DataApiModule.forRoot(EXPOSED_TABLES)];
 
 export const CONTEXT_MIGRATIONS: MigrationClass[] = [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations, ...reengagementMigrations, ...webhooksMigrations];
+export { CONTEXT_JOBS } from './context-jobs';

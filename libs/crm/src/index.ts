@@ -23,3 +23,4 @@ export { CsvImportService, type ImportJob } from './application/csv-import.servi
 
 export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003, CreateTasksAndNotes1763800002004, CreateTimelineEntries1763800002005, CreateImportJobs1763800002006, AddTimelineCompany1763800002007, IndexDealsByStage1763800002008, CreateContactEmails1763800002009, CreateCompanyDuplicateKeys1763800002010];
 export { CRM_TABLES } from './infrastructure/exposed-tables';
+export { crmSchedules } from './application/deal-reassignment';

@@ -29,3 +29,4 @@ export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox
 export { onlineMemberIds } from './application/online-members';
 export { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 export { EMAIL_SENDER, type EmailMessage, type EmailSender } from './application/email-sender.port';
+export { identitySchedules } from './application/presence.job';

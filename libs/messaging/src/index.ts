@@ -11,3 +11,4 @@ export { providerBody, planCalls, type ProviderBody } from './domain/provider-ca
 
 export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001, IndexPendingMessages1763800003002, InboundEventsWithoutLocks1763800003003];
 export { MESSAGING_TABLES } from './infrastructure/exposed-tables';
+export { messagingSchedules } from './application/messaging-schedules';

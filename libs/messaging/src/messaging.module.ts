@@ -65,21 +65,9 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
       useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
         new InboundWorker(processor, signal, runtime.role !== 'api', runtime.config.INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
     },
-    {
-      // Sends a crash left PENDING are failed as interrupted, where background work runs.
-      provide: PendingSendSweeper,
-      inject: [Database, PLATFORM_RUNTIME, PLATFORM_LOG],
-      useFactory: (db: Database, runtime: PlatformRuntime, log: pino.Logger) =>
-        new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000, everyMs: 60_000, enabled: runtime.role !== 'api' }, (error) => log.error({ err: error }, 'pending send sweep failed')),
-    },
-    {
-      provide: InboundPurge,
-      inject: [Database, PLATFORM_RUNTIME, PLATFORM_LOG],
-      useFactory: (db: Database, runtime: PlatformRuntime, log: pino.Logger) =>
-        new InboundPurge(db, { retentionDays: runtime.config.INBOUND_RETENTION_DAYS, everyMs: 60 * 60_000, enabled: runtime.role !== 'api' }, (error) =>
-          log.error({ err: error }, 'inbound event purge failed'),
-        ),
-    },
+    // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
+    { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },
+    { provide: InboundPurge, inject: [Database, CONFIG], useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: config.INBOUND_RETENTION_DAYS }) },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
 })

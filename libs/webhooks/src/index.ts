@@ -5,5 +5,6 @@ import { IndexDueDeliveriesPerEndpoint1763800004002 } from './infrastructure/mig
 export { WebhooksModule } from './webhooks.module';
 export { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from './domain/event-kinds';
 export { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
+export { webhooksSchedules } from './application/webhook-log-purge.job';
 
 export const webhooksMigrations: MigrationClass[] = [CreateWebhookTables1763800004001, IndexDueDeliveriesPerEndpoint1763800004002];

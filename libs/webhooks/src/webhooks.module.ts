@@ -10,6 +10,7 @@ import { DisabledNotifier } from './application/disabled-notifier';
 import { WebhookActions } from './application/webhook-actions.service';
 import { WebhooksRecordWriters } from './application/webhooks.record-writers';
 import { WebhooksSubscriptions } from './application/webhooks.subscriptions';
+import { WebhookLogPurge } from './application/webhook-log-purge.job';
 import { WebhooksController } from './http/webhooks.controller';
 
 export const WEBHOOK_OUTBOUND = Symbol('WEBHOOK_OUTBOUND');
@@ -40,6 +41,7 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
     },
     { provide: WebhookActions, inject: [Database, DeliveryRunner, CLOCK], useFactory: (db: Database, runner: DeliveryRunner, clock: Clock) => new WebhookActions(db, runner, clock) },
     DeliveryWorker,
+    WebhookLogPurge,
     WebhooksSubscriptions,
     WebhooksRecordWriters,
   ],

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
-import { Database } from '@engage/platform';
+import { Database, defineJob, defineSchedule, type JobHandler } from '@engage/platform';
 import { onlineMemberIds } from '@engage/identity';
 import { nextInRotation } from '../domain/round-robin';
 import { DealService } from './deal.service';
@@ -22,15 +21,15 @@ const STALE_DEALS = `
 
 // Reassigns deals without activity round-robin among online members, skipping the current owner.
 // One transaction per organization holds its rotation row locked, so replicas never double-assign.
+// Scheduled every 10 minutes (crmSchedules).
 @Injectable()
-export class DealReassignment {
+export class DealReassignment implements JobHandler {
   constructor(
     private readonly db: Database,
     private readonly deals: DealService,
   ) {}
 
-  @Interval(600_000)
-  async runScheduled(): Promise<void> {
+  async handle(): Promise<void> {
     await this.run();
   }
 
@@ -63,3 +62,5 @@ export class DealReassignment {
     });
   }
 }
+
+export const crmSchedules = [defineSchedule({ job: defineJob({ name: 'crm.deal-reassignment', handler: DealReassignment }), everyMs: 600_000 })];

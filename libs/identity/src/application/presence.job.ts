@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { defineJob, defineSchedule, type JobHandler } from '@engage/platform';
 import { PresenceService } from './presence.service';
 
-// Scheduled only where ScheduleModule runs (worker processes).
+// Members whose heartbeat stopped are shown offline again, every minute (in worker processes).
 @Injectable()
-export class PresenceJob {
+export class PresenceJob implements JobHandler {
   constructor(private readonly presence: PresenceService) {}
 
-  @Interval(60_000)
-  async expireStale(): Promise<void> {
+  async handle(): Promise<void> {
     await this.presence.expireStale();
   }
 }
+
+export const identitySchedules = [defineSchedule({ job: defineJob({ name: 'identity.presence-expire', handler: PresenceJob }), everyMs: 60_000 })];

@@ -87,7 +87,7 @@ describe('inbound event retention', () => {
          ($1, $2, '{"kept": "recent"}', now() - interval '29 days', now() - interval '29 days')`,
       [organizationId, id],
     );
-    const purge = new InboundPurge(runtime.db, { retentionDays: 30, everyMs: 3_600_000, enabled: false });
+    const purge = new InboundPurge(runtime.db, { retentionDays: 30 });
     expect(await purge.purge()).toBe(5003);
     const left = await system<{ kept: string }>(`SELECT payload->>'kept' AS kept FROM inbound_events WHERE channel_account_id = $1 ORDER BY id`, [id]);
     expect(left).toEqual([{ kept: 'pending' }, { kept: 'recent' }]);

@@ -1,23 +1,19 @@
-import type { Database } from '@engage/platform';
+import { type Database, defineJob, type JobHandler } from '@engage/platform';
 import { PURGE_PROCESSED_INBOUND } from '../infrastructure/inbound.sql';
-import { PeriodicDuty } from './periodic';
 
 const SLICE = 5000;
 
 // Processed inbound events are kept INBOUND_RETENTION_DAYS (what a provider sent, to look into a
 // complaint or replay a fix), then deleted in slices, oldest first, so the table does not keep every
-// event ever received. Events not yet processed are never deleted.
-export class InboundPurge extends PeriodicDuty {
+// event ever received. Events not yet processed are never deleted. Hourly (messagingSchedules).
+export class InboundPurge implements JobHandler {
   constructor(
     private readonly db: Database,
-    private readonly options: { retentionDays: number; everyMs: number; enabled: boolean },
-    onError: (error: unknown) => void = () => undefined,
-  ) {
-    super(options, onError);
-  }
+    private readonly options: { retentionDays: number },
+  ) {}
 
-  protected runOnce(): Promise<number> {
-    return this.purge();
+  async handle(): Promise<void> {
+    await this.purge();
   }
 
   // Returns how many events it deleted.
@@ -30,3 +26,5 @@ export class InboundPurge extends PeriodicDuty {
     }
   }
 }
+
+export const inboundPurgeJob = defineJob({ name: 'messaging.inbound-purge', handler: InboundPurge });

@@ -102,7 +102,7 @@ describe('PendingSendSweeper', () => {
     expect(await rows(t.ctx, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'lost?' }]);
 
     let now = new Date();
-    const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 10 * 60_000, everyMs: 60_000, enabled: false, now: () => now });
+    const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 10 * 60_000, now: () => now });
     // Young PENDING rows may be sends in progress: left alone.
     const sentMeanwhile = await send(other.key, { to: newNumber(), message: 'fine', organizationId: other.ctx.organizationId });
     expect(sentMeanwhile.statusCode).toBe(200);
@@ -126,7 +126,7 @@ describe('PendingSendSweeper', () => {
     const t = await newTenant();
     const res = await send(t.key, { to: newNumber(), message: 'done', organizationId: t.ctx.organizationId });
     expect(res.statusCode).toBe(200);
-    const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 0, everyMs: 60_000, enabled: false, now: () => new Date(Date.now() + 60_000) });
+    const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 0, now: () => new Date(Date.now() + 60_000) });
     await sweeper.sweep();
     expect(await rows(t.ctx, 'SELECT status FROM messages')).toEqual([{ status: 'SENT' }]);
   });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '@engage/shared-kernel';
-import type { Database } from '@engage/platform';
+import { type Database, defineJob, type JobHandler } from '@engage/platform';
 import { FAIL_STALE_PENDING, type MessageRow, SYSTEM_STALE_PENDING } from '../infrastructure/messaging.sql';
 import { messageEvent } from './messaging-events';
-import { PeriodicDuty } from './periodic';
 import { toMessageView } from './views';
 
 export const INTERRUPTED = 'interrupted';
@@ -11,25 +10,21 @@ export const INTERRUPTED = 'interrupted';
 export interface SweeperOptions {
   // A send older than this still PENDING was interrupted (longer than any send can take).
   staleAfterMs: number;
-  everyMs: number;
-  enabled: boolean;
   now?: () => Date;
 }
 
 // A send is stored PENDING before the provider is called and finished after. A process that dies in
 // between leaves the row PENDING: whether the provider got it is unknown, so it is failed with reason
 // `interrupted` (message.failed) and shows as such in the inbox instead of staying "sending" forever.
-export class PendingSendSweeper extends PeriodicDuty {
+// Every minute (messagingSchedules).
+export class PendingSendSweeper implements JobHandler {
   constructor(
     private readonly db: Database,
     private readonly options: SweeperOptions,
-    onError: (error: unknown) => void = () => undefined,
-  ) {
-    super(options, onError);
-  }
+  ) {}
 
-  protected runOnce(): Promise<number> {
-    return this.sweep();
+  async handle(): Promise<void> {
+    await this.sweep();
   }
 
   // Returns how many messages it failed.
@@ -51,3 +46,5 @@ export class PendingSendSweeper extends PeriodicDuty {
     return failed;
   }
 }
+
+export const pendingSendSweepJob = defineJob({ name: 'messaging.pending-send-sweep', handler: PendingSendSweeper });

@@ -5,7 +5,7 @@ import { enqueueJob } from './enqueue';
 import { deadJobs, jobCounts, replayDeadJob } from './job-admin';
 import { defineJob, type JobContext, retryDelayMs } from './job-definition';
 import { JobRunner } from './job-runner';
-import { CLAIM_JOBS } from './jobs.sql';
+import { COMPLETE_AND_CLAIM } from './jobs.sql';
 import { eventually, secondReplica } from './job-test-helpers';
 
 describe('job runner', () => {
@@ -118,11 +118,22 @@ describe('job runner', () => {
     const job = defineJob({ name: 'test.lapsed', leaseMs: 200, handler: { handle: async (_payload, context) => void ran.push(context) } });
     await runtime.db.asSystem((tx) => enqueueJob(tx, job, {}));
     // A worker claims it and dies before finishing.
-    const claimed = await runtime.db.systemQuery(CLAIM_JOBS, ['a-worker-that-died', [job.name], 1, [job.leaseMs]]);
+    const claimed = await runtime.db.systemQuery(COMPLETE_AND_CLAIM, ['a-worker-that-died', [job.name], 1, [job.leaseMs], []]);
     expect(claimed).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, job.leaseMs + 50));
     await runner(replica.db, { jobs: [job] }).start();
     await eventually(() => jobRows('test.lapsed'), (rows) => rows.length === 0);
     expect(ran.map((r) => r.attempt)).toEqual([2]);
+  });
+
+  it('should dead-letter a job whose claim lapsed on its last attempt', async () => {
+    const job = defineJob({ name: 'test.crashing', leaseMs: 200, retry: { maxAttempts: 1 }, handler: { handle: async () => undefined } });
+    await runtime.db.asSystem((tx) => enqueueJob(tx, job, {}));
+    await runtime.db.systemQuery(COMPLETE_AND_CLAIM, ['a-worker-that-died', [job.name], 1, [job.leaseMs], []]);
+    await new Promise((resolve) => setTimeout(resolve, job.leaseMs + 50));
+    await runner(runtime.db, { jobs: [job] }).start();
+    const [dead] = await eventually(() => jobRows('test.crashing'), (rows) => rows[0]?.state === 'dead');
+    expect(dead).toMatchObject({ attempts: 1, last_error: 'claim lapsed: the worker stopped while running it' });
   });
 
   it('should double the wait after each failure up to the policy maximum', () => {

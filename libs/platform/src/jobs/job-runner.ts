@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Type } from '@nestjs/common';
 import type { Database } from '../database/database';
 import { type JobContext, type JobDefinition, type JobHandler, nextTick, retryDelayMs, type ScheduleDefinition, type ScheduleTick, scheduleSpec } from './job-definition';
-import { ADVANCE_SCHEDULE, BURY_JOB, CLAIM_JOBS, COMPLETE_JOB, INSERT_JOB, REGISTER_SCHEDULE, RETRY_JOB } from './jobs.sql';
+import { ADVANCE_SCHEDULE, BURY_JOB, COMPLETE_AND_CLAIM, INSERT_JOB, REGISTER_SCHEDULE, REQUEUE_LAPSED, RETRY_JOB } from './jobs.sql';
 
 export interface JobRunnerOptions {
   jobs: JobDefinition[];
@@ -27,9 +27,11 @@ interface ClaimedJob {
 }
 
 const SCHEDULE_STATE = `SELECT name, next_at, next_at <= now() AS due FROM job_schedules WHERE name = ANY($1::text[])`;
+// Lapsed claims are looked for at most this often.
+const REQUEUE_EVERY_MS = 5000;
 
 // Claims due jobs (FOR UPDATE SKIP LOCKED, so replicas never take the same one), runs each with its
-// handler, and deletes it on success; a failure is retried with exponential backoff and, out of
+// handler, and deletes it on success (with its next claim: one statement per round); a failure is retried with exponential backoff and, out of
 // attempts, left `dead` for an admin to see and replay. Schedules enqueue one job per tick across
 // replicas. stop() takes no new work and waits for the jobs under way.
 export class JobRunner {
@@ -38,6 +40,9 @@ export class JobRunner {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly schedules = new Map<string, ScheduleDefinition>();
   private readonly running = new Set<Promise<void>>();
+  // Finished jobs not yet deleted: the next claim deletes them.
+  private finished: string[] = [];
+  private lastRequeue = 0;
   private stopped = true;
   private ticking: Promise<void> | undefined;
   private again = false;
@@ -97,6 +102,8 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    // Record the last finished jobs (a claim of none).
+    if (this.finished.length > 0) await this.completeAndClaim(0).catch((error: unknown) => this.log('finished jobs could not be recorded', { err: error }));
   }
 
   get busy(): number {
@@ -105,19 +112,33 @@ export class JobRunner {
 
   private async tick(): Promise<void> {
     if (this.schedules.size > 0 && Date.now() >= this.nextScheduleCheck) await this.fireSchedules();
-    const free = this.options.concurrency - this.running.size;
-    if (free <= 0 || this.definitions.size === 0) return;
-    const names = [...this.definitions.keys()];
-    const leases = names.map((name) => this.definitions.get(name)?.leaseMs);
-    const jobs = await this.db.systemQuery<ClaimedJob>(CLAIM_JOBS, [this.workerId, names, free, leases], { prepare: true });
-    for (const job of jobs) {
+    if (Date.now() - this.lastRequeue >= REQUEUE_EVERY_MS) {
+      this.lastRequeue = Date.now();
+      await this.db.systemQuery(REQUEUE_LAPSED);
+    }
+    const free = Math.max(0, this.options.concurrency - this.running.size);
+    if (free === 0 && this.finished.length === 0) return;
+    for (const job of await this.completeAndClaim(free)) {
       const run = this.execute(job).finally(() => {
         this.running.delete(run);
         this.kick();
       });
       this.running.add(run);
     }
-    // A full batch means more may be waiting: claim again when a slot frees (finished jobs kick).
+  }
+
+  private async completeAndClaim(limit: number): Promise<ClaimedJob[]> {
+    const finished = this.finished;
+    this.finished = [];
+    const names = [...this.definitions.keys()];
+    const leases = names.map((name) => this.definitions.get(name)?.leaseMs);
+    try {
+      return await this.db.systemQuery<ClaimedJob>(COMPLETE_AND_CLAIM, [this.workerId, names, limit, leases, finished], { prepare: true });
+    } catch (error) {
+      // Deleted with the next claim (or, if this runner stops for good, run again after the lease).
+      this.finished.push(...finished);
+      throw error;
+    }
   }
 
   private async fireSchedules(): Promise<void> {
@@ -152,8 +173,7 @@ export class JobRunner {
       await this.failed(job, definition, error).catch((recordError: unknown) => this.log('job failure could not be recorded', { err: recordError, job_id: job.id }));
       return;
     }
-    // Not recorded: the claim lapses and the job runs again (at least once, never lost).
-    await this.db.systemQuery(COMPLETE_JOB, [job.id, this.workerId], { prepare: true }).catch((error: unknown) => this.log('job completion could not be recorded', { err: error, job_id: job.id }));
+    this.finished.push(job.id);
   }
 
   private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown): Promise<void> {

@@ -7,22 +7,28 @@ export const INSERT_JOB = `
   INSERT INTO jobs (name, organization_id, payload, run_at, max_attempts)
   VALUES ($1, coalesce($2::uuid, app_org_id()), $3::jsonb, coalesce($4::timestamptz, now()), $5)`;
 
-// Due jobs of the kinds this runner knows, and jobs whose claim lapsed (their worker died), oldest
-// first. SKIP LOCKED: replicas claiming at the same moment take disjoint rows, without waiting.
-export const CLAIM_JOBS = `
+// Deletes the jobs this runner finished since its last claim (while it still holds them: a lapsed
+// claim is someone else's now) and claims due jobs of the kinds it knows, oldest first, in one
+// statement. SKIP LOCKED: replicas claiming at the same moment take disjoint rows, without waiting.
+export const COMPLETE_AND_CLAIM = `
+  WITH done AS (DELETE FROM jobs WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND state = 'running')
   UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = $1,
     locked_until = now() + make_interval(secs => ($4::double precision[])[array_position($2::text[], j.name)] / 1000)
   FROM (
-    SELECT id FROM jobs
-    WHERE name = ANY($2::text[])
-      AND ((state = 'queued' AND run_at <= now()) OR (state = 'running' AND locked_until < now()))
+    SELECT id FROM jobs WHERE state = 'queued' AND run_at <= now() AND name = ANY($2::text[])
     ORDER BY run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
   ) due
   WHERE j.id = due.id
   RETURNING j.id::text, j.name, j.organization_id, j.payload, j.attempts, j.max_attempts`;
 
-// Only while this runner still holds the claim: a lapsed claim is someone else's now.
-export const COMPLETE_JOB = `DELETE FROM jobs WHERE id = $1::bigint AND locked_by = $2 AND state = 'running'`;
+// Jobs whose worker died while running them (the claim lapsed) are due again, or dead when that
+// was their last attempt (a job that takes its worker down each time must not loop forever).
+export const REQUEUE_LAPSED = `
+  UPDATE jobs SET locked_by = NULL, locked_until = NULL,
+    state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
+    dead_at = CASE WHEN attempts >= max_attempts THEN now() END,
+    last_error = coalesce(last_error || '; ', '') || 'claim lapsed: the worker stopped while running it'
+  WHERE state = 'running' AND locked_until < now()`;
 
 export const RETRY_JOB = `
   UPDATE jobs SET state = 'queued', run_at = now() + make_interval(secs => $3::double precision / 1000),

@@ -1,9 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
 import { type Config, CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
 import type { Logger } from 'pino';
 import { DeliveryRunner, type SentAttempt } from './delivery-runner';
-import { WebhookActions } from './webhook-actions.service';
 
 const POLL_MS = 500;
 // Finished attempts recorded per transaction at most.
@@ -26,7 +24,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     @Inject(PLATFORM_LOG) private readonly log: Logger,
     @Inject(CONFIG) private readonly config: Config,
     private readonly runner: DeliveryRunner,
-    private readonly actions: WebhookActions,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -116,10 +113,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   drained(): Promise<void> {
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  @Cron(CronExpression.EVERY_HOUR)
-  async purge(): Promise<void> {
-    await this.actions.purge(this.config.WEBHOOK_LOG_RETENTION_DAYS).catch((error) => this.log.warn({ err: error }, 'webhook log purge failed'));
   }
 }

@@ -1,0 +1,105 @@
+// node bench/jobs-runner.mjs: jobs claimed and completed per second by the platform's job runner,
+// with 1 and 2 worker processes (each its own pool, as replicas), and a check that no job ran twice.
+// The jobs do nothing: what is measured is the runner (claim, run, delete). Builds dist/out when
+// stale; starts an embedded PostgreSQL unless DATABASE_URL is set. Writes bench/results/<BENCH_NAME>.json.
+import { execFileSync, fork } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const platform = () => require(join(root, 'dist/out/libs/platform/src/index.js'));
+const JOB = 'bench.noop';
+const jobCount = Number(process.env.BENCH_JOBS ?? 20_000);
+const name = process.env.BENCH_NAME ?? 'jobs-runner';
+// Worker settings measured: the defaults, and the small pool operations.md advises for a worker on a shared host.
+const setups = [
+  { pool: 10, concurrency: 4 },
+  { pool: 2, concurrency: 4 },
+];
+
+// A worker process: a runner with the bench job; reports the ids it ran when told to stop.
+async function child() {
+  const { createDataSource, Database, JobRunner, defineJob } = platform();
+  const dataSource = createDataSource({ url: process.env.BENCH_DATABASE_URL }, [], Number(process.env.BENCH_POOL), undefined, 'engage-bench-worker');
+  await dataSource.initialize();
+  const ran = [];
+  const job = defineJob({ name: JOB, handler: { handle: async (_payload, context) => void ran.push(Number(context.id)) } });
+  const runner = new JobRunner(new Database(dataSource), { jobs: [job], schedules: [], concurrency: Number(process.env.BENCH_CONCURRENCY), pollMs: 50 });
+  process.on('message', async (message) => {
+    if (message === 'go') await runner.start();
+    if (message === 'stop') {
+      await runner.stop();
+      await dataSource.destroy();
+      process.send({ ran }, () => process.exit(0));
+    }
+  });
+  process.send('ready');
+}
+
+const ready = (worker) => new Promise((resolve) => worker.once('message', resolve));
+
+async function measure(databaseUrl, client, workers, setup) {
+  await client.query(`DELETE FROM jobs`);
+  await client.query(`INSERT INTO jobs (name, payload, max_attempts) SELECT $1, jsonb_build_object('n', n), 1 FROM generate_series(1, $2) AS n`, [JOB, jobCount]);
+  await client.query('ANALYZE jobs');
+  const env = { ...process.env, BENCH_CHILD: '1', BENCH_DATABASE_URL: databaseUrl, BENCH_POOL: String(setup.pool), BENCH_CONCURRENCY: String(setup.concurrency) };
+  const children = Array.from({ length: workers }, () => fork(fileURLToPath(import.meta.url), [], { env }));
+  await Promise.all(children.map(ready));
+  const started = process.hrtime.bigint();
+  for (const worker of children) worker.send('go');
+  for (;;) {
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM jobs`);
+    if (rows[0].n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const reports = await Promise.all(children.map((worker) => new Promise((resolve) => (worker.once('message', resolve), worker.send('stop')))));
+  const ran = reports.flatMap((report) => report.ran);
+  const result = {
+    workers,
+    pool_per_worker: setup.pool,
+    concurrency_per_worker: setup.concurrency,
+    jobs: jobCount,
+    seconds: Number(seconds.toFixed(3)),
+    jobs_per_second: Math.round(jobCount / seconds),
+    runs: ran.length,
+    ran_twice: ran.length - new Set(ran).size,
+    per_worker: reports.map((report) => report.ran.length),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return result;
+}
+
+async function main() {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const { loadConfig, startPlatform } = platform();
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-bench-jobs-'));
+  // PostgreSQL started by root runs as another user, who must be able to enter the folder.
+  chmodSync(dataDir, 0o755);
+  const runtime = await startPlatform(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }), { role: 'worker' });
+  const databaseUrl = process.env.DATABASE_URL ?? `postgresql://${runtime.embedded.user}@localhost:${runtime.embedded.port}/${runtime.embedded.database}?host=${encodeURIComponent(runtime.embedded.host)}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const results = [];
+  try {
+    for (const setup of setups) for (const workers of [1, 2]) results.push(await measure(databaseUrl, client, workers, setup));
+  } finally {
+    await client.end();
+    await runtime.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const file = join(root, 'bench', 'results', `${name}.json`);
+  const record = { name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', job: 'a no-op handler', results };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  process.stdout.write(`wrote ${file}\n`);
+}
+
+(process.env.BENCH_CHILD ? child() : main()).catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
