@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
+import { CONTEXT_JOBS, CONTEXT_MIGRATIONS } from '@engage/composition';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import { WorkerAppModule } from '../src/worker-app.module';
 
@@ -26,7 +27,7 @@ describe('worker app', () => {
   let app: INestApplicationContext;
 
   beforeAll(async () => {
-    runtime = await startTestRuntime({ role: 'worker' });
+    runtime = await startTestRuntime({ role: 'worker', migrations: CONTEXT_MIGRATIONS, env: { JOBS_POLL_MS: '50' } });
     const root = WorkerAppModule.forRoot(runtime);
     app = await NestFactory.createApplicationContext({ ...root, imports: [...(root.imports ?? []), ProbeModule] }, { logger: false });
     await app.init();
@@ -48,5 +49,23 @@ describe('worker app', () => {
   it('should refuse two consumers with the same name', () => {
     const subscriptions = app.get(EventSubscriptions);
     expect(() => subscriptions.add({ consumer: 'probe', sources: ['x'], handle: async () => undefined })).toThrow(/registered twice/);
+  });
+
+  it("should register every context's schedules and run their jobs with the contexts' services", async () => {
+    const names = ['platform.outbox-purge', ...CONTEXT_JOBS.schedules.map((schedule) => schedule.job.name)];
+    const registered = await runtime.db.systemQuery<{ name: string }>(`SELECT name FROM job_schedules ORDER BY name`);
+    expect(registered.map((row) => row.name)).toEqual([...names].sort());
+    // One tick of each, as a schedule would enqueue it: each handler runs and its job is done (deleted), none dead.
+    await runtime.db.asSystem(async (tx) => {
+      for (const name of names) await tx.query(`INSERT INTO jobs (name, payload, max_attempts) VALUES ($1, $2, 1)`, [name, { tick: new Date().toISOString() }]);
+    });
+    const deadline = Date.now() + 15_000;
+    const left = () => runtime.db.systemQuery<{ name: string; state: string; last_error: string | null }>(`SELECT name, state, last_error FROM jobs WHERE name = ANY($1)`, [names]);
+    let rows = await left();
+    while (rows.some((row) => row.state !== 'dead') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = await left();
+    }
+    expect(rows).toEqual([]);
   });
 });
