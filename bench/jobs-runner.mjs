@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuWindow } from './cpu-usage.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -29,9 +30,13 @@ async function child() {
   const ran = [];
   const job = defineJob({ name: JOB, handler: { handle: async (_payload, context) => void ran.push(Number(context.id)) } });
   const runner = new JobRunner(new Database(dataSource), { jobs: [job], schedules: [], concurrency: Number(process.env.BENCH_CONCURRENCY), pollMs: 50 });
+  // The parent learns progress from here, not by counting rows (a count(*) every few ms would cost
+  // the database more than the runner does).
+  const progress = setInterval(() => process.send({ progress: ran.length }), 10);
   process.on('message', async (message) => {
     if (message === 'go') await runner.start();
     if (message === 'stop') {
+      clearInterval(progress);
       await runner.stop();
       await dataSource.destroy();
       process.send({ ran }, () => process.exit(0));
@@ -41,6 +46,16 @@ async function child() {
 }
 
 const ready = (worker) => new Promise((resolve) => worker.once('message', resolve));
+// Resolves with the first message of the worker that is not a progress report.
+const report = (worker) =>
+  new Promise((resolve) => {
+    const listener = (message) => {
+      if (message.progress !== undefined) return;
+      worker.off('message', listener);
+      resolve(message);
+    };
+    worker.on('message', listener);
+  });
 
 async function measure(databaseUrl, client, workers, setup) {
   await client.query(`DELETE FROM jobs`);
@@ -49,16 +64,27 @@ async function measure(databaseUrl, client, workers, setup) {
   const env = { ...process.env, BENCH_CHILD: '1', BENCH_DATABASE_URL: databaseUrl, BENCH_POOL: String(setup.pool), BENCH_CONCURRENCY: String(setup.concurrency) };
   const children = Array.from({ length: workers }, () => fork(fileURLToPath(import.meta.url), [], { env }));
   await Promise.all(children.map(ready));
+  const progress = children.map(() => 0);
+  const allRan = new Promise((resolve) =>
+    children.forEach((worker, i) =>
+      worker.on('message', (message) => {
+        if (message.progress === undefined) return;
+        progress[i] = message.progress;
+        if (progress.reduce((a, b) => a + b, 0) >= jobCount) resolve();
+      }),
+    ),
+  );
   const started = process.hrtime.bigint();
+  const window = cpuWindow();
   for (const worker of children) worker.send('go');
-  for (;;) {
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM jobs`);
-    if (rows[0].n === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await allRan;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const reports = await Promise.all(children.map((worker) => new Promise((resolve) => (worker.once('message', resolve), worker.send('stop')))));
-  const ran = reports.flatMap((report) => report.ran);
+  // CPU time is steadier than throughput on a machine shared with other work.
+  const cpu = window().cpu_seconds;
+  const reports = await Promise.all(children.map((worker) => (worker.send('stop'), report(worker))));
+  const ran = reports.flatMap((r) => r.ran);
+  // Every job ran and was completed (deleted): stop() records the last ones.
+  const { rows } = await client.query(`SELECT count(*)::int AS n FROM jobs`);
   const result = {
     workers,
     pool_per_worker: setup.pool,
@@ -68,7 +94,10 @@ async function measure(databaseUrl, client, workers, setup) {
     jobs_per_second: Math.round(jobCount / seconds),
     runs: ran.length,
     ran_twice: ran.length - new Set(ran).size,
-    per_worker: reports.map((report) => report.ran.length),
+    per_worker: reports.map((r) => r.ran.length),
+    left_in_table: rows[0].n,
+    cpu_seconds: cpu,
+    cpu_ms_per_job: { postgres: Number((((cpu.postgres ?? 0) * 1000) / jobCount).toFixed(3)), workers: Number((((cpu['bench peers'] ?? 0) * 1000) / jobCount).toFixed(3)) },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return result;
