@@ -83,7 +83,7 @@ describe('HTTP stack', () => {
     expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', bus: 'ok' } });
   });
 
-  it('should serve Prometheus metrics with per-route counts, latency and outbox lag', async () => {
+  it('should serve Prometheus metrics with per-route counts, latency, outbox lag and jobs by state', async () => {
     await app.inject({ method: 'GET', url: '/healthz' });
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
@@ -92,6 +92,7 @@ describe('HTTP stack', () => {
     expect(metrics.body).toContain('http_request_duration_seconds_bucket');
     expect(metrics.body).toMatch(/outbox_pending_events \d+/);
     expect(metrics.body).toMatch(/outbox_oldest_pending_seconds [\d.]+/);
+    expect(metrics.body).toMatch(/jobs\{state="dead"\} \d+/);
   });
 
   it('should serve the OpenAPI document and a reference page under /docs', async () => {

@@ -3,7 +3,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Database } from '../database/database';
 import { OUTBOX_LAG } from '../events/outbox.sql';
 
-// Prometheus metrics: request counts and latency per route template, and outbox lag.
+const JOB_STATES = ['queued', 'running', 'dead'];
+const JOBS_BY_STATE = `SELECT state, count(*)::int AS n FROM jobs GROUP BY state`;
+
+// Prometheus metrics: request counts and latency per route template, outbox lag, jobs by state.
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status_code'], registers: [this.registry] });
@@ -34,6 +37,17 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await readLag()).oldest_seconds);
+      },
+    });
+    // Dead jobs above zero want an operator (npm run admin -- jobs --failed).
+    new Gauge({
+      name: 'jobs',
+      help: 'Background jobs of the job runner by state (queued, running, dead)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = new Map((await db.systemQuery<{ state: string; n: number }>(JOBS_BY_STATE)).map((row) => [row.state, row.n]));
+        for (const state of JOB_STATES) this.set({ state }, counts.get(state) ?? 0);
       },
     });
   }

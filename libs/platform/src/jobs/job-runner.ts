@@ -106,10 +106,6 @@ export class JobRunner {
     if (this.finished.length > 0) await this.completeAndClaim(0).catch((error: unknown) => this.log('finished jobs could not be recorded', { err: error }));
   }
 
-  get busy(): number {
-    return this.running.size;
-  }
-
   private async tick(): Promise<void> {
     if (this.schedules.size > 0 && Date.now() >= this.nextScheduleCheck) await this.fireSchedules();
     if (Date.now() - this.lastRequeue >= REQUEUE_EVERY_MS) {
