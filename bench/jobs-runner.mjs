@@ -45,6 +45,7 @@ async function child() {
   process.send('ready');
 }
 
+const perJob = (cpuSeconds = 0) => Number(((cpuSeconds * 1000) / jobCount).toFixed(3));
 const ready = (worker) => new Promise((resolve) => worker.once('message', resolve));
 // Resolves with the first message of the worker that is not a progress report.
 const report = (worker) =>
@@ -59,9 +60,13 @@ const report = (worker) =>
 
 async function measure(databaseUrl, client, workers, setup) {
   await client.query(`DELETE FROM jobs`);
-  await client.query(`INSERT INTO jobs (name, payload, max_attempts) SELECT $1, jsonb_build_object('n', n), 1 FROM generate_series(1, $2) AS n`, [JOB, jobCount]);
+  await client.query(`INSERT INTO jobs (name, payload, max_attempts) SELECT $1, jsonb_build_object('n', n), 1 FROM generate_series(1, $2) AS n`, [
+    JOB,
+    jobCount,
+  ]);
   await client.query('ANALYZE jobs');
-  const env = { ...process.env, BENCH_CHILD: '1', BENCH_DATABASE_URL: databaseUrl, BENCH_POOL: String(setup.pool), BENCH_CONCURRENCY: String(setup.concurrency) };
+  const env = { ...process.env, BENCH_CHILD: '1', BENCH_DATABASE_URL: databaseUrl, BENCH_POOL: String(setup.pool) };
+  env.BENCH_CONCURRENCY = String(setup.concurrency);
   const children = Array.from({ length: workers }, () => fork(fileURLToPath(import.meta.url), [], { env }));
   await Promise.all(children.map(ready));
   const progress = children.map(() => 0);
@@ -97,7 +102,7 @@ async function measure(databaseUrl, client, workers, setup) {
     per_worker: reports.map((r) => r.ran.length),
     left_in_table: rows[0].n,
     cpu_seconds: cpu,
-    cpu_ms_per_job: { postgres: Number((((cpu.postgres ?? 0) * 1000) / jobCount).toFixed(3)), workers: Number((((cpu['bench peers'] ?? 0) * 1000) / jobCount).toFixed(3)) },
+    cpu_ms_per_job: { postgres: perJob(cpu.postgres), workers: perJob(cpu['bench peers']) },
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return result;
@@ -109,8 +114,10 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-bench-jobs-'));
   // PostgreSQL started by root runs as another user, who must be able to enter the folder.
   chmodSync(dataDir, 0o755);
-  const runtime = await startPlatform(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }), { role: 'worker' });
-  const databaseUrl = process.env.DATABASE_URL ?? `postgresql://${runtime.embedded.user}@localhost:${runtime.embedded.port}/${runtime.embedded.database}?host=${encodeURIComponent(runtime.embedded.host)}`;
+  const given = process.env.DATABASE_URL;
+  const runtime = await startPlatform(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(given ? { DATABASE_URL: given } : {}) }), { role: 'worker' });
+  const embedded = runtime.embedded;
+  const databaseUrl = given ?? `postgresql://${embedded.user}@localhost:${embedded.port}/${embedded.database}?host=${encodeURIComponent(embedded.host)}`;
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -123,7 +130,8 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
   const file = join(root, 'bench', 'results', `${name}.json`);
-  const record = { name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', job: 'a no-op handler', results };
+  const record = { name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, database: given ? 'DATABASE_URL' : 'embedded' };
+  Object.assign(record, { job: 'a no-op handler', results });
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
   process.stdout.write(`wrote ${file}\n`);
 }

@@ -15,7 +15,8 @@ function required(flags: Flags, name: string): string {
 
 function limitOf(flags: Flags): number {
   const limit = Number(flags.limit ?? '50');
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new DomainError('validation', 'invalid_flag', '--limit must be a whole number from 1 to 1000');
+  if (Number.isInteger(limit) && limit >= 1 && limit <= 1000) return limit;
+  throw new DomainError('validation', 'invalid_flag', '--limit must be a whole number from 1 to 1000');
   return limit;
 }
 

@@ -91,7 +91,8 @@ describe('admin CLI (npm run admin)', () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO jobs (name, payload, state, attempts, max_attempts, last_error, dead_at) VALUES ('test.broken', '{"n":1}', 'dead', 3, 3, 'receiver said no', now()) RETURNING id::text`,
+        `INSERT INTO jobs (name, payload, state, attempts, max_attempts, last_error, dead_at)
+         VALUES ('test.broken', '{"n":1}', 'dead', 3, 3, 'receiver said no', now()) RETURNING id::text`,
       );
       const id = rows[0].id;
       const counts = await admin('jobs');
@@ -105,7 +106,9 @@ describe('admin CLI (npm run admin)', () => {
       expect((await admin('jobs', '--failed')).json.jobs).toEqual([]);
       expect(await admin('jobs-replay', '--id', id)).toEqual({ code: 1, json: { error: `no dead-lettered job with id ${id}`, code: 'job_not_found' } });
       expect(await admin('jobs-replay')).toEqual({ code: 1, json: { error: '--id is required', code: 'missing_flag' } });
-      expect(await admin('jobs', '--failed', '--limit', '0')).toEqual({ code: 1, json: { error: '--limit must be a whole number from 1 to 1000', code: 'invalid_flag' } });
+      const badLimit = { code: 1, json: { error: '--limit must be a whole number from 1 to 1000', code: 'invalid_flag' } };
+      expect(await admin('jobs', '--failed', '--limit', '0')).toEqual(badLimit);
+      expect(await admin('jobs', '--failed', '--limit', 'many')).toEqual(badLimit);
     } finally {
       await client.end();
     }

@@ -60,7 +60,8 @@ describe('worker app', () => {
       for (const name of names) await tx.query(`INSERT INTO jobs (name, payload, max_attempts) VALUES ($1, $2, 1)`, [name, { tick: new Date().toISOString() }]);
     });
     const deadline = Date.now() + 15_000;
-    const left = () => runtime.db.systemQuery<{ name: string; state: string; last_error: string | null }>(`SELECT name, state, last_error FROM jobs WHERE name = ANY($1)`, [names]);
+    type Left = { name: string; state: string; last_error: string | null };
+    const left = () => runtime.db.systemQuery<Left>(`SELECT name, state, last_error FROM jobs WHERE name = ANY($1)`, [names]);
     let rows = await left();
     while (rows.some((row) => row.state !== 'dead') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -67,7 +67,11 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
     },
     // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
     { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },
-    { provide: InboundPurge, inject: [Database, CONFIG], useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: config.INBOUND_RETENTION_DAYS }) },
+    {
+      provide: InboundPurge,
+      inject: [Database, CONFIG],
+      useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: config.INBOUND_RETENTION_DAYS }),
+    },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
 })

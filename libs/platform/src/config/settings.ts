@@ -34,7 +34,7 @@ export const SETTINGS = {
   OUTBOX_POLL_MS: intSetting({ group: 'events', default: 250, min: 10, max: 60000, description: 'how often the outbox relay looks for events written by other processes' }),
 
   JOBS_CONCURRENCY: intSetting({ group: 'jobs', default: 4, min: 1, max: 1000, description: 'background jobs a worker process runs at once' }),
-  JOBS_POLL_MS: intSetting({ group: 'jobs', default: 1000, min: 10, max: 60000, description: 'how often an idle worker looks for due jobs and schedule ticks' }),
+  JOBS_POLL_MS: intSetting({ group: 'jobs', default: 1000, min: 10, max: 60000, description: 'how often an idle worker looks for jobs and schedule ticks' }),
 
   NOTIFY_URL: urlSetting({ group: 'messaging', protocols: ['http:', 'https:'], description: 'base address of the chat-app delivery provider; unset uses the built-in sandbox provider (refused in production)' }),
   SEND_GAP_MIN_MS: intSetting({ group: 'messaging', default: 800, min: 0, max: 60000, description: 'shortest randomized pause between the provider calls of one multi-attachment send' }),

@@ -11,5 +11,6 @@ export interface EnqueueOptions {
 
 // Adds a job in the caller's transaction: it exists only if the state change that caused it commits.
 export async function enqueueJob<P>(tx: Tx, job: JobDefinition<P>, payload: P, options: EnqueueOptions = {}): Promise<void> {
-  await tx.execute(INSERT_JOB, [job.name, options.organizationId ?? null, JSON.stringify(payload ?? {}), options.runAt ?? null, job.retry.maxAttempts], { prepare: true });
+  const row = [job.name, options.organizationId ?? null, JSON.stringify(payload ?? {}), options.runAt ?? null, job.retry.maxAttempts];
+  await tx.execute(INSERT_JOB, row, { prepare: true });
 }

@@ -47,7 +47,14 @@ const NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
 // `defineJob({ name: 'crm.deals.reassign-idle', handler: DealReassignment })`: names are
 // `<context>.<what>` so the jobs table and the admin command say whose a job is.
-export function defineJob<P>(definition: { name: string; handler: JobDefinition<P>['handler']; retry?: Partial<RetryPolicy>; leaseMs?: number }): JobDefinition<P> {
+export interface JobDeclaration<P> {
+  name: string;
+  handler: JobDefinition<P>['handler'];
+  retry?: Partial<RetryPolicy>;
+  leaseMs?: number;
+}
+
+export function defineJob<P>(definition: JobDeclaration<P>): JobDefinition<P> {
   if (!NAME.test(definition.name)) throw new Error(`job name "${definition.name}" must look like <context>.<what> (lower case, dots)`);
   const retry = { ...DEFAULT_RETRY, ...definition.retry };
   if (retry.maxAttempts < 1 || retry.baseMs < 0 || retry.maxMs < retry.baseMs) throw new Error(`job "${definition.name}" has an invalid retry policy`);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Type } from '@nestjs/common';
 import type { Database } from '../database/database';
-import { type JobContext, type JobDefinition, type JobHandler, nextTick, retryDelayMs, type ScheduleDefinition, type ScheduleTick, scheduleSpec } from './job-definition';
+import type { JobContext, JobDefinition, JobHandler, ScheduleDefinition, ScheduleTick } from './job-definition';
+import { nextTick, retryDelayMs, scheduleSpec } from './job-definition';
 import { ADVANCE_SCHEDULE, BURY_JOB, COMPLETE_AND_CLAIM, INSERT_JOB, REGISTER_SCHEDULE, REQUEUE_LAPSED, RETRY_JOB } from './jobs.sql';
 
 export interface JobRunnerOptions {
@@ -166,7 +167,9 @@ export class JobRunner {
     try {
       await handler.handle(job.payload, context);
     } catch (error) {
-      await this.failed(job, definition, error).catch((recordError: unknown) => this.log('job failure could not be recorded', { err: recordError, job_id: job.id }));
+      await this.failed(job, definition, error).catch((recordError: unknown) =>
+        this.log('job failure could not be recorded', { err: recordError, job_id: job.id }),
+      );
       return;
     }
     this.finished.push(job.id);
@@ -175,7 +178,8 @@ export class JobRunner {
   private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown): Promise<void> {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
     const dead = job.attempts >= job.max_attempts;
-    this.log(dead ? 'job failed for the last time: dead-lettered' : 'job failed; it will be retried', { job_id: job.id, job: job.name, attempt: job.attempts, error: message });
+    const fields = { job_id: job.id, job: job.name, attempt: job.attempts, error: message };
+    this.log(dead ? 'job failed for the last time: dead-lettered' : 'job failed; it will be retried', fields);
     if (dead) await this.db.systemQuery(BURY_JOB, [job.id, this.workerId, message], { prepare: true });
     else await this.db.systemQuery(RETRY_JOB, [job.id, this.workerId, retryDelayMs(definition.retry, job.attempts), message], { prepare: true });
   }

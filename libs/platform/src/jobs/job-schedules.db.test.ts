@@ -21,7 +21,8 @@ describe('job runner: schedules, stopping, processes', () => {
 
   it('should fire a schedule once per tick with two runners', async () => {
     const ticks: string[] = [];
-    const schedule = defineSchedule({ job: defineJob<ScheduleTick>({ name: 'test.every-second', handler: { handle: async ({ tick }) => void ticks.push(tick) } }), everyMs: 1000 });
+    const job = defineJob<ScheduleTick>({ name: 'test.every-second', handler: { handle: async ({ tick }) => void ticks.push(tick) } });
+    const schedule = defineSchedule({ job, everyMs: 1000 });
     const replica = await secondReplica(runtime);
     const runners = [runtime.db, replica.db].map((db) => new JobRunner(db, { jobs: [], schedules: [schedule], concurrency: 2, pollMs: 20 }));
     try {
@@ -38,9 +39,11 @@ describe('job runner: schedules, stopping, processes', () => {
 
   it('should compute cron ticks in UTC and interval ticks aligned on the epoch', () => {
     const after = new Date('2026-03-01T10:17:30.000Z');
-    expect(nextTick(defineSchedule({ job: defineJob({ name: 'test.hourly', handler: { handle: async () => undefined } }), cron: '0 * * * *' }), after).toISOString()).toBe('2026-03-01T11:00:00.000Z');
-    expect(nextTick(defineSchedule({ job: defineJob({ name: 'test.ten-minutes', handler: { handle: async () => undefined } }), everyMs: 600_000 }), after).toISOString()).toBe('2026-03-01T10:20:00.000Z');
-    expect(() => defineSchedule({ job: defineJob({ name: 'test.bad-cron', handler: { handle: async () => undefined } }), cron: 'every day' })).toThrow(/cron expression "every day" is invalid/);
+    const job = defineJob({ name: 'test.clock', handler: { handle: async () => undefined } });
+    expect(nextTick(defineSchedule({ job, cron: '0 * * * *' }), after).toISOString()).toBe('2026-03-01T11:00:00.000Z');
+    expect(nextTick(defineSchedule({ job, everyMs: 600_000 }), after).toISOString()).toBe('2026-03-01T10:20:00.000Z');
+    expect(() => defineSchedule({ job, cron: 'every day' })).toThrow(/cron expression "every day" is invalid/);
+    expect(() => defineSchedule({ job, everyMs: 10 })).toThrow(/at most once a second/);
   });
 
   it('should wait for a running job when it stops', async () => {
@@ -92,7 +95,10 @@ describe('job runner: schedules, stopping, processes', () => {
 
     const start = (processRuntime: PlatformRuntime) =>
       NestFactory.createApplicationContext(
-        { module: class Root {}, imports: [PlatformModule.forRoot(processRuntime), GreetingModule, JobsModule.forRoot(processRuntime, { jobs: [greet], schedules: [] })] },
+        {
+          module: class Root {},
+          imports: [PlatformModule.forRoot(processRuntime), GreetingModule, JobsModule.forRoot(processRuntime, { jobs: [greet], schedules: [] })],
+        },
         { logger: false },
       ).then(async (app) => (await app.init(), app));
 

@@ -3,4 +3,9 @@ import { GrantTenantSequences1763800000002 } from './0002-grant-tenant-sequences
 import { OutboxFillfactor1763800000003 } from './0003-outbox-fillfactor';
 import { CreateJobs1763800000004 } from './0004-create-jobs';
 
-export const platformMigrations = [CreatePlatformTables1763800000001, GrantTenantSequences1763800000002, OutboxFillfactor1763800000003, CreateJobs1763800000004];
+export const platformMigrations = [
+  CreatePlatformTables1763800000001,
+  GrantTenantSequences1763800000002,
+  OutboxFillfactor1763800000003,
+  CreateJobs1763800000004,
+];
