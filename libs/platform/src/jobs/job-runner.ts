@@ -32,9 +32,10 @@ const SCHEDULE_STATE = `SELECT name, next_at, next_at <= now() AS due FROM job_s
 const REQUEUE_EVERY_MS = 5000;
 
 // Claims due jobs (FOR UPDATE SKIP LOCKED, so replicas never take the same one), runs each with its
-// handler, and deletes it on success (with its next claim: one statement per round); a failure is retried with exponential backoff and, out of
-// attempts, left `dead` for an admin to see and replay. Schedules enqueue one job per tick across
-// replicas. stop() takes no new work and waits for the jobs under way.
+// handler and deletes it on success, with its next claim (one statement per round). A failure is
+// retried with exponential backoff and, out of attempts, left `dead` for an admin to see and replay.
+// Schedules enqueue one job per tick across replicas. stop() takes no new work and waits for the
+// jobs under way.
 export class JobRunner {
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly definitions = new Map<string, JobDefinition>();
