@@ -52,11 +52,14 @@ describe('job runner', () => {
     expect(rows[0]).toMatchObject({ state: 'queued', attempts: 0, organization_id: ctx.organizationId });
   });
 
-  it("should refuse a tenant transaction's job for another organization", async () => {
+  it("should refuse a tenant transaction's job for another organization and any reading of jobs", async () => {
     const job = defineJob({ name: 'test.foreign', handler: { handle: async () => undefined } });
     const [mine, other] = [await makeOrganization(runtime), await makeOrganization(runtime)];
     await expect(runtime.db.inTenant(mine, (tx) => enqueueJob(tx, job, {}, { organizationId: other.organizationId }))).rejects.toThrow(/row-level security/);
     expect(await jobRows('test.foreign')).toEqual([]);
+    // Tenants add jobs but cannot read them (payloads of other organizations included).
+    await runtime.db.inTenant(mine, (tx) => enqueueJob(tx, job, {}));
+    await expect(runtime.db.inTenant(mine, (tx) => tx.query('SELECT id FROM jobs'))).rejects.toThrow(/permission denied/);
   });
 
   it('should run each of many jobs exactly once with two runners on two pools', async () => {
