@@ -179,7 +179,8 @@ export class JobRunner {
   private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown): Promise<void> {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
     const dead = job.attempts >= job.max_attempts;
-    const fields = { job_id: job.id, job: job.name, attempt: job.attempts, error: message };
+    // The error itself goes to the log, whose serializer keeps secrets out of it.
+    const fields = { err: error, job_id: job.id, job: job.name, attempt: job.attempts };
     this.log(dead ? 'job failed for the last time: dead-lettered' : 'job failed; it will be retried', fields);
     if (dead) await this.db.systemQuery(BURY_JOB, [job.id, this.workerId, message], { prepare: true });
     else await this.db.systemQuery(RETRY_JOB, [job.id, this.workerId, retryDelayMs(definition.retry, job.attempts), message], { prepare: true });
