@@ -1,18 +1,30 @@
-import { BillingModule, billingMigrations } from '@engage/billing';
-import { CRM_TABLES, CrmModule, crmMigrations } from '@engage/crm';
-import { DataApiModule, type TableDefinition } from '@engage/data-api';
-import { IDENTITY_TABLES, IdentityModule, identityMigrations } from '@engage/identity';
-import { MESSAGING_TABLES, MessagingModule, messagingMigrations } from '@engage/messaging';
-import type { MigrationClass } from '@engage/platform';
-import { ReengagementModule, reengagementMigrations } from '@engage/reengagement';
-import { WEBHOOK_TABLES, WebhooksModule, webhooksMigrations } from '@engage/webhooks';
+import { billingManifest } from '@engage/billing';
+import { crmManifest } from '@engage/crm';
+import { DataApiModule } from '@engage/data-api';
+import { identityManifest } from '@engage/identity';
+import { messagingManifest } from '@engage/messaging';
+import { type ContextManifest, EventCatalogueModule, type MigrationClass } from '@engage/platform';
+import { reengagementManifest } from '@engage/reengagement';
+import { webhooksManifest } from '@engage/webhooks';
 
-// The bounded contexts both apps compose. The api serves their controllers; the worker runs their
-// event consumers and jobs. Migrations are listed once so api and worker apply the same schema.
-// The tables the data API serves, declared by the contexts that own them.
-const EXPOSED_TABLES = [...IDENTITY_TABLES, ...CRM_TABLES, ...MESSAGING_TABLES, ...WEBHOOK_TABLES] as TableDefinition[];
+// The bounded contexts both apps compose, in migration order: adding a context is one line here
+// (docs/architecture.md, "How to add a context"). The api serves their controllers and tables; the
+// worker runs their event consumers and jobs.
+export const CONTEXTS: readonly ContextManifest[] = [identityManifest, crmManifest, messagingManifest, billingManifest, reengagementManifest, webhooksManifest];
 
-export const CONTEXT_MODULES = [IdentityModule, CrmModule, MessagingModule, BillingModule, ReengagementModule, WebhooksModule, DataApiModule.forRoot(EXPOSED_TABLES)];
+// What the apps import, built from a list of manifests (a test composes a throwaway context with it).
+export function compose(contexts: readonly ContextManifest[]) {
+  const events = contexts.flatMap((context) => context.publishes);
+  return {
+    modules: [EventCatalogueModule.forRoot(events), ...contexts.map((context) => context.module), DataApiModule.forRoot(contexts.flatMap((context) => context.tables))],
+    // Listed once so the api and the worker apply the same schema.
+    migrations: contexts.flatMap((context) => context.migrations) as MigrationClass[],
+    events,
+  };
+}
 
-export const CONTEXT_MIGRATIONS: MigrationClass[] = [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations, ...reengagementMigrations, ...webhooksMigrations];
+const composed = compose(CONTEXTS);
+export const CONTEXT_MODULES = composed.modules;
+export const CONTEXT_MIGRATIONS: MigrationClass[] = composed.migrations;
+export const CONTEXT_EVENTS = composed.events;
 export { CONTEXT_JOBS } from './context-jobs';

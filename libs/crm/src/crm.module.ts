@@ -9,7 +9,7 @@ import { DealService } from './application/deal.service';
 import { DealsController } from './http/deals.controller';
 import { CrmSubscriptions } from './application/crm.subscriptions';
 import { DealReassignment } from './application/deal-reassignment';
-import { CrmRecordWriters } from './application/crm.record-writers';
+import { CRM_WRITERS } from './application/crm.record-writers';
 import { ActivityRecordService } from './application/activity-records.service';
 import { TimelineService } from './application/timeline.service';
 import { TimelineController } from './http/timeline.controller';
@@ -36,7 +36,7 @@ import { CsvBodyParser } from './http/csv-body.parser';
     CsvBodyParser,
     CrmSubscriptions,
     DealReassignment,
-    CrmRecordWriters,
+    ...CRM_WRITERS,
   ],
   exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService, TimelineService],
 })

@@ -1,4 +1,7 @@
-import type { MigrationClass } from '@engage/platform';
+import { defineContext, type MigrationClass } from '@engage/platform';
+import { CompaniesWriter, ContactsWriter, DealsWriter, NotesWriter, TasksWriter } from './application/crm.record-writers';
+import { CrmModule } from './crm.module';
+import { CRM_TABLES as T } from './infrastructure/exposed-tables';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
 import { CreatePipelinesAndDeals1763800002002 } from './infrastructure/migrations/0002-create-pipelines-and-deals';
 import { CreateDealRotation1763800002003 } from './infrastructure/migrations/0003-create-deal-rotation';
@@ -22,5 +25,26 @@ export { TimelineService, type TimelinePage } from './application/timeline.servi
 export { CsvImportService, type ImportJob } from './application/csv-import.service';
 
 export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003, CreateTasksAndNotes1763800002004, CreateTimelineEntries1763800002005, CreateImportJobs1763800002006, AddTimelineCompany1763800002007, IndexDealsByStage1763800002008, CreateContactEmails1763800002009, CreateCompanyDuplicateKeys1763800002010];
-export { CRM_TABLES } from './infrastructure/exposed-tables';
+
+// The CRM as the composition sees it (libs/platform/src/context/context-manifest.ts).
+export const crmManifest = defineContext({
+  name: 'crm',
+  module: CrmModule,
+  migrations: crmMigrations,
+  tables: [
+    { table: T.contacts, writer: ContactsWriter },
+    { table: T.companies, writer: CompaniesWriter },
+    { table: T.deals, writer: DealsWriter },
+    { table: T.pipelines },
+    { table: T.pipelineStages },
+    { table: T.stageHistory },
+    { table: T.ownerHistory },
+    { table: T.tasks, writer: TasksWriter },
+    { table: T.notes, writer: NotesWriter },
+    // Written by the timeline consumer only.
+    { table: T.timelineEntries },
+  ],
+  publishes: [],
+  consumes: { events: [], contracts: ['timeline'] },
+});
 export { crmSchedules } from './application/deal-reassignment';

@@ -1,37 +1,8 @@
-import type { Tx } from '@engage/platform';
-import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import type { ColumnType, ForeignKey, TableDefinition } from '@engage/platform';
+import { DomainError } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 
-export type ColumnType = 'uuid' | 'text' | 'text[]' | 'int' | 'numeric' | 'bool' | 'jsonb' | 'timestamptz' | 'date';
-
-export interface ForeignKey {
-  name: string;
-  column: string;
-  references: { table: string; column: string };
-}
-
-export interface TableDefinition {
-  name: string;
-  columns: Record<string, ColumnType>;
-  // Columns a read may select, filter or order by; the others behave as if they did not exist.
-  readable: string[];
-  // Many-to-one relations: `select=*,rel(...)` embeds the referenced row (README, "Embedding").
-  foreignKeys?: ForeignKey[];
-  // Per column: turns searched values into the stored form before SQL runs (e.g. contacts.phones
-  // to E.164 with the organization's country), in the caller's transaction. Applies to eq, neq,
-  // isdistinct, in, cs, cd and ov values (array items one by one); a value it cannot read it returns unchanged.
-  normalizers?: Record<string, ValueNormalizer>;
-  // Who may POST/PATCH/DELETE through the data API (reads follow row-level security only); absent:
-  // every caller the route admits, and the context's writer decides. API keys act as 'SYSTEM'.
-  writeRoles?: RequestContext['role'][];
-  // The primary key, when it is not `id`: a junction table's makes it a many-to-many path.
-  primaryKey?: string[];
-  // Columns whose full value only the answer to the creating POST shows, taken from what the writer
-  // returned (a generated secret); reads show what the table stores (a mask).
-  revealOnCreate?: string[];
-}
-
-export type ValueNormalizer = (tx: Tx, values: string[]) => Promise<string[]>;
+export type { ColumnType, ForeignKey, TableDefinition, ValueNormalizer } from '@engage/platform';
 
 export interface Registry {
   readonly tables: ReadonlyMap<string, TableDefinition>;
@@ -45,7 +16,7 @@ function assertIdentifier(kind: string, name: string): void {
 }
 
 // Checks every identifier once, at start-up, so a typo fails the boot and not a request.
-export function defineRegistry(tables: TableDefinition[]): Registry {
+export function defineRegistry(tables: readonly TableDefinition[]): Registry {
   const map = new Map<string, TableDefinition>();
   for (const table of tables) {
     assertIdentifier('table', table.name);
@@ -99,7 +70,7 @@ export type Relation =
   | { kind: 'many'; fk: ForeignKey; table: string }
   | { kind: 'm2m'; junction: string; source: ForeignKey; target: ForeignKey; table: string };
 
-const primaryKeyOf = (table: TableDefinition): string[] => table.primaryKey ?? ('id' in table.columns ? ['id'] : []);
+const primaryKeyOf = (table: TableDefinition): readonly string[] => table.primaryKey ?? ('id' in table.columns ? ['id'] : []);
 
 const describe = (source: string, relation: Relation) => {
   if (relation.kind === 'one') {

@@ -1,4 +1,4 @@
-import type { RecordWriter, RecordWriters, Tx } from '@engage/platform';
+import type { RecordWriter, Tx } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 import { checkProfile, header, parseAccept } from './parse/headers.parser';
@@ -8,6 +8,7 @@ import { executeRead, type ReadResponse } from './read';
 import { findTable, type Registry, type TableDefinition } from './registry';
 import { insertRows, parseColumns, patchBody } from './write-body';
 import { conflictTarget, idOf, upsertRow } from './write-upsert';
+import type { WriterLookup } from './table-writers';
 
 export interface WriteRequest {
   method: 'POST' | 'PATCH' | 'DELETE';
@@ -51,7 +52,7 @@ interface Written {
 // POST, PATCH and DELETE through the owning context's writer, one transaction for the request:
 // a filter matching several rows changes them all (§4.5), and a failure on any row changes none.
 // Errors thrown here (singular mismatch, max-affected) roll the caller's transaction back.
-export async function executeWrite(tx: Tx, registry: Registry, writers: RecordWriters, ctx: RequestContext, request: WriteRequest): Promise<ReadResponse> {
+export async function executeWrite(tx: Tx, registry: Registry, writers: WriterLookup, ctx: RequestContext, request: WriteRequest): Promise<ReadResponse> {
   const table = findTable(registry, request.table);
   const writer = writers.get(table.name);
   if (!writer) throw pgrstError('PGRST117', 405, `Writes to ${table.name} are not supported`);

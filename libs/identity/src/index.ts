@@ -1,4 +1,6 @@
-import type { MigrationClass } from '@engage/platform';
+import { defineContext, type MigrationClass } from '@engage/platform';
+import { IdentityModule } from './identity.module';
+import { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
 import { CreateInvitations1763800001002 } from './infrastructure/migrations/0002-create-invitations';
 import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
@@ -27,6 +29,16 @@ export const identityMigrations: MigrationClass[] = [
 ];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
 export { onlineMemberIds } from './application/online-members';
-export { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 export { EMAIL_SENDER, type EmailMessage, type EmailSender } from './application/email-sender.port';
+
+// Identity as the composition sees it. Profiles are read through the data API and written by
+// PATCH /rest/v1/profiles (http/profiles.controller.ts), which serves that route itself.
+export const identityManifest = defineContext({
+  name: 'identity',
+  module: IdentityModule,
+  migrations: identityMigrations,
+  tables: [{ table: IDENTITY_TABLES.profiles }],
+  publishes: [],
+  consumes: {},
+});
 export { identitySchedules } from './application/presence.job';

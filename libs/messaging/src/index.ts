@@ -1,4 +1,6 @@
-import type { MigrationClass } from '@engage/platform';
+import { defineContext, type MigrationClass } from '@engage/platform';
+import { MESSAGING_TABLES as T } from './infrastructure/exposed-tables';
+import { MessagingModule } from './messaging.module';
 import { CreateMessagingTables1763800003001 } from './infrastructure/migrations/0001-create-messaging-tables';
 import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0002-index-pending-messages';
 import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrations/0003-inbound-events-without-locks';
@@ -10,5 +12,15 @@ export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type Provide
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 
 export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001, IndexPendingMessages1763800003002, InboundEventsWithoutLocks1763800003003];
-export { MESSAGING_TABLES } from './infrastructure/exposed-tables';
+
+// Messaging as the composition sees it. Its tables are read-only through the data API: writes go
+// through the messaging endpoints.
+export const messagingManifest = defineContext({
+  name: 'messaging',
+  module: MessagingModule,
+  migrations: messagingMigrations,
+  tables: [{ table: T.channelAccounts }, { table: T.conversations }, { table: T.messages }],
+  publishes: [],
+  consumes: {},
+});
 export { messagingSchedules } from './application/messaging-schedules';

@@ -6,3 +6,5 @@ export * from './event-bus.port';
 export * from './group-by';
 export * from './ids';
 export * from './request-context';
+export * from './event-contract';
+export * from './projection';

@@ -8,7 +8,7 @@ import { DeliveryRunner } from './application/delivery-runner';
 import { DeliveryWorker } from './application/delivery.worker';
 import { DisabledNotifier } from './application/disabled-notifier';
 import { WebhookActions } from './application/webhook-actions.service';
-import { WebhooksRecordWriters } from './application/webhooks.record-writers';
+import { ConfigurationsWriter } from './application/webhooks.record-writers';
 import { WebhooksSubscriptions } from './application/webhooks.subscriptions';
 import { WebhookLogPurge } from './application/webhook-log-purge.job';
 import { WebhooksController } from './http/webhooks.controller';
@@ -43,7 +43,7 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
     DeliveryWorker,
     WebhookLogPurge,
     WebhooksSubscriptions,
-    WebhooksRecordWriters,
+    ConfigurationsWriter,
   ],
   exports: [ConfigurationService, DeliveryRunner, DeliveryWorker, WebhookActions, DisabledNotifier],
 })

@@ -18,6 +18,7 @@ const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as c
 
 const contacts = {
   name: 'contacts',
+  writable: true,
   columns: {
     id: 'uuid', organization_id: 'uuid', first_name: 'text', last_name: 'text', phones: 'text[]', emails: 'text[]', tags: 'text[]', description: 'text',
     company_id: 'uuid', assignee_id: 'uuid', source: 'text', opt_in_status: 'bool', custom_fields: 'jsonb', ...timestamps,
@@ -31,6 +32,7 @@ const contacts = {
 
 const companies = {
   name: 'companies',
+  writable: true,
   columns: {
     id: 'uuid', organization_id: 'uuid', name: 'text', country: 'text', website: 'text', industry: 'text', address_street: 'text', address_city: 'text',
     address_state: 'text', address_postal_code: 'text', address_country: 'text', phones: 'text[]', emails: 'text[]', company_size: 'text',
@@ -40,6 +42,7 @@ const companies = {
 
 const deals = {
   name: 'deals',
+  writable: true,
   columns: {
     id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', pipeline_id: 'uuid', stage_id: 'uuid', stage: 'text', contact_id: 'uuid',
     company_id: 'uuid', owner_id: 'uuid', value: 'numeric', currency: 'text', probability: 'int', priority: 'text', source: 'text',
@@ -79,6 +82,7 @@ const links = [
 
 const tasks = {
   name: 'tasks',
+  writable: true,
   columns: {
     id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', due_at: 'timestamptz', assignee_id: 'uuid', done: 'bool', done_at: 'timestamptz',
     contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', created_by: 'uuid', ...timestamps,
@@ -88,6 +92,7 @@ const tasks = {
 
 const notes = {
   name: 'notes',
+  writable: true,
   columns: { id: 'uuid', organization_id: 'uuid', body: 'text', author_id: 'uuid', contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', ...timestamps },
   foreignKeys: [...links.map((link) => ({ name: `notes_${link.column.replace('_id', '')}_fkey`, ...link })), { name: 'notes_author_fkey', column: 'author_id', references: { table: 'profiles', column: 'id' } }],
 } as const;
@@ -109,4 +114,8 @@ const timelineEntries = {
 type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
 const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
 
-export const CRM_TABLES = [contacts, companies, deals, pipelines, pipelineStages, stageHistory, ownerHistory, tasks, notes, timelineEntries].map(readableAll);
+// Writable ones (`writable: true`) are bound to their writers in the CRM's manifest (index.ts).
+export const CRM_TABLES = {
+  contacts: readableAll(contacts), companies: readableAll(companies), deals: readableAll(deals), pipelines: readableAll(pipelines), pipelineStages: readableAll(pipelineStages),
+  stageHistory: readableAll(stageHistory), ownerHistory: readableAll(ownerHistory), tasks: readableAll(tasks), notes: readableAll(notes), timelineEntries: readableAll(timelineEntries),
+};

@@ -2,11 +2,12 @@ import { Controller, Delete, Get, Inject, Param, Patch, Post, Req, Res } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
-import { Database, RecordWriters } from '@engage/platform';
+import { Database } from '@engage/platform';
 import { executeRead } from '../read';
 import { asPostgrestError } from '../sqlstate';
 import { executeWrite } from '../write';
 import type { Registry } from '../registry';
+import { TableWriters } from '../table-writers';
 
 export const DATA_API_REGISTRY = Symbol('DATA_API_REGISTRY');
 
@@ -21,7 +22,7 @@ export class RestController {
   constructor(
     @Inject(DATA_API_REGISTRY) private readonly registry: Registry,
     private readonly db: Database,
-    private readonly writers: RecordWriters,
+    private readonly writers: TableWriters,
   ) {}
 
   @Get('rest/v1/:table')

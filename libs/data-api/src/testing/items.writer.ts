@@ -1,4 +1,5 @@
-import { RecordWriters, type RecordWriter, type Tx } from '@engage/platform';
+import type { RecordWriter, Tx } from '@engage/platform';
+import type { WriterLookup } from '../table-writers';
 import { createEvent, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
 
 // A context's writer for the fixture table, as a real context would write it: a rule (a name is
@@ -51,15 +52,11 @@ export const itemsWriter: RecordWriter = {
   },
 };
 
-export function itemsWriters(): RecordWriters {
-  const writers = new RecordWriters();
-  writers.register('dataapi_items', itemsWriter);
-  return writers;
+export function itemsWriters(): WriterLookup {
+  return new Map([['dataapi_items', itemsWriter]]);
 }
 
 // The same table, with client-chosen ids on upsert (as PostgREST inserts them).
-export function itemsWritersWithIds(): RecordWriters {
-  const writers = new RecordWriters();
-  writers.register('dataapi_items', { ...itemsWriter, createWithId: (tx, ctx, id, input) => insert(tx, ctx, input, id) });
-  return writers;
+export function itemsWritersWithIds(): WriterLookup {
+  return new Map([['dataapi_items', { ...itemsWriter, createWithId: (tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>) => insert(tx, ctx, input, id) }]]);
 }

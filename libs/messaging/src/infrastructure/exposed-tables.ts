@@ -35,4 +35,4 @@ const messages = {
 type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
 const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
 
-export const MESSAGING_TABLES = [channelAccounts, conversations, messages].map(readableAll);
+export const MESSAGING_TABLES = { channelAccounts: readableAll(channelAccounts), conversations: readableAll(conversations), messages: readableAll(messages) };

@@ -6,7 +6,6 @@ import { OutboxSignal } from '../events/outbox-signal';
 import { HealthController } from '../http/health.controller';
 import { Metrics } from '../http/metrics';
 import { EventSubscriptions } from './event-subscriptions';
-import { RecordWriters } from './record-writers';
 import { EventsWorker } from './events-worker';
 import { createLogger } from './log';
 import type { PlatformRuntime } from './platform-runtime';
@@ -30,14 +29,13 @@ export class PlatformModule {
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
       EventSubscriptions,
-      RecordWriters,
       ...(runsWorker ? [EventsWorker] : []),
     ];
     return {
       module: PlatformModule,
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
-      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions, RecordWriters],
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions],
     };
   }
 }

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { RequestContext } from '@engage/shared-kernel';
+import type { EventContract, RequestContext } from '@engage/shared-kernel';
+import { EventCatalogueModule } from '../context/event-catalogue';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '../http/create-http-app';
 import { PlatformModule } from '../runtime/platform.module';
@@ -51,16 +52,20 @@ export async function makeOrganization(runtime: PlatformRuntime, name = 'Test or
 }
 
 // A module tree for context tests: the platform plus the modules under test.
-export function testRootModule(runtime: PlatformRuntime, modules: Type[]): DynamicModule {
-  return { module: TestRootModule, imports: [PlatformModule.forRoot(runtime), ...modules] };
+// `events`: the event catalogue the modules see (declarations of the producers under test).
+export function testRootModule(runtime: PlatformRuntime, modules: (Type | DynamicModule)[], events: readonly EventContract[] = []): DynamicModule {
+  return { module: TestRootModule, imports: [PlatformModule.forRoot(runtime), EventCatalogueModule.forRoot(events), ...modules] };
 }
 
 class TestRootModule {}
 
 // The usual start of an HTTP test: a runtime on a fresh database and the app serving `modules`.
-export async function startTestApp(modules: Type[], options: Parameters<typeof startTestRuntime>[0] = {}): Promise<{ runtime: PlatformRuntime; app: NestFastifyApplication; close(): Promise<void> }> {
+export async function startTestApp(
+  modules: (Type | DynamicModule)[],
+  options: Parameters<typeof startTestRuntime>[0] & { events?: readonly EventContract[] } = {},
+): Promise<{ runtime: PlatformRuntime; app: NestFastifyApplication; close(): Promise<void> }> {
   const runtime = await startTestRuntime({ role: 'api', ...options });
-  const app = await createHttpApp(runtime, testRootModule(runtime, modules));
+  const app = await createHttpApp(runtime, testRootModule(runtime, modules, options.events));
   return {
     runtime,
     app,

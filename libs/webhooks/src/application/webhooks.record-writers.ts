@@ -1,21 +1,14 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { RecordWriters } from '@engage/platform';
+import { Injectable } from '@nestjs/common';
+import type { RecordWriter, Tx } from '@engage/platform';
+import type { RequestContext } from '@engage/shared-kernel';
 import { ConfigurationService } from './configuration.service';
 
 // Webhook configurations are written through the data API (/rest/v1/webhook_configurations and
 // the record proxy); webhook_logs has no writer, so it is read-only there (405).
 @Injectable()
-export class WebhooksRecordWriters implements OnModuleInit {
-  constructor(
-    private readonly writers: RecordWriters,
-    private readonly configurations: ConfigurationService,
-  ) {}
-
-  onModuleInit(): void {
-    this.writers.register('webhook_configurations', {
-      create: (tx, ctx, body) => this.configurations.createIn(tx, ctx, body),
-      update: (tx, ctx, id, body) => this.configurations.updateIn(tx, ctx, id, body),
-      remove: (tx, ctx, id) => this.configurations.removeIn(tx, ctx, id),
-    });
-  }
+export class ConfigurationsWriter implements RecordWriter {
+  constructor(private readonly configurations: ConfigurationService) {}
+  create = (tx: Tx, ctx: RequestContext, body: Record<string, unknown>) => this.configurations.createIn(tx, ctx, body);
+  update = (tx: Tx, ctx: RequestContext, id: string, body: Record<string, unknown>) => this.configurations.updateIn(tx, ctx, id, body);
+  remove = (tx: Tx, ctx: RequestContext, id: string) => this.configurations.removeIn(tx, ctx, id);
 }

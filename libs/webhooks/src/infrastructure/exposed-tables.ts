@@ -2,6 +2,7 @@
 // (e.g. whsec_****abcd); the sealed secret is not declared here, so no request can read it.
 const configurations = {
   name: 'webhook_configurations',
+  writable: true,
   columns: {
     id: 'uuid', organization_id: 'uuid', name: 'text', url: 'text', events: 'text[]', secret: 'text', is_active: 'bool', disabled_reason: 'text',
     failing_since: 'timestamptz', created_by: 'uuid', created_at: 'timestamptz', updated_at: 'timestamptz',
@@ -22,4 +23,4 @@ const logs = {
 type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[]; revealOnCreate?: readonly string[] };
 const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
 
-export const WEBHOOK_TABLES = [configurations, logs].map(readableAll);
+export const WEBHOOK_TABLES = { configurations: readableAll(configurations), logs: readableAll(logs) };

@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { CRM_TABLES, CrmModule, crmMigrations } from '@engage/crm';
-import { DataApiModule, type TableDefinition } from '@engage/data-api';
-import { IDENTITY_TABLES, identityMigrations, OrganizationService } from '@engage/identity';
+import { CrmModule, crmManifest, crmMigrations } from '@engage/crm';
+import { DataApiModule } from '@engage/data-api';
+import { identityManifest, identityMigrations, OrganizationService } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { ProcessRole } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
-import { WEBHOOK_TABLES, webhooksMigrations, WebhooksModule } from '../index';
+import { webhooksManifest, webhooksMigrations, WebhooksModule } from '../index';
 
 export type Role = 'OWNER' | 'ADMIN' | 'AGENT' | 'PROJECT_MANAGER' | 'TEAM_ADMIN';
 
-// (startTestApp types its modules as classes; a dynamic module imports the same way.)
 // The api with identity, CRM (event producers), webhooks and the data API over their tables.
 export async function startWebhooksApp(options: { role?: ProcessRole; env?: Record<string, string> } = {}) {
-  return startTestApp([CrmModule, WebhooksModule, DataApiModule.forRoot([...IDENTITY_TABLES, ...CRM_TABLES, ...WEBHOOK_TABLES] as TableDefinition[]) as unknown as Type], {
+  return startTestApp([CrmModule, WebhooksModule, DataApiModule.forRoot([...identityManifest.tables, ...crmManifest.tables, ...webhooksManifest.tables])], {
     role: options.role ?? 'api',
     migrations: [...identityMigrations, ...crmMigrations, ...webhooksMigrations],
     env: options.env,

@@ -1,0 +1,35 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { EventContract } from '@engage/shared-kernel';
+import type { Setting } from '../config/setting';
+import type { MigrationClass } from '../database/data-source';
+import type { ExposedTable } from './exposed-table';
+
+// The settings a context reads, under one group name (a section of .env.example).
+export interface SettingsGroup {
+  readonly group: string;
+  readonly settings: Readonly<Record<string, Setting<unknown>>>;
+}
+
+// What a context consumes: events of other contexts by declaration, and/or every event carrying a
+// public contract (the webhook kinds of §6, the timeline projections).
+export interface Consumption {
+  readonly events?: readonly EventContract[];
+  readonly contracts?: readonly ('webhook' | 'timeline')[];
+}
+
+// One bounded context, self-described: what `libs/composition` needs to compose it into the api
+// and the worker. Each context's index.ts exports one. A new kind of thing a context brings (e.g.
+// jobs) is one more field here and one more line in the composition that reads it.
+export interface ContextManifest {
+  readonly name: string;
+  readonly module: Type | DynamicModule;
+  readonly migrations: readonly MigrationClass[];
+  // The data-API tables, each bound to its writer when it is writable.
+  readonly tables: readonly ExposedTable[];
+  readonly publishes: readonly EventContract[];
+  readonly consumes: Consumption;
+  readonly settings?: SettingsGroup;
+}
+
+// Identity for the type checker: a manifest literal is checked field by field where it is written.
+export const defineContext = <const M extends ContextManifest>(manifest: M): M => manifest;
