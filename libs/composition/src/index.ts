@@ -1,4 +1,5 @@
 import { billingManifest } from '@engage/billing';
+import { callsManifest } from '@engage/calls';
 import { crmManifest } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest } from '@engage/identity';
@@ -10,7 +11,7 @@ import { webhooksManifest } from '@engage/webhooks';
 // The bounded contexts both apps compose, in migration order: adding a context is one line here
 // (docs/architecture.md, "How to add a context"). The api serves their controllers and tables; the
 // worker runs their event consumers and jobs.
-export const CONTEXTS: readonly ContextManifest[] = [identityManifest, crmManifest, messagingManifest, billingManifest, reengagementManifest, webhooksManifest];
+export const CONTEXTS: readonly ContextManifest[] = [identityManifest, crmManifest, messagingManifest, billingManifest, reengagementManifest, callsManifest, webhooksManifest];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).
 export function compose(contexts: readonly ContextManifest[]) {

@@ -1,6 +1,8 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { CompaniesWriter, ContactsWriter, DealsWriter, NotesWriter, TasksWriter } from './application/crm.record-writers';
 import { CrmModule } from './crm.module';
+import { CRM_EVENTS } from './application/crm-events';
+import { ORGANIZATION_CREATED } from '@engage/identity';
 import { CRM_TABLES as T } from './infrastructure/exposed-tables';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
 import { CreatePipelinesAndDeals1763800002002 } from './infrastructure/migrations/0002-create-pipelines-and-deals';
@@ -44,7 +46,9 @@ export const crmManifest = defineContext({
     // Written by the timeline consumer only.
     { table: T.timelineEntries },
   ],
-  publishes: [],
-  consumes: { events: [], contracts: ['timeline'] },
+  publishes: CRM_EVENTS,
+  consumes: { events: [ORGANIZATION_CREATED], contracts: ['timeline'] },
 });
 export { crmSchedules } from './application/deal-reassignment';
+export { CRM_EVENTS, CONTACT_CREATED, CONTACT_UPDATED, CONTACT_ASSIGNED, DEAL_CREATED, DEAL_UPDATED, DEAL_STAGE_CHANGED, DEAL_ASSIGNED, TASK_CREATED, TASK_COMPLETED, NOTE_CREATED } from './application/crm-events';
+export type { ContactPayload, DealPayload, TaskPayload, NotePayload } from './application/crm-events';

@@ -1,6 +1,7 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { IdentityModule } from './identity.module';
 import { IDENTITY_TABLES } from './infrastructure/exposed-tables';
+import { ORGANIZATION_CREATED } from './domain/organization-events';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
 import { CreateInvitations1763800001002 } from './infrastructure/migrations/0002-create-invitations';
 import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003-create-email-tokens';
@@ -38,7 +39,8 @@ export const identityManifest = defineContext({
   module: IdentityModule,
   migrations: identityMigrations,
   tables: [{ table: IDENTITY_TABLES.profiles }],
-  publishes: [],
+  publishes: [ORGANIZATION_CREATED],
   consumes: {},
 });
 export { identitySchedules } from './application/presence.job';
+export { ORGANIZATION_CREATED, type OrganizationCreatedPayload } from './domain/organization-events';

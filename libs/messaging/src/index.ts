@@ -1,6 +1,7 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { MESSAGING_TABLES as T } from './infrastructure/exposed-tables';
 import { MessagingModule } from './messaging.module';
+import { MESSAGING_EVENTS } from './application/messaging-events';
 import { CreateMessagingTables1763800003001 } from './infrastructure/migrations/0001-create-messaging-tables';
 import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0002-index-pending-messages';
 import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrations/0003-inbound-events-without-locks';
@@ -20,7 +21,8 @@ export const messagingManifest = defineContext({
   module: MessagingModule,
   migrations: messagingMigrations,
   tables: [{ table: T.channelAccounts }, { table: T.conversations }, { table: T.messages }],
-  publishes: [],
+  publishes: MESSAGING_EVENTS,
   consumes: {},
 });
 export { messagingSchedules } from './application/messaging-schedules';
+export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, type ConversationPayload } from './application/messaging-events';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EMAIL_SENDER, type EmailSender, IdentityModule, MembershipService } from '@engage/identity';
-import { type Config, CONFIG, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox } from '@engage/platform';
+import { type Config, CONFIG, createOutboundClient, Database, EventCatalogue, type OutboundClient, PLATFORM_LOG, SecretBox } from '@engage/platform';
 import type { Logger } from 'pino';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { ConfigurationService } from './application/configuration.service';
@@ -27,7 +27,12 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
       // Every connection a burst of deliveries opened stays reusable: no new TLS handshake per burst.
       useFactory: (config: Config) => createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS, maxFreeSockets: config.WEBHOOK_MAX_IN_FLIGHT }),
     },
-    { provide: ConfigurationService, inject: [SecretBox, WEBHOOK_OUTBOUND], useFactory: (box: SecretBox, outbound: OutboundClient) => new ConfigurationService(box, outbound) },
+    {
+      provide: ConfigurationService,
+      inject: [SecretBox, WEBHOOK_OUTBOUND, EventCatalogue],
+      useFactory: (box: SecretBox, outbound: OutboundClient, catalogue: EventCatalogue) =>
+        new ConfigurationService(box, outbound, catalogue.webhookKinds().map((contract) => contract.name)),
+    },
     {
       provide: DisabledNotifier,
       inject: [MembershipService, EMAIL_SENDER, PLATFORM_LOG],

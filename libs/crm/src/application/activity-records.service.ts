@@ -1,5 +1,6 @@
-import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
+import { NOTE_CREATED, NOTE_UPDATED, noteEvent, TASK_COMPLETED, TASK_CREATED, TASK_UPDATED, taskEvent } from './crm-events';
 import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
 import { INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, TASK_FOR_UPDATE, UPDATE_NOTE, UPDATE_TASK } from '../infrastructure/activity-records.sql';
 
@@ -24,8 +25,8 @@ export class ActivityRecordService {
     const [row] = await tx
       .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId], { violations: TASK_LINKS });
     const task = isoTask(row);
-    const events = [recordEvent('task.created', ctx, 'task', task)];
-    if (task.done) events.push(recordEvent('task.completed', ctx, 'task', task));
+    const events = [taskEvent(TASK_CREATED, ctx, task)];
+    if (task.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));
     await tx.emit(events);
     return task;
   }
@@ -40,8 +41,8 @@ export class ActivityRecordService {
     const [row] = await tx
       .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id], { violations: TASK_LINKS });
     const task = isoTask(row);
-    const events = [recordEvent('task.updated', ctx, 'task', task)];
-    if (task.done && !current.done) events.push(recordEvent('task.completed', ctx, 'task', task));
+    const events = [taskEvent(TASK_UPDATED, ctx, task)];
+    if (task.done && !current.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));
     await tx.emit(events);
     return task;
   }
@@ -55,7 +56,7 @@ export class ActivityRecordService {
     const n = parseNewNote(input);
     const [row] = await tx.query<NoteView>(INSERT_NOTE, [n.body, ctx.userId, n.contact_id, n.company_id, n.deal_id], { violations: NOTE_LINKS });
     const note = iso(row);
-    await tx.emit([recordEvent('note.created', ctx, 'note', note)]);
+    await tx.emit([noteEvent(NOTE_CREATED, ctx, note)]);
     return note;
   }
 
@@ -68,7 +69,7 @@ export class ActivityRecordService {
     assertLinked('note', next);
     const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, next.body, next.contact_id, next.company_id, next.deal_id], { violations: NOTE_LINKS });
     const note = iso(row);
-    await tx.emit([recordEvent('note.updated', ctx, 'note', note)]);
+    await tx.emit([noteEvent(NOTE_UPDATED, ctx, note)]);
     return note;
   }
 
@@ -109,6 +110,3 @@ function isoTask(row: TaskView): TaskView {
   return { ...iso(row), due_at: row.due_at === null ? null : toIso(row.due_at), done_at: row.done_at === null ? null : toIso(row.done_at) };
 }
 
-function recordEvent(type: string, ctx: RequestContext, key: 'task' | 'note', record: TaskView | NoteView) {
-  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: record.id, payload: { [key]: record, actor_id: ctx.userId } });
-}

@@ -1,5 +1,6 @@
-import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
+import { CONTACT_UPDATED, contactEvent, DEAL_UPDATED, dealEvent } from './crm-events';
 import { type CompanyFields, completeNewCompany, parseCompanyFields } from '../domain/company';
 import { duplicateKeys, findDuplicateGroups, groupsFromSharedKeys, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
@@ -128,8 +129,8 @@ export class CompanyService {
       await tx.query(MOVE_TIMELINE, [primary.id, others]);
       await tx.query(DELETE_COMPANIES, [others]);
       await tx.emit([
-        ...moved.map((row) => createEvent({ type: 'contact.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { contact: toContactView(row), actor_id: ctx.userId } })),
-        ...movedDeals.map((row) => createEvent({ type: 'deal.updated', source: 'crm', organizationId: ctx.organizationId, aggregateId: row.id, payload: { deal: toDealView(row), actor_id: ctx.userId } })),
+        ...moved.map((row) => contactEvent(CONTACT_UPDATED, ctx, toContactView(row))),
+        ...movedDeals.map((row) => dealEvent(DEAL_UPDATED, ctx, toDealView(row))),
       ]);
       return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id), moved_deal_ids: movedDeals.map((row) => row.id) };
     });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { Conflict, createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { Conflict, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
+import { CONTACT_ASSIGNED, CONTACT_CREATED, CONTACT_UPDATED, contactEvent } from './crm-events';
 import { type ContactFields, parseContactFields, parseNewContact } from '../domain/contact';
 import { isCountryCode, toE164 } from '../domain/phone';
 import {
@@ -49,8 +50,8 @@ export class ContactService {
     const [row] = await insertOrConflict(tx, fields);
     await claimPhones(tx, row.id, fields.phones);
     const view = toContactView(row);
-    const events = [contactEvent('contact.created', ctx, view)];
-    if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+    const events = [contactEvent(CONTACT_CREATED, ctx, view)];
+    if (view.assignee_id) events.push(contactEvent(CONTACT_ASSIGNED, ctx, view));
     await tx.emit(events);
     return view;
   }
@@ -67,8 +68,8 @@ export class ContactService {
       await claimPhones(tx, id, changes.phones);
     }
     const view = toContactView(row);
-    const events = [contactEvent('contact.updated', ctx, view)];
-    if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+    const events = [contactEvent(CONTACT_UPDATED, ctx, view)];
+    if ('assignee_id' in changes && changes.assignee_id !== current.assignee_id) events.push(contactEvent(CONTACT_ASSIGNED, ctx, view));
     await tx.emit(events);
     return view;
   }
@@ -90,8 +91,8 @@ export class ContactService {
       for (const row of await tx.query<ContactRow>(INSERT_CONTACTS, [JSON.stringify(records)], { violations: CONTACT_LINKS })) {
         const view = toContactView(row);
         created.push(view);
-        events.push(contactEvent('contact.created', ctx, view));
-        if (view.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+        events.push(contactEvent(CONTACT_CREATED, ctx, view));
+        if (view.assignee_id) events.push(contactEvent(CONTACT_ASSIGNED, ctx, view));
       }
     }
     const updated: ContactView[] = [];
@@ -118,8 +119,8 @@ export class ContactService {
       for (const row of rows) {
         const view = toContactView(row);
         updated.push(view);
-        events.push(contactEvent('contact.updated', ctx, view));
-        if (view.assignee_id !== current.get(row.id)!.assignee_id) events.push(contactEvent('contact.assigned', ctx, view));
+        events.push(contactEvent(CONTACT_UPDATED, ctx, view));
+        if (view.assignee_id !== current.get(row.id)!.assignee_id) events.push(contactEvent(CONTACT_ASSIGNED, ctx, view));
       }
     }
     await tx.emit(events);
@@ -204,6 +205,3 @@ const fieldValues = (f: ContactFields) => [
   f.first_name, f.last_name, f.phones, f.emails, f.tags, f.description, f.company_id, f.assignee_id, f.source, f.opt_in_status, JSON.stringify(f.custom_fields),
 ];
 
-function contactEvent(type: string, ctx: RequestContext, contact: ContactView) {
-  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: contact.id, payload: { contact, actor_id: ctx.userId } });
-}

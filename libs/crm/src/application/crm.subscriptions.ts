@@ -1,9 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { DomainEvent } from '@engage/shared-kernel';
-import { consumeIdempotentBatch, consumeOnce, Database, EventSubscriptions } from '@engage/platform';
+import { ORGANIZATION_CREATED } from '@engage/identity';
+import { consumeIdempotentBatch, consumeOnce, Database, EventCatalogue, EventSubscriptions } from '@engage/platform';
 import { DealService } from './deal.service';
 import { TimelineService } from './timeline.service';
-import { TIMELINE_SOURCES, timelineEntryOf } from '../domain/timeline';
+import { timelineEntryOf } from '../domain/timeline';
 
 // Every event the CRM consumes, in one place.
 @Injectable()
@@ -13,25 +14,27 @@ export class CrmSubscriptions implements OnModuleInit {
     private readonly db: Database,
     private readonly deals: DealService,
     private readonly timeline: TimelineService,
+    private readonly catalogue: EventCatalogue,
   ) {}
 
   onModuleInit(): void {
     this.subscriptions.add({
       consumer: 'crm.default-pipeline',
-      sources: ['identity'],
+      sources: [ORGANIZATION_CREATED.source],
       handle: async (event) => {
-        if (event.type !== 'organization.created') return;
+        if (event.type !== ORGANIZATION_CREATED.name) return;
         await consumeOnce(this.db, 'crm.default-pipeline', event, async (tx) => {
           await this.deals.ensureDefaultPipeline(tx);
         });
       },
     });
-    // The timelines of contacts and deals, from the CRM's own events and other contexts'. A
+    // The timelines of contacts and deals, from every event whose producer declared a timeline
+    // projection (the catalogue: the CRM's own events and other contexts'). A
     // redelivered event changes nothing on its own: one entry per (organization, event) (unique,
     // inserted ON CONFLICT DO NOTHING), and a deal's last activity only ever moves forward.
     const recordAll = (events: DomainEvent[]) => {
       const entries = new Map(events.flatMap((event) => {
-        const entry = timelineEntryOf(event);
+        const entry = timelineEntryOf(event, this.catalogue.of(event));
         return entry ? [[event.id, entry] as const] : [];
       }));
       if (entries.size === 0) return Promise.resolve();
@@ -39,9 +42,11 @@ export class CrmSubscriptions implements OnModuleInit {
         this.timeline.recordMany(tx, batch.map((event) => entries.get(event.id)!)),
       );
     };
+    const sources = this.catalogue.sourcesOf(this.catalogue.all().filter((contract) => contract.timeline));
+    if (sources.length === 0) return;
     this.subscriptions.add({
       consumer: 'crm.timeline',
-      sources: TIMELINE_SOURCES,
+      sources,
       handle: (event) => recordAll([event]),
       // A relay batch in one transaction per organization and two statements.
       handleBatch: recordAll,

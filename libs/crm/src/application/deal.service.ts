@@ -1,5 +1,6 @@
-import { createEvent, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
+import { DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED, dealEvent } from './crm-events';
 import { type DealFields, parseDealFields } from '../domain/deal';
 import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
 import {
@@ -46,10 +47,10 @@ export class DealService {
         deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)], { violations: DEAL_LINKS });
     await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
     const view = toDealView(row);
-    const events = [dealEvent('deal.created', ctx, view)];
+    const events = [dealEvent(DEAL_CREATED, ctx, view)];
     if (row.owner_id) {
       await tx.query(OPEN_OWNER_PERIOD, [row.id, row.owner_id, 'Initial assignment', ctx.userId]);
-      events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: null, reason: 'Initial assignment' }));
+      events.push(dealEvent(DEAL_ASSIGNED, ctx, view, { previous_owner_id: null, reason: 'Initial assignment' }));
     }
     await tx.emit(events);
     return view;
@@ -83,17 +84,17 @@ export class DealService {
         next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
         position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position], { violations: DEAL_LINKS });
     const view = toDealView(row);
-    const events = [dealEvent('deal.updated', ctx, view)];
+    const events = [dealEvent(DEAL_UPDATED, ctx, view)];
     if (stageChanged) {
       await tx.query(INSERT_STAGE_HISTORY, [id, current.stage, stage.key, ctx.userId]);
-      events.push(dealEvent('deal.stage.changed', ctx, view, { from_stage: current.stage, to_stage: stage.key }));
+      events.push(dealEvent(DEAL_STAGE_CHANGED, ctx, view, { from_stage: current.stage, to_stage: stage.key }));
     }
     const [history] = await tx.query<{ had: boolean }>(HAD_OWNER, [id]);
     const reason = ownerChangeReason(current.owner_id, row.owner_id, history.had, options.automatic ?? false);
     if (reason) {
       await tx.query(CLOSE_OWNER_PERIOD, [id]);
       await tx.query(OPEN_OWNER_PERIOD, [id, row.owner_id, reason, ctx.userId]);
-      events.push(dealEvent('deal.assigned', ctx, view, { previous_owner_id: current.owner_id, reason }));
+      events.push(dealEvent(DEAL_ASSIGNED, ctx, view, { previous_owner_id: current.owner_id, reason }));
     }
     await tx.emit(events);
     return view;
@@ -167,6 +168,3 @@ export function toDealView(row: DealRow): DealView {
   return { ...row, last_activity_at: new Date(row.last_activity_at).toISOString(), created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() };
 }
 
-function dealEvent(type: string, ctx: RequestContext, deal: DealView, extra: Record<string, unknown> = {}) {
-  return createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: deal.id, payload: { deal, actor_id: ctx.userId, ...extra } });
-}

@@ -4,15 +4,25 @@ import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
-import { createEvent } from '@engage/shared-kernel';
+import { createEvent, defineEvent, isPayloadObject, pickScalars, snippet, uuidOrNull } from '@engage/shared-kernel';
 import { ActivityRecordService } from '../application/activity-records.service';
 import { CompanyService } from '../application/company.service';
 import { ContactService } from '../application/contact.service';
 import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
-import { crmMigrations } from '../index';
+import { crmManifest, crmMigrations } from '../index';
 
 interface Entry { id: string; type: string; source: string; occurred_at: string; contact_id: string | null; deal_id: string | null; company_id: string | null; summary: string; data: Record<string, unknown> }
+
+// A producer of another context, declared here: the CRM knows other contexts' events only through
+// the declarations in the catalogue it is given.
+const SAID = defineEvent<{ message: Record<string, unknown>; actor_id: string | null }>({
+  name: 'widget.said', source: 'widgets', version: 1, description: 'a widget said something to a contact',
+  timeline: ({ message }) =>
+    isPayloadObject(message)
+      ? { contact_id: uuidOrNull(message.contact_id), deal_id: null, summary: `Said: ${snippet(message.content)}`, data: pickScalars(message, ['id', 'direction']), touches: 'contact' }
+      : undefined,
+});
 
 describe('activity timelines of contacts and deals', () => {
   let runtime: PlatformRuntime;
@@ -21,7 +31,7 @@ describe('activity timelines of contacts and deals', () => {
 
   beforeAll(async () => {
     // role all: the outbox relay delivers events to the CRM's consumers in this process.
-    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'all', migrations: [...identityMigrations, ...crmMigrations] }));
+    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'all', migrations: [...identityMigrations, ...crmMigrations], events: [...crmManifest.publishes, SAID] }));
   });
   afterAll(() => close());
 
@@ -38,7 +48,7 @@ describe('activity timelines of contacts and deals', () => {
   const emitAs = (t: TestTenant, source: string, type: string, payload: Record<string, unknown>) =>
     runtime.db.inTenant(t.ctx, (tx) => tx.emit([createEvent({ type, source, organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload })]));
 
-  it('should gather CRM changes, notes, tasks and messages from the messaging context, newest first', async () => {
+  it('should gather CRM changes, notes, tasks and messages from another context through its declaration, newest first', async () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Omar' });
     const deal = await app.get(DealService).create(t.ctx, { title: 'Fleet', contact_id: contact.id });
@@ -47,13 +57,13 @@ describe('activity timelines of contacts and deals', () => {
     await app.get(ActivityRecordService).createTask(t.ctx, { title: 'Send the quote', deal_id: deal.id, done: true });
     const message = { id: randomUUID(), conversation_id: randomUUID(), contact_id: contact.id, channel_account_id: randomUUID(), direction: 'inbound', status: 'received', content: 'Is the price final?', created_at: new Date().toISOString() };
     // Shapes the timeline does not know are skipped without stalling the consumer: the message after them arrives.
-    await emitAs(t, 'messaging', 'message.sent', { message: 'not an object' });
-    await emitAs(t, 'calls', 'call.analyzed', { surprise: true });
-    await emitAs(t, 'messaging', 'message.received', { message, actor_id: null });
+    await emitAs(t, SAID.source, SAID.name, { message: 'not an object' });
+    await emitAs(t, 'widgets', 'widget.unknown', { surprise: true });
+    await emitAs(t, SAID.source, SAID.name, { message, actor_id: null });
 
     const forContact = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 5);
-    expect(forContact.map((e) => e.type).sort()).toEqual(['contact.created', 'deal.created', 'deal.stage.changed', 'message.received', 'note.created'].sort());
-    expect(forContact[0]).toMatchObject({ type: 'message.received', source: 'messaging', summary: 'Message received: Is the price final?', data: { id: message.id, direction: 'inbound' } });
+    expect(forContact.map((e) => e.type).sort()).toEqual(['contact.created', 'deal.created', 'deal.stage.changed', 'widget.said', 'note.created'].sort());
+    expect(forContact[0]).toMatchObject({ type: 'widget.said', source: 'widgets', summary: 'Said: Is the price final?', data: { id: message.id, direction: 'inbound' } });
     const times = forContact.map((e) => Date.parse(e.occurred_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
 
@@ -123,7 +133,7 @@ describe('activity timelines of contacts and deals', () => {
     const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at;
     await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
     const stale = await lastActivity();
-    await emitAs(t, 'messaging', 'message.sent', { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
+    await emitAs(t, SAID.source, SAID.name, { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
     await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 3);
     expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
   });
@@ -138,7 +148,7 @@ describe('activity timelines of contacts and deals', () => {
     await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = $2 WHERE id = $1`, [deal.id, new Date(base).toISOString()]));
     const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at.getTime();
     const received = (secondsAfterBase: number) => ({
-      ...createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: `at +${secondsAfterBase}s` }, actor_id: null } }),
+      ...SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: `at +${secondsAfterBase}s` }, actor_id: null } }),
       occurredAt: new Date(base + secondsAfterBase * 1000).toISOString(),
     });
     // One at a time and in a batch, a minute after the stored time at most: the deal stays as it was.
@@ -151,7 +161,7 @@ describe('activity timelines of contacts and deals', () => {
     await consumer.handleBatch!([received(100), received(200), received(150)]);
     expect(await lastActivity()).toBe(base + 200_000);
     // Every message is on the timeline all the same.
-    expect((await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 9)).filter((e) => e.type === 'message.received')).toHaveLength(7);
+    expect((await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 9)).filter((e) => e.type === 'widget.said')).toHaveLength(7);
   });
 
   it('should write one entry for an event delivered twice', async () => {
@@ -159,11 +169,11 @@ describe('activity timelines of contacts and deals', () => {
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Twice' });
     await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 1);
     const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
-    const event = createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null } });
+    const event = SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null } });
     await consumer.handle(event);
     await consumer.handle(event);
     const entries = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 2);
-    expect(entries.map((e) => e.type)).toEqual(['message.received', 'contact.created']);
+    expect(entries.map((e) => e.type)).toEqual(['widget.said', 'contact.created']);
   });
 
   it('should record a batch of events in one go with the same entries and deal activity as one by one', async () => {
@@ -175,15 +185,15 @@ describe('activity timelines of contacts and deals', () => {
     const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
     const message = (contactId: string, content: string, minutesAgo: number) => ({
-      ...createEvent({ type: 'message.received', source: 'messaging', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contactId, content }, actor_id: null } }),
+      ...SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contactId, content }, actor_id: null } }),
       occurredAt: at(minutesAgo),
     });
     const [first, latest, older, forOther, forNobody] = [message(busy.id, 'first', 20), message(busy.id, 'latest', 5), message(busy.id, 'older', 10), message(other.id, 'hi', 1), message(randomUUID(), 'lost', 1)];
-    const unknownShape = createEvent({ type: 'call.analyzed', source: 'calls', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { surprise: true } });
+    const unknownShape = createEvent({ type: 'widget.unknown', source: 'widgets', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { surprise: true } });
     await consumer.handleBatch!([first, latest, unknownShape, older, latest, forOther, forNobody]);
     const entries = await timelineOf(`/functions/v1/contacts/${busy.id}/timeline`, t, 5);
-    expect(entries.map((e) => e.summary)).toEqual(['Deal created: Busy deal', 'Contact created', 'Message received: latest', 'Message received: older', 'Message received: first']);
-    expect((await timelineOf(`/functions/v1/contacts/${other.id}/timeline`, t, 2)).map((e) => e.summary)).toEqual(['Contact created', 'Message received: hi']);
+    expect(entries.map((e) => e.summary)).toEqual(['Deal created: Busy deal', 'Contact created', 'Said: latest', 'Said: older', 'Said: first']);
+    expect((await timelineOf(`/functions/v1/contacts/${other.id}/timeline`, t, 2)).map((e) => e.summary)).toEqual(['Contact created', 'Said: hi']);
     // The deal's activity is the latest message's time, not the batch's last one.
     const [row] = await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id]));
     expect(row.at.toISOString()).toBe(latest.occurredAt);

@@ -10,7 +10,7 @@ import {
   TOUCH_CONVERSATION,
   UPSERT_CONVERSATION,
 } from '../infrastructure/messaging.sql';
-import { conversationEvent } from './messaging-events';
+import { CONVERSATION_CREATED, conversationEvent } from './messaging-events';
 import { toConversationView } from './views';
 
 // §4.1 step 6: the most recent active chat-app account, or the one account the send path creates
@@ -35,7 +35,7 @@ export async function channelById(tx: Tx, id: string): Promise<ChannelAccountRow
 export async function upsertConversation(tx: Tx, ctx: RequestContext, contactId: string, channelId: string, unread: 0 | 1): Promise<ConversationRow> {
   const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread]);
   const { created, ...conversation } = row;
-  if (created) await tx.emit([conversationEvent('conversation.created', ctx, toConversationView(conversation))]);
+  if (created) await tx.emit([conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation))]);
   return conversation;
 }
 

@@ -15,7 +15,7 @@ import {
   SET_CONVERSATION_STATUS,
   UNREAD_COUNTS,
 } from '../infrastructure/messaging.sql';
-import { conversationEvent } from './messaging-events';
+import { CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED, conversationEvent } from './messaging-events';
 import type { SendOutcome, SendService } from './send.service';
 import { type ConversationView, toConversationView, toMessageView, type MessageView } from './views';
 
@@ -96,7 +96,7 @@ export class ConversationService {
       if (current.status === change.status && change.status !== 'SNOOZED') return toConversationView(current);
       const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil], { violations: REOPEN_CONFLICT });
       const view = toConversationView(row);
-      await tx.emit([conversationEvent('conversation.status.changed', ctx, view, { from_status: current.status as ConversationStatus, to_status: change.status })]);
+      await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, view, { from_status: current.status as ConversationStatus, to_status: change.status })]);
       return view;
     });
   }
@@ -111,7 +111,7 @@ export class ConversationService {
         violations: { foreign_key: () => invalid('assignee_id is not a member of this organization') },
       });
       const view = toConversationView(row);
-      await tx.emit([conversationEvent('conversation.assigned', ctx, view, { previous_assignee_id: current.assignee_id })]);
+      await tx.emit([conversationEvent(CONVERSATION_ASSIGNED, ctx, view, { previous_assignee_id: current.assignee_id })]);
       return view;
     });
   }

@@ -12,7 +12,7 @@ import {
   UPSERT_CONVERSATIONS,
 } from '../infrastructure/inbound-batch.sql';
 import { type ConversationRow, type MessageRow, SET_CONVERSATION_STATUS } from '../infrastructure/messaging.sql';
-import { conversationEvent, messageEvent } from './messaging-events';
+import { BROADCAST_RESPONSE, CONVERSATION_CREATED, CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
 type MessagePayload = Extract<InboundPayload, { type: 'message' }>;
@@ -82,11 +82,11 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
   const replied = await repliedTo(tx, taken, conversations);
   for (const m of taken) {
     const message = toMessageView(stored.get(key(m.event.channel_account_id, m.payload.id))!);
-    events.push(messageEvent('message.received', ctx, message, { contact_id: m.contactId }));
+    events.push(messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: m.contactId }));
     const named = m.payload.reply_to ? replied.named.get(key(m.event.channel_account_id, m.payload.reply_to)) : undefined;
     const to = named ?? replied.last.get(message.conversation_id);
     const campaign = to && campaignOf(to.metadata);
-    if (to && campaign) events.push(messageEvent('broadcast.response', ctx, message, { replied_to_message_id: to.id, ...campaign }));
+    if (to && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: to.id, ...campaign }));
     done.push({ id: m.event.id, error: null });
   }
   if (events.length > 0) await tx.emit(events);
@@ -111,11 +111,11 @@ async function upsertConversations(tx: Tx, ctx: RequestContext, taken: Array<{ c
   const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count)], PREPARED);
   for (const { created, ...row } of rows) {
     let conversation: ConversationRow = row;
-    if (created) events.push(conversationEvent('conversation.created', ctx, toConversationView(conversation)));
+    if (created) events.push(conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation)));
     if (conversation.status === 'SNOOZED' || conversation.status === 'PENDING') {
       const from = conversation.status;
       [conversation] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [conversation.id, 'OPEN', null]);
-      events.push(conversationEvent('conversation.status.changed', ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' }));
+      events.push(conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' }));
     }
     result.set(`${conversation.contact_id} ${conversation.channel_account_id}`, conversation);
   }

@@ -19,7 +19,7 @@ import {
   SET_MESSAGE_STATUS,
 } from '../infrastructure/messaging.sql';
 import { upsertConversation } from './conversation-store';
-import { conversationEvent, messageEvent } from './messaging-events';
+import { BROADCAST_RESPONSE, CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_STATUS_EVENTS, conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
 export const MAX_INBOUND_ATTEMPTS = 8;
@@ -149,17 +149,17 @@ export class InboundProcessor {
     if (conversation.status === 'SNOOZED' || conversation.status === 'PENDING') {
       const from = conversation.status;
       [conversation] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [conversation.id, 'OPEN', null]);
-      await tx.emit([conversationEvent('conversation.status.changed', ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
+      await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
     }
     const metadata = { sender_name: payload.name, reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id) };
     const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contact.id, event.channel_account_id, payload.text, JSON.stringify(media ?? payload.media), payload.id, JSON.stringify(metadata)]);
     // A concurrent worker stored the same provider id first: undo this transaction's work.
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     const message = toMessageView(row);
-    const events = [messageEvent('message.received', ctx, message, { contact_id: contact.id })];
+    const events = [messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: contact.id })];
     const repliedTo = await this.repliedTo(tx, event.channel_account_id, conversation.id, payload.reply_to);
     const campaign = repliedTo && campaignOf(repliedTo.metadata);
-    if (repliedTo && campaign) events.push(messageEvent('broadcast.response', ctx, message, { replied_to_message_id: repliedTo.id, ...campaign }));
+    if (repliedTo && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: repliedTo.id, ...campaign }));
     await tx.emit(events);
   }
 
@@ -179,7 +179,7 @@ export class InboundProcessor {
     const to = payload.status.toUpperCase() as MessageStatus;
     if (!canMoveMessage(message.status as MessageStatus, to)) throw new Settled(`ignored: ${message.status} does not move to ${to}`);
     const [row] = await tx.query<MessageRow>(SET_MESSAGE_STATUS, [message.id, to, to === 'FAILED' ? (payload.error ?? 'reported failed by the provider') : null]);
-    await tx.emit([messageEvent(`message.${payload.status}`, ctx, toMessageView(row), { from_status: message.status })]);
+    await tx.emit([messageEvent(MESSAGE_STATUS_EVENTS[payload.status], ctx, toMessageView(row), { from_status: message.status })]);
   }
 }
 

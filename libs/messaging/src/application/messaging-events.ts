@@ -1,10 +1,73 @@
-import { createEvent, type RequestContext } from '@engage/shared-kernel';
+import { defineEvent, type EventContract, isPayloadObject, pickScalars, type RequestContext, snippet, type TimelineProjection, uuidOrNull } from '@engage/shared-kernel';
 import type { ConversationView, MessageView } from './views';
+
+// The events messaging publishes (topic `messaging`), each declared once: payload type, the public
+// `data` of its §6 webhook kind (docs/webhooks.md), and what it adds to the CRM's timelines.
+
+export type MessagePayload = {
+  message: MessageView;
+  actor_id: string | null;
+  contact_id?: string;
+  from_status?: string;
+  reason?: string;
+  replied_to_message_id?: string;
+  broadcast_id?: unknown;
+  campaign_id?: unknown;
+};
+export type ConversationPayload = { conversation: ConversationView; actor_id: string | null; from_status?: string; to_status?: string; previous_assignee_id?: string | null };
+
+// What integrators receive as `data` (§6): these fields, whatever the views grow.
+const MESSAGE_FIELDS = [
+  'id', 'organization_id', 'conversation_id', 'contact_id', 'channel_account_id', 'direction', 'status', 'content', 'media', 'external_id', 'metadata', 'error',
+  'created_at', 'updated_at',
+] as const;
+const CONVERSATION_FIELDS = [
+  'id', 'organization_id', 'contact_id', 'channel_account_id', 'status', 'assignee_id', 'unread_count', 'snoozed_until', 'last_message_at', 'created_at', 'updated_at',
+] as const;
+
+const source = 'messaging';
+
+// A message on its contact's timeline; it counts as activity for the contact's deals.
+function messageTimeline(label: string) {
+  return ({ message }: MessagePayload): TimelineProjection | undefined => {
+    if (!isPayloadObject(message)) return undefined;
+    const content = snippet(message.content);
+    const data = pickScalars(message, ['id', 'conversation_id', 'channel_account_id', 'direction', 'status', 'content', 'created_at']);
+    return { contact_id: uuidOrNull(message.contact_id), deal_id: null, summary: content ? `${label}: ${content}` : label, data, touches: 'contact' };
+  };
+}
+
+const message = (name: string, description: string, changes: ('contact_id' | 'from_status' | 'reason' | 'replied_to_message_id' | 'broadcast_id' | 'campaign_id')[] = [], label?: string) =>
+  defineEvent<MessagePayload>({
+    name, source, version: 1, description, webhook: { record: 'message', fields: MESSAGE_FIELDS, changes }, timeline: label ? messageTimeline(label) : undefined,
+  });
+
+const conversation = (name: string, description: string, changes: ('from_status' | 'to_status' | 'previous_assignee_id')[] = []) =>
+  defineEvent<ConversationPayload>({ name, source, version: 1, description, webhook: { record: 'conversation', fields: CONVERSATION_FIELDS, changes } });
+
+export const MESSAGE_RECEIVED = message('message.received', 'a contact’s message arrived (changes: the contact it was filed under)', ['contact_id'], 'Message received');
+export const MESSAGE_SENT = message('message.sent', 'the provider accepted an outbound message', [], 'Message sent');
+export const MESSAGE_DELIVERED = message('message.delivered', 'the provider reported an outbound message delivered', ['from_status']);
+export const MESSAGE_READ = message('message.read', 'the provider reported an outbound message read', ['from_status']);
+export const MESSAGE_FAILED = message('message.failed', 'an outbound message failed: refused, reported failed, or interrupted (changes: from_status or reason)', ['from_status', 'reason']);
+export const BROADCAST_RESPONSE = message('broadcast.response', 'a contact replied to a broadcast or campaign message (the reply is the record)', [
+  'replied_to_message_id', 'broadcast_id', 'campaign_id',
+]);
+export const CONVERSATION_CREATED = conversation('conversation.created', 'a conversation with a contact on a channel was opened');
+export const CONVERSATION_ASSIGNED = conversation('conversation.assigned', 'a conversation got another assignee (or none)', ['previous_assignee_id']);
+export const CONVERSATION_STATUS_CHANGED = conversation('conversation.status.changed', 'a conversation moved to another status (by hand or reopened by a reply)', ['from_status', 'to_status']);
+
+export const MESSAGING_EVENTS: EventContract[] = [
+  CONVERSATION_CREATED, CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED, BROADCAST_RESPONSE,
+] as EventContract[];
+
+// A provider's status callback names the status; each has its declared event.
+export const MESSAGE_STATUS_EVENTS = { delivered: MESSAGE_DELIVERED, read: MESSAGE_READ, failed: MESSAGE_FAILED } as const;
 
 const actorOf = (ctx: RequestContext) => ctx.userId ?? null;
 
-export const messageEvent = (type: string, ctx: RequestContext, message: MessageView, extra: Record<string, unknown> = {}) =>
-  createEvent({ type, source: 'messaging', organizationId: message.organization_id, aggregateId: message.id, payload: { message, actor_id: actorOf(ctx), ...extra } });
+export const messageEvent = (contract: EventContract<MessagePayload>, ctx: RequestContext, message: MessageView, extra: Omit<MessagePayload, 'message' | 'actor_id'> = {}) =>
+  contract.create({ organizationId: message.organization_id, aggregateId: message.id, payload: { message, actor_id: actorOf(ctx), ...extra } });
 
-export const conversationEvent = (type: string, ctx: RequestContext, conversation: ConversationView, extra: Record<string, unknown> = {}) =>
-  createEvent({ type, source: 'messaging', organizationId: conversation.organization_id, aggregateId: conversation.id, payload: { conversation, actor_id: actorOf(ctx), ...extra } });
+export const conversationEvent = (contract: EventContract<ConversationPayload>, ctx: RequestContext, conversation: ConversationView, extra: Omit<ConversationPayload, 'conversation' | 'actor_id'> = {}) =>
+  contract.create({ organizationId: conversation.organization_id, aggregateId: conversation.id, payload: { conversation, actor_id: actorOf(ctx), ...extra } });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '@engage/shared-kernel';
 import { type Database, defineJob, type JobHandler } from '@engage/platform';
 import { FAIL_STALE_PENDING, type MessageRow, SYSTEM_STALE_PENDING } from '../infrastructure/messaging.sql';
-import { messageEvent } from './messaging-events';
+import { MESSAGE_FAILED, messageEvent } from './messaging-events';
 import { toMessageView } from './views';
 
 export const INTERRUPTED = 'interrupted';
@@ -39,7 +39,7 @@ export class PendingSendSweeper implements JobHandler {
         // The send may have finished meanwhile: the update then matches nothing.
         const [row] = await tx.query<MessageRow>(FAIL_STALE_PENDING, [id, INTERRUPTED]);
         if (!row) return 0;
-        await tx.emit([messageEvent('message.failed', ctx, toMessageView(row), { reason: INTERRUPTED })]);
+        await tx.emit([messageEvent(MESSAGE_FAILED, ctx, toMessageView(row), { reason: INTERRUPTED })]);
         return 1;
       });
     }

@@ -9,7 +9,7 @@ import { cleanRecipient, type SendRequest } from '../domain/send-request';
 import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
 import { CONVERSATION_BY_ID, type ConversationRow, FINISH_SEND, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
 import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
-import { messageEvent } from './messaging-events';
+import { MESSAGE_FAILED, MESSAGE_SENT, messageEvent } from './messaging-events';
 import { type MessagingProvider, ProviderError, type ProviderResult } from './messaging-provider.port';
 import { toMessageView, type MessageView } from './views';
 
@@ -160,7 +160,7 @@ export class SendService {
       if (!row) continue;
       const view = toMessageView(row);
       messages.push(view);
-      await tx.emit([messageEvent(attempt.result ? 'message.sent' : 'message.failed', ctx, view)]);
+      await tx.emit([messageEvent(attempt.result ? MESSAGE_SENT : MESSAGE_FAILED, ctx, view)]);
     }
     return messages;
   }

@@ -38,11 +38,13 @@ export class ConfigurationService {
   constructor(
     private readonly box: SecretBox,
     private readonly outbound: OutboundClient,
+    // The webhook kinds of the composed contexts (the event catalogue's).
+    private readonly kinds: readonly string[],
   ) {}
 
   async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<ConfigurationView> {
     assertAllowed(ctx.role, 'webhooks.manage');
-    const fields = parseConfigurationFields(input, true);
+    const fields = parseConfigurationFields(input, true, this.kinds);
     this.checkUrl(fields.url!);
     const generated = fields.secret === undefined ? generateSecret() : undefined;
     const secret = generated ?? fields.secret ?? null;
@@ -56,7 +58,7 @@ export class ConfigurationService {
   async updateIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ConfigurationView> {
     assertAllowed(ctx.role, 'webhooks.manage');
     assertWebhookId(id);
-    const fields: ConfigurationFields = parseConfigurationFields(input, false);
+    const fields: ConfigurationFields = parseConfigurationFields(input, false, this.kinds);
     if (fields.url !== undefined) this.checkUrl(fields.url);
     const [current] = await tx.query<ConfigurationRow>(CONFIGURATION_FOR_UPDATE, [id]);
     if (!current) throw NotFound('webhook', id);

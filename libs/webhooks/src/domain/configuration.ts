@@ -1,5 +1,4 @@
 import { DomainError } from '@engage/shared-kernel';
-import { isWebhookEventKind, WEBHOOK_EVENT_KINDS } from './event-kinds';
 import { secretProblem } from './secret';
 
 // Fields a caller may set; `secret`: a string sets it, null removes it, omitted on creation
@@ -21,7 +20,8 @@ const invalid = (field: string, message: string, details: Record<string, unknown
   new DomainError('validation', 'webhook.invalid_field', message, { field, ...details });
 
 // Shape checks only; the URL's safety is checked by the outbound client (the service does that).
-export function parseConfigurationFields(input: Record<string, unknown>, creating: boolean): ConfigurationFields {
+// `kinds`: the webhook kinds a configuration may subscribe to (the catalogue's).
+export function parseConfigurationFields(input: Record<string, unknown>, creating: boolean, kinds: readonly string[]): ConfigurationFields {
   const unknown = Object.keys(input).filter((key) => !WRITABLE.includes(key) && !IGNORED.includes(key));
   if (unknown.length > 0) throw invalid(unknown[0], `unknown field(s): ${unknown.join(', ')}; writable: ${WRITABLE.join(', ')}`, { unknown });
   const fields: ConfigurationFields = {};
@@ -37,7 +37,7 @@ export function parseConfigurationFields(input: Record<string, unknown>, creatin
     if (url.length > MAX_URL) throw invalid('url', `url must be at most ${MAX_URL} characters`);
     fields.url = lowerScheme(url);
   }
-  if ('events' in input || creating) fields.events = parseEvents(input.events);
+  if ('events' in input || creating) fields.events = parseEvents(input.events, kinds);
   if ('secret' in input) {
     const secret = input.secret;
     if (secret !== null && typeof secret !== 'string') throw invalid('secret', 'secret must be a string or null');
@@ -56,13 +56,13 @@ export function parseConfigurationFields(input: Record<string, unknown>, creatin
 // check that follows expect it so); the rest is checked where the address is.
 const lowerScheme = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:/i, (scheme) => scheme.toLowerCase());
 
-function parseEvents(value: unknown): string[] {
+function parseEvents(value: unknown, kinds: readonly string[]): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string')) {
-    throw invalid('events', 'events must be a non-empty array of event kinds', { valid: WEBHOOK_EVENT_KINDS });
+    throw invalid('events', 'events must be a non-empty array of event kinds', { valid: kinds });
   }
-  const unknown = (value as string[]).filter((kind) => !isWebhookEventKind(kind));
+  const unknown = (value as string[]).filter((kind) => !kinds.includes(kind));
   if (unknown.length > 0) {
-    throw new DomainError('validation', 'webhook.unknown_events', `unknown event kind(s): ${unknown.slice(0, 20).map((k) => String(k).slice(0, 64)).join(', ')}; valid kinds: ${WEBHOOK_EVENT_KINDS.join(', ')}`, {
+    throw new DomainError('validation', 'webhook.unknown_events', `unknown event kind(s): ${unknown.slice(0, 20).map((k) => String(k).slice(0, 64)).join(', ')}; valid kinds: ${kinds.join(', ')}`, {
       field: 'events',
       unknown: unknown.slice(0, 20),
     });

@@ -16,6 +16,8 @@ export async function startWebhooksApp(options: { role?: ProcessRole; env?: Reco
     role: options.role ?? 'api',
     migrations: [...identityMigrations, ...crmMigrations, ...webhooksMigrations],
     env: options.env,
+    // The catalogue: the CRM is the producer these tests use.
+    events: [...identityManifest.publishes, ...crmManifest.publishes],
   });
 }
 

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'calls', preset: '../../jest.preset.js' };

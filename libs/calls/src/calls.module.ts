@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+
+// Filled by the calls issue: call records, recordings, transcription and analysis.
+@Module({})
+export class CallsModule {}
