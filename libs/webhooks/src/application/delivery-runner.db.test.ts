@@ -10,6 +10,7 @@ import { AttemptRecorder } from './attempt-recorder';
 import { type AttemptOutcome, type DisabledNotice, DeliveryRunner, type SentAttempt } from './delivery-runner';
 import { WebhookActions } from './webhook-actions.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
+import { CONTACT_CREATED } from '@engage/crm';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -47,14 +48,14 @@ describe('delivery runner: retries, disabling, claims', () => {
   const mailTo = async (email: string) => (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
   const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
   const configure = (ctx: RequestContext, path: string) =>
-    runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: ['contact.created'] }));
+    runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: [CONTACT_CREATED.name] }));
   const enqueue = (ctx: RequestContext, webhookId: string, dueAt: number, count = 1) =>
     runtime.db.inTenant(ctx, async (tx) => {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
         const [row] = await tx.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, next_attempt_at) VALUES (app_org_id(), $1, 'contact.created', $2, $3) RETURNING id`,
-          [webhookId, JSON.stringify({ event: 'contact.created', timestamp: new Date(dueAt).toISOString(), data: { n: i } }), new Date(dueAt)],
+          `INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, next_attempt_at) VALUES (app_org_id(), $1, $4, $2, $3) RETURNING id`,
+          [webhookId, JSON.stringify({ event: CONTACT_CREATED.name, timestamp: new Date(dueAt).toISOString(), data: { n: i } }), new Date(dueAt), CONTACT_CREATED.name],
         );
         ids.push(row.id);
       }
@@ -397,13 +398,13 @@ describe('delivery runner: retries, disabling, claims', () => {
     const hook = await configure(ctx, '/queued');
     await configure(other, '/queued-other');
     const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
-    const event = createEvent({ type: 'contact.created', source: 'crm', organizationId: ctx.organizationId, aggregateId: 'c1', payload: { contact: { id: 'c1' }, actor_id: null } });
+    const event = createEvent({ type: CONTACT_CREATED.name, source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: 'c1', payload: { contact: { id: 'c1' }, actor_id: null } });
     await handler.handle(event);
     await handler.handle(event);
-    await handler.handle(createEvent({ type: 'contact.deleted', source: 'crm', organizationId: ctx.organizationId, aggregateId: 'c1', payload: {} }));
+    await handler.handle(createEvent({ type: 'nobody.declared', source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: 'c1', payload: {} }));
     const mine = await runtime.db.inTenant(ctx, (tx) => tx.query<{ webhook_id: string; body: string }>('SELECT webhook_id, body FROM webhook_deliveries'));
     expect(mine.map((d) => d.webhook_id)).toEqual([hook.id]);
-    expect(JSON.parse(mine[0].body)).toEqual({ event: 'contact.created', timestamp: event.occurredAt, data: { id: 'c1' } });
+    expect(JSON.parse(mine[0].body)).toEqual({ event: CONTACT_CREATED.name, timestamp: event.occurredAt, data: { id: 'c1' } });
     expect(await runtime.db.inTenant(other, (tx) => tx.query('SELECT 1 FROM webhook_deliveries'))).toEqual([]);
     const leased = await runtime.db.inTenant(other, (tx) => new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, systemClock, { timeoutMs: 1000 }).leaseOne(tx, hook.id));
     expect(leased).toBeNull();

@@ -4,6 +4,7 @@ import { createEvent, type RequestContext } from '@engage/shared-kernel';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { ConfigurationService } from './configuration.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
+import { CONTACT_CREATED, CONTACT_UPDATED, DEAL_CREATED } from '@engage/crm';
 
 // The deliveries consumer fed a relay batch at once (handleBatch), as the in-process bus does.
 describe('webhook deliveries queued from a batch of events', () => {
@@ -24,23 +25,23 @@ describe('webhook deliveries queued from a batch of events', () => {
 
   it('should queue the same deliveries as one event at a time: per subscribed configuration, once per event, in order, inside each organization', async () => {
     const [a, b] = [await org(), await org()];
-    const contacts = await configure(a, 'contacts', ['contact.created', 'contact.updated']);
-    const all = await configure(a, 'all', ['contact.created', 'deal.created']);
-    const other = await configure(b, 'other', ['contact.created']);
+    const contacts = await configure(a, 'contacts', [CONTACT_CREATED.name, CONTACT_UPDATED.name]);
+    const all = await configure(a, 'all', [CONTACT_CREATED.name, DEAL_CREATED.name]);
+    const other = await configure(b, 'other', [CONTACT_CREATED.name]);
     const event = (ctx: RequestContext, type: string, n: number) =>
-      createEvent({ type, source: 'crm', organizationId: ctx.organizationId, aggregateId: `c${n}`, payload: { contact: { id: `c${n}` }, deal: { id: `d${n}` }, actor_id: null } });
-    const [a1, a2, b1, a3, notAKind] = [event(a, 'contact.created', 1), event(a, 'contact.updated', 2), event(b, 'contact.created', 3), event(a, 'deal.created', 4), event(a, 'contact.teleported', 5)];
+      createEvent({ type, source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: `c${n}`, payload: { contact: { id: `c${n}` }, deal: { id: `d${n}` }, actor_id: null } });
+    const [a1, a2, b1, a3, notAKind] = [event(a, CONTACT_CREATED.name, 1), event(a, CONTACT_UPDATED.name, 2), event(b, CONTACT_CREATED.name, 3), event(a, DEAL_CREATED.name, 4), event(a, 'nobody.declared', 5)];
     const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
     await handler.handleBatch!([a1, a2, b1, a1, notAKind, a3]);
     await handler.handleBatch!([a2, b1]); // delivered again: nothing new
     const mine = await queued(a);
     // Due in the events' order (the first event's two configurations by id).
     expect(mine.map((d) => [d.event, d.webhook_id])).toEqual([
-      ...[contacts.id, all.id].sort().map((id) => ['contact.created', id]),
-      ['contact.updated', contacts.id],
-      ['deal.created', all.id],
+      ...[contacts.id, all.id].sort().map((id) => [CONTACT_CREATED.name, id]),
+      [CONTACT_UPDATED.name, contacts.id],
+      [DEAL_CREATED.name, all.id],
     ]);
-    expect(JSON.parse(mine[0].body)).toEqual({ event: 'contact.created', timestamp: a1.occurredAt, data: expect.objectContaining({ id: 'c1' }) });
+    expect(JSON.parse(mine[0].body)).toEqual({ event: CONTACT_CREATED.name, timestamp: a1.occurredAt, data: expect.objectContaining({ id: 'c1' }) });
     expect((await queued(b)).map((d) => d.webhook_id)).toEqual([other.id]);
   });
 });

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { generateSecret, maskSecret, secretProblem, standardSigningKey } from './secret';
 import { deliveryHeaders } from './signature';
 
-const body = JSON.stringify({ event: 'contact.created', timestamp: '2026-11-23T10:00:00.000Z', data: { id: 'c1', first_name: 'Mona' } });
+const body = JSON.stringify({ event: 'thing.created', timestamp: '2026-11-23T10:00:00.000Z', data: { id: 'c1', first_name: 'Mona' } });
 
 // What a receiver writes from docs/webhooks.md: HMAC over `<X-Webhook-Timestamp>.<raw body>`.
 function plainCheck(secret: string, headers: Record<string, string>, raw: string): boolean {
@@ -15,10 +15,10 @@ function plainCheck(secret: string, headers: Record<string, string>, raw: string
 describe('delivery signatures', () => {
   it('should verify with the standardwebhooks package and with a plain HMAC check', () => {
     const secret = generateSecret();
-    const headers = deliveryHeaders({ deliveryId: 'msg_1', kind: 'contact.created', body, at: new Date(), secret });
+    const headers = deliveryHeaders({ deliveryId: 'msg_1', kind: 'thing.created', body, at: new Date(), secret });
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(plainCheck(secret, headers, body)).toBe(true);
-    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-event': 'contact.created', 'webhook-id': 'msg_1' });
+    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-event': 'thing.created', 'webhook-id': 'msg_1' });
     expect(headers['x-webhook-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(Number(headers['webhook-timestamp'])).toBe(Math.floor(new Date(headers['x-webhook-timestamp']).getTime() / 1000));
@@ -26,25 +26,25 @@ describe('delivery signatures', () => {
 
   it('should fail verification for a changed body, another secret or an old timestamp', () => {
     const secret = generateSecret();
-    const headers = deliveryHeaders({ deliveryId: 'msg_2', kind: 'deal.updated', body, at: new Date(), secret });
+    const headers = deliveryHeaders({ deliveryId: 'msg_2', kind: 'thing.updated', body, at: new Date(), secret });
     const tampered = body.replace('Mona', 'Mina');
     expect(() => new Webhook(secret).verify(tampered, headers)).toThrow();
     expect(plainCheck(secret, headers, tampered)).toBe(false);
     expect(() => new Webhook(generateSecret()).verify(body, headers)).toThrow();
     expect(plainCheck('another secret value', headers, body)).toBe(false);
-    const old = deliveryHeaders({ deliveryId: 'msg_2', kind: 'deal.updated', body, at: new Date(Date.now() - 3_600_000), secret });
+    const old = deliveryHeaders({ deliveryId: 'msg_2', kind: 'thing.updated', body, at: new Date(Date.now() - 3_600_000), secret });
     expect(() => new Webhook(secret).verify(body, old)).toThrow(/timestamp/i);
   });
 
   it('should verify a secret without the whsec_ prefix as raw bytes', () => {
     const secret = 'my-own-secret-value-123';
-    const headers = deliveryHeaders({ deliveryId: 'msg_3', kind: 'deal.created', body, at: new Date(), secret });
+    const headers = deliveryHeaders({ deliveryId: 'msg_3', kind: 'thing.created', body, at: new Date(), secret });
     expect(new Webhook(secret, { format: 'raw' }).verify(body, headers)).toEqual(JSON.parse(body));
     expect(plainCheck(secret, headers, body)).toBe(true);
   });
 
   it('should send no signature headers without a secret', () => {
-    const headers = deliveryHeaders({ deliveryId: 'msg_4', kind: 'deal.created', body, at: new Date(), secret: null });
+    const headers = deliveryHeaders({ deliveryId: 'msg_4', kind: 'thing.created', body, at: new Date(), secret: null });
     expect(headers['x-webhook-signature']).toBeUndefined();
     expect(headers['webhook-signature']).toBeUndefined();
     expect(headers['webhook-id']).toBe('msg_4');

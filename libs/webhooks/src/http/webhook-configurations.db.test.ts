@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, memberHeaders, startWebhooksApp } from '../testing/webhooks-test-app';
+import { CONTACT_CREATED, DEAL_STAGE_CHANGED } from '@engage/crm';
 
 describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
   let app: NestFastifyApplication;
@@ -13,7 +14,7 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
   const post = (headers: Record<string, string>, payload: unknown) =>
     app.inject({ method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...headers, prefer: 'return=representation' }, payload: payload as object });
   const get = (headers: Record<string, string>, query = '') => app.inject({ method: 'GET', url: `/rest/v1/webhook_configurations${query}`, headers });
-  const valid = { name: 'CRM sync', url: 'https://hooks.example.com/engage', events: ['contact.created', 'deal.stage.changed'] };
+  const valid = { name: 'CRM sync', url: 'https://hooks.example.com/engage', events: [CONTACT_CREATED.name, DEAL_STAGE_CHANGED.name] };
 
   it('should create a configuration with a generated whsec_ secret shown once, then only masked', async () => {
     const tenant = await createTestTenant(app);
@@ -60,12 +61,12 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
       [{ ...valid, url: 'not a url' }, 'not a valid URL'],
       [{ ...valid, url: `https://example.com/${'x'.repeat(2100)}` }, 'at most 2048'],
       [{ ...valid, url: 42 }, 'url is required'],
-      [{ name: 'x', events: ['contact.created'] }, 'url is required'],
+      [{ name: 'x', events: [CONTACT_CREATED.name] }, 'url is required'],
       [{ ...valid, name: '' }, 'name is required'],
       [{ ...valid, name: 'n'.repeat(201) }, 'at most 200'],
-      [{ ...valid, events: ['contact.created', 'contact.deleted', 'foo'] }, 'unknown event kind(s): contact.deleted, foo'],
+      [{ ...valid, events: [CONTACT_CREATED.name, 'nobody.declared', 'foo'] }, 'unknown event kind(s): nobody.declared, foo'],
       [{ ...valid, events: [] }, 'non-empty array'],
-      [{ ...valid, events: 'contact.created' }, 'non-empty array'],
+      [{ ...valid, events: CONTACT_CREATED.name }, 'non-empty array'],
       [{ ...valid, events: [1] }, 'non-empty array'],
       [{ ...valid, secret: 'short' }, '16 to 256'],
       [{ ...valid, secret: 1234567890123456 }, 'string or null'],

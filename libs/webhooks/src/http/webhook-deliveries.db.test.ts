@@ -3,8 +3,9 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
 import { createSelfSignedCert, type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '@engage/platform/testing';
 import { createTestTenant, memberHeaders, startWebhooksApp, type TestTenant } from '../testing/webhooks-test-app';
+import { CONTACT_ASSIGNED, CONTACT_CREATED, CONTACT_UPDATED, DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED } from '@engage/crm';
 
-const CRM_KINDS = ['contact.created', 'contact.updated', 'contact.assigned', 'deal.created', 'deal.updated', 'deal.stage.changed', 'deal.assigned'];
+const CRM_KINDS = [CONTACT_CREATED.name, CONTACT_UPDATED.name, CONTACT_ASSIGNED.name, DEAL_CREATED.name, DEAL_UPDATED.name, DEAL_STAGE_CHANGED.name, DEAL_ASSIGNED.name];
 
 // End to end in one process running api and worker: events written through the public API are
 // relayed, turned into deliveries and POSTed to an HTTPS receiver on 127.0.0.1 with its own certificate.
@@ -58,7 +59,7 @@ describe('webhook deliveries over HTTPS', () => {
     const other = await createTestTenant(app);
     const started = new Date().toISOString();
     const all = await configure(tenant, '/all', CRM_KINDS);
-    await configure(tenant, '/deals-only', ['deal.created']);
+    await configure(tenant, '/deals-only', [DEAL_CREATED.name]);
     await configure(tenant, '/inactive', CRM_KINDS, { is_active: false });
     await configure(other, '/other-org', CRM_KINDS);
 
@@ -82,11 +83,11 @@ describe('webhook deliveries over HTTPS', () => {
       expect(body.data.id).toBe(body.event.startsWith('contact.') ? contact.id : deal.id);
     }
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(7);
-    const stageChange = JSON.parse(received.find((r) => r.headers['x-webhook-event'] === 'deal.stage.changed')!.body);
+    const stageChange = JSON.parse(received.find((r) => r.headers['x-webhook-event'] === DEAL_STAGE_CHANGED.name)!.body);
     expect(stageChange.data).toMatchObject({ stage: 'QUALIFIED', changes: { from_stage: 'LEAD', to_stage: 'QUALIFIED' } });
 
     const dealsOnly = await arrivals('/deals-only', 1);
-    expect(dealsOnly.map((r) => r.headers['x-webhook-event'])).toEqual(['deal.created']);
+    expect(dealsOnly.map((r) => r.headers['x-webhook-event'])).toEqual([DEAL_CREATED.name]);
     const logged = await waitUntil(async () => {
       const rows: Record<string, unknown>[] = (await logs(tenant, `webhook_id=eq.${all.id}&status=eq.success&created_at=gte.${started}&order=created_at`)).json();
       return rows.length === 7 ? rows : undefined;
@@ -101,7 +102,7 @@ describe('webhook deliveries over HTTPS', () => {
   it('should send a test payload and answer the outcome; only OWNER/ADMIN, only their own webhooks', async () => {
     const tenant = await createTestTenant(app);
     const other = await createTestTenant(app);
-    const hook = await configure(tenant, '/test-ok', ['contact.created']);
+    const hook = await configure(tenant, '/test-ok', [CONTACT_CREATED.name]);
     const test = (id: string, headers: Record<string, string>) => app.inject({ method: 'POST', url: `/functions/v1/webhooks/${id}/test`, headers });
     const ok = await test(hook.id, tenant.session);
     expect(ok.statusCode).toBe(200);
@@ -110,7 +111,7 @@ describe('webhook deliveries over HTTPS', () => {
     expect(new Webhook(hook.secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ event: 'webhook.test', data: { webhook_id: hook.id } });
 
     failing.add('/test-bad');
-    const bad = await configure(tenant, '/test-bad', ['contact.created']);
+    const bad = await configure(tenant, '/test-bad', [CONTACT_CREATED.name]);
     const failed = (await test(bad.id, tenant.session)).json();
     expect(failed).toMatchObject({ success: false, status: 'failed', status_code: 500, error: 'HTTP 500: receiver broken' });
     const [log] = (await logs(tenant, `webhook_id=eq.${bad.id}`)).json();
@@ -119,7 +120,7 @@ describe('webhook deliveries over HTTPS', () => {
     expect(config).toMatchObject({ is_active: true, failing_since: null });
 
     expect((await test('not-a-uuid', tenant.session)).statusCode).toBe(400);
-    const theirs = await configure(other, '/theirs', ['contact.created']);
+    const theirs = await configure(other, '/theirs', [CONTACT_CREATED.name]);
     expect((await test(theirs.id, tenant.session)).statusCode).toBe(404);
     expect((await test(hook.id, {})).statusCode).toBe(401);
     expect((await test(hook.id, await memberHeaders(app, tenant, 'AGENT'))).statusCode).toBe(403);
@@ -132,11 +133,11 @@ describe('webhook deliveries over HTTPS', () => {
     const tenant = await createTestTenant(app);
     const other = await createTestTenant(app);
     failing.add('/flaky');
-    await configure(tenant, '/flaky', ['contact.created']);
+    await configure(tenant, '/flaky', [CONTACT_CREATED.name]);
     await rest(tenant, 'POST', 'contacts', { first_name: 'Retry' });
     const [first] = await arrivals('/flaky', 1);
     const log = await waitUntil(async () => (await logs(tenant, `status=eq.retrying`)).json()[0]);
-    expect(log).toMatchObject({ event: 'contact.created', response_code: 500, error_message: 'HTTP 500: receiver broken', attempt: 1 });
+    expect(log).toMatchObject({ event: CONTACT_CREATED.name, response_code: 500, error_message: 'HTTP 500: receiver broken', attempt: 1 });
 
     failing.delete('/flaky');
     const retry = (id: string, headers: Record<string, string>) => app.inject({ method: 'POST', url: `/functions/v1/webhooks/logs/${id}/retry`, headers });
@@ -157,8 +158,8 @@ describe('webhook deliveries over HTTPS', () => {
   it('should keep delivering to a healthy endpoint while another never answers', async () => {
     const tenant = await createTestTenant(app);
     hanging.add('/hang');
-    await configure(tenant, '/hang', ['contact.created']);
-    await configure(tenant, '/healthy', ['contact.created']);
+    await configure(tenant, '/hang', [CONTACT_CREATED.name]);
+    await configure(tenant, '/healthy', [CONTACT_CREATED.name]);
     for (let i = 0; i < 12; i++) await rest(tenant, 'POST', 'contacts', { first_name: `Load ${i}` });
     await arrivals('/hang', 1);
     await arrivals('/healthy', 12);

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Webhook } from 'standardwebhooks';
 import { createSelfSignedCert, type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '@engage/platform/testing';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
+import { CONTACT_CREATED } from '@engage/crm';
 
 const OLD_SECRET = 'whsec_' + Buffer.alloc(24, 1).toString('base64');
 const NEW_SECRET = 'whsec_' + Buffer.alloc(24, 2).toString('base64');
@@ -45,7 +46,7 @@ describe('webhook secret rotation', () => {
     const tenant = await createTestTenant(app);
     const created = await app.inject({
       method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...tenant.session, prefer: 'return=representation' },
-      payload: { name: 'rotating', url: `${receiver.url}/rotating`, events: ['contact.created'], secret: OLD_SECRET },
+      payload: { name: 'rotating', url: `${receiver.url}/rotating`, events: [CONTACT_CREATED.name], secret: OLD_SECRET },
     });
     expect(created.statusCode).toBe(201);
     const webhookId = created.json()[0].id as string;
