@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { CONTEXT_MIGRATIONS, CONTEXT_SETTINGS } from '@engage/composition';
 import { loadConfigOrExit, startPlatform } from '@engage/platform';
 import { AdminAppModule } from './admin-app.module';
 import { ADMIN_COMMANDS, parseFlags } from './admin-commands';
@@ -14,7 +14,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const flags = parseFlags(rest);
-  const config = loadConfigOrExit({ LOG_LEVEL: 'warn', ...process.env });
+  const config = loadConfigOrExit({ LOG_LEVEL: 'warn', ...process.env }, CONTEXT_SETTINGS);
   const runtime = await startPlatform(config, { role: 'api', migrations: CONTEXT_MIGRATIONS });
   const app = await NestFactory.createApplicationContext(AdminAppModule.forRoot(runtime), { logger: false });
   try {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { CONTEXT_MIGRATIONS, CONTEXT_SETTINGS } from '@engage/composition';
 import { loadConfigOrExit, runUntilSignal, startPlatform } from '@engage/platform';
 import { TokenService } from '@engage/identity';
 import { createApiApp } from './create-api-app';
@@ -8,7 +8,7 @@ import { seedDemo } from './demo-seed';
 // `--with-worker` runs api and worker in one process (npm start); without it, the api alone.
 async function main(): Promise<void> {
   const started = Date.now();
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(process.env, CONTEXT_SETTINGS);
   const role = process.argv.includes('--with-worker') ? 'all' : 'api';
   const runtime = await startPlatform(config, { role, migrations: CONTEXT_MIGRATIONS });
   const app = await createApiApp(runtime);

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { CONTEXT_MIGRATIONS, CONTEXT_SETTINGS } from '@engage/composition';
 import { loadConfigOrExit, lowerProcessPriority, NestPinoLogger, PLATFORM_LOG, runUntilSignal, startPlatform } from '@engage/platform';
 import type pino from 'pino';
 import { WorkerAppModule } from './worker-app.module';
 
 // The worker: outbox relay, event consumers and scheduled jobs; no HTTP.
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(process.env, CONTEXT_SETTINGS);
   // Background work yields the CPU to the api's requests when they share a host.
   let nice = 0;
   let threads = 0;

@@ -1,9 +1,11 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { BillingModule } from './billing.module';
+import { BILLING_SETTINGS } from './billing.settings';
 
 export { BillingModule } from './billing.module';
 
 export const billingMigrations: MigrationClass[] = [];
 
 // Created empty: its issue fills the manifest.
-export const billingManifest = defineContext({ name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {} });
+export const billingManifest = defineContext({ name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {}, settings: BILLING_SETTINGS });
+export { BILLING_SETTINGS } from './billing.settings';

@@ -21,6 +21,8 @@ export function compose(contexts: readonly ContextManifest[]) {
     // Listed once so the api and the worker apply the same schema.
     migrations: contexts.flatMap((context) => context.migrations) as MigrationClass[],
     events,
+    // Checked at start-up by loadConfig, and the source of .env.example.
+    settings: contexts.flatMap((context) => (context.settings ? [context.settings] : [])),
   };
 }
 
@@ -29,3 +31,4 @@ export const CONTEXT_MODULES = composed.modules;
 export const CONTEXT_MIGRATIONS: MigrationClass[] = composed.migrations;
 export const CONTEXT_EVENTS = composed.events;
 export { CONTEXT_JOBS } from './context-jobs';
+export const CONTEXT_SETTINGS = composed.settings;

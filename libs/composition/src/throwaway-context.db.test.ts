@@ -1,11 +1,14 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Inject, Injectable, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestTenant } from '@engage/identity/testing';
-import { createHttpApp, defineContext, EventCatalogue, PlatformModule, type PlatformRuntime, type RecordWriter, type Tx } from '@engage/platform';
+import {
+  type Config, CONFIG, ConfigError, createHttpApp, defineContext, EventCatalogue, intSetting, loadConfig, PlatformModule, type PlatformRuntime, type RecordWriter, renderEnvExample,
+  settingsOf, type Tx,
+} from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver, startTestRuntime } from '@engage/platform/testing';
-import { defineEvent, NotFound, type RequestContext } from '@engage/shared-kernel';
-import { compose, CONTEXTS } from './index';
+import { defineEvent, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
+import { compose, CONTEXT_SETTINGS, CONTEXTS } from './index';
 
 // A throwaway context, built only from a manifest, as docs/architecture.md says to add one: a
 // migration, a table bound to its writer, an event with a webhook contract.
@@ -26,9 +29,16 @@ class CreateGadgets1799999999001 implements MigrationInterface {
   }
 }
 
+const GADGET_SETTINGS = {
+  GADGET_NAME_MAX: intSetting({ group: 'gadgets', default: 100, min: 1, max: 1000, description: 'longest gadget name accepted' }),
+};
+
 @Injectable()
 class GadgetsWriter implements RecordWriter {
+  constructor(@Inject(CONFIG) private readonly config: Config) {}
+
   async create(tx: Tx, ctx: RequestContext, body: Record<string, unknown>) {
+    if (String(body.name).length > settingsOf(this.config, GADGET_SETTINGS).GADGET_NAME_MAX) throw ValidationFailed('gadget.name_too_long', 'the name is too long');
     const [gadget] = await tx.query<Gadget>('INSERT INTO gadgets (organization_id, name, internal_note) VALUES ($1, $2, $3) RETURNING *', [ctx.organizationId, String(body.name), 'kept inside']);
     await tx.emit([GADGET_CREATED.create({ organizationId: ctx.organizationId, aggregateId: gadget.id, payload: { gadget, actor_id: ctx.userId } })]);
     return gadget;
@@ -51,6 +61,7 @@ const gadgetsManifest = defineContext({
   tables: [{ table: { name: 'gadgets', writable: true, columns: { id: 'uuid', organization_id: 'uuid', name: 'text' }, readable: ['id', 'organization_id', 'name'] }, writer: GadgetsWriter }],
   publishes: [GADGET_CREATED],
   consumes: {},
+  settings: GADGET_SETTINGS,
 });
 
 const SECTION_6_KINDS = [
@@ -75,7 +86,7 @@ describe('the composition', () => {
     beforeAll(async () => {
       receiver = await startHttpsReceiver(cert);
       const composed = compose([...CONTEXTS, gadgetsManifest]);
-      runtime = await startTestRuntime({ role: 'all', migrations: composed.migrations, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath } });
+      runtime = await startTestRuntime({ role: 'all', migrations: composed.migrations, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, GADGET_NAME_MAX: '12' } });
       app = await createHttpApp(runtime, { module: class Root {}, imports: [PlatformModule.forRoot(runtime), ...composed.modules] });
     });
     afterAll(async () => {
@@ -93,6 +104,9 @@ describe('the composition', () => {
       const created = await app.inject({ method: 'POST', url: '/rest/v1/gadgets', headers: { ...tenant.session, prefer: 'return=representation' }, payload: { name: 'Sprocket' } });
       expect(created.statusCode).toBe(201);
       const [gadget] = created.json() as { id: string; name: string }[];
+      // Its setting reaches its code: GADGET_NAME_MAX=12.
+      const tooLong = await app.inject({ method: 'POST', url: '/rest/v1/gadgets', headers: tenant.session, payload: { name: 'Sprocket deluxe' } });
+      expect(tooLong.statusCode).toBe(400);
       const read = await app.inject({ method: 'GET', url: '/rest/v1/gadgets?select=*', headers: tenant.session });
       expect(read.json()).toEqual([{ id: gadget.id, organization_id: tenant.ctx.organizationId, name: 'Sprocket' }]);
       // A kind no manifest declares is refused.
@@ -106,5 +120,11 @@ describe('the composition', () => {
       // Only the contract's fields leave the service.
       expect(Object.keys(JSON.parse(delivered!.body).data).sort()).toEqual(['id', 'name']);
     }, 30_000);
+
+    it('should check its setting when the apps load the config, and list it in .env.example', () => {
+      const groups = [...CONTEXT_SETTINGS, GADGET_SETTINGS];
+      expect(() => loadConfig({ GADGET_NAME_MAX: 'many' }, groups)).toThrow(ConfigError);
+      expect(renderEnvExample(groups)).toContain('# --- gadgets ---\n# longest gadget name accepted\nGADGET_NAME_MAX=100\n');
+    });
   });
 });

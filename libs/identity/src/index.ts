@@ -1,5 +1,6 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { IdentityModule } from './identity.module';
+import { IDENTITY_SETTINGS } from './identity.settings';
 import { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 import { ORGANIZATION_CREATED } from './domain/organization-events';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
@@ -41,6 +42,8 @@ export const identityManifest = defineContext({
   tables: [{ table: IDENTITY_TABLES.profiles }],
   publishes: [ORGANIZATION_CREATED],
   consumes: {},
+  settings: IDENTITY_SETTINGS,
 });
 export { identitySchedules } from './application/presence.job';
+export { IDENTITY_SETTINGS } from './identity.settings';
 export { ORGANIZATION_CREATED, type OrganizationCreatedPayload } from './domain/organization-events';

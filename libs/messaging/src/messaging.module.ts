@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
 import { join } from 'node:path';
-import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl } from '@engage/platform';
+import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, settingsOf } from '@engage/platform';
+import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
@@ -26,8 +27,9 @@ import { MediaController } from './http/media.controller';
 
 // Own storage for re-hosted media: the S3-compatible CDN when CDN_URL is set, else DATA_DIR/media.
 function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
-  if (!config.CDN_URL) return local;
-  return new S3MediaStore({ url: config.CDN_URL, accessKeyId: config.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: config.CDN_SECRET_ACCESS_KEY ?? '', region: config.CDN_REGION, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+  const s = settingsOf(config, MESSAGING_SETTINGS);
+  if (!s.CDN_URL) return local;
+  return new S3MediaStore({ url: s.CDN_URL, accessKeyId: s.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: s.CDN_SECRET_ACCESS_KEY ?? '', region: s.CDN_REGION, timeoutMs: s.PROVIDER_TIMEOUT_MS });
 }
 
 @Module({
@@ -39,13 +41,13 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
     {
       provide: SendAuthorizer,
       inject: [Authenticator, TokenService, CONFIG],
-      useFactory: (authenticator: Authenticator, tokens: TokenService, config: Config) => new SendAuthorizer(authenticator, tokens, config.ALLOW_ANON_SEND),
+      useFactory: (authenticator: Authenticator, tokens: TokenService, config: Config) => new SendAuthorizer(authenticator, tokens, settingsOf(config, MESSAGING_SETTINGS).ALLOW_ANON_SEND),
     },
     {
       provide: SendService,
       inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, PLATFORM_LOG],
       useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
-        new SendService(db, contacts, settings, provider, { gapMinMs: config.SEND_GAP_MIN_MS, gapMaxMs: config.SEND_GAP_MAX_MS }, (fields, line) => log.debug(fields, line)),
+        new SendService(db, contacts, settings, provider, { gapMinMs: settingsOf(config, MESSAGING_SETTINGS).SEND_GAP_MIN_MS, gapMaxMs: settingsOf(config, MESSAGING_SETTINGS).SEND_GAP_MAX_MS }, (fields, line) => log.debug(fields, line)),
     },
     { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
     { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
@@ -56,21 +58,21 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
       provide: InboundProcessor,
       inject: [Database, ContactService, LocalMediaStore, CONFIG],
       useFactory: (db: Database, contacts: ContactService, local: LocalMediaStore, config: Config) =>
-        new InboundProcessor(db, contacts, { store: mediaStoreOf(config, local), fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: config.PROVIDER_TIMEOUT_MS }) }),
+        new InboundProcessor(db, contacts, { store: mediaStoreOf(config, local), fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }) }),
     },
     {
       // Inbound events are processed where events are: worker and all-in-one processes.
       provide: InboundWorker,
       inject: [InboundProcessor, InboundSignal, PLATFORM_RUNTIME, PLATFORM_LOG],
       useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
-        new InboundWorker(processor, signal, runtime.role !== 'api', runtime.config.INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
+        new InboundWorker(processor, signal, runtime.role !== 'api', settingsOf(runtime.config, MESSAGING_SETTINGS).INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
     },
     // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
     { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },
     {
       provide: InboundPurge,
       inject: [Database, CONFIG],
-      useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: config.INBOUND_RETENTION_DAYS }),
+      useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS }),
     },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],

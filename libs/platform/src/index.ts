@@ -36,3 +36,4 @@ export * from './jobs/jobs.module';
 export * from './context/context-manifest';
 export * from './context/event-catalogue';
 export * from './context/exposed-table';
+export * from './config/env-example';

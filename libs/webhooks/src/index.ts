@@ -2,6 +2,7 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { ConfigurationsWriter } from './application/webhooks.record-writers';
 import { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
 import { WebhooksModule } from './webhooks.module';
+import { WEBHOOK_SETTINGS } from './webhooks.settings';
 import { CreateWebhookTables1763800004001 } from './infrastructure/migrations/0001-create-webhook-tables';
 import { IndexDueDeliveriesPerEndpoint1763800004002 } from './infrastructure/migrations/0002-index-due-deliveries-per-endpoint';
 
@@ -19,4 +20,6 @@ export const webhooksManifest = defineContext({
   tables: [{ table: WEBHOOK_TABLES.configurations, writer: ConfigurationsWriter }, { table: WEBHOOK_TABLES.logs }],
   publishes: [],
   consumes: { contracts: ['webhook'] },
+  settings: WEBHOOK_SETTINGS,
 });
+export { WEBHOOK_SETTINGS } from './webhooks.settings';

@@ -1,5 +1,6 @@
 import type { OnModuleDestroy } from '@nestjs/common';
-import type { Config } from '@engage/platform';
+import { type Config, settingsOf } from '@engage/platform';
+import { MESSAGING_SETTINGS } from '../messaging.settings';
 import type { MessagingProvider } from '../application/messaging-provider.port';
 import { HttpMessagingProvider } from './http-messaging-provider';
 import { SandboxProvider } from './sandbox-provider';
@@ -12,11 +13,12 @@ export class ProviderHolder implements OnModuleDestroy {
   ) {}
 
   static async create(config: Config): Promise<ProviderHolder> {
-    if (config.NOTIFY_URL) return new ProviderHolder(new HttpMessagingProvider(config.NOTIFY_URL, config.PROVIDER_TIMEOUT_MS), undefined);
+    const { NOTIFY_URL, PROVIDER_TIMEOUT_MS } = settingsOf(config, MESSAGING_SETTINGS);
+    if (NOTIFY_URL) return new ProviderHolder(new HttpMessagingProvider(NOTIFY_URL, PROVIDER_TIMEOUT_MS), undefined);
     SandboxProvider.refuseInProduction(config.NODE_ENV);
     const sandbox = new SandboxProvider();
     const url = await sandbox.start();
-    return new ProviderHolder(new HttpMessagingProvider(url, config.PROVIDER_TIMEOUT_MS), sandbox);
+    return new ProviderHolder(new HttpMessagingProvider(url, PROVIDER_TIMEOUT_MS), sandbox);
   }
 
   async onModuleDestroy(): Promise<void> {

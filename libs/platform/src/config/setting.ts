@@ -5,6 +5,8 @@ export interface Setting<T> {
   sensitive: boolean;
   // The default as written in .env.example; undefined means "unset".
   example: string | undefined;
+  // With NODE_ENV=production, unset is an error.
+  requiredInProduction?: boolean;
   parse(raw: string | undefined): T;
 }
 
@@ -25,6 +27,7 @@ interface Base {
   group: string;
   description: string;
   sensitive?: boolean;
+  requiredInProduction?: boolean;
 }
 
 const blank = (raw: string | undefined) => raw === undefined || raw.trim() === '';
@@ -56,6 +59,7 @@ export function stringSetting(opts: StringOptions): Setting<string | undefined> 
     description: opts.description,
     sensitive: opts.sensitive ?? false,
     example: opts.default,
+    requiredInProduction: opts.requiredInProduction,
     parse(raw) {
       if (blank(raw)) return opts.default;
       const text = raw!.trim();
@@ -103,6 +107,7 @@ export function urlSetting(opts: Base & { protocols: string[]; default?: string 
     description: opts.description,
     sensitive: opts.sensitive ?? false,
     example: opts.default,
+    requiredInProduction: opts.requiredInProduction,
     parse(raw) {
       if (blank(raw)) return opts.default;
       const text = raw!.trim();
@@ -133,3 +138,7 @@ export function listSetting(opts: Base & { item: RegExp; itemText: string }): Se
     },
   };
 }
+
+// A context's settings (its manifest's `settings`), read with settingsOf(config, group).
+export type SettingsGroup = Readonly<Record<string, Setting<unknown>>>;
+export type ConfigOf<S extends SettingsGroup> = { readonly [K in keyof S]: ReturnType<S[K]['parse']> };

@@ -1,13 +1,13 @@
-import { booleanSetting, enumSetting, intSetting, listSetting, stringSetting, urlSetting } from './setting';
+import { enumSetting, intSetting, listSetting, stringSetting, urlSetting } from './setting';
 
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
 const HOST_NAME = /^[A-Za-z0-9.-]+$/;
-const HEADER_NAME = /^[A-Za-z0-9-]+$/;
 // What Fastify's trustProxy (proxy-addr) accepts by address: an IP, a CIDR range, or a named range.
 const PROXY_ADDRESS = /^(loopback|linklocal|uniquelocal|\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(\/\d{1,3})?)$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
-// Every setting the service reads. OPERATIONS.md is the contract for these names.
+// The platform's settings. Each context declares its own in its manifest (`settings`); the
+// composition hands them to loadConfig and .env.example. OPERATIONS.md is the contract for every name.
 export const SETTINGS = {
   NODE_ENV: enumSetting({ group: 'service', default: 'development', values: ['development', 'production', 'test'], description: 'production refuses dev-only defaults (generated secrets, sandbox provider)' }),
   PORT: intSetting({ group: 'service', default: 3000, min: 0, max: 65535, description: 'HTTP port of the api (0 picks a free port)' }),
@@ -27,7 +27,7 @@ export const SETTINGS = {
 
   WORKER_NICE: intSetting({ group: 'service', default: 0, min: 0, max: 19, description: 'CPU niceness a worker process gives itself; on a host shared with the api, e.g. 10 keeps acknowledgements fast while the worker processes' }),
 
-  DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
+  DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, requiredInProduction: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
   DATABASE_POOL_SIZE: intSetting({ group: 'database', default: 10, min: 2, max: 200, description: 'connections in the pool (at least 2: migrations hold one for their lock)' }),
 
   KAFKA_BROKERS: listSetting({ group: 'events', item: HOST_PORT, itemText: 'host:port', description: 'comma-separated Kafka brokers; unset uses the in-process event bus' }),
@@ -36,39 +36,10 @@ export const SETTINGS = {
   JOBS_CONCURRENCY: intSetting({ group: 'jobs', default: 4, min: 1, max: 1000, description: 'background jobs a worker process runs at once' }),
   JOBS_POLL_MS: intSetting({ group: 'jobs', default: 1000, min: 10, max: 60000, description: 'how often an idle worker looks for jobs and schedule ticks' }),
 
-  NOTIFY_URL: urlSetting({ group: 'messaging', protocols: ['http:', 'https:'], description: 'base address of the chat-app delivery provider; unset uses the built-in sandbox provider (refused in production)' }),
-  SEND_GAP_MIN_MS: intSetting({ group: 'messaging', default: 800, min: 0, max: 60000, description: 'shortest randomized pause between the provider calls of one multi-attachment send' }),
-  SEND_GAP_MAX_MS: intSetting({ group: 'messaging', default: 2500, min: 0, max: 60000, description: 'longest randomized pause between the provider calls of one multi-attachment send (at least SEND_GAP_MIN_MS)' }),
-  PROVIDER_TIMEOUT_MS: intSetting({ group: 'messaging', default: 15000, min: 100, max: 120000, description: 'time-out of one call to the delivery provider' }),
-  INBOUND_POLL_MS: intSetting({ group: 'messaging', default: 500, min: 10, max: 60000, description: 'how often the worker looks for stored inbound provider events written by other processes' }),
-  INBOUND_RETENTION_DAYS: intSetting({ group: 'messaging', default: 30, min: 1, max: 3650, description: 'days processed inbound provider events (inbound_events) are kept' }),
+  JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
+  ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
 
-  JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
-  LOGIN_LIMIT_PER_EMAIL: intSetting({
-    group: 'identity',
-    default: 10,
-    min: 1,
-    max: 1000000,
-    description:
-      'sign-in attempts per email address from one client address in 5 minutes (429 above); across addresses, attempts above it are slowed, ' +
-      'never refused',
-  }),
-  LOGIN_LIMIT_PER_IP: intSetting({
-    group: 'identity',
-    default: 50,
-    min: 1,
-    max: 1000000,
-    description: 'sign-in attempts allowed per client address in 5 minutes (429 above)',
-  }),
-  AUTH_REDIRECT_URLS: listSetting({ group: 'identity', item: /^https?:\/\/[^\s,]+$/, itemText: 'an http(s) URL prefix', description: 'where emailed sign-in links may redirect after verification (prefixes); PUBLIC_URL is always allowed' }),
-  ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
-
-  SMTP_URL: urlSetting({ group: 'email', protocols: ['smtp:', 'smtps:'], sensitive: true, description: 'SMTP server for outgoing mail (verification, invitations); unset writes mail to DATA_DIR/mail (see npm run admin -- mailbox)' }),
-  EMAIL_FROM: stringSetting({ group: 'email', default: 'Engage <no-reply@localhost>', description: 'From address of outgoing mail' }),
-
-  BILLING_WEBHOOK_SECRET: stringSetting({ group: 'billing', sensitive: true, pattern: /^.{16,}$/, patternText: 'at least 16 characters', description: 'shared HMAC secret of the billing bridge; unset makes the bridge answer 503' }),
-  BILLING_SIGNATURE_HEADER: stringSetting({ group: 'billing', default: 'X-Billing-Signature', pattern: HEADER_NAME, patternText: 'an HTTP header name', description: 'header carrying hex (or sha256=-prefixed hex) HMAC-SHA256 of the raw body' }),
-
+  // Read by no code yet: they move to the context that reads them.
   AI_BASE_URL: urlSetting({ group: 'ai', protocols: ['http:', 'https:'], description: "the platform's default AI, an OpenAI-compatible chat-completions API; unset uses a local heuristic analyser" }),
   AI_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of AI_BASE_URL' }),
   AI_MODEL: stringSetting({ group: 'ai', description: 'model name sent to AI_BASE_URL' }),
@@ -76,19 +47,8 @@ export const SETTINGS = {
   TRANSCRIBE_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of TRANSCRIBE_BASE_URL' }),
   TRANSCRIBE_MODEL: stringSetting({ group: 'ai', description: 'model name sent to TRANSCRIBE_BASE_URL' }),
 
-  CDN_URL: urlSetting({ group: 'storage', protocols: ['http:', 'https:'], description: 'S3-compatible endpoint (with bucket) where call recordings are uploaded; unset uses CDN_DIR' }),
-  CDN_ACCESS_KEY_ID: stringSetting({ group: 'storage', sensitive: true, description: 'access key of CDN_URL' }),
-  CDN_SECRET_ACCESS_KEY: stringSetting({ group: 'storage', sensitive: true, description: 'secret key of CDN_URL' }),
-  CDN_REGION: stringSetting({ group: 'storage', default: 'us-east-1', description: 'signing region of CDN_URL' }),
-  CDN_DIR: stringSetting({ group: 'storage', description: 'local folder standing in for the recording CDN; default DATA_DIR/cdn' }),
-
-  WEBHOOK_LOG_RETENTION_DAYS: intSetting({ group: 'webhooks', default: 30, min: 1, max: 3650, description: 'days outbound webhook attempt logs (webhook_logs) and finished deliveries are kept' }),
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: intSetting({ group: 'webhooks', default: 4, min: 1, max: 100, description: 'deliveries in flight at once to one webhook configuration, across worker replicas' }),
-  WEBHOOK_MAX_IN_FLIGHT: intSetting({ group: 'webhooks', default: 64, min: 1, max: 10000, description: 'deliveries in flight at once per worker process' }),
-
   OUTBOUND_ALLOW_HOSTS: listSetting({ group: 'security', item: HOST_NAME, itemText: 'a host name or IP address', description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)' }),
   NODE_EXTRA_CA_CERTS: stringSetting({ group: 'security', description: 'read by Node itself: extra CA certificates (lets tests use HTTPS receivers with their own certificate)' }),
-  ALLOW_ANON_SEND: booleanSetting({ group: 'security', default: false, description: 'let the bare anon key call chat-lite-send (the anon key is public: keep false)' }),
 };
 
 export type SettingName = keyof typeof SETTINGS;

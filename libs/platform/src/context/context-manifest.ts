@@ -1,14 +1,8 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { EventContract } from '@engage/shared-kernel';
-import type { Setting } from '../config/setting';
+import type { SettingsGroup } from '../config/setting';
 import type { MigrationClass } from '../database/data-source';
 import type { ExposedTable } from './exposed-table';
-
-// The settings a context reads, under one group name (a section of .env.example).
-export interface SettingsGroup {
-  readonly group: string;
-  readonly settings: Readonly<Record<string, Setting<unknown>>>;
-}
 
 // What a context consumes: events of other contexts by declaration, and/or every event carrying a
 // public contract (the webhook kinds of §6, the timeline projections).
@@ -28,6 +22,7 @@ export interface ContextManifest {
   readonly tables: readonly ExposedTable[];
   readonly publishes: readonly EventContract[];
   readonly consumes: Consumption;
+  // The settings it reads (names are a contract: OPERATIONS.md), read with settingsOf(config, group).
   readonly settings?: SettingsGroup;
 }
 

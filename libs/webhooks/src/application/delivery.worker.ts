@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Config, CONFIG, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime } from '@engage/platform';
+import { type Config, CONFIG, type ConfigOf, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, settingsOf } from '@engage/platform';
+import { WEBHOOK_SETTINGS } from '../webhooks.settings';
 import type { Logger } from 'pino';
 import { DeliveryRunner, type SentAttempt } from './delivery-runner';
 
@@ -18,13 +19,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private idle: (() => void)[] = [];
   private unrecorded: SentAttempt[] = [];
   private recording = false;
+  private readonly config: ConfigOf<typeof WEBHOOK_SETTINGS>;
 
   constructor(
     @Inject(PLATFORM_RUNTIME) private readonly runtime: PlatformRuntime,
     @Inject(PLATFORM_LOG) private readonly log: Logger,
-    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CONFIG) config: Config,
     private readonly runner: DeliveryRunner,
-  ) {}
+  ) {
+    this.config = settingsOf(config, WEBHOOK_SETTINGS);
+  }
 
   onApplicationBootstrap(): void {
     if (this.runtime.role !== 'api') this.start();

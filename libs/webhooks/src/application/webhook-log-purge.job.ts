@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Config, CONFIG, defineJob, defineSchedule, type JobHandler } from '@engage/platform';
+import { type Config, CONFIG, defineJob, defineSchedule, type JobHandler, settingsOf } from '@engage/platform';
+import { WEBHOOK_SETTINGS } from '../webhooks.settings';
 import { WebhookActions } from './webhook-actions.service';
 
 // Attempt logs and finished deliveries older than WEBHOOK_LOG_RETENTION_DAYS go, hourly.
@@ -11,7 +12,7 @@ export class WebhookLogPurge implements JobHandler {
   ) {}
 
   async handle(): Promise<void> {
-    await this.actions.purge(this.config.WEBHOOK_LOG_RETENTION_DAYS);
+    await this.actions.purge(settingsOf(this.config, WEBHOOK_SETTINGS).WEBHOOK_LOG_RETENTION_DAYS);
   }
 }
 
