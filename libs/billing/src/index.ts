@@ -7,5 +7,7 @@ export { BillingModule } from './billing.module';
 export const billingMigrations: MigrationClass[] = [];
 
 // Created empty: its issue fills the manifest.
-export const billingManifest = defineContext({ name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {}, settings: BILLING_SETTINGS });
+export const billingManifest = defineContext({
+  name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {}, settings: BILLING_SETTINGS,
+});
 export { BILLING_SETTINGS } from './billing.settings';

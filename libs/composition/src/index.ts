@@ -11,13 +11,25 @@ import { webhooksManifest } from '@engage/webhooks';
 // The bounded contexts both apps compose, in migration order: adding a context is one line here
 // (docs/architecture.md, "How to add a context"). The api serves their controllers and tables; the
 // worker runs their event consumers and jobs.
-export const CONTEXTS: readonly ContextManifest[] = [identityManifest, crmManifest, messagingManifest, billingManifest, reengagementManifest, callsManifest, webhooksManifest];
+export const CONTEXTS: readonly ContextManifest[] = [
+  identityManifest,
+  crmManifest,
+  messagingManifest,
+  billingManifest,
+  reengagementManifest,
+  callsManifest,
+  webhooksManifest,
+];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).
 export function compose(contexts: readonly ContextManifest[]) {
   const events = contexts.flatMap((context) => context.publishes);
   return {
-    modules: [EventCatalogueModule.forRoot(events), ...contexts.map((context) => context.module), DataApiModule.forRoot(contexts.flatMap((context) => context.tables))],
+    modules: [
+      EventCatalogueModule.forRoot(events),
+      ...contexts.map((context) => context.module),
+      DataApiModule.forRoot(contexts.flatMap((context) => context.tables)),
+    ],
     // Listed once so the api and the worker apply the same schema.
     migrations: contexts.flatMap((context) => context.migrations) as MigrationClass[],
     events,

@@ -29,7 +29,8 @@ describe('settings of the platform and the contexts', () => {
   });
 
   it('should parse lists and trim trailing slashes of URLs', () => {
-    const config = loadConfig({ KAFKA_BROKERS: '127.0.0.1:9092, kafka-2:9093', NOTIFY_URL: 'http://127.0.0.1:4010/', OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost' }, CONTEXT_SETTINGS);
+    const env = { KAFKA_BROKERS: '127.0.0.1:9092, kafka-2:9093', NOTIFY_URL: 'http://127.0.0.1:4010/', OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost' };
+    const config = loadConfig(env, CONTEXT_SETTINGS);
     expect(config.KAFKA_BROKERS).toEqual(['127.0.0.1:9092', 'kafka-2:9093']);
     expect(settingsOf(config, MESSAGING_SETTINGS).NOTIFY_URL).toBe('http://127.0.0.1:4010');
     expect(config.OUTBOUND_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);

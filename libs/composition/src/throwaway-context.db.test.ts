@@ -3,8 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestTenant } from '@engage/identity/testing';
 import {
-  type Config, CONFIG, ConfigError, createHttpApp, defineContext, EventCatalogue, intSetting, loadConfig, PlatformModule, type PlatformRuntime, type RecordWriter, renderEnvExample,
-  settingsOf, type Tx,
+  type Config, CONFIG, ConfigError, createHttpApp, defineContext, EventCatalogue, intSetting, loadConfig, PlatformModule, type PlatformRuntime,
+  type RecordWriter, renderEnvExample, settingsOf, type Tx,
 } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver, startTestRuntime } from '@engage/platform/testing';
 import { defineEvent, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
@@ -21,7 +21,8 @@ const GADGET_CREATED = defineEvent<{ gadget: Gadget; actor_id: string | null }>(
 class CreateGadgets1799999999001 implements MigrationInterface {
   name = 'CreateGadgets1799999999001';
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE gadgets (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), organization_id uuid NOT NULL REFERENCES organizations(id), name text NOT NULL, internal_note text);
+    await q.query(`CREATE TABLE gadgets (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), organization_id uuid NOT NULL REFERENCES organizations(id),
+        name text NOT NULL, internal_note text);
       SELECT enable_tenant_rls('gadgets');`);
   }
   async down(q: QueryRunner): Promise<void> {
@@ -38,8 +39,10 @@ class GadgetsWriter implements RecordWriter {
   constructor(@Inject(CONFIG) private readonly config: Config) {}
 
   async create(tx: Tx, ctx: RequestContext, body: Record<string, unknown>) {
-    if (String(body.name).length > settingsOf(this.config, GADGET_SETTINGS).GADGET_NAME_MAX) throw ValidationFailed('gadget.name_too_long', 'the name is too long');
-    const [gadget] = await tx.query<Gadget>('INSERT INTO gadgets (organization_id, name, internal_note) VALUES ($1, $2, $3) RETURNING *', [ctx.organizationId, String(body.name), 'kept inside']);
+    const name = String(body.name);
+    if (name.length > settingsOf(this.config, GADGET_SETTINGS).GADGET_NAME_MAX) throw ValidationFailed('gadget.name_too_long', 'the name is too long');
+    const insert = 'INSERT INTO gadgets (organization_id, name, internal_note) VALUES ($1, $2, $3) RETURNING *';
+    const [gadget] = await tx.query<Gadget>(insert, [ctx.organizationId, name, 'kept inside']);
     await tx.emit([GADGET_CREATED.create({ organizationId: ctx.organizationId, aggregateId: gadget.id, payload: { gadget, actor_id: ctx.userId } })]);
     return gadget;
   }
@@ -58,7 +61,12 @@ const gadgetsManifest = defineContext({
   name: 'gadgets',
   module: GadgetsModule,
   migrations: [CreateGadgets1799999999001],
-  tables: [{ table: { name: 'gadgets', writable: true, columns: { id: 'uuid', organization_id: 'uuid', name: 'text' }, readable: ['id', 'organization_id', 'name'] }, writer: GadgetsWriter }],
+  tables: [
+    {
+      table: { name: 'gadgets', writable: true, columns: { id: 'uuid', organization_id: 'uuid', name: 'text' }, readable: ['id', 'organization_id', 'name'] },
+      writer: GadgetsWriter,
+    },
+  ],
   publishes: [GADGET_CREATED],
   consumes: {},
   settings: GADGET_SETTINGS,
@@ -66,7 +74,8 @@ const gadgetsManifest = defineContext({
 
 const SECTION_6_KINDS = [
   'contact.created', 'contact.updated', 'contact.assigned', 'deal.created', 'deal.updated', 'deal.stage.changed', 'deal.assigned',
-  'conversation.created', 'conversation.assigned', 'conversation.status.changed', 'message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed',
+  'conversation.created', 'conversation.assigned', 'conversation.status.changed',
+  'message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed',
   'broadcast.response', 'zoom.recording.completed',
 ];
 
@@ -86,7 +95,8 @@ describe('the composition', () => {
     beforeAll(async () => {
       receiver = await startHttpsReceiver(cert);
       const composed = compose([...CONTEXTS, gadgetsManifest]);
-      runtime = await startTestRuntime({ role: 'all', migrations: composed.migrations, env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, GADGET_NAME_MAX: '12' } });
+      const env = { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, GADGET_NAME_MAX: '12' };
+      runtime = await startTestRuntime({ role: 'all', migrations: composed.migrations, env });
       app = await createHttpApp(runtime, { module: class Root {}, imports: [PlatformModule.forRoot(runtime), ...composed.modules] });
     });
     afterAll(async () => {
@@ -98,10 +108,12 @@ describe('the composition', () => {
     it('should serve its table through the data API, its writer behind it, and deliver its event to a webhook subscribed to it', async () => {
       const tenant = await createTestTenant(app);
       const config = await app.inject({
-        method: 'POST', url: '/rest/v1/webhook_configurations', headers: tenant.session, payload: { name: 'gadgets', url: `${receiver.url}/gadgets`, events: ['gadget.created'], secret: null },
+        method: 'POST', url: '/rest/v1/webhook_configurations', headers: tenant.session,
+        payload: { name: 'gadgets', url: `${receiver.url}/gadgets`, events: ['gadget.created'], secret: null },
       });
       expect(config.statusCode).toBe(201);
-      const created = await app.inject({ method: 'POST', url: '/rest/v1/gadgets', headers: { ...tenant.session, prefer: 'return=representation' }, payload: { name: 'Sprocket' } });
+      const representation = { ...tenant.session, prefer: 'return=representation' };
+      const created = await app.inject({ method: 'POST', url: '/rest/v1/gadgets', headers: representation, payload: { name: 'Sprocket' } });
       expect(created.statusCode).toBe(201);
       const [gadget] = created.json() as { id: string; name: string }[];
       // Its setting reaches its code: GADGET_NAME_MAX=12.
@@ -110,7 +122,8 @@ describe('the composition', () => {
       const read = await app.inject({ method: 'GET', url: '/rest/v1/gadgets?select=*', headers: tenant.session });
       expect(read.json()).toEqual([{ id: gadget.id, organization_id: tenant.ctx.organizationId, name: 'Sprocket' }]);
       // A kind no manifest declares is refused.
-      const unknown = await app.inject({ method: 'POST', url: '/rest/v1/webhook_configurations', headers: tenant.session, payload: { name: 'x', url: `${receiver.url}/x`, events: ['gadget.exploded'] } });
+      const unknownKind = { name: 'x', url: `${receiver.url}/x`, events: ['gadget.exploded'] };
+      const unknown = await app.inject({ method: 'POST', url: '/rest/v1/webhook_configurations', headers: tenant.session, payload: unknownKind });
       expect(unknown.statusCode).toBe(400);
 
       const until = Date.now() + 15_000;

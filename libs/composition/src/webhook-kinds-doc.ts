@@ -18,7 +18,8 @@ export function renderWebhookKinds(contracts: readonly EventContract[]): string 
     const webhook = contract.webhook;
     if (!webhook) continue;
     const producer = contract.produced ? `${contract.source} (\`${webhook.record}\`)` : `${contract.source}: **not produced yet**`;
-    lines.push(`| \`${contract.name}\` | ${producer} | ${contract.description} | ${code(webhook.fields)} | ${webhook.changes?.length ? code(webhook.changes) : '-'} |`);
+    const changes = webhook.changes?.length ? code(webhook.changes) : '-';
+    lines.push(`| \`${contract.name}\` | ${producer} | ${contract.description} | ${code(webhook.fields)} | ${changes} |`);
   }
   lines.push('', END);
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Database, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, SecretBox, settingsOf } from '@engage/platform';
+import { type Config, Database, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, SecretBox, settingsOf } from '@engage/platform';
 import { IDENTITY_SETTINGS } from './identity.settings';
 import { AccountService } from './application/account.service';
 import { AccountController } from './http/account.controller';
@@ -27,6 +27,11 @@ import { AuthController } from './http/auth.controller';
 import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
 
+const loginLimitsOf = (config: Config) => {
+  const { LOGIN_LIMIT_PER_EMAIL, LOGIN_LIMIT_PER_IP } = settingsOf(config, IDENTITY_SETTINGS);
+  return { perEmail: LOGIN_LIMIT_PER_EMAIL, perIp: LOGIN_LIMIT_PER_IP };
+};
+
 @Module({
   controllers: [AuthController, AccountController, ProfilesController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController],
   providers: [
@@ -37,13 +42,17 @@ import { MobileLoginController } from './http/mobile-login.controller';
       provide: SessionService,
       inject: [Database, TokenService, RateLimiter, PLATFORM_RUNTIME],
       useFactory: (db: Database, tokens: TokenService, limiter: RateLimiter, runtime: PlatformRuntime) =>
-        new SessionService(db, tokens, limiter, { perEmail: settingsOf(runtime.config, IDENTITY_SETTINGS).LOGIN_LIMIT_PER_EMAIL, perIp: settingsOf(runtime.config, IDENTITY_SETTINGS).LOGIN_LIMIT_PER_IP }),
+        new SessionService(db, tokens, limiter, loginLimitsOf(runtime.config)),
     },
     { provide: Authenticator, inject: [Database, TokenService], useFactory: (db: Database, tokens: TokenService) => new Authenticator(db, tokens) },
     { provide: ApiKeyService, inject: [Database], useFactory: (db: Database) => new ApiKeyService(db) },
     { provide: OrganizationService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationService(db, box) },
     { provide: OrganizationSettings, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new OrganizationSettings(db, box) },
-    { provide: EMAIL_SENDER, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => createEmailSender({ ...settingsOf(runtime.config, IDENTITY_SETTINGS), DATA_DIR: runtime.config.DATA_DIR }) },
+    {
+      provide: EMAIL_SENDER,
+      inject: [PLATFORM_RUNTIME],
+      useFactory: (runtime: PlatformRuntime) => createEmailSender({ ...settingsOf(runtime.config, IDENTITY_SETTINGS), DATA_DIR: runtime.config.DATA_DIR }),
+    },
     {
       provide: Reauthentication,
       inject: [Database, EMAIL_SENDER, RateLimiter],
@@ -55,7 +64,11 @@ import { MobileLoginController } from './http/mobile-login.controller';
       useFactory: (db: Database, sessions: SessionService, mail: EmailSender, limiter: RateLimiter, runtime: PlatformRuntime, reauth: Reauthentication) =>
         new AccountService(db, sessions, mail, limiter, publicUrl(runtime.config), reauth),
     },
-    { provide: REDIRECT_ALLOWED, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), settingsOf(runtime.config, IDENTITY_SETTINGS).AUTH_REDIRECT_URLS) },
+    {
+      provide: REDIRECT_ALLOWED,
+      inject: [PLATFORM_RUNTIME],
+      useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), settingsOf(runtime.config, IDENTITY_SETTINGS).AUTH_REDIRECT_URLS),
+    },
     { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },
     { provide: PresenceService, inject: [Database], useFactory: (db: Database) => new PresenceService(db) },
     PresenceJob,

@@ -29,8 +29,15 @@ import { MediaController } from './http/media.controller';
 function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
   const s = settingsOf(config, MESSAGING_SETTINGS);
   if (!s.CDN_URL) return local;
-  return new S3MediaStore({ url: s.CDN_URL, accessKeyId: s.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: s.CDN_SECRET_ACCESS_KEY ?? '', region: s.CDN_REGION, timeoutMs: s.PROVIDER_TIMEOUT_MS });
+  const keys = { accessKeyId: s.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: s.CDN_SECRET_ACCESS_KEY ?? '' };
+  return new S3MediaStore({ url: s.CDN_URL, ...keys, region: s.CDN_REGION, timeoutMs: s.PROVIDER_TIMEOUT_MS });
 }
+
+const gapsOf = (config: Config) => {
+  const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
+  return { gapMinMs: SEND_GAP_MIN_MS, gapMaxMs: SEND_GAP_MAX_MS };
+};
+const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS;
 
 @Module({
   imports: [IdentityModule, CrmModule],
@@ -41,13 +48,14 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
     {
       provide: SendAuthorizer,
       inject: [Authenticator, TokenService, CONFIG],
-      useFactory: (authenticator: Authenticator, tokens: TokenService, config: Config) => new SendAuthorizer(authenticator, tokens, settingsOf(config, MESSAGING_SETTINGS).ALLOW_ANON_SEND),
+      useFactory: (authenticator: Authenticator, tokens: TokenService, config: Config) =>
+        new SendAuthorizer(authenticator, tokens, settingsOf(config, MESSAGING_SETTINGS).ALLOW_ANON_SEND),
     },
     {
       provide: SendService,
       inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, PLATFORM_LOG],
       useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
-        new SendService(db, contacts, settings, provider, { gapMinMs: settingsOf(config, MESSAGING_SETTINGS).SEND_GAP_MIN_MS, gapMaxMs: settingsOf(config, MESSAGING_SETTINGS).SEND_GAP_MAX_MS }, (fields, line) => log.debug(fields, line)),
+        new SendService(db, contacts, settings, provider, gapsOf(config), (fields, line) => log.debug(fields, line)),
     },
     { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
     { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
@@ -58,21 +66,26 @@ function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
       provide: InboundProcessor,
       inject: [Database, ContactService, LocalMediaStore, CONFIG],
       useFactory: (db: Database, contacts: ContactService, local: LocalMediaStore, config: Config) =>
-        new InboundProcessor(db, contacts, { store: mediaStoreOf(config, local), fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }) }),
+        new InboundProcessor(db, contacts, {
+          store: mediaStoreOf(config, local),
+          fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
+        }),
     },
     {
       // Inbound events are processed where events are: worker and all-in-one processes.
       provide: InboundWorker,
       inject: [InboundProcessor, InboundSignal, PLATFORM_RUNTIME, PLATFORM_LOG],
       useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
-        new InboundWorker(processor, signal, runtime.role !== 'api', settingsOf(runtime.config, MESSAGING_SETTINGS).INBOUND_POLL_MS, (error) => log.error({ err: error }, 'inbound processing pass failed')),
+        new InboundWorker(processor, signal, runtime.role !== 'api', settingsOf(runtime.config, MESSAGING_SETTINGS).INBOUND_POLL_MS, (error) =>
+          log.error({ err: error }, 'inbound processing pass failed'),
+        ),
     },
     // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
     { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },
     {
       provide: InboundPurge,
       inject: [Database, CONFIG],
-      useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS }),
+      useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: retentionOf(config) }),
     },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],

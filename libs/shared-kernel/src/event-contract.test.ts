@@ -15,7 +15,8 @@ describe('declared events', () => {
 
   it('should send the declared fields of the record, in the payload’s order, and the declared changes only when present', () => {
     const thing = { name: 'A', secret: 's', id: 't1' };
-    expect(JSON.stringify(webhookData(MOVED, { thing, actor_id: 'u', to: 'y', note: 'internal', from: 'x' }))).toBe('{"name":"A","id":"t1","changes":{"to":"y","from":"x"}}');
+    const data = webhookData(MOVED, { thing, actor_id: 'u', to: 'y', note: 'internal', from: 'x' });
+    expect(JSON.stringify(data)).toBe('{"name":"A","id":"t1","changes":{"to":"y","from":"x"}}');
     expect(webhookData(MOVED, { thing, actor_id: 'u' })).toEqual({ name: 'A', id: 't1' });
     expect(webhookData(MOVED, { thing: 'not a record', actor_id: 'u' })).toBeUndefined();
     expect(webhookData(defineEvent<Payload>({ name: 'thing.seen', source: 'things', version: 1, description: 'seen' }), { thing })).toBeUndefined();

@@ -8,7 +8,8 @@ import { createEvent, type DomainEvent } from './domain-event';
 type Obj = Record<string, unknown>;
 
 // Keys of the payload whose value is a record (an object): what a webhook's `data` can be about.
-type RecordKey<P> = { [K in keyof P]-?: NonNullable<P[K]> extends object ? (NonNullable<P[K]> extends readonly unknown[] ? never : K) : never }[keyof P] & string;
+type IsRecord<V> = NonNullable<V> extends object ? (NonNullable<V> extends readonly unknown[] ? false : true) : false;
+type RecordKey<P> = { [K in keyof P]-?: IsRecord<P[K]> extends true ? K : never }[keyof P] & string;
 
 // A §6 webhook kind's public `data`: the listed `fields` of the payload's `record`, plus the listed
 // facts of the payload under `changes` (only when one is present). Nothing unlisted is ever sent,
@@ -76,7 +77,8 @@ export function defineEvent<P extends object>(declaration: EventDeclaration<P>):
     produced: declaration.produced ?? true,
     webhook: webhook as WebhookShape | undefined,
     timeline,
-    create: (input) => createEvent({ type: name, source, schemaVersion: version, organizationId: input.organizationId, aggregateId: input.aggregateId, payload: input.payload as Obj, occurredAt: input.occurredAt }),
+    create: ({ organizationId, aggregateId, payload, occurredAt }) =>
+      createEvent({ type: name, source, schemaVersion: version, organizationId, aggregateId, payload: payload as Obj, occurredAt }),
   };
 }
 

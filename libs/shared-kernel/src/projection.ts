@@ -24,5 +24,7 @@ export const snippet = (value: unknown): string => {
 // enough to render a row.
 export const pickScalars = (record: PayloadObject, fields: string[]): PayloadObject =>
   Object.fromEntries(
-    fields.filter((f) => ['string', 'number', 'boolean'].includes(typeof record[f]) || record[f] === null).map((f) => [f, typeof record[f] === 'string' ? textOrNull(record[f]) : record[f]]),
+    fields
+      .filter((f) => ['string', 'number', 'boolean'].includes(typeof record[f]) || record[f] === null)
+      .map((f) => [f, typeof record[f] === 'string' ? textOrNull(record[f]) : record[f]]),
   );

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { EMAIL_SENDER, type EmailSender, IdentityModule, MembershipService } from '@engage/identity';
-import { type Config, CONFIG, createOutboundClient, Database, EventCatalogue, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
+import {
+  type Config, CONFIG, createOutboundClient, Database, EventCatalogue, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf,
+} from '@engage/platform';
 import { WEBHOOK_SETTINGS } from './webhooks.settings';
 import type { Logger } from 'pino';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
@@ -26,7 +28,8 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
       provide: WEBHOOK_OUTBOUND,
       inject: [CONFIG],
       // Every connection a burst of deliveries opened stays reusable: no new TLS handshake per burst.
-      useFactory: (config: Config) => createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS, maxFreeSockets: settingsOf(config, WEBHOOK_SETTINGS).WEBHOOK_MAX_IN_FLIGHT }),
+      useFactory: (config: Config) =>
+        createOutboundClient(config, { timeoutMs: ATTEMPT_TIMEOUT_MS, maxFreeSockets: settingsOf(config, WEBHOOK_SETTINGS).WEBHOOK_MAX_IN_FLIGHT }),
     },
     {
       provide: ConfigurationService,

@@ -9,7 +9,8 @@ const USER = '44444444-4444-4444-8444-444444444444';
 const COMPANY = '55555555-5555-4555-8555-555555555555';
 
 // Events as the timeline consumer receives them: JSON off the bus, checked against nothing but the declaration.
-const arrived = (contract: EventContract, payload: Record<string, unknown>) => contract.create({ organizationId: ORG, aggregateId: CONTACT, payload: payload as never });
+const arrived = (contract: EventContract, payload: Record<string, unknown>) =>
+  contract.create({ organizationId: ORG, aggregateId: CONTACT, payload: payload as never });
 const entryOf = (contract: EventContract, payload: Record<string, unknown>) => timelineEntryOf(arrived(contract, payload), contract);
 
 // A producer of another context, declared in the test: the CRM knows it only through its declaration.
@@ -20,16 +21,20 @@ const PINGED = defineEvent<{ ping: { id: string; contact_id: string; text: strin
 
 describe('the CRM events and their timeline entries', () => {
   it('should link a company’s note, task and deal to the company timeline, and keep contact-only entries off it', () => {
-    expect(entryOf(NOTE_CREATED, { note: { id: 'n1', body: 'Hi', company_id: COMPANY }, actor_id: USER })).toMatchObject({ company_id: COMPANY, contact_id: null, deal_id: null });
+    const note = entryOf(NOTE_CREATED, { note: { id: 'n1', body: 'Hi', company_id: COMPANY }, actor_id: USER });
+    expect(note).toMatchObject({ company_id: COMPANY, contact_id: null, deal_id: null });
     expect(entryOf(TASK_CREATED, { task: { id: 't1', title: 'Call', company_id: COMPANY } })?.company_id).toBe(COMPANY);
     expect(entryOf(DEAL_CREATED, { deal: { id: DEAL, title: 'Fleet', company_id: COMPANY } })).toMatchObject({ company_id: COMPANY, deal_id: DEAL });
     expect(entryOf(CONTACT_CREATED, { contact: { id: CONTACT, first_name: 'A', company_id: COMPANY } })?.company_id).toBeNull();
   });
 
   it('should put a stage change of a contact’s deal on both timelines', () => {
-    const entry = entryOf(DEAL_STAGE_CHANGED, { deal: { id: DEAL, title: 'Fleet', contact_id: CONTACT, stage: 'QUALIFIED' }, from_stage: 'LEAD', to_stage: 'QUALIFIED', actor_id: USER });
-    expect(entry).toMatchObject({ contact_id: CONTACT, deal_id: DEAL, actor_id: USER, summary: 'Stage changed from LEAD to QUALIFIED: Fleet', data: { id: DEAL, from_stage: 'LEAD', to_stage: 'QUALIFIED' } });
-    expect(entryOf(DEAL_ASSIGNED, { deal: { id: DEAL, title: 'Fleet' }, reason: 'Unassigned', previous_owner_id: USER })?.summary).toBe('Deal unassigned (Unassigned): Fleet');
+    const deal = { id: DEAL, title: 'Fleet', contact_id: CONTACT, stage: 'QUALIFIED' };
+    const entry = entryOf(DEAL_STAGE_CHANGED, { deal, from_stage: 'LEAD', to_stage: 'QUALIFIED', actor_id: USER });
+    expect(entry).toMatchObject({ contact_id: CONTACT, deal_id: DEAL, actor_id: USER, summary: 'Stage changed from LEAD to QUALIFIED: Fleet' });
+    expect(entry?.data).toMatchObject({ id: DEAL, from_stage: 'LEAD', to_stage: 'QUALIFIED' });
+    const unassigned = entryOf(DEAL_ASSIGNED, { deal: { id: DEAL, title: 'Fleet' }, reason: 'Unassigned', previous_owner_id: USER });
+    expect(unassigned?.summary).toBe('Deal unassigned (Unassigned): Fleet');
   });
 
   it('should take another context’s event through its declared projection, and count it as the contact’s activity', () => {
@@ -47,10 +52,13 @@ describe('the CRM events and their timeline entries', () => {
   });
 
   it('should send as webhook data every field the API returns today, and only the declared changes', () => {
-    const deal = { id: DEAL, organization_id: ORG, title: 'Fleet', description: '', pipeline_id: 'p', stage_id: 's', stage: 'WON', contact_id: null, company_id: null, owner_id: null,
-      value: 10, currency: 'EGP', probability: 100, priority: 'medium', source: 'api', expected_close_date: null, notes: '', tags: [], custom_fields: {}, position: 1,
+    const deal = {
+      id: DEAL, organization_id: ORG, title: 'Fleet', description: '', pipeline_id: 'p', stage_id: 's', stage: 'WON', contact_id: null, company_id: null,
+      owner_id: null, value: 10, currency: 'EGP', probability: 100, priority: 'medium', source: 'api', expected_close_date: null, notes: '', tags: [],
+      custom_fields: {}, position: 1,
       last_activity_at: 't', created_at: 't', updated_at: 't' };
-    expect(webhookData(DEAL_STAGE_CHANGED, { deal, actor_id: USER, from_stage: 'LEAD', to_stage: 'WON' })).toEqual({ ...deal, changes: { from_stage: 'LEAD', to_stage: 'WON' } });
+    const changes = { from_stage: 'LEAD', to_stage: 'WON' };
+    expect(webhookData(DEAL_STAGE_CHANGED, { deal, actor_id: USER, ...changes })).toEqual({ ...deal, changes });
     // An internal field the contract does not list stays inside.
     expect(webhookData(DEAL_CREATED, { deal: { ...deal, internal_score: 3 }, actor_id: USER })).toEqual(deal);
     expect(CRM_EVENTS.filter((contract) => contract.webhook).map((contract) => contract.name)).toEqual([

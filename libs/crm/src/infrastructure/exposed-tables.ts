@@ -116,6 +116,14 @@ const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Obje
 
 // Writable ones (`writable: true`) are bound to their writers in the CRM's manifest (index.ts).
 export const CRM_TABLES = {
-  contacts: readableAll(contacts), companies: readableAll(companies), deals: readableAll(deals), pipelines: readableAll(pipelines), pipelineStages: readableAll(pipelineStages),
-  stageHistory: readableAll(stageHistory), ownerHistory: readableAll(ownerHistory), tasks: readableAll(tasks), notes: readableAll(notes), timelineEntries: readableAll(timelineEntries),
+  contacts: readableAll(contacts),
+  companies: readableAll(companies),
+  deals: readableAll(deals),
+  pipelines: readableAll(pipelines),
+  pipelineStages: readableAll(pipelineStages),
+  stageHistory: readableAll(stageHistory),
+  ownerHistory: readableAll(ownerHistory),
+  tasks: readableAll(tasks),
+  notes: readableAll(notes),
+  timelineEntries: readableAll(timelineEntries),
 };

@@ -58,5 +58,6 @@ export function itemsWriters(): WriterLookup {
 
 // The same table, with client-chosen ids on upsert (as PostgREST inserts them).
 export function itemsWritersWithIds(): WriterLookup {
-  return new Map([['dataapi_items', { ...itemsWriter, createWithId: (tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>) => insert(tx, ctx, input, id) }]]);
+  const createWithId = (tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>) => insert(tx, ctx, input, id);
+  return new Map([['dataapi_items', { ...itemsWriter, createWithId }]]);
 }

@@ -96,7 +96,8 @@ export class ConversationService {
       if (current.status === change.status && change.status !== 'SNOOZED') return toConversationView(current);
       const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil], { violations: REOPEN_CONFLICT });
       const view = toConversationView(row);
-      await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, view, { from_status: current.status as ConversationStatus, to_status: change.status })]);
+      const statuses = { from_status: current.status as ConversationStatus, to_status: change.status };
+      await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, view, statuses)]);
       return view;
     });
   }

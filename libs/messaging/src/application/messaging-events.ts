@@ -1,4 +1,6 @@
-import { defineEvent, type EventContract, isPayloadObject, pickScalars, type RequestContext, snippet, type TimelineProjection, uuidOrNull } from '@engage/shared-kernel';
+import {
+  defineEvent, type EventContract, isPayloadObject, pickScalars, type RequestContext, snippet, type TimelineProjection, uuidOrNull,
+} from '@engage/shared-kernel';
 import type { ConversationView, MessageView } from './views';
 
 // The events messaging publishes (topic `messaging`), each declared once: payload type, the public
@@ -14,15 +16,22 @@ export type MessagePayload = {
   broadcast_id?: unknown;
   campaign_id?: unknown;
 };
-export type ConversationPayload = { conversation: ConversationView; actor_id: string | null; from_status?: string; to_status?: string; previous_assignee_id?: string | null };
+export type ConversationPayload = {
+  conversation: ConversationView;
+  actor_id: string | null;
+  from_status?: string;
+  to_status?: string;
+  previous_assignee_id?: string | null;
+};
 
 // What integrators receive as `data` (§6): these fields, whatever the views grow.
 const MESSAGE_FIELDS = [
-  'id', 'organization_id', 'conversation_id', 'contact_id', 'channel_account_id', 'direction', 'status', 'content', 'media', 'external_id', 'metadata', 'error',
-  'created_at', 'updated_at',
+  'id', 'organization_id', 'conversation_id', 'contact_id', 'channel_account_id', 'direction', 'status', 'content', 'media', 'external_id',
+  'metadata', 'error', 'created_at', 'updated_at',
 ] as const;
 const CONVERSATION_FIELDS = [
-  'id', 'organization_id', 'contact_id', 'channel_account_id', 'status', 'assignee_id', 'unread_count', 'snoozed_until', 'last_message_at', 'created_at', 'updated_at',
+  'id', 'organization_id', 'contact_id', 'channel_account_id', 'status', 'assignee_id', 'unread_count', 'snoozed_until', 'last_message_at',
+  'created_at', 'updated_at',
 ] as const;
 
 const source = 'messaging';
@@ -37,28 +46,35 @@ function messageTimeline(label: string) {
   };
 }
 
-const message = (name: string, description: string, changes: ('contact_id' | 'from_status' | 'reason' | 'replied_to_message_id' | 'broadcast_id' | 'campaign_id')[] = [], label?: string) =>
+type MessageChange = Exclude<keyof MessagePayload, 'message' | 'actor_id'>;
+
+const message = (name: string, description: string, changes: MessageChange[] = [], label?: string) =>
   defineEvent<MessagePayload>({
-    name, source, version: 1, description, webhook: { record: 'message', fields: MESSAGE_FIELDS, changes }, timeline: label ? messageTimeline(label) : undefined,
+    name, source, version: 1, description,
+    webhook: { record: 'message', fields: MESSAGE_FIELDS, changes },
+    timeline: label ? messageTimeline(label) : undefined,
   });
 
 const conversation = (name: string, description: string, changes: ('from_status' | 'to_status' | 'previous_assignee_id')[] = []) =>
   defineEvent<ConversationPayload>({ name, source, version: 1, description, webhook: { record: 'conversation', fields: CONVERSATION_FIELDS, changes } });
 
-export const MESSAGE_RECEIVED = message('message.received', 'a contact’s message arrived (changes: the contact it was filed under)', ['contact_id'], 'Message received');
+export const MESSAGE_RECEIVED = message('message.received', 'a contact’s message arrived (changes: its contact)', ['contact_id'], 'Message received');
 export const MESSAGE_SENT = message('message.sent', 'the provider accepted an outbound message', [], 'Message sent');
 export const MESSAGE_DELIVERED = message('message.delivered', 'the provider reported an outbound message delivered', ['from_status']);
 export const MESSAGE_READ = message('message.read', 'the provider reported an outbound message read', ['from_status']);
-export const MESSAGE_FAILED = message('message.failed', 'an outbound message failed: refused, reported failed, or interrupted (changes: from_status or reason)', ['from_status', 'reason']);
+export const MESSAGE_FAILED = message('message.failed', 'an outbound message failed: refused, reported failed, or interrupted', ['from_status', 'reason']);
 export const BROADCAST_RESPONSE = message('broadcast.response', 'a contact replied to a broadcast or campaign message (the reply is the record)', [
   'replied_to_message_id', 'broadcast_id', 'campaign_id',
 ]);
 export const CONVERSATION_CREATED = conversation('conversation.created', 'a conversation with a contact on a channel was opened');
 export const CONVERSATION_ASSIGNED = conversation('conversation.assigned', 'a conversation got another assignee (or none)', ['previous_assignee_id']);
-export const CONVERSATION_STATUS_CHANGED = conversation('conversation.status.changed', 'a conversation moved to another status (by hand or reopened by a reply)', ['from_status', 'to_status']);
+export const CONVERSATION_STATUS_CHANGED = conversation('conversation.status.changed', 'a conversation moved to another status (by hand or by a reply)', [
+  'from_status', 'to_status',
+]);
 
 export const MESSAGING_EVENTS: EventContract[] = [
-  CONVERSATION_CREATED, CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED, BROADCAST_RESPONSE,
+  CONVERSATION_CREATED, CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED,
+  MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED, BROADCAST_RESPONSE,
 ] as EventContract[];
 
 // A provider's status callback names the status; each has its declared event.
@@ -66,8 +82,13 @@ export const MESSAGE_STATUS_EVENTS = { delivered: MESSAGE_DELIVERED, read: MESSA
 
 const actorOf = (ctx: RequestContext) => ctx.userId ?? null;
 
-export const messageEvent = (contract: EventContract<MessagePayload>, ctx: RequestContext, message: MessageView, extra: Omit<MessagePayload, 'message' | 'actor_id'> = {}) =>
+type MessageExtra = Omit<MessagePayload, 'message' | 'actor_id'>;
+type ConversationExtra = Omit<ConversationPayload, 'conversation' | 'actor_id'>;
+
+export const messageEvent = (contract: EventContract<MessagePayload>, ctx: RequestContext, message: MessageView, extra: MessageExtra = {}) =>
   contract.create({ organizationId: message.organization_id, aggregateId: message.id, payload: { message, actor_id: actorOf(ctx), ...extra } });
 
-export const conversationEvent = (contract: EventContract<ConversationPayload>, ctx: RequestContext, conversation: ConversationView, extra: Omit<ConversationPayload, 'conversation' | 'actor_id'> = {}) =>
-  contract.create({ organizationId: conversation.organization_id, aggregateId: conversation.id, payload: { conversation, actor_id: actorOf(ctx), ...extra } });
+export const conversationEvent = (contract: EventContract<ConversationPayload>, ctx: RequestContext, view: ConversationView, extra: ConversationExtra = {}) =>
+  contract.create({
+    organizationId: view.organization_id, aggregateId: view.id, payload: { conversation: view, actor_id: actorOf(ctx), ...extra },
+  });
