@@ -13,7 +13,7 @@ const { defineRegistry, findTable, parseReadRequest, buildReadSql } = require(jo
 const { CRM_TABLES } = require(join(root, 'dist/out/libs/crm/src/infrastructure/exposed-tables.js'));
 const { IDENTITY_TABLES } = require(join(root, 'dist/out/libs/identity/src/infrastructure/exposed-tables.js'));
 
-const registry = defineRegistry([...IDENTITY_TABLES, ...CRM_TABLES]);
+const registry = defineRegistry([...Object.values(IDENTITY_TABLES), ...Object.values(CRM_TABLES)]);
 const requests = [
   ['contacts: two filters, order, limit 50', 'contacts', 'select=id,first_name,last_name,phones,tags&tags=cs.%7Bvip%7D&first_name=ilike.*ali*&order=created_at.desc&limit=50', { prefer: 'count=exact' }],
   ['deals embedding contacts and owner profiles', 'deals', 'select=*,contacts(first_name,last_name,companies(name)),owner:profiles!deals_owner_id_fkey(first_name,last_name)&stage=eq.LEAD&order=created_at.desc&limit=50', {}],
