@@ -4,7 +4,7 @@ import { crmManifest } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest } from '@engage/identity';
 import { messagingManifest } from '@engage/messaging';
-import { type ContextManifest, EventCatalogueModule, type MigrationClass } from '@engage/platform';
+import { type ContextManifest, EventCatalogueModule, type JobRegistrations, type MigrationClass } from '@engage/platform';
 import { reengagementManifest } from '@engage/reengagement';
 import { webhooksManifest } from '@engage/webhooks';
 
@@ -31,10 +31,15 @@ export function compose(contexts: readonly ContextManifest[]) {
       DataApiModule.forRoot(contexts.flatMap((context) => context.tables)),
     ],
     // Listed once so the api and the worker apply the same schema.
-    migrations: contexts.flatMap((context) => context.migrations) as MigrationClass[],
+    migrations: contexts.flatMap((context): MigrationClass[] => [...context.migrations]),
     events,
     // Checked at start-up by loadConfig, and the source of .env.example.
     settings: contexts.flatMap((context) => (context.settings ? [context.settings] : [])),
+    // Run by the job runner of worker processes.
+    jobs: {
+      jobs: contexts.flatMap((context) => context.jobs?.jobs ?? []),
+      schedules: contexts.flatMap((context) => context.jobs?.schedules ?? []),
+    } satisfies JobRegistrations,
   };
 }
 
@@ -42,5 +47,5 @@ const composed = compose(CONTEXTS);
 export const CONTEXT_MODULES = composed.modules;
 export const CONTEXT_MIGRATIONS: MigrationClass[] = composed.migrations;
 export const CONTEXT_EVENTS = composed.events;
-export { CONTEXT_JOBS } from './context-jobs';
+export const CONTEXT_JOBS = composed.jobs;
 export const CONTEXT_SETTINGS = composed.settings;

@@ -3,8 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestTenant } from '@engage/identity/testing';
 import {
-  type Config, CONFIG, ConfigError, createHttpApp, defineContext, EventCatalogue, intSetting, loadConfig, PlatformModule, type PlatformRuntime,
-  type RecordWriter, renderEnvExample, settingsOf, type Tx,
+  type Config, CONFIG, ConfigError, createHttpApp, defineContext, defineJob, defineSchedule, EventCatalogue, intSetting, type JobHandler, JobsModule,
+  loadConfig, PlatformModule, type PlatformRuntime, type RecordWriter, renderEnvExample, settingsOf, type Tx,
 } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver, startTestRuntime } from '@engage/platform/testing';
 import { defineEvent, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
@@ -54,7 +54,18 @@ class GadgetsWriter implements RecordWriter {
   }
 }
 
-@Module({ providers: [GadgetsWriter] })
+// Its schedule's job: counts the gadgets into the log of the test (run by the worker's job runner).
+const tallies: number[] = [];
+@Injectable()
+class GadgetsTally implements JobHandler {
+  constructor(@Inject(CONFIG) private readonly config: Config) {}
+  async handle(): Promise<void> {
+    tallies.push(settingsOf(this.config, GADGET_SETTINGS).GADGET_NAME_MAX);
+  }
+}
+const GADGETS_TALLY = defineJob({ name: 'gadgets.tally', handler: GadgetsTally });
+
+@Module({ providers: [GadgetsWriter, GadgetsTally] })
 class GadgetsModule {}
 
 const gadgetsManifest = defineContext({
@@ -70,6 +81,7 @@ const gadgetsManifest = defineContext({
   publishes: [GADGET_CREATED],
   consumes: {},
   settings: GADGET_SETTINGS,
+  jobs: { schedules: [defineSchedule({ job: GADGETS_TALLY, everyMs: 3_600_000 })] },
 });
 
 const SECTION_6_KINDS = [
@@ -97,7 +109,8 @@ describe('the composition', () => {
       const composed = compose([...CONTEXTS, gadgetsManifest]);
       const env = { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, GADGET_NAME_MAX: '12' };
       runtime = await startTestRuntime({ role: 'all', migrations: composed.migrations, env });
-      app = await createHttpApp(runtime, { module: class Root {}, imports: [PlatformModule.forRoot(runtime), ...composed.modules] });
+      const imports = [PlatformModule.forRoot(runtime), ...composed.modules, JobsModule.forRoot(runtime, composed.jobs)];
+      app = await createHttpApp(runtime, { module: class Root {}, imports });
     });
     afterAll(async () => {
       await app?.close();
@@ -133,6 +146,17 @@ describe('the composition', () => {
       // Only the contract's fields leave the service.
       expect(Object.keys(JSON.parse(delivered!.body).data).sort()).toEqual(['id', 'name']);
     }, 30_000);
+
+    it('should register its schedule and run its job in the worker, with its setting', async () => {
+      const [schedule] = await runtime.db.systemQuery<{ name: string }>(`SELECT name FROM job_schedules WHERE name = 'gadgets.tally'`);
+      expect(schedule).toEqual({ name: 'gadgets.tally' });
+      // One tick, as the schedule would enqueue it.
+      const tick = { tick: new Date().toISOString() };
+      await runtime.db.asSystem((tx) => tx.query(`INSERT INTO jobs (name, payload, max_attempts) VALUES ('gadgets.tally', $1, 1)`, [tick]));
+      const until = Date.now() + 15_000;
+      while (tallies.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(tallies).toEqual([12]);
+    });
 
     it('should check its setting when the apps load the config, and list it in .env.example', () => {
       const groups = [...CONTEXT_SETTINGS, GADGET_SETTINGS];

@@ -2,6 +2,7 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { CompaniesWriter, ContactsWriter, DealsWriter, NotesWriter, TasksWriter } from './application/crm.record-writers';
 import { CrmModule } from './crm.module';
 import { CRM_EVENTS } from './application/crm-events';
+import { crmSchedules } from './application/deal-reassignment';
 import { ORGANIZATION_CREATED } from '@engage/identity';
 import { CRM_TABLES as T } from './infrastructure/exposed-tables';
 import { CreateCompaniesAndContacts1763800002001 } from './infrastructure/migrations/0001-create-companies-and-contacts';
@@ -48,6 +49,7 @@ export const crmManifest = defineContext({
   ],
   publishes: CRM_EVENTS,
   consumes: { events: [ORGANIZATION_CREATED], contracts: ['timeline'] },
+  jobs: { schedules: crmSchedules },
 });
 export { crmSchedules } from './application/deal-reassignment';
 export {

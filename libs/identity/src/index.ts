@@ -1,6 +1,7 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { IdentityModule } from './identity.module';
 import { IDENTITY_SETTINGS } from './identity.settings';
+import { identitySchedules } from './application/presence.job';
 import { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 import { ORGANIZATION_CREATED } from './domain/organization-events';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
@@ -43,6 +44,7 @@ export const identityManifest = defineContext({
   publishes: [ORGANIZATION_CREATED],
   consumes: {},
   settings: IDENTITY_SETTINGS,
+  jobs: { schedules: identitySchedules },
 });
 export { identitySchedules } from './application/presence.job';
 export { IDENTITY_SETTINGS } from './identity.settings';

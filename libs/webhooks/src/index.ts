@@ -3,6 +3,7 @@ import { ConfigurationsWriter } from './application/webhooks.record-writers';
 import { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOK_SETTINGS } from './webhooks.settings';
+import { webhooksSchedules } from './application/webhook-log-purge.job';
 import { CreateWebhookTables1763800004001 } from './infrastructure/migrations/0001-create-webhook-tables';
 import { IndexDueDeliveriesPerEndpoint1763800004002 } from './infrastructure/migrations/0002-index-due-deliveries-per-endpoint';
 
@@ -21,5 +22,6 @@ export const webhooksManifest = defineContext({
   publishes: [],
   consumes: { contracts: ['webhook'] },
   settings: WEBHOOK_SETTINGS,
+  jobs: { schedules: webhooksSchedules },
 });
 export { WEBHOOK_SETTINGS } from './webhooks.settings';

@@ -2,6 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import type { EventContract } from '@engage/shared-kernel';
 import type { SettingsGroup } from '../config/setting';
 import type { MigrationClass } from '../database/data-source';
+import type { JobDefinition, ScheduleDefinition } from '../jobs/job-definition';
 import type { ExposedTable } from './exposed-table';
 
 // What a context consumes: events of other contexts by declaration, and/or every event carrying a
@@ -11,9 +12,15 @@ export interface Consumption {
   readonly contracts?: readonly ('webhook' | 'timeline')[];
 }
 
+// Durable jobs a context enqueues and the schedules the worker fires for it (docs/jobs.md).
+export interface ContextJobs {
+  readonly jobs?: readonly JobDefinition[];
+  readonly schedules?: readonly ScheduleDefinition[];
+}
+
 // One bounded context, self-described: what `libs/composition` needs to compose it into the api
-// and the worker. Each context's index.ts exports one. A new kind of thing a context brings (e.g.
-// jobs) is one more field here and one more line in the composition that reads it.
+// and the worker. Each context's index.ts exports one. A new kind of thing a context brings is one
+// more field here and one more line in the composition that reads it (as `jobs` was).
 export interface ContextManifest {
   readonly name: string;
   readonly module: Type | DynamicModule;
@@ -24,6 +31,7 @@ export interface ContextManifest {
   readonly consumes: Consumption;
   // The settings it reads (names are a contract: OPERATIONS.md), read with settingsOf(config, group).
   readonly settings?: SettingsGroup;
+  readonly jobs?: ContextJobs;
 }
 
 // Identity for the type checker: a manifest literal is checked field by field where it is written.
