@@ -17,7 +17,7 @@ describe('CRM event consumers', () => {
   });
   afterAll(() => close());
 
-  it('should give a new organization its default pipeline once organization.created arrives', async () => {
+  it('should give a new organization its default pipeline once identity announces it', async () => {
     const org = await app.get(OrganizationService).createOrganization({ name: 'Fresh', ownerEmail: `fresh.${Date.now()}@example.com`, ownerPassword: 'fresh password 1' });
     const stagesOf = () =>
       runtime.db.asSystem((tx) =>
