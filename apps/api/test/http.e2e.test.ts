@@ -151,6 +151,14 @@ describe('HTTP stack', () => {
     expect(received).toContain('"code":"request_timeout"');
   });
 
+  it('should leave alone a request answered without reading its body, also one injected without a connection', async () => {
+    const answered = await app.inject({ method: 'GET', url: '/healthz', headers: { 'content-type': 'application/json' }, payload: '{"unread":true}' });
+    expect(answered.statusCode).toBe(200);
+    // Past REQUEST_TIMEOUT_MS: the body timer must find nothing to close (it threw on the injected request's socket).
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+
   it('should refuse a body over the limit with 413', async () => {
     const res = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(5000) }) });
     expect(res.statusCode).toBe(413);

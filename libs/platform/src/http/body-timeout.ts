@@ -10,11 +10,15 @@ export function installBodyTimeout(fastify: FastifyInstance, timeoutMs: number):
     const raw = request.raw;
     if (raw.complete || (raw.headers['content-length'] === undefined && raw.headers['transfer-encoding'] === undefined)) return done();
     const timer = setTimeout(() => {
-      if (raw.complete) return;
+      // Only a real connection can be closed (an injected request has none); a body that did
+      // arrive, or a connection already gone, needs nothing.
+      const socket = raw.socket as Partial<typeof raw.socket> | undefined;
+      if (raw.complete || typeof socket?.destroy !== 'function' || socket.destroyed) return;
+      const close = () => socket.destroy!();
+      // Answered before the body was read (e.g. a 401): the rest of the body is still not coming.
+      if (reply.sent) return close();
       const problem = { status: 408, code: 'request_timeout', message: `The request body did not arrive whole within ${timeoutMs} ms` };
       const rendered = renderProblem(familyOf(request.url), problem, request.headers);
-      const close = () => raw.socket?.destroy();
-      if (reply.sent || raw.socket?.destroyed) return close();
       reply.raw.once('finish', close);
       void reply.code(408).headers({ ...rendered.headers, connection: 'close' }).send(rendered.body);
     }, timeoutMs);
