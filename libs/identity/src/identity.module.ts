@@ -3,8 +3,7 @@ import { type Config, Database, PLATFORM_RUNTIME, type PlatformRuntime, publicUr
 import { IDENTITY_SETTINGS } from './identity.settings';
 import { AccountService } from './application/account.service';
 import { AccountController } from './http/account.controller';
-import { ProfilesController } from './http/profiles.controller';
-import { ProfileService } from './application/profile.service';
+import { ProfilesWriter } from './application/profiles.writer';
 import { PresenceService } from './application/presence.service';
 import { PresenceJob } from './application/presence.job';
 import { PresenceController } from './http/presence.controller';
@@ -33,7 +32,7 @@ const loginLimitsOf = (config: Config) => {
 };
 
 @Module({
-  controllers: [AuthController, AccountController, ProfilesController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController],
+  controllers: [AuthController, AccountController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },
@@ -69,7 +68,7 @@ const loginLimitsOf = (config: Config) => {
       inject: [PLATFORM_RUNTIME],
       useFactory: (runtime: PlatformRuntime) => redirectAllowList(publicUrl(runtime.config), settingsOf(runtime.config, IDENTITY_SETTINGS).AUTH_REDIRECT_URLS),
     },
-    { provide: ProfileService, inject: [Database], useFactory: (db: Database) => new ProfileService(db) },
+    ProfilesWriter,
     { provide: PresenceService, inject: [Database], useFactory: (db: Database) => new PresenceService(db) },
     PresenceJob,
     {

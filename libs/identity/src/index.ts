@@ -10,6 +10,8 @@ import { CreateEmailTokens1763800001003 } from './infrastructure/migrations/0003
 import { AddProfileFields1763800001004 } from './infrastructure/migrations/0004-add-profile-fields';
 import { CreateProfilesView1763800001005 } from './infrastructure/migrations/0005-create-profiles-view';
 import { AddReauthenticationNonces1763800001006 } from './infrastructure/migrations/0006-add-reauthentication-nonces';
+import { LetUsersWriteOwnProfile1763800001007 } from './infrastructure/migrations/0007-let-users-write-own-profile';
+import { ProfilesWriter } from './application/profiles.writer';
 
 export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
@@ -29,18 +31,18 @@ export const identityMigrations: MigrationClass[] = [
   AddProfileFields1763800001004,
   CreateProfilesView1763800001005,
   AddReauthenticationNonces1763800001006,
+  LetUsersWriteOwnProfile1763800001007,
 ];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
 export { onlineMemberIds } from './application/online-members';
 export { EMAIL_SENDER, type EmailMessage, type EmailSender } from './application/email-sender.port';
 
-// Identity as the composition sees it. Profiles are read through the data API and written by
-// PATCH /rest/v1/profiles (http/profiles.controller.ts), which serves that route itself.
+// Identity as the composition sees it. Profiles are served by the data API like every table.
 export const identityManifest = defineContext({
   name: 'identity',
   module: IdentityModule,
   migrations: identityMigrations,
-  tables: [{ table: IDENTITY_TABLES.profiles }],
+  tables: [{ table: IDENTITY_TABLES.profiles, writer: ProfilesWriter }],
   publishes: [ORGANIZATION_CREATED],
   consumes: {},
   settings: IDENTITY_SETTINGS,

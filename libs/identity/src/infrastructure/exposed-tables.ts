@@ -1,5 +1,5 @@
-// The identity tables the data API reads. Profiles are written through PATCH /rest/v1/profiles
-// (http/profiles.controller.ts), which serves the route itself.
+// The identity tables the data API serves. Members of an organization read each other's profiles
+// (assignee pickers, owner embeds); each user writes only their own (ProfilesWriter).
 export const IDENTITY_TABLES = {
   profiles: {
     name: 'profiles',
@@ -8,5 +8,6 @@ export const IDENTITY_TABLES = {
       onboarding_completed: 'bool', email_confirmed: 'bool', is_online: 'bool', created_at: 'timestamptz',
     },
     readable: ['id', 'organization_id', 'first_name', 'last_name', 'email', 'role', 'avatar_url', 'onboarding_completed', 'email_confirmed', 'is_online', 'created_at'],
+    writable: true,
   },
 } as const;
