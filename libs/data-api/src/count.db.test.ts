@@ -50,7 +50,10 @@ describe('Prefer: count=planned|estimated', () => {
     expect(beyond).toBeLessThan(ROWS * 1.2);
   });
 
-  it('should answer the exact count for count=exact', async () => {
-    expect((await read('', 'exact')).headers['content-range']).toBe(`0-${ROWS - 1}/${ROWS}`);
+  it('should answer the exact count for count=exact, the page cut to DATA_API_MAX_ROWS', async () => {
+    const response = await read('', 'exact');
+    expect(response.headers['content-range']).toBe(`0-999/${ROWS}`);
+    expect(response.status).toBe(206);
+    expect((await read('limit=5000&offset=2500', 'exact')).headers['content-range']).toBe(`2500-2999/${ROWS}`);
   });
 });

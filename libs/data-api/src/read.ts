@@ -6,7 +6,8 @@ import { parseReadRequest } from './parse/request.parser';
 import { normalizePlan } from './normalize';
 import { outputKeys, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
-import { buildCountSql, buildReadSql } from './sql/read.sql';
+import { buildCountSql, buildReadSql, type Statement } from './sql/read.sql';
+import { DEFAULT_LIMITS, type ReadLimits, responseTooLarge } from './limits';
 
 export interface ReadResponse {
   status: number;
@@ -33,6 +34,12 @@ export const ESTIMATE_ABOVE = 1000;
 
 // PostgREST's count=planned: the planner's row estimate (EXPLAIN) for the filtered table, under
 // row-level security. count=estimated: exact up to ESTIMATE_ABOVE rows, planned beyond.
+async function exactCount(tx: Tx, plan: ReadPlan): Promise<number> {
+  const counted = buildCountSql(plan, Infinity);
+  const [{ total }] = await tx.query<{ total: string }>(counted.text, counted.values);
+  return Number(total);
+}
+
 async function estimate(tx: Tx, plan: ReadPlan): Promise<number> {
   if (plan.count === 'estimated') {
     const counted = buildCountSql(plan, ESTIMATE_ABOVE);
@@ -44,16 +51,52 @@ async function estimate(tx: Tx, plan: ReadPlan): Promise<number> {
   return Math.round(row['QUERY PLAN'][0].Plan['Plan Rows']);
 }
 
+// Rows fetched at a time when a page may hold more: after each batch the response size is checked,
+// so a read over the cap stops there instead of computing the rest.
+export const FETCH_BATCH = 200;
+
+interface PageRow {
+  r: string | null;
+  running: string;
+  total?: string;
+}
+
+async function fetchPage(tx: Tx, statement: Statement, limit: number | undefined): Promise<PageRow[]> {
+  if (limit !== undefined && limit <= FETCH_BATCH) return tx.query<PageRow>(statement.text, statement.values);
+  await tx.query(`DECLARE data_api_read NO SCROLL CURSOR FOR ${statement.text}`, statement.values);
+  const rows: PageRow[] = [];
+  for (;;) {
+    const batch = await tx.query<PageRow>(`FETCH FORWARD ${FETCH_BATCH} FROM data_api_read`);
+    rows.push(...batch);
+    if (batch.length < FETCH_BATCH || batch[batch.length - 1].r === null) break;
+  }
+  await tx.query('CLOSE data_api_read');
+  return rows;
+}
+
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
-// the engine adds no organization filter of its own.
-export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest): Promise<ReadResponse> {
+// the engine adds no organization filter of its own. `limits` default to the settings' defaults;
+// without `maxRows` (writes) every matching row is read.
+export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits = DEFAULT_LIMITS): Promise<ReadResponse> {
   const table = findTable(registry, request.table);
-  const plan = parseReadRequest(table, request, registry);
+  const plan = parseReadRequest(table, { ...request, maxRows: limits.maxRows }, registry);
   await normalizePlan(tx, registry, plan);
-  const statement = buildReadSql(plan);
-  const [row] = await tx.query<{ body: string | null; page_count: string; total?: string }>(statement.text, statement.values);
-  const rows = Number(row.page_count);
-  const total = plan.count === 'exact' ? Number(row.total) : plan.count ? await estimate(tx, plan) : undefined;
+  const statement = buildReadSql(plan, limits.maxResponseBytes);
+  let rows: number;
+  let total: number | undefined;
+  let texts: string[] = [];
+  if (plan.method === 'HEAD') {
+    const [row] = await tx.query<{ page_count: string; total?: string }>(statement.text, statement.values);
+    rows = Number(row.page_count);
+    if (plan.count === 'exact') total = Number(row.total);
+  } else {
+    const page = await fetchPage(tx, statement, plan.limit);
+    if (page.some((row) => row.r === null)) throw responseTooLarge(limits.maxResponseBytes);
+    texts = page.map((row) => row.r as string);
+    rows = texts.length;
+    if (plan.count === 'exact') total = page.length ? Number(page[0].total) : await exactCount(tx, plan);
+  }
+  if (plan.count && plan.count !== 'exact') total = await estimate(tx, plan);
   if (plan.count === 'exact' && total !== undefined && plan.offset > total) {
     throw pgrstError('PGRST103', 416, 'Requested range not satisfiable', `An offset of ${plan.offset} was requested, but there are only ${total} rows.`);
   }
@@ -68,11 +111,9 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   if (applied) headers['preference-applied'] = applied;
   let body = '';
   if (plan.method === 'GET') {
-    body = row.body ?? '';
-    if (plan.media === 'csv') {
-      const head = outputKeys(plan.select).map(csvField).join(',');
-      body = body === '' ? head : `${head}\n${body}`;
-    }
+    if (plan.media === 'json') body = `[${texts.join(',')}]`;
+    else if (plan.media === 'object') body = texts[0] ?? '';
+    else body = [outputKeys(plan.select).map(csvField).join(','), ...texts].join('\n');
   }
   return { status: total !== undefined && rows < total ? 206 : 200, body, headers };
 }

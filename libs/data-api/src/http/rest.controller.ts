@@ -2,7 +2,8 @@ import { Controller, Delete, Get, Inject, Param, Patch, Post, Req, Res } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
-import { Database } from '@engage/platform';
+import { CONFIG, type Config, Database } from '@engage/platform';
+import type { ReadLimits } from '../limits';
 import { executeRead } from '../read';
 import { asPostgrestError } from '../sqlstate';
 import { executeWrite } from '../write';
@@ -23,7 +24,12 @@ export class RestController {
     @Inject(DATA_API_REGISTRY) private readonly registry: Registry,
     private readonly db: Database,
     private readonly writers: TableWriters,
-  ) {}
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.limits = { maxRows: config.DATA_API_MAX_ROWS, maxResponseBytes: config.DATA_API_MAX_RESPONSE_BYTES };
+  }
+
+  private readonly limits: ReadLimits;
 
   @Get('rest/v1/:table')
   @Authenticated('session')
@@ -77,7 +83,7 @@ export class RestController {
     const method = request.method as 'POST' | 'PATCH' | 'DELETE';
     const response = await this.db
       .inTenant(caller.ctx, (tx) =>
-        executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }),
+        executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }, this.limits.maxResponseBytes),
       )
       .catch((error: unknown) => {
         throw asPostgrestError(error);
@@ -87,7 +93,7 @@ export class RestController {
 
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.db
-      .inTenant(caller.ctx, (tx) => executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }))
+      .inTenant(caller.ctx, (tx) => executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }, this.limits))
       .catch((error: unknown) => {
         throw asPostgrestError(error);
       });

@@ -136,4 +136,6 @@ export interface ReadRequest {
   headers: Record<string, string | string[] | undefined>;
   // Internal, never from the query string: the rows a write touched, to answer them shaped by `select=`.
   ids?: string[];
+  // The most rows of the top level and of each embedded array (a larger `limit` is cut); none for writes.
+  maxRows?: number;
 }

@@ -1,4 +1,5 @@
 import { pgrstError } from '../errors';
+import { checkQueryLength } from '../limits';
 
 export interface QueryParam {
   key: string;
@@ -9,6 +10,7 @@ export interface QueryParam {
 
 // Decodes the raw query string the way PostgREST does: `+` is a space, `%2B` is a plus.
 export function parseQueryString(raw: string): QueryParam[] {
+  checkQueryLength(raw);
   const params: QueryParam[] = [];
   for (const part of raw.replace(/^\?/, '').split('&')) {
     const equals = part.indexOf('=');

@@ -60,6 +60,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     embed.filters.push(parseParam(findTable(registry as Registry, embed.table), rest, value, hadPlus, embedsOf(embed)));
   }
   const page = parsePage(single.get('limit'), single.get('offset'), method === 'GET' ? header(request.headers, 'range') : undefined);
+  if (request.maxRows !== undefined) capRows(embeds, request.maxRows);
   return {
     table: table.name,
     method,
@@ -67,7 +68,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     filters,
     order: parseOrder(table, single.get('order'), embeds, registry),
     offset: page.offset,
-    limit: page.limit,
+    limit: request.maxRows === undefined ? page.limit : Math.min(page.limit ?? request.maxRows, request.maxRows),
     count: parsePreferences(header(request.headers, 'prefer')).count,
     media: parseAccept(header(request.headers, 'accept')),
     stripNulls: stripsNulls(header(request.headers, 'accept')) || undefined,
@@ -117,4 +118,12 @@ function shapeEmbed(registry: Registry, embed: Embed, what: string, value: strin
   }
   if (!/^\d{1,9}$/.test(value)) throw pgrstError('PGRST100', 400, `"failed to parse ${what} (${value})" (line 1, column 1)`, 'a non-negative integer');
   embed[what as 'limit' | 'offset'] = Number(value);
+}
+
+// PostgREST's db-max-rows, here also for every embedded array: a larger `rel.limit` is cut.
+function capRows(embeds: Embed[], maxRows: number): void {
+  for (const embed of embeds) {
+    if (embed.relation.kind !== 'one' && !embed.countOnly) embed.limit = Math.min(embed.limit ?? maxRows, maxRows);
+    capRows(embedsOf(embed), maxRows);
+  }
 }

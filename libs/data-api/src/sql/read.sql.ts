@@ -111,35 +111,41 @@ function objectSql(items: SelectItem[], params: Params, alias: string, aliases: 
   return chunks.length === 1 ? chunks[0] : `(${chunks.map((chunk) => `${chunk}::jsonb`).join(' || ')})::json`;
 }
 
-// CSV rows are the record's text form without its parentheses, as PostgREST builds them.
-const BODY = {
-  json: `coalesce(json_agg(p.r), '[]')::text`,
-  object: `(array_agg(p.r))[1]::text`,
-  csv: `coalesce(string_agg(substring(p.r::text, 2, length(p.r::text) - 2), E'\\n'), '')`,
-  head: `NULL::text`,
+// One row's text: JSON, or for CSV the record's text form without its parentheses, as PostgREST
+// builds it (left(..., -1) so the record is built once).
+const ROW_TEXT = {
+  json: (row: string) => `${row}::text`,
+  object: (row: string) => `${row}::text`,
+  csv: (row: string) => `left(substr(${row}::text, 2), -1)`,
 };
 
-// One statement: the page as JSON (or CSV) built in PostgreSQL, its size, and the total when counted.
-export function buildReadSql(plan: ReadPlan): Statement {
+// One statement. GET: one result row per page row, its text and the running total of the text's
+// bytes; past `maxBytes` the text is no longer sent (read.ts then stops and refuses), so no single
+// value grows with the page and nothing beyond the cap leaves PostgreSQL. HEAD: the page's size.
+// Either way the total when counted exactly (the same on every row).
+export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER): Statement {
   const params = new Params();
   const aliases = new Aliases();
   const head = plan.method === 'HEAD';
   const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(plan.select, params, 't', aliases)})` : objectSql(plan.select, params, 't', aliases));
   const csv = () => `ROW(${pairsOf(plan.select, params, 't', aliases).map((pair) => pair.sql).join(', ')})`;
-  const row = head ? 'NULL' : plan.media === 'csv' ? csv() : object();
+  const row = head ? 'NULL' : ROW_TEXT[plan.media](plan.media === 'csv' ? csv() : object());
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const where = [whereSql(plan.filters, params, 't', existsOf(params, aliases)), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
   const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
-  const text =
-    `SELECT ${BODY[head ? 'head' : plan.media]} AS body, count(*) AS page_count${total} ` +
-    `FROM (SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}) p`;
+  // OFFSET 0 keeps the subquery (and its row text, computed once) from being flattened.
+  const page = `SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}${plan.limit === undefined && !plan.offset ? ' OFFSET 0' : ''}`;
+  if (head) return { text: `SELECT count(*) AS page_count${total} FROM (${page}) p`, values: params.values };
+  const sized = `SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running FROM (${page}) p`;
+  const text = `SELECT CASE WHEN w.running <= ${params.add(maxBytes)}::bigint THEN w.r END AS r, w.running${total} FROM (${sized}) w`;
   return { text, values: params.values };
 }
 
-// The filtered rows alone, for `count=planned` (EXPLAIN) and `count=estimated` (counted up to `cap`).
+// The filtered rows alone, for `count=planned` (EXPLAIN), `count=estimated` (counted up to `cap`)
+// and `count=exact` when the page is empty (`cap` Infinity).
 export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
   const params = new Params();
   const ids = plan.ids ? params.add(plan.ids) : undefined;
@@ -147,5 +153,6 @@ export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
   const where = [whereSql(plan.filters, params, 't', existsOf(params, countAliases)), ...presenceSql(plan.select, params, 't', countAliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
   const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
   if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
+  if (cap === Infinity) return { text: `SELECT count(*) AS total FROM (${rows}) c`, values: params.values };
   return { text: `SELECT count(*) AS total FROM (${rows} LIMIT ${params.add(cap + 1)}::bigint) c`, values: params.values };
 }
