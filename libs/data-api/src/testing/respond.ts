@@ -11,6 +11,7 @@ const STATUS: Record<string, number> = {
   method_not_allowed: 405,
   not_acceptable: 406,
   range_not_satisfiable: 416,
+  unavailable: 503,
 };
 
 export interface Answer {

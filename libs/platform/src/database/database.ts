@@ -28,8 +28,19 @@ export interface QueryOptions {
 }
 
 const TENANT_ROLE = 'app_tenant';
+// The statement timeout and work_mem bound what one request's statements may cost the database
+// (transaction-local, set in the same round trip).
 const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
-                set_config('app.role', $4, true), set_config('app.request_id', $5, true)`;
+                set_config('app.role', $4, true), set_config('app.request_id', $5, true),
+                set_config('statement_timeout', $6, true), set_config('work_mem', $7, true)`;
+
+export interface TenantLimits {
+  statementTimeoutMs: number;
+  workMemKb: number;
+}
+
+// PostgreSQL's own defaults would be no timeout and 4 MB.
+export const DEFAULT_TENANT_LIMITS: TenantLimits = { statementTimeoutMs: 8000, workMemKb: 4096 };
 
 // TypeORM's PostgresDriver lends a pooled pg client through this public method.
 interface PooledDriver {
@@ -90,12 +101,14 @@ export class Database {
   constructor(
     readonly dataSource: DataSource,
     private readonly signal: OutboxSignal = new OutboxSignal(),
+    private readonly limits: TenantLimits = DEFAULT_TENANT_LIMITS,
   ) {}
 
   inTenant<T>(ctx: RequestContext, work: (tx: Tx) => Promise<T>): Promise<T> {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     return this.run(work, async (runner) => {
-      await runStatement(runner, SET_TENANT, [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId], { prepare: true });
+      const { statementTimeoutMs, workMemKb } = this.limits;
+      await runStatement(runner, SET_TENANT, [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb)], { prepare: true });
     });
   }
 

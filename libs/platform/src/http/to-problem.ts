@@ -37,6 +37,8 @@ const SQLSTATE: Record<string, { status: number; code: string }> = {
   '22007': { status: 400, code: 'invalid_datetime_format' },
   '22008': { status: 400, code: 'datetime_field_overflow' },
   '42501': { status: 403, code: 'insufficient_privilege' },
+  // DATABASE_STATEMENT_TIMEOUT_MS: the request may succeed later or narrower.
+  '57014': { status: 503, code: 'statement_timeout' },
 };
 
 const FASTIFY: Record<string, { code: string; message?: string }> = {

@@ -56,7 +56,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);
     const signal = new OutboxSignal();
-    const db = new Database(dataSource, signal);
+    const db = new Database(dataSource, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
     const bus: EventBus = config.KAFKA_BROKERS.length > 0 ? new KafkaEventBus({ brokers: config.KAFKA_BROKERS, clientId: `engage-${options.role}` }) : new InProcessEventBus();
     return {
       role: options.role,
