@@ -1,4 +1,5 @@
 import { DataSource, type MigrationInterface } from 'typeorm';
+import { GuardedClient } from './guarded-client';
 
 export interface DatabaseTarget {
   url?: string;
@@ -39,6 +40,8 @@ export function createDataSource(
     extra: {
       // pg pool options: bounded waits so a starved pool fails clearly instead of hanging.
       max: poolSize,
+      // A driver error while parsing the server's data fails that connection, not the process.
+      Client: GuardedClient,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
       // Every client gets a listener of its own for its whole life: a client that is checked out but
