@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
-import { Client, type ClientConfig } from 'pg';
+import type { ClientConfig } from 'pg';
 import { type DataSource, type DataSourceOptions, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
+import { GuardedClient } from './guarded-client';
 
 // The one way code touches tenant data: a transaction that runs as app_tenant with app.org_id set,
 // so row-level security stands behind every statement, raw SQL included.
@@ -144,7 +145,7 @@ export class Database {
   // (the relay's LISTEN) must not shrink the pool the work shares (with DATABASE_POOL_SIZE=2 the
   // relay's batch held the other connection while its in-process consumers waited for one).
   async openDedicatedSession(): Promise<DedicatedSession> {
-    const client: DedicatedSession = new Client(sessionOptions(this.dataSource.options));
+    const client: DedicatedSession = new GuardedClient(sessionOptions(this.dataSource.options));
     // An error before anyone listens (the session killed) must not end the process.
     client.on('error', () => undefined);
     try {
