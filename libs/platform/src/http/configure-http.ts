@@ -6,6 +6,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type pino from 'pino';
 import { ValidationFailed } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
+import { gateLimits, OrgGate } from './org-gate';
+import { OrgGateInterceptor } from './org-gate.interceptor';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
@@ -76,6 +78,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.get(Metrics).install(fastify);
   installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));
+  app.useGlobalInterceptors(new OrgGateInterceptor(new OrgGate(gateLimits(config))));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });
 

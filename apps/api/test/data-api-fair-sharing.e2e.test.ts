@@ -1,0 +1,53 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ContactService } from '@engage/crm';
+import { createTestTenant } from '@engage/identity/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startComposedApp } from './composed-app';
+
+// One organization's slow requests hold at most ORG_MAX_CONCURRENT_REQUESTS connections, a few more
+// wait briefly, the rest are refused with 429 and Retry-After; another organization is served.
+describe('fair sharing of the pool between organizations', () => {
+  let app: NestFastifyApplication;
+  let runtime: PlatformRuntime;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ app, runtime, close } = await startComposedApp({ env: { ORG_MAX_CONCURRENT_REQUESTS: '2', ORG_MAX_QUEUED_REQUESTS: '1', ORG_QUEUE_WAIT_MS: '5000' } }));
+  });
+  afterAll(() => close());
+
+  it("should cap one organization's requests in flight and keep serving another", async () => {
+    const busy = await createTestTenant(app);
+    const calm = await createTestTenant(app);
+    await app.get(ContactService).create(busy.ctx, { first_name: 'Busy' });
+    // A lock on contacts keeps the busy organization's reads waiting (they are slow); the calm one reads companies.
+    const [answers, calmAnswer] = await runtime.db.asSystem(async (tx) => {
+      await tx.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
+      const settled: Awaited<ReturnType<typeof app.inject>>[] = [];
+      const all = Array.from({ length: 6 }, () => app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name', headers: busy.session }).then((r) => (settled.push(r), r)));
+      // Two run, one waits: three are refused at once (whichever reach the gate last).
+      for (let waited = 0; settled.length < 3; waited += 20) {
+        if (waited > 3000) throw new Error(`only ${settled.length} answered while the lock was held`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const refused = [...settled];
+      const slow = all;
+      const other = await app.inject({ method: 'GET', url: '/rest/v1/companies?select=name', headers: calm.session });
+      const proxied = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/contacts?select=first_name', headers: busy.key });
+      expect(settled).toHaveLength(3);
+      return [{ refused, proxied, slow }, other];
+    });
+    for (const response of answers.refused) {
+      expect(response.statusCode).toBe(429);
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.json()).toMatchObject({ code: 'too_many_concurrent_requests' });
+    }
+    expect(answers.proxied.statusCode).toBe(429); // the API key is the same organization
+    expect(answers.proxied.json()).toMatchObject({ error: expect.stringContaining('this organization'), code: 'too_many_concurrent_requests' });
+    expect(calmAnswer.statusCode).toBe(200);
+    // The lock is gone: the running and the queued reads finish.
+    const finished = (await Promise.all(answers.slow)).filter((response) => !answers.refused.includes(response));
+    expect(finished).toHaveLength(3);
+    for (const response of finished) expect(response.json()).toEqual([{ first_name: 'Busy' }]);
+  });
+});

@@ -1,0 +1,116 @@
+import { DomainError } from '@engage/shared-kernel';
+import type { Config } from '../config/settings';
+
+export interface GateLimits {
+  // Requests of one organization running at once.
+  perOrganization: number;
+  // Gated requests of the whole process running at once (the pool's connections they may hold).
+  total: number;
+  // Requests waiting for a slot, per organization; beyond it the request is refused at once.
+  queue: number;
+  // How long a request waits for a slot before it is refused.
+  waitMs: number;
+}
+
+// Connections of the pool kept out of the gated requests' reach: sign-in, health, the worker's
+// relay and consumers when api and worker share a process.
+export const KEPT_CONNECTIONS = 2;
+
+export const gateLimits = (config: Config): GateLimits => ({
+  perOrganization: config.ORG_MAX_CONCURRENT_REQUESTS,
+  total: Math.max(1, config.DATABASE_POOL_SIZE - KEPT_CONNECTIONS),
+  queue: config.ORG_MAX_QUEUED_REQUESTS,
+  waitMs: config.ORG_QUEUE_WAIT_MS,
+});
+
+const busy = (what: string): DomainError =>
+  new DomainError('rate_limited', 'too_many_concurrent_requests', `Too many requests of ${what} are running at once; retry shortly`, { retry_after: 1 });
+
+// A counting semaphore with a bounded FIFO queue and a bounded wait.
+class Slots {
+  running = 0;
+  private readonly waiting: { grant: () => void; timer: NodeJS.Timeout }[] = [];
+
+  constructor(private readonly size: number) {}
+
+  get idle(): boolean {
+    return this.running === 0 && this.waiting.length === 0;
+  }
+
+  take(queue: number, waitMs: number, what: string): Promise<void> {
+    if (this.running < this.size) {
+      this.running++;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= queue) return Promise.reject(busy(what));
+    return new Promise((resolve, reject) => {
+      const entry = {
+        grant: () => {
+          clearTimeout(entry.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(entry), 1);
+          reject(busy(what));
+        }, waitMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+
+  // The slot passes to the next waiter, if any.
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next.grant();
+    else this.running--;
+  }
+}
+
+// Fair sharing of the process's database connections: one organization cannot hold more than
+// `perOrganization` of them through data API requests, and those requests together never take the
+// connections kept for the rest (sign-in, functions, health, the worker in a combined process).
+export class OrgGate {
+  private readonly orgs = new Map<string, Slots>();
+  private readonly all: Slots;
+
+  constructor(private readonly limits: GateLimits) {
+    this.all = new Slots(limits.total);
+  }
+
+  async enter(organizationId: string): Promise<() => void> {
+    let org = this.orgs.get(organizationId);
+    if (!org) {
+      org = new Slots(this.limits.perOrganization);
+      this.orgs.set(organizationId, org);
+    }
+    const own = org;
+    try {
+      await own.take(this.limits.queue, this.limits.waitMs, 'this organization');
+    } catch (error) {
+      if (own.idle) this.orgs.delete(organizationId);
+      throw error;
+    }
+    try {
+      await this.all.take(this.limits.queue * 4, this.limits.waitMs, 'all organizations');
+    } catch (error) {
+      this.release(organizationId, own);
+      throw error;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.all.give();
+      this.release(organizationId, own);
+    };
+  }
+
+  running(organizationId: string): number {
+    return this.orgs.get(organizationId)?.running ?? 0;
+  }
+
+  private release(organizationId: string, org: Slots): void {
+    org.give();
+    if (org.idle) this.orgs.delete(organizationId);
+  }
+}
