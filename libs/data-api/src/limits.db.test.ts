@@ -2,7 +2,7 @@ import type { PlatformRuntime } from '@engage/platform';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
 import { type ReadLimits, SHAPE_LIMITS } from './limits';
-import { executeRead } from './read';
+import { executeRead, FETCH_BATCH } from './read';
 import { CREATE_EMBED_TABLES, embedRegistry } from './testing/embed.fixture';
 import { CREATE_ITEMS } from './testing/items.fixture';
 import { answer } from './testing/respond';
@@ -51,16 +51,28 @@ describe('read limits against PostgreSQL', () => {
   });
 
   it.each([
-    ['a page that fits one statement', 'limit=100'],
-    ['a page read through the cursor in batches', ''],
-  ])('should stop a response over the byte cap and answer 400 instead of building it: %s', async (_title, paging) => {
-    const response = await get(`select=${aliases(4, 'meta')}&order=qty&${paging}`, { maxRows: 1000, maxResponseBytes: 1024 * 1024 });
+    ['a page read in one statement', 'limit=100', 1000],
+    ['a page read through the cursor', '', 5000],
+  ])('should stop a response over the byte cap and answer 400 instead of building it: %s', async (_title, paging, maxRows) => {
+    const response = await get(`select=${aliases(4, 'meta')}&order=qty&${paging}`, { maxRows, maxResponseBytes: 1024 * 1024 });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: 'data_api.response_too_large', message: 'The response would be larger than 1048576 bytes' });
     // Within the cap the same read answers.
     const fits = await get(`select=id,meta&order=qty&limit=50`, { maxRows: 1000, maxResponseBytes: 1024 * 1024 });
     expect(fits.status).toBe(200);
     expect(fits.body).toHaveLength(50);
+  });
+
+  it('should read pages larger than a cursor batch whole and in order, and stop one over the cap', async () => {
+    const many = await makeOrganization(runtime, 'Many rows');
+    await runtime.db.asSystem((tx) =>
+      tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'n' || n, n FROM generate_series(1, $2::int) n`, [many.organizationId, FETCH_BATCH * 2 + 500]),
+    );
+    const read = (limits: ReadLimits) => answer(() => runtime.db.inTenant(many, (tx) => executeRead(tx, embedRegistry, { method: 'GET', table: 'dataapi_items', query: 'select=qty&order=qty', headers: {} }, limits)));
+    const whole = await read({ maxRows: 10_000, maxResponseBytes: 1024 * 1024 });
+    expect((whole.body as { qty: number }[]).map((row) => row.qty)).toEqual(Array.from({ length: FETCH_BATCH * 2 + 500 }, (_, i) => i + 1));
+    expect(whole.headers['content-range']).toBe(`0-${FETCH_BATCH * 2 + 499}/*`);
+    expect((await read({ maxRows: 10_000, maxResponseBytes: 20_000 })).body).toMatchObject({ code: 'data_api.response_too_large' });
   });
 
   it('should cut a larger limit to the row cap, Content-Range telling the rows sent, and read past it with offset', async () => {

@@ -62,7 +62,8 @@ export class SelectBudget {
       const times = (seen.get(key) ?? 0) + 1;
       seen.set(key, times);
       if (times > SHAPE_LIMITS.repeats) {
-        throw limitError('data_api.select_repeated', `"${key}" appears more than ${SHAPE_LIMITS.repeats} times in one select list`, `Select each column or relation at most ${SHAPE_LIMITS.repeats} times`);
+        const most = SHAPE_LIMITS.repeats;
+        throw limitError('data_api.select_repeated', `"${key}" appears more than ${most} times in one select list`, `Select each column or relation at most ${most} times`);
       }
     }
   }
@@ -73,7 +74,8 @@ export class LogicBudget {
 
   term(): void {
     if (++this.terms <= SHAPE_LIMITS.logicTerms) return;
-    throw limitError('data_api.logic_too_large', `A logic tree has more than ${SHAPE_LIMITS.logicTerms} conditions`, 'Use fewer conditions, e.g. one in.(...) list instead of many eq');
+    const message = `A logic tree has more than ${SHAPE_LIMITS.logicTerms} conditions`;
+    throw limitError('data_api.logic_too_large', message, 'Use fewer conditions, e.g. one in.(...) list instead of many eq');
   }
 
   static depth(depth: number): void {

@@ -6,7 +6,7 @@ import { parseReadRequest } from './parse/request.parser';
 import { normalizePlan } from './normalize';
 import { outputKeys, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
-import { buildCountSql, buildReadSql, type Statement } from './sql/read.sql';
+import { buildCountSql, buildReadSql, SEPARATOR } from './sql/read.sql';
 import { DEFAULT_LIMITS, type ReadLimits, responseTooLarge } from './limits';
 
 export interface ReadResponse {
@@ -51,27 +51,38 @@ async function estimate(tx: Tx, plan: ReadPlan): Promise<number> {
   return Math.round(row['QUERY PLAN'][0].Plan['Plan Rows']);
 }
 
-// Rows fetched at a time when a page may hold more: after each batch the response size is checked,
-// so a read over the cap stops there instead of computing the rest.
-export const FETCH_BATCH = 200;
+// A page of at most this many rows is read in one statement (the rows joined in PostgreSQL); a larger
+// one (DATA_API_MAX_ROWS raised, or the rows a write matched) through a cursor this many rows at a
+// time, the size checked after each batch, so a read over the cap stops there.
+export const FETCH_BATCH = 1000;
 
-interface PageRow {
-  r: string | null;
-  running: string;
+interface Page {
+  rows: number;
+  // The rows' texts joined by the media type's separator; undefined past the byte cap.
+  body?: string;
   total?: string;
 }
 
-async function fetchPage(tx: Tx, statement: Statement, limit: number | undefined): Promise<PageRow[]> {
-  if (limit !== undefined && limit <= FETCH_BATCH) return tx.query<PageRow>(statement.text, statement.values);
+async function fetchPage(tx: Tx, plan: ReadPlan, maxBytes: number): Promise<Page> {
+  if (plan.limit !== undefined && plan.limit <= FETCH_BATCH) {
+    const statement = buildReadSql(plan, maxBytes);
+    const [row] = await tx.query<{ body: string | null; page_count: string; running: string; total?: string }>(statement.text, statement.values);
+    return { rows: Number(row.page_count), body: Number(row.running) > maxBytes ? undefined : (row.body ?? ''), total: row.total };
+  }
+  const statement = buildReadSql(plan, maxBytes, false);
   await tx.query(`DECLARE data_api_read NO SCROLL CURSOR FOR ${statement.text}`, statement.values);
-  const rows: PageRow[] = [];
+  const texts: string[] = [];
+  let total: string | undefined;
+  let over = false;
   for (;;) {
-    const batch = await tx.query<PageRow>(`FETCH FORWARD ${FETCH_BATCH} FROM data_api_read`);
-    rows.push(...batch);
-    if (batch.length < FETCH_BATCH || batch[batch.length - 1].r === null) break;
+    const batch = await tx.query<{ r: string | null; total?: string }>(`FETCH FORWARD ${FETCH_BATCH} FROM data_api_read`);
+    for (const row of batch) if (row.r === null) over = true;
+    if (!over) texts.push(...batch.map((row) => row.r as string));
+    total ??= batch[0]?.total;
+    if (batch.length < FETCH_BATCH || over) break;
   }
   await tx.query('CLOSE data_api_read');
-  return rows;
+  return { rows: texts.length, body: over ? undefined : texts.join(SEPARATOR[plan.media]), total };
 }
 
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
@@ -81,20 +92,20 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   const table = findTable(registry, request.table);
   const plan = parseReadRequest(table, { ...request, maxRows: limits.maxRows }, registry);
   await normalizePlan(tx, registry, plan);
-  const statement = buildReadSql(plan, limits.maxResponseBytes);
   let rows: number;
   let total: number | undefined;
-  let texts: string[] = [];
+  let joined = '';
   if (plan.method === 'HEAD') {
+    const statement = buildReadSql(plan);
     const [row] = await tx.query<{ page_count: string; total?: string }>(statement.text, statement.values);
     rows = Number(row.page_count);
     if (plan.count === 'exact') total = Number(row.total);
   } else {
-    const page = await fetchPage(tx, statement, plan.limit);
-    if (page.some((row) => row.r === null)) throw responseTooLarge(limits.maxResponseBytes);
-    texts = page.map((row) => row.r as string);
-    rows = texts.length;
-    if (plan.count === 'exact') total = page.length ? Number(page[0].total) : await exactCount(tx, plan);
+    const page = await fetchPage(tx, plan, limits.maxResponseBytes);
+    if (page.body === undefined) throw responseTooLarge(limits.maxResponseBytes);
+    joined = page.body;
+    rows = page.rows;
+    if (plan.count === 'exact') total = page.total !== undefined ? Number(page.total) : await exactCount(tx, plan);
   }
   if (plan.count && plan.count !== 'exact') total = await estimate(tx, plan);
   if (plan.count === 'exact' && total !== undefined && plan.offset > total) {
@@ -111,9 +122,12 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   if (applied) headers['preference-applied'] = applied;
   let body = '';
   if (plan.method === 'GET') {
-    if (plan.media === 'json') body = `[${texts.join(',')}]`;
-    else if (plan.media === 'object') body = texts[0] ?? '';
-    else body = [outputKeys(plan.select).map(csvField).join(','), ...texts].join('\n');
+    if (plan.media === 'json') body = `[${joined}]`;
+    else if (plan.media === 'object') body = joined;
+    else {
+      const head = outputKeys(plan.select).map(csvField).join(',');
+      body = rows === 0 ? head : `${head}\n${joined}`;
+    }
   }
   return { status: total !== undefined && rows < total ? 206 : 200, body, headers };
 }

@@ -17,7 +17,9 @@ describe('buildReadSql', () => {
 
   it('should build one statement with the count over the same filter when asked', () => {
     const statement = build('qty=gt.1', { Prefer: 'count=exact' });
-    expect(statement.text).toMatch(/^SELECT CASE WHEN w\.running <= \$\d+::bigint THEN w\.r END AS r, w\.running, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/);
+    expect(statement.text).toMatch(
+      /^SELECT string_agg\(w\.r, \$\d+::text\) FILTER \(WHERE w\.running <= \$\d+::bigint\) AS body, count\(\*\) AS page_count, coalesce\(max\(w\.running\), 0\) AS running, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/,
+    );
     expect(statement.text.match(/\$/g)).toHaveLength(statement.values.length + 1);
   });
 
@@ -25,6 +27,11 @@ describe('buildReadSql', () => {
     const statement = build('body=wfts(english).fat%20cat&select=id');
     expect(statement.text).toContain('to_tsvector($2::regconfig, t."body") @@ websearch_to_tsquery($2::regconfig, $3::text)');
     expect(statement.values.slice(1, 3)).toEqual(['english', 'fat cat']);
+  });
+
+  it('should build one row per page row for the cursor when not joined', () => {
+    const statement = buildReadSql(parseReadRequest(items, { method: 'GET', table: 'dataapi_items', query: 'select=id', headers: {} }), 100, false);
+    expect(statement.text).toMatch(/^SELECT CASE WHEN w\.running <= \$2::bigint THEN w\.r END AS r, w\.running FROM \(SELECT p\.r, sum\(octet_length\(p\.r\)\) OVER/);
   });
 
   it('should skip the body on HEAD', () => {
@@ -42,12 +49,13 @@ describe('buildReadSql', () => {
       parseReadRequest(notes, { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} }, embedRegistry),
     );
     expect(statement.text).toBe(
-      'SELECT CASE WHEN w.running <= $6::bigint THEN w.r END AS r, w.running FROM (SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running ' +
+      'SELECT string_agg(w.r, $7::text) FILTER (WHERE w.running <= $6::bigint) AS body, count(*) AS page_count, coalesce(max(w.running), 0) AS running ' +
+        'FROM (SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running ' +
         'FROM (SELECT json_build_object($3::text, t."title", $4::text, ' +
         '(SELECT json_build_object($2::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $1::text))::text AS r ' +
         'FROM "dataapi_notes" t WHERE TRUE AND EXISTS (SELECT 1 FROM "dataapi_owners" e2 WHERE e2."id" = t."owner_id" AND e2."name" = $5::text) OFFSET 0) p) w',
     );
-    // The last one is the response byte cap.
-    expect(statement.values).toEqual(["O'Brien", 'name', 'title', 'o', "O'Brien", Number.MAX_SAFE_INTEGER]);
+    // The last ones are the response byte cap and the rows' separator.
+    expect(statement.values).toEqual(["O'Brien", 'name', 'title', 'o', "O'Brien", Number.MAX_SAFE_INTEGER, ',']);
   });
 });

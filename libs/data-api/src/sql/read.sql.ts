@@ -119,11 +119,15 @@ const ROW_TEXT = {
   csv: (row: string) => `left(substr(${row}::text, 2), -1)`,
 };
 
-// One statement. GET: one result row per page row, its text and the running total of the text's
-// bytes; past `maxBytes` the text is no longer sent (read.ts then stops and refuses), so no single
-// value grows with the page and nothing beyond the cap leaves PostgreSQL. HEAD: the page's size.
-// Either way the total when counted exactly (the same on every row).
-export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER): Statement {
+// Rows of a body: JSON objects are joined by commas, CSV lines by newlines.
+export const SEPARATOR = { json: ',', object: ',', csv: '\n' };
+
+// One statement. GET: each page row's text and the running total of the texts' bytes; past
+// `maxBytes` a row's text is dropped (read.ts then refuses), so nothing beyond the cap leaves
+// PostgreSQL or is held in memory. `joined`: one result row, the texts within the cap joined (a
+// value never longer than the cap); else one result row per page row, for a cursor to fetch in
+// batches. HEAD: the page's size. The total when counted exactly.
+export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER, joined = true): Statement {
   const params = new Params();
   const aliases = new Aliases();
   const head = plan.method === 'HEAD';
@@ -140,7 +144,12 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER)
   const page = `SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}${plan.limit === undefined && !plan.offset ? ' OFFSET 0' : ''}`;
   if (head) return { text: `SELECT count(*) AS page_count${total} FROM (${page}) p`, values: params.values };
   const sized = `SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running FROM (${page}) p`;
-  const text = `SELECT CASE WHEN w.running <= ${params.add(maxBytes)}::bigint THEN w.r END AS r, w.running${total} FROM (${sized}) w`;
+  const cap = `${params.add(maxBytes)}::bigint`;
+  if (joined) {
+    const body = `string_agg(w.r, ${params.add(SEPARATOR[plan.media])}::text) FILTER (WHERE w.running <= ${cap})`;
+    return { text: `SELECT ${body} AS body, count(*) AS page_count, coalesce(max(w.running), 0) AS running${total} FROM (${sized}) w`, values: params.values };
+  }
+  const text = `SELECT CASE WHEN w.running <= ${cap} THEN w.r END AS r, w.running${total} FROM (${sized}) w`;
   return { text, values: params.values };
 }
 
