@@ -59,7 +59,12 @@ export function inspectLock(dataDir: string): Lock {
   // Our servers are children of a node process; after kill -9 of that process the postmaster is
   // re-parented to init or to another reaper.
   const ppid = procStat(pid)?.ppid ?? 0;
-  const parent = ppid > 1 && isAlive(ppid) ? readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0')[0] : '';
+  let parent = '';
+  try {
+    if (ppid > 1 && isAlive(ppid)) parent = readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0')[0];
+  } catch {
+    // the parent exited as we looked: an orphan
+  }
   // Line 8 is the postmaster's status (starting, stopping, ready, standby).
   return { kind: 'running', pid, orphan: !/(^|\/)node$/.test(parent), stopping: lines[7]?.trim() === 'stopping' };
 }
