@@ -52,8 +52,9 @@ async function estimate(tx: Tx, plan: ReadPlan): Promise<number> {
 }
 
 // A page of at most this many rows is read in one statement (the rows joined in PostgreSQL); a larger
-// one (DATA_API_MAX_ROWS raised, or the rows a write matched) through a cursor this many rows at a
-// time, the size checked after each batch, so a read over the cap stops there.
+// one (DATA_API_MAX_ROWS raised) through a cursor this many rows at a time, the size checked after
+// each batch, so a read over the cap stops there. The uncut reads of writes (the rows a PATCH
+// matched, a representation) are one statement too: one round trip, and the write itself costs more.
 export const FETCH_BATCH = 1000;
 
 interface Page {
@@ -64,7 +65,7 @@ interface Page {
 }
 
 async function fetchPage(tx: Tx, plan: ReadPlan, maxBytes: number): Promise<Page> {
-  if (plan.limit !== undefined && plan.limit <= FETCH_BATCH) {
+  if (plan.limit === undefined || plan.limit <= FETCH_BATCH) {
     const statement = buildReadSql(plan, maxBytes);
     const [row] = await tx.query<{ body: string | null; page_count: string; running: string; total?: string }>(statement.text, statement.values);
     return { rows: Number(row.page_count), body: Number(row.running) > maxBytes ? undefined : (row.body ?? ''), total: row.total };
