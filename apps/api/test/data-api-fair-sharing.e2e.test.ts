@@ -24,7 +24,8 @@ describe('fair sharing of the pool between organizations', () => {
     const [answers, calmAnswer] = await runtime.db.asSystem(async (tx) => {
       await tx.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
       const settled: Awaited<ReturnType<typeof app.inject>>[] = [];
-      const all = Array.from({ length: 6 }, () => app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name', headers: busy.session }).then((r) => (settled.push(r), r)));
+      const read = () => app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name', headers: busy.session });
+      const all = Array.from({ length: 6 }, () => read().then((r) => (settled.push(r), r)));
       // Two run, one waits: three are refused at once (whichever reach the gate last).
       for (let waited = 0; settled.length < 3; waited += 20) {
         if (waited > 3000) throw new Error(`only ${settled.length} answered while the lock was held`);

@@ -47,12 +47,14 @@ export class SelectBudget {
 
   item(): void {
     if (++this.items <= SHAPE_LIMITS.selectItems) return;
-    throw limitError('data_api.select_too_large', `The select has more than ${SHAPE_LIMITS.selectItems} items`, 'Select fewer columns and embeds (a "*" counts as one item)');
+    const message = `The select has more than ${SHAPE_LIMITS.selectItems} items`;
+    throw limitError('data_api.select_too_large', message, 'Select fewer columns and embeds (a "*" counts as one item)');
   }
 
   static depth(depth: number, relation: string): void {
     if (depth <= SHAPE_LIMITS.embedDepth) return;
-    throw limitError('data_api.embed_too_deep', `Embeds nest more than ${SHAPE_LIMITS.embedDepth} levels deep`, `Embed fewer levels; "${relation}" is at level ${depth}`);
+    const message = `Embeds nest more than ${SHAPE_LIMITS.embedDepth} levels deep`;
+    throw limitError('data_api.embed_too_deep', message, `Embed fewer levels; "${relation}" is at level ${depth}`);
   }
 
   // One select list: the same field or relation under many aliases multiplies the response.
@@ -63,7 +65,8 @@ export class SelectBudget {
       seen.set(key, times);
       if (times > SHAPE_LIMITS.repeats) {
         const most = SHAPE_LIMITS.repeats;
-        throw limitError('data_api.select_repeated', `"${key}" appears more than ${most} times in one select list`, `Select each column or relation at most ${most} times`);
+        const message = `"${key}" appears more than ${most} times in one select list`;
+        throw limitError('data_api.select_repeated', message, `Select each column or relation at most ${most} times`);
       }
     }
   }

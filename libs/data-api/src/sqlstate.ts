@@ -28,8 +28,8 @@ const HINTS: Record<string, string> = {
 export function asPostgrestError(error: unknown): unknown {
   const candidate = error as { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown; severity?: unknown };
   // Only PostgreSQL's own errors carry a severity; a socket's EPIPE has a five-letter code too.
-  if (error instanceof DomainError || typeof candidate?.severity !== 'string' || typeof candidate.code !== 'string' || !/^[0-9A-Z]{5}$/.test(candidate.code)) return error;
-  if (typeof candidate.message !== 'string') return error;
+  if (error instanceof DomainError || typeof candidate?.severity !== 'string') return error;
+  if (typeof candidate.code !== 'string' || !/^[0-9A-Z]{5}$/.test(candidate.code) || typeof candidate.message !== 'string') return error;
   const kind = kindOf(candidate.code);
   if (!kind) return error;
   const hint = typeof candidate.hint === 'string' ? candidate.hint : HINTS[candidate.code];

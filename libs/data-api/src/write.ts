@@ -54,7 +54,14 @@ interface Written {
 // a filter matching several rows changes them all (§4.5), and a failure on any row changes none.
 // Errors thrown here (singular mismatch, max-affected) roll the caller's transaction back.
 // `maxResponseBytes` bounds the rows read back; the rows a write matches are never cut.
-export async function executeWrite(tx: Tx, registry: Registry, writers: WriterLookup, ctx: RequestContext, request: WriteRequest, maxResponseBytes = DEFAULT_LIMITS.maxResponseBytes): Promise<ReadResponse> {
+export async function executeWrite(
+  tx: Tx,
+  registry: Registry,
+  writers: WriterLookup,
+  ctx: RequestContext,
+  request: WriteRequest,
+  maxResponseBytes = DEFAULT_LIMITS.maxResponseBytes,
+): Promise<ReadResponse> {
   const table = findTable(registry, request.table);
   const writer = writers.get(table.name);
   if (!writer) throw pgrstError('PGRST117', 405, `Writes to ${table.name} are not supported`);
@@ -72,7 +79,8 @@ export async function executeWrite(tx: Tx, registry: Registry, writers: WriterLo
   let written: Written;
   let shaped: ReadResponse | undefined;
   const accept = media === 'object' ? 'application/vnd.pgrst.object+json' : media === 'csv' ? 'text/csv' : 'application/json';
-  const represent = (ids: string[]) => executeRead(tx, registry, { method: 'GET', table: table.name, query: selectPair, headers: { accept }, ids }, { maxResponseBytes });
+  const represent = (ids: string[]) =>
+    executeRead(tx, registry, { method: 'GET', table: table.name, query: selectPair, headers: { accept }, ids }, { maxResponseBytes });
   if (request.method === 'POST') {
     written = await insert(tx, ctx, writer, table, request.body, params, prefs);
   } else {
@@ -81,7 +89,8 @@ export async function executeWrite(tx: Tx, registry: Registry, writers: WriterLo
     const changes = request.method === 'PATCH' ? patchBody(table, request.body) : {};
     // `order`, `limit` and `offset` narrow which matching rows are changed (PostgREST v13).
     const paging = rawPairs(request.query, (key) => key === 'order' || key === 'limit' || key === 'offset');
-    const matched = await executeRead(tx, registry, { method: 'GET', table: table.name, query: `${filters}&select=id${paging ? `&${paging}` : ''}`, headers: {} }, { maxResponseBytes });
+    const matchQuery = `${filters}&select=id${paging ? `&${paging}` : ''}`;
+    const matched = await executeRead(tx, registry, { method: 'GET', table: table.name, query: matchQuery, headers: {} }, { maxResponseBytes });
     const ids = (JSON.parse(matched.body) as { id: string }[]).map((row) => String(row.id));
     if (prefs.maxAffected !== undefined && ids.length > prefs.maxAffected) {
       throw pgrstError('PGRST124', 400, 'Query result exceeds max-affected preference constraint', `The query affects ${ids.length} rows`);

@@ -83,7 +83,14 @@ export class RestController {
     const method = request.method as 'POST' | 'PATCH' | 'DELETE';
     const response = await this.db
       .inTenant(caller.ctx, (tx) =>
-        executeWrite(tx, this.registry, this.writers, caller.ctx, { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy }, this.limits.maxResponseBytes),
+        executeWrite(
+          tx,
+          this.registry,
+          this.writers,
+          caller.ctx,
+          { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy },
+          this.limits.maxResponseBytes,
+        ),
       )
       .catch((error: unknown) => {
         throw asPostgrestError(error);
@@ -93,7 +100,9 @@ export class RestController {
 
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.db
-      .inTenant(caller.ctx, (tx) => executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }, this.limits))
+      .inTenant(caller.ctx, (tx) =>
+        executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }, this.limits),
+      )
       .catch((error: unknown) => {
         throw asPostgrestError(error);
       });

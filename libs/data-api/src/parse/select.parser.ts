@@ -95,7 +95,15 @@ function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | u
 }
 
 // `rel[!hint][!inner|!left](items)`, at most two modifiers as PostgREST takes them.
-function readEmbed(cursor: Cursor, table: TableDefinition, registry: Registry, written: string, alias: string | undefined, depth: number, budget: SelectBudget): EmbedItem {
+function readEmbed(
+  cursor: Cursor,
+  table: TableDefinition,
+  registry: Registry,
+  written: string,
+  alias: string | undefined,
+  depth: number,
+  budget: SelectBudget,
+): EmbedItem {
   // Checked before reading further: a request thousands of levels deep stops here.
   SelectBudget.depth(depth, written);
   const [name, ...modifiers] = written.split('!');

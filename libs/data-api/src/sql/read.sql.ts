@@ -141,7 +141,8 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER,
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
   // OFFSET 0 keeps the subquery (and its row text, computed once) from being flattened.
-  const page = `SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}${plan.limit === undefined && !plan.offset ? ' OFFSET 0' : ''}`;
+  const fence = plan.limit === undefined && !plan.offset ? ' OFFSET 0' : '';
+  const page = `SELECT ${row} AS r FROM ${table} t WHERE ${where}${order}${pageSql(params, plan.limit, plan.offset)}${fence}`;
   if (head) return { text: `SELECT count(*) AS page_count${total} FROM (${page}) p`, values: params.values };
   const sized = `SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running FROM (${page}) p`;
   const cap = `${params.add(maxBytes)}::bigint`;

@@ -29,15 +29,51 @@ export const SETTINGS = {
 
   DATABASE_URL: urlSetting({ group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, requiredInProduction: true, description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg' }),
   DATABASE_POOL_SIZE: intSetting({ group: 'database', default: 10, min: 2, max: 200, description: 'connections in the pool (at least 2: migrations hold one for their lock)' }),
-  DATABASE_STATEMENT_TIMEOUT_MS: intSetting({ group: 'database', default: 8000, min: 100, max: 3600000, description: 'longest statement of a request (tenant transactions); beyond it PostgreSQL cancels it and the request answers 503' }),
-  DATABASE_WORK_MEM_KB: intSetting({ group: 'database', default: 4096, min: 64, max: 2097151, description: 'work_mem of tenant transactions: memory one sort or hash of a request may use before spilling to disk' }),
+  DATABASE_STATEMENT_TIMEOUT_MS: intSetting({
+    group: 'database',
+    default: 8000,
+    min: 100,
+    max: 3600000,
+    description: 'longest statement of a request (tenant transactions); beyond it PostgreSQL cancels it and the request answers 503',
+  }),
+  DATABASE_WORK_MEM_KB: intSetting({
+    group: 'database',
+    default: 4096,
+    min: 64,
+    max: 2097151,
+    description: 'work_mem of tenant transactions: memory one sort or hash of a request may use before spilling to disk',
+  }),
 
-  ORG_MAX_CONCURRENT_REQUESTS: intSetting({ group: 'database', default: 4, min: 1, max: 200, description: 'data API requests of one organization running at once; more wait in a short queue' }),
-  ORG_MAX_QUEUED_REQUESTS: intSetting({ group: 'database', default: 8, min: 0, max: 1000, description: 'requests of one organization waiting for a slot; beyond it 429 too_many_concurrent_requests with Retry-After' }),
-  ORG_QUEUE_WAIT_MS: intSetting({ group: 'database', default: 2000, min: 10, max: 60000, description: 'longest wait of a queued request for a slot before it answers 429' }),
+  ORG_MAX_CONCURRENT_REQUESTS: intSetting({
+    group: 'database',
+    default: 4,
+    min: 1,
+    max: 200,
+    description: 'data API requests of one organization running at once; more wait in a short queue',
+  }),
+  ORG_MAX_QUEUED_REQUESTS: intSetting({
+    group: 'database',
+    default: 8,
+    min: 0,
+    max: 1000,
+    description: 'requests of one organization waiting for a slot; beyond it 429 too_many_concurrent_requests with Retry-After',
+  }),
+  ORG_QUEUE_WAIT_MS: intSetting({ group: 'database', default: 2000, min: 10, max: 60000, description: 'longest wait of a queued request for a slot (then 429)' }),
 
-  DATA_API_MAX_ROWS: intSetting({ group: 'data-api', default: 1000, min: 1, max: 1000000, description: "most rows one data API read returns, top level and each embedded array (PostgREST's db-max-rows: a larger limit is cut)" }),
-  DATA_API_MAX_RESPONSE_BYTES: intSetting({ group: 'data-api', default: 67108864, min: 65536, max: 268435456, description: 'largest data API response body; a read that would exceed it stops and answers 400 data_api.response_too_large' }),
+  DATA_API_MAX_ROWS: intSetting({
+    group: 'data-api',
+    default: 1000,
+    min: 1,
+    max: 1000000,
+    description: "most rows one data API read returns, top level and each embedded array (PostgREST's db-max-rows: a larger limit is cut)",
+  }),
+  DATA_API_MAX_RESPONSE_BYTES: intSetting({
+    group: 'data-api',
+    default: 67108864,
+    min: 65536,
+    max: 268435456,
+    description: 'largest data API response body; a read that would exceed it stops and answers 400 data_api.response_too_large',
+  }),
 
   KAFKA_BROKERS: listSetting({ group: 'events', item: HOST_PORT, itemText: 'host:port', description: 'comma-separated Kafka brokers; unset uses the in-process event bus' }),
   OUTBOX_POLL_MS: intSetting({ group: 'events', default: 250, min: 10, max: 60000, description: 'how often the outbox relay looks for events written by other processes' }),

@@ -109,7 +109,8 @@ export class Database {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     return this.run(work, async (runner) => {
       const { statementTimeoutMs, workMemKb } = this.limits;
-      await runStatement(runner, SET_TENANT, [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb)], { prepare: true });
+      const values = [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb)];
+      await runStatement(runner, SET_TENANT, values, { prepare: true });
     });
   }
 
