@@ -1,6 +1,5 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { BillingModule } from './billing.module';
-import { BILLING_SETTINGS } from './billing.settings';
 
 export { BillingModule } from './billing.module';
 
@@ -8,6 +7,5 @@ export const billingMigrations: MigrationClass[] = [];
 
 // Created empty: its issue fills the manifest.
 export const billingManifest = defineContext({
-  name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {}, settings: BILLING_SETTINGS,
+  name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {},
 });
-export { BILLING_SETTINGS } from './billing.settings';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BILLING_SETTINGS } from '@engage/billing';
 import { MESSAGING_SETTINGS } from '@engage/messaging';
 import { ConfigError, loadConfig, renderEnvExample, SETTINGS, settingsOf } from '@engage/platform';
 import { CONTEXT_SETTINGS } from './index';
@@ -24,7 +23,7 @@ describe('settings of the platform and the contexts', () => {
     expect(config.DATA_DIR).toBe('./.data');
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.KAFKA_BROKERS).toEqual([]);
-    expect(settingsOf(config, BILLING_SETTINGS).BILLING_SIGNATURE_HEADER).toBe('X-Billing-Signature');
+    expect(settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS).toBe(15000);
     expect(config.LOG_LEVEL).toBe('info');
   });
 
@@ -72,7 +71,7 @@ describe('settings of the platform and the contexts', () => {
   it('should describe every setting, and flag the secrets as sensitive', () => {
     const all = Object.assign({}, SETTINGS, ...CONTEXT_SETTINGS) as Record<string, { description: string; sensitive: boolean }>;
     for (const setting of Object.values(all)) expect(setting.description.length).toBeGreaterThan(10);
-    for (const name of ['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'BILLING_WEBHOOK_SECRET', 'AI_API_KEY', 'SMTP_URL', 'CDN_SECRET_ACCESS_KEY']) {
+    for (const name of ['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'SMTP_URL', 'CDN_SECRET_ACCESS_KEY', 'CDN_ACCESS_KEY_ID']) {
       expect({ name, sensitive: all[name].sensitive }).toEqual({ name, sensitive: true });
     }
   });

@@ -9,10 +9,9 @@ export const MESSAGING_SETTINGS = {
   PROVIDER_TIMEOUT_MS: intSetting({ group: 'messaging', default: 15000, min: 100, max: 120000, description: 'time-out of one call to the delivery provider' }),
   INBOUND_POLL_MS: intSetting({ group: 'messaging', default: 500, min: 10, max: 60000, description: 'how often the worker looks for stored inbound provider events written by other processes' }),
   INBOUND_RETENTION_DAYS: intSetting({ group: 'messaging', default: 30, min: 1, max: 3650, description: 'days processed inbound provider events (inbound_events) are kept' }),
-  CDN_URL: urlSetting({ group: 'storage', protocols: ['http:', 'https:'], description: 'S3-compatible endpoint (with bucket) where call recordings are uploaded; unset uses CDN_DIR' }),
+  CDN_URL: urlSetting({ group: 'storage', protocols: ['http:', 'https:'], description: 'S3-compatible endpoint (with bucket) where re-hosted inbound media is kept; unset keeps it in DATA_DIR/media' }),
   CDN_ACCESS_KEY_ID: stringSetting({ group: 'storage', sensitive: true, description: 'access key of CDN_URL' }),
   CDN_SECRET_ACCESS_KEY: stringSetting({ group: 'storage', sensitive: true, description: 'secret key of CDN_URL' }),
   CDN_REGION: stringSetting({ group: 'storage', default: 'us-east-1', description: 'signing region of CDN_URL' }),
-  CDN_DIR: stringSetting({ group: 'storage', description: 'local folder standing in for the recording CDN; default DATA_DIR/cdn' }),
   ALLOW_ANON_SEND: booleanSetting({ group: 'security', default: false, description: 'let the bare anon key call chat-lite-send (the anon key is public: keep false)' }),
 };

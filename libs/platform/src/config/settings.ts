@@ -84,14 +84,6 @@ export const SETTINGS = {
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
   ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),
 
-  // Read by no code yet: they move to the context that reads them.
-  AI_BASE_URL: urlSetting({ group: 'ai', protocols: ['http:', 'https:'], description: "the platform's default AI, an OpenAI-compatible chat-completions API; unset uses a local heuristic analyser" }),
-  AI_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of AI_BASE_URL' }),
-  AI_MODEL: stringSetting({ group: 'ai', description: 'model name sent to AI_BASE_URL' }),
-  TRANSCRIBE_BASE_URL: urlSetting({ group: 'ai', protocols: ['http:', 'https:'], description: 'an OpenAI-compatible /audio/transcriptions API; unset reports transcription unavailable' }),
-  TRANSCRIBE_API_KEY: stringSetting({ group: 'ai', sensitive: true, description: 'API key of TRANSCRIBE_BASE_URL' }),
-  TRANSCRIBE_MODEL: stringSetting({ group: 'ai', description: 'model name sent to TRANSCRIBE_BASE_URL' }),
-
   OUTBOUND_ALLOW_HOSTS: listSetting({ group: 'security', item: HOST_NAME, itemText: 'a host name or IP address', description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)' }),
   NODE_EXTRA_CA_CERTS: stringSetting({ group: 'security', description: 'read by Node itself: extra CA certificates (lets tests use HTTPS receivers with their own certificate)' }),
 };
