@@ -3,6 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { IdentityModule } from '@engage/identity';
 import type { ExposedTable } from '@engage/platform';
 import { RestController, DATA_API_REGISTRY } from './http/rest.controller';
+import { DataApiOpenApi } from './openapi/openapi.controller';
 import { defineRegistry } from './registry';
 import { TableWriters } from './table-writers';
 
@@ -18,6 +19,7 @@ export class DataApiModule {
       providers: [
         { provide: DATA_API_REGISTRY, useValue: defineRegistry(tables.map((exposed) => exposed.table)) },
         { provide: TableWriters, inject: [ModuleRef], useFactory: (moduleRef: ModuleRef) => new TableWriters(moduleRef, tables) },
+        DataApiOpenApi,
       ],
     };
   }

@@ -26,6 +26,7 @@ export * from './runtime/nest-logger';
 export { createLogger, scrubText, serializeError } from './runtime/log';
 export * from './security/secret-box';
 export * from './http/create-http-app';
+export * from './http/openapi-parts';
 export * from './http/outbound-client';
 export { isBlockedAddress } from './http/outbound-address';
 export * from './jobs/job-definition';

@@ -11,6 +11,7 @@ import { OrgGateInterceptor } from './org-gate.interceptor';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
 import { Metrics } from './metrics';
+import { OpenApiParts } from './openapi-parts';
 import { installRequestLog } from './request-log';
 import { checkJsonBody } from './json-body-check';
 import { installBodyTimeout } from './body-timeout';
@@ -82,15 +83,19 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Engage API')
-      .setDescription('Omnichannel customer engagement: messaging, CRM, automation, webhooks and billing. See docs/ in the repository.')
-      .setVersion('1')
-      .addBearerAuth()
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
-      .build(),
-  );
+  // Built on the first request to /docs, once every module has added its parts.
+  const document = () =>
+    app.get(OpenApiParts).mergeInto(
+      SwaggerModule.createDocument(
+        app,
+        new DocumentBuilder()
+          .setTitle('Engage API')
+          .setDescription('Omnichannel customer engagement: messaging, CRM, automation, webhooks and billing. See docs/ in the repository.')
+          .setVersion('1')
+          .addBearerAuth()
+          .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
+          .build(),
+      ),
+    );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
 }

@@ -5,6 +5,7 @@ import { Database } from '../database/database';
 import { OutboxSignal } from '../events/outbox-signal';
 import { HealthController } from '../http/health.controller';
 import { Metrics } from '../http/metrics';
+import { OpenApiParts } from '../http/openapi-parts';
 import { EventSubscriptions } from './event-subscriptions';
 import { EventsWorker } from './events-worker';
 import { createLogger } from './log';
@@ -29,13 +30,14 @@ export class PlatformModule {
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
       EventSubscriptions,
+      OpenApiParts,
       ...(runsWorker ? [EventsWorker] : []),
     ];
     return {
       module: PlatformModule,
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
-      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions],
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions, OpenApiParts],
     };
   }
 }
