@@ -27,6 +27,7 @@ export { createLogger, scrubText, serializeError } from './runtime/log';
 export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './http/openapi-parts';
+export * from './http/api-errors';
 export * from './http/outbound-client';
 export { isBlockedAddress } from './http/outbound-address';
 export * from './jobs/job-definition';

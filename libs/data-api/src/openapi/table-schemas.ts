@@ -1,3 +1,4 @@
+import { ERROR_BODY } from '@engage/platform';
 import type { ColumnType, TableDefinition } from '../registry';
 
 // JSON Schema (OpenAPI 3.0 dialect) pieces for the data API's tables, derived from the registry's
@@ -57,33 +58,13 @@ export function writeSchema(table: TableDefinition, notNull: Nullability): Schem
   return { type: 'object', properties };
 }
 
-// PostgREST's error body; `code` is a PGRST code or the PostgreSQL SQLSTATE.
-export const POSTGREST_ERROR: Schema = {
-  type: 'object',
-  required: ['code', 'message', 'details', 'hint'],
-  properties: {
-    code: { type: 'string', example: 'PGRST100' },
-    message: { type: 'string' },
-    details: { description: 'A sentence, facts (an object or array), or null' },
-    hint: { type: 'string', nullable: true },
-  },
-};
-
-// The record proxy's error body (spec §4.5).
-export const PROXY_ERROR: Schema = {
-  type: 'object',
-  required: ['error', 'hint', 'code', 'details'],
-  properties: {
-    error: { type: 'string' },
-    hint: { type: 'string', nullable: true },
-    code: { type: 'string' },
-    details: { description: 'A sentence, facts (an object or array), or null' },
-  },
-};
-
 // A filter value: `operator.value`, as PostgREST reads it (e.g. eq.5, in.(a,b), not.is.null).
 export const FILTER_OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov'];
 
 export function filterDescription(type: ColumnType): string {
   return `Filter on this ${PG_TYPE[type]} column: <operator>.<value>, optionally negated with not.; operators: ${FILTER_OPERATORS.join(', ')}`;
 }
+
+// PostgREST's error body (`code` is a PGRST code or the PostgreSQL SQLSTATE) and the record proxy's (spec §4.5).
+export const POSTGREST_ERROR: Schema = ERROR_BODY.rest;
+export const PROXY_ERROR: Schema = ERROR_BODY.proxy;
