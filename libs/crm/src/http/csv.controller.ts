@@ -8,6 +8,7 @@ import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { CsvExportService } from '../application/csv-export.service';
 import { CsvImportService, IMPORT_MAX_BYTES } from '../application/csv-import.service';
 import type { CsvEntity } from '../domain/csv';
+import { ApiErrors } from '@engage/platform';
 
 export class ExportQueryDto {
   @ApiPropertyOptional({ description: 'comma-separated columns, in output order (default: all)' }) @IsOptional() @IsString() @MaxLength(2000) columns?: string;
@@ -62,6 +63,7 @@ export class CsvController {
     return this.imports.recent(caller.ctx);
   }
 
+  @ApiErrors(404)
   @Get('imports/:id')
   job(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.imports.get(caller.ctx, id);

@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { DealService } from '../application/deal.service';
+import { ApiErrors } from '@engage/platform';
 
 export class MoveDealDto {
   @ApiProperty({ description: 'target stage: key (LEAD, QUALIFIED, ...) in any case, or the stage name' }) @IsString() @MaxLength(100) stage: string;
@@ -29,6 +30,7 @@ export class DealsController {
     return this.deals.board(caller.ctx, query.pipeline_id, query.limit);
   }
 
+  @ApiErrors(404)
   @Post(':id/move')
   @HttpCode(200)
   move(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: MoveDealDto) {

@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ContactService } from '../application/contact.service';
+import { ApiErrors } from '@engage/platform';
 
 export class ContactListQueryDto {
   @ApiProperty({ required: false, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000) page?: number;
@@ -23,6 +24,7 @@ export class MobileContactsController {
     return this.contacts.list(caller.ctx, { page: query.page ?? 1, limit: query.limit ?? 50, search: query.search });
   }
 
+  @ApiErrors(404)
   @Get(':id')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.contacts.get(caller.ctx, id);

@@ -8,6 +8,7 @@ import { Authenticated, CurrentCaller } from './auth.guard';
 import { RecoverDto, SignUpDto, UpdateUserDto, VerifyQueryDto } from './auth.dto';
 import { toGoTrueUser } from './gotrue-user';
 import { REDIRECT_ALLOWED, type RedirectAllowed } from './redirects';
+import { ApiErrors } from '@engage/platform';
 
 // GoTrue's sign-up, email link, recovery and user-update endpoints.
 @ApiTags('auth')
@@ -20,6 +21,7 @@ export class AccountController {
   ) {}
 
   // Confirmation is required: the answer is the user, without a session (auth-js: session null).
+  @ApiErrors(422, 429)
   @Post('signup')
   @HttpCode(200)
   async signUp(@Body() body: SignUpDto, @Ip() ip: string) {
@@ -27,6 +29,7 @@ export class AccountController {
   }
 
   // The emailed link. With an allowed redirect_to the tokens travel in the URL fragment, as GoTrue does.
+  @ApiErrors(403)
   @Get('verify')
   async verify(@Query() query: VerifyQueryDto, @Res() reply: FastifyReply) {
     const session = await this.accounts.verify(query.token, query.type);
@@ -44,6 +47,7 @@ export class AccountController {
     return reply.status(200).send({ ...session, user: toGoTrueUser(session.user) });
   }
 
+  @ApiErrors(429)
   @Post('recover')
   @HttpCode(200)
   async recover(@Body() body: RecoverDto, @Ip() ip: string) {
@@ -52,6 +56,7 @@ export class AccountController {
   }
 
   // GoTrue: emails a nonce that a password change from a session older than 24 hours must carry.
+  @ApiErrors(429)
   @Get('reauthenticate')
   @Authenticated('session')
   async reauthenticate(@CurrentCaller() caller: Caller) {
@@ -59,6 +64,7 @@ export class AccountController {
     return {};
   }
 
+  @ApiErrors(422, 429)
   @Put('user')
   @Authenticated('session')
   async update(@CurrentCaller() caller: Caller, @Body() body: UpdateUserDto) {
@@ -66,6 +72,7 @@ export class AccountController {
   }
 
   // The spec lists POST /auth/v1/user for the same change.
+  @ApiErrors(422, 429)
   @Post('user')
   @HttpCode(200)
   @Authenticated('session')

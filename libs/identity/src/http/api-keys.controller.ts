@@ -4,6 +4,7 @@ import { ApiKeyService } from '../application/api-key.service';
 import type { Caller } from '../application/authenticator';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { CreateApiKeyDto } from './auth.dto';
+import { ApiErrors } from '@engage/platform';
 
 // Settings → API Keys: OWNER and ADMIN only; the full key appears once, in the creation response.
 @ApiTags('api-keys')
@@ -23,6 +24,7 @@ export class ApiKeysController {
     return { api_keys: await this.keys.list(caller.ctx) };
   }
 
+  @ApiErrors(404)
   @Delete(':id')
   @HttpCode(204)
   async revoke(@CurrentCaller() caller: Caller, @Param('id') id: string) {

@@ -5,6 +5,7 @@ import { SessionService } from '../application/session.service';
 import { toGoTrueUser } from './gotrue-user';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { GrantQueryDto, LogoutQueryDto, TokenBodyDto } from './auth.dto';
+import { ApiErrors } from '@engage/platform';
 
 // GoTrue-compatible endpoints used by @supabase/supabase-js (auth-js).
 @ApiTags('auth')
@@ -12,6 +13,7 @@ import { GrantQueryDto, LogoutQueryDto, TokenBodyDto } from './auth.dto';
 export class AuthController {
   constructor(private readonly sessions: SessionService) {}
 
+  @ApiErrors(429)
   @Post('token')
   @HttpCode(200)
   async token(@Query() query: GrantQueryDto, @Body() body: TokenBodyDto, @Ip() ip: string) {

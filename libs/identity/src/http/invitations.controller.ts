@@ -4,6 +4,7 @@ import type { Caller } from '../application/authenticator';
 import { MembershipService } from '../application/membership.service';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { AcceptInvitationDto, InvitationTokenQueryDto, InviteMemberDto } from './members.dto';
+import { ApiErrors } from '@engage/platform';
 
 const ACCEPT_PATH = '/functions/v1/invitations/accept';
 
@@ -42,6 +43,7 @@ export class InvitationsController {
     return this.members.acceptInvitation(body);
   }
 
+  @ApiErrors(404)
   @Delete(':id')
   @HttpCode(204)
   @Authenticated('session')

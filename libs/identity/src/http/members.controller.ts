@@ -4,6 +4,7 @@ import type { Caller } from '../application/authenticator';
 import { MembershipService } from '../application/membership.service';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { ChangeRoleDto } from './members.dto';
+import { ApiErrors } from '@engage/platform';
 
 // Settings → Team: every member may list; OWNER and ADMIN change roles and remove members.
 @ApiTags('members')
@@ -17,11 +18,13 @@ export class MembersController {
     return { members: await this.members.listMembers(caller.ctx) };
   }
 
+  @ApiErrors(404, 409)
   @Patch(':userId')
   changeRole(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: ChangeRoleDto) {
     return this.members.changeRole(caller.ctx, userId, body.role);
   }
 
+  @ApiErrors(404, 409)
   @Delete(':userId')
   @HttpCode(204)
   async remove(@CurrentCaller() caller: Caller, @Param('userId') userId: string) {

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SessionService } from '../application/session.service';
 import { MobileLoginDto } from './auth.dto';
+import { ApiErrors } from '@engage/platform';
 
 // §4.4 POST /login: 401 for bad credentials, 403 for a deactivated or suspended account.
 @ApiTags('mobile-api')
@@ -9,6 +10,7 @@ import { MobileLoginDto } from './auth.dto';
 export class MobileLoginController {
   constructor(private readonly sessions: SessionService) {}
 
+  @ApiErrors(401)
   @Post('login')
   @HttpCode(200)
   async login(@Body() body: MobileLoginDto, @Ip() ip: string) {

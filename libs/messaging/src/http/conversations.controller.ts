@@ -6,6 +6,7 @@ import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ChannelAccountService } from '../application/channel-account.service';
 import { ConversationService } from '../application/conversation.service';
 import { CHANNEL_KINDS, CONVERSATION_STATUSES } from '../domain/statuses';
+import { ApiErrors } from '@engage/platform';
 
 export class ConversationListQueryDto {
   @ApiProperty({ required: false, enum: CONVERSATION_STATUSES }) @IsOptional() @IsIn(CONVERSATION_STATUSES) status?: string;
@@ -63,28 +64,33 @@ export class ConversationsController {
     return this.conversations.unreadCounts(caller.ctx, q.mine === true);
   }
 
+  @ApiErrors(404)
   @Get('conversations/:id')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() q: MessagesQueryDto) {
     return this.conversations.get(caller.ctx, id, q.page ?? 1, q.limit ?? 50);
   }
 
+  @ApiErrors(404)
   @Post('conversations/:id/read')
   @HttpCode(200)
   read(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.conversations.markRead(caller.ctx, id);
   }
 
+  @ApiErrors(404)
   @Post('conversations/:id/reply')
   @HttpCode(200)
   reply(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ReplyDto) {
     return this.conversations.reply(caller.ctx, id, body);
   }
 
+  @ApiErrors(404)
   @Patch('conversations/:id/status')
   status(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: StatusDto) {
     return this.conversations.changeStatus(caller.ctx, id, body);
   }
 
+  @ApiErrors(404)
   @Patch('conversations/:id/assignee')
   assign(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: AssignDto) {
     return this.conversations.assign(caller.ctx, id, body.assignee_id);
@@ -100,6 +106,7 @@ export class ConversationsController {
     return this.channels.create(caller.ctx, body);
   }
 
+  @ApiErrors(404)
   @Post('channel-accounts/:id/rotate-token')
   @HttpCode(200)
   rotate(@CurrentCaller() caller: Caller, @Param('id') id: string) {

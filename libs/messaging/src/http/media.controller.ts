@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { NotFound, isUuid } from '@engage/shared-kernel';
 import { LocalMediaStore } from '../infrastructure/local-media-store';
+import { ApiErrors } from '@engage/platform';
 
 // Re-hosted inbound media (local folder store). Names are SHA-256 of the content: capability
 // addresses, usable in <img> without credentials.
@@ -11,6 +12,7 @@ import { LocalMediaStore } from '../infrastructure/local-media-store';
 export class MediaController {
   constructor(private readonly store: LocalMediaStore) {}
 
+  @ApiErrors(404)
   @Get(':organizationId/:name')
   async get(@Param('organizationId') organizationId: string, @Param('name') name: string, @Res() reply: FastifyReply) {
     const file = isUuid(organizationId) ? await this.store.read(organizationId, name) : undefined;

@@ -1,7 +1,11 @@
-import { applyDecorators } from '@nestjs/common';
+import { RequestMethod, applyDecorators } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ApiResponse } from '@nestjs/swagger';
-import type { ApiFamily } from './error-families';
 
+import { type ApiFamily, familyOf } from './error-families';
+
+// @nestjs/swagger's metadata key for @ApiResponse (not exported).
+const API_RESPONSE = 'swagger/apiResponse';
 type Schema = Record<string, unknown>;
 const text = { type: 'string' };
 const nullableText = { type: 'string', nullable: true };
@@ -38,7 +42,45 @@ const MEANING: Record<number, string> = {
   503: 'Temporarily unavailable',
 };
 
-// The error statuses an operation answers, each with its family's body: @ApiErrors('functions', 400, 401, 404).
-export function ApiErrors(family: ApiFamily, ...statuses: number[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(...statuses.map((status) => ApiResponse({ status, description: MEANING[status] ?? 'Error', schema: ERROR_BODY[family] })));
+// The error statuses an operation answers: @ApiErrors(404, 409). The body's shape follows from the
+// URL's family, as at run time: familyErrorBodies fills it in when the document is built. On a
+// route it must come first (above @Get/@Post and @HttpCode): any @ApiResponse drops Nest's default
+// success entry, which it puts back from those.
+export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  const errors = statuses.map((status) => ApiResponse({ status, description: MEANING[status] ?? 'Error' }));
+  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (!descriptor) return applyDecorators(...errors)(target as never);
+    const handler = descriptor.value as object;
+    const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+    if (method === undefined) throw new Error(`@ApiErrors on ${String(key)} must be written above its route decorator`);
+    const declared = Reflect.getMetadata(API_RESPONSE, handler) as Record<string, unknown> | undefined;
+    const success = (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (method === RequestMethod.POST ? 201 : 200);
+    const extra = declared && Object.keys(declared).some((status) => Number(status) < 400) ? [] : [ApiResponse({ status: success, description: '' })];
+    return applyDecorators(...extra, ...errors)(target, key as string | symbol, descriptor);
+  }) as MethodDecorator & ClassDecorator;
+}
+
+type Operation = { requestBody?: unknown; security?: unknown[]; responses?: Record<string, { description?: string; content?: unknown }> };
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+// Every error response gets its family's body; and the answers the shared HTTP stack gives on any
+// route are listed on every operation: 400 (a URL with %00, a malformed or too deep JSON body, a
+// DTO's validation), for a body 413 and 415, and for a route that takes credentials (its `security`,
+// from @Authenticated) 401. Listed here rather than with @ApiResponse, which would drop Nest's
+// default success entry of every route it is put on.
+export function familyErrorBodies(paths: Record<string, Record<string, unknown>>): void {
+  for (const [path, item] of Object.entries(paths)) {
+    const content = { 'application/json': { schema: ERROR_BODY[familyOf(path)] } };
+    for (const method of METHODS) {
+      const operation = item[method] as Operation | undefined;
+      if (!operation) continue;
+      const responses = (operation.responses ??= {});
+      const hasBody = operation.requestBody !== undefined || ['post', 'patch', 'put'].includes(method);
+      const stack = [400, ...(hasBody ? [413, 415] : []), ...(operation.security?.length ? [401] : [])];
+      for (const status of stack) responses[String(status)] ??= { description: MEANING[status] };
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400 && !response.content) response.content = content;
+      }
+    }
+  }
 }
