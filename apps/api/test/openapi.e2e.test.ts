@@ -63,6 +63,11 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const proxyError = JSON.stringify(doc.paths['/functions/v1/rest-api-proxy/deals'].post.responses['409']);
     expect(proxyError).toContain('#/components/schemas/RecordProxyError');
     expect(JSON.stringify(doc.paths['/rest/v1/deals'].post.responses['409'])).toContain('#/components/schemas/PostgrestError');
+    const move = doc.paths['/functions/v1/deals/{id}/move'].post.responses as Record<string, { content?: Record<string, { schema: { required?: string[] } }> }>;
+    expect(Object.keys(move).sort()).toEqual(['200', '400', '401', '404', '413', '415']);
+    expect(move['404'].content?.['application/json'].schema.required).toEqual(['error', 'code']);
+    const token = doc.paths['/auth/v1/token'].post.responses as Record<string, { content?: Record<string, { schema: { oneOf?: unknown[] } }> }>;
+    expect(token['429'].content?.['application/json'].schema.oneOf).toHaveLength(2);
   });
 
   it('should describe what reads and writes really answer (rows and errors validated against the document)', async () => {
