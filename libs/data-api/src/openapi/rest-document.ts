@@ -109,7 +109,9 @@ function tablePath(table: TableDefinition, family: Family, writable: boolean): P
   if (!writable) return item;
   const body = { required: true, content: { 'application/json': json({ oneOf: [ref('schemas', `${name}_write`), { type: 'array', items: ref('schemas', `${name}_write`) }] }) } };
   const patchBody = { required: true, content: { 'application/json': json(ref('schemas', `${name}_write`)) } };
-  const written = { description: 'The written rows (Prefer: return=representation)', headers: HEADERS, content: readContent(name) };
+  // Whether a write answers rows depends on Prefer (return=representation or, on the record proxy, by
+  // default), which OpenAPI cannot tie to a status: as in PostgREST's own document, no body schema.
+  const written = { description: `The written rows as the ${name} schema (Prefer: return=representation), or no body`, headers: HEADERS };
   const nothing = { description: 'Done; no body (Prefer: return=minimal)', headers: HEADERS };
   item.post = tagged(name, `Insert or upsert ${name}`, family, {
     operationId: `${family}_post_${name}`,

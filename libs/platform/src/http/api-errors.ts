@@ -34,6 +34,7 @@ const MEANING: Record<number, string> = {
   406: 'The answer cannot have the media type asked for',
   409: 'Conflicts with the current state',
   413: 'The body is too large',
+  414: 'A path parameter is too long',
   415: 'The body is not JSON',
   416: 'Range not satisfiable',
   422: 'The request is understood but refused',
@@ -65,7 +66,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 // Every error response gets its family's body; and the answers the shared HTTP stack gives on any
 // route are listed on every operation: 400 (a URL with %00, a malformed or too deep JSON body, a
-// DTO's validation), for a body 413 and 415, and for a route that takes credentials (its `security`,
+// DTO's validation), for a body 413 and 415, for a path parameter 414 (longer than the router takes), and for a route that takes credentials (its `security`,
 // from @Authenticated) 401. Listed here rather than with @ApiResponse, which would drop Nest's
 // default success entry of every route it is put on.
 export function familyErrorBodies(paths: Record<string, Record<string, unknown>>): void {
@@ -76,7 +77,8 @@ export function familyErrorBodies(paths: Record<string, Record<string, unknown>>
       if (!operation) continue;
       const responses = (operation.responses ??= {});
       const hasBody = operation.requestBody !== undefined || ['post', 'patch', 'put'].includes(method);
-      const stack = [400, ...(hasBody ? [413, 415] : []), ...(operation.security?.length ? [401] : [])];
+      const hasPathParameter = path.includes('{');
+      const stack = [400, ...(hasBody ? [413, 415] : []), ...(hasPathParameter ? [414] : []), ...(operation.security?.length ? [401] : [])];
       for (const status of stack) responses[String(status)] ??= { description: MEANING[status] };
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400 && !response.content) response.content = content;

@@ -10,6 +10,7 @@ import { gateLimits, OrgGate } from './org-gate';
 import { OrgGateInterceptor } from './org-gate.interceptor';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
+import { familyOf, renderProblem } from './error-families';
 import { Metrics } from './metrics';
 import { OpenApiParts } from './openapi-parts';
 import { installRequestLog } from './request-log';
@@ -28,12 +29,28 @@ function jsonSyntaxError(body: Buffer): string {
   }
 }
 
+// Errors Fastify's router answers before any handler (a URL it cannot decode, a path parameter
+// longer than its limit), in the URL family's body like every other error.
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_BAD_URL: { status: 400, code: 'bad_url', message: 'The request URL cannot be decoded' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', message: 'A path parameter is longer than 100 characters' },
+};
+
+type FrameworkReply = { status(code: number): FrameworkReply; headers(values: Record<string, string>): FrameworkReply; send(body: unknown): unknown };
+
+function frameworkError(error: { code?: string; message: string }, request: { url: string; headers: Record<string, string | string[] | undefined> }, reply: FrameworkReply) {
+  const known = FRAMEWORK_ERRORS[error.code ?? ''] ?? { status: 400, code: 'bad_request', message: 'The request cannot be routed' };
+  const rendered = renderProblem(familyOf(request.url), known, request.headers);
+  return reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
+}
+
 export function createFastifyAdapter(config: Config): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Headers that do not arrive whole in time: Node answers 408 (the body is timed by body-timeout.ts).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     requestIdHeader: false,
+    frameworkErrors: frameworkError as never,
     // request.ip follows X-Forwarded-For only through the proxies named here.
     trustProxy: config.TRUST_PROXY.length > 0 ? config.TRUST_PROXY : false,
     // A caller's x-request-id is kept when it is sane, so logs can be joined across services.
