@@ -66,6 +66,11 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const move = doc.paths['/functions/v1/deals/{id}/move'].post.responses as Record<string, { content?: Record<string, { schema: { required?: string[] } }> }>;
     expect(Object.keys(move).sort()).toEqual(['200', '400', '401', '404', '413', '414', '415']);
     expect(move['404'].content?.['application/json'].schema.required).toEqual(['error', 'code']);
+    // Request bodies carry their DTOs' class-validator rules.
+    const channel = doc.components.schemas.ChannelAccountDto as { properties: Record<string, object> };
+    expect(channel.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    const assign = doc.components.schemas.AssignDto as { properties: Record<string, object> };
+    expect(assign.properties.assignee_id).toMatchObject({ type: 'string', format: 'uuid', nullable: true });
     const token = doc.paths['/auth/v1/token'].post.responses as Record<string, { content?: Record<string, { schema: { oneOf?: unknown[] } }> }>;
     expect(token['429'].content?.['application/json'].schema.oneOf).toHaveLength(2);
   });

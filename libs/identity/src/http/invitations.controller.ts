@@ -14,6 +14,7 @@ const ACCEPT_PATH = '/functions/v1/invitations/accept';
 export class InvitationsController {
   constructor(private readonly members: MembershipService) {}
 
+  @ApiErrors(409)
   @Post()
   @HttpCode(201)
   @Authenticated('session')

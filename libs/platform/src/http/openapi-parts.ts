@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { familyErrorBodies } from './api-errors';
+import { dtoSchemas } from './dto-schemas';
 
 // Paths and components a context adds to the /docs document beyond what its controllers' decorators
 // describe (the data API's tables, generated from its registry). Added while modules initialise;
@@ -27,6 +28,7 @@ export class OpenApiParts {
       components.schemas = { ...components.schemas, ...part.components?.schemas } as typeof components.schemas;
       components.parameters = { ...components.parameters, ...part.components?.parameters } as typeof components.parameters;
     }
+    dtoSchemas(document);
     familyErrorBodies(document.paths as Record<string, Record<string, unknown>>);
     return document;
   }
