@@ -52,7 +52,7 @@ describe('worker app', () => {
   });
 
   it("should register every context's schedules and run their jobs with the contexts' services", async () => {
-    const names = ['platform.outbox-purge', ...CONTEXT_JOBS.schedules.map((schedule) => schedule.job.name)];
+    const names = ['platform.outbox-purge', 'platform.dead-jobs-purge', ...CONTEXT_JOBS.schedules.map((schedule) => schedule.job.name)];
     const registered = await runtime.db.systemQuery<{ name: string }>(`SELECT name FROM job_schedules ORDER BY name`);
     expect(registered.map((row) => row.name)).toEqual([...names].sort());
     // One tick of each, as a schedule would enqueue it: each handler runs and its job is done (deleted), none dead.

@@ -39,6 +39,7 @@ export function compose(contexts: readonly ContextManifest[]) {
     jobs: {
       jobs: contexts.flatMap((context) => context.jobs?.jobs ?? []),
       schedules: contexts.flatMap((context) => context.jobs?.schedules ?? []),
+      queues: contexts.flatMap((context) => context.jobs?.queues ?? []),
     } satisfies JobRegistrations,
   };
 }

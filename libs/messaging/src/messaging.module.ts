@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
 import { join } from 'node:path';
-import { CONFIG, type Config, Database, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl, settingsOf } from '@engage/platform';
+import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, settingsOf } from '@engage/platform';
 import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
@@ -71,14 +71,11 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
           fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
         }),
     },
+    // The hot queue inboundQueue: the platform's runner drives it in worker and all-in-one processes.
     {
-      // Inbound events are processed where events are: worker and all-in-one processes.
       provide: InboundWorker,
-      inject: [InboundProcessor, InboundSignal, PLATFORM_RUNTIME, PLATFORM_LOG],
-      useFactory: (processor: InboundProcessor, signal: InboundSignal, runtime: PlatformRuntime, log: pino.Logger) =>
-        new InboundWorker(processor, signal, runtime.role !== 'api', settingsOf(runtime.config, MESSAGING_SETTINGS).INBOUND_POLL_MS, (error) =>
-          log.error({ err: error }, 'inbound processing pass failed'),
-        ),
+      inject: [InboundProcessor, InboundSignal],
+      useFactory: (processor: InboundProcessor, signal: InboundSignal) => new InboundWorker(processor, signal),
     },
     // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
     { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },

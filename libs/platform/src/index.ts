@@ -39,3 +39,4 @@ export * from './context/context-manifest';
 export * from './context/event-catalogue';
 export * from './context/exposed-table';
 export * from './config/env-example';
+export * from './jobs/queue-loop';

@@ -3,12 +3,14 @@ import { ConfigurationsWriter } from './application/webhooks.record-writers';
 import { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOK_SETTINGS } from './webhooks.settings';
+import { webhooksQueues } from './application/delivery.worker';
 import { webhooksSchedules } from './application/webhook-log-purge.job';
 import { CreateWebhookTables1763800004001 } from './infrastructure/migrations/0001-create-webhook-tables';
 import { IndexDueDeliveriesPerEndpoint1763800004002 } from './infrastructure/migrations/0002-index-due-deliveries-per-endpoint';
 
 export { WebhooksModule } from './webhooks.module';
 export { webhooksSchedules } from './application/webhook-log-purge.job';
+export { webhooksQueues } from './application/delivery.worker';
 
 export const webhooksMigrations: MigrationClass[] = [CreateWebhookTables1763800004001, IndexDueDeliveriesPerEndpoint1763800004002];
 
@@ -22,6 +24,6 @@ export const webhooksManifest = defineContext({
   publishes: [],
   consumes: { contracts: ['webhook'] },
   settings: WEBHOOK_SETTINGS,
-  jobs: { schedules: webhooksSchedules },
+  jobs: { schedules: webhooksSchedules, queues: webhooksQueues },
 });
 export { WEBHOOK_SETTINGS } from './webhooks.settings';

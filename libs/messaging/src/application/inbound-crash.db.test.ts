@@ -10,7 +10,7 @@ import { identityMigrations } from '@engage/identity';
 import { createTestTenant } from '@engage/identity/testing';
 import { createHttpApp, loadConfig, type PlatformRuntime, startPlatform } from '@engage/platform';
 import { createTestDatabase, dropTestDatabase, testAdminUrl, testRootModule } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
+import { messagingMigrations, messagingQueues } from '../index';
 import { MessagingModule } from '../messaging.module';
 import { waitFor } from '../testing/wait-for';
 
@@ -40,7 +40,7 @@ describe('inbound processing across a worker crash', () => {
     });
   const startWorker = async (name: string): Promise<{ runtime: PlatformRuntime; context: INestApplicationContext }> => {
     const runtime = await startPlatform(config(name, 'worker'), { role: 'worker', migrations });
-    const context = await NestFactory.createApplicationContext(testRootModule(runtime, [MessagingModule]), { logger: false });
+    const context = await NestFactory.createApplicationContext(testRootModule(runtime, [MessagingModule], [], { queues: messagingQueues }), { logger: false });
     return { runtime, context };
   };
 

@@ -1,63 +1,31 @@
-import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { defineQueue, type PassResult, type QueueWorker, settingsOf } from '@engage/platform';
+import { MESSAGING_SETTINGS } from '../messaging.settings';
 import type { InboundProcessor } from './inbound-processor';
 import type { InboundSignal } from './inbound-receiver';
 
 const PASS_SIZE = 100;
 const GATHER_MS = 25;
 
-// Runs the processor in worker processes: on every stored event of this process, and by polling
-// for events other processes stored. One pass at a time.
-export class InboundWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-
+// Inbound processing as a hot queue of the platform's runner (worker processes only): a pass on
+// every event stored by this process, and by polling (INBOUND_POLL_MS) for events other processes
+// stored. It stays a queue of its own: a pass claims up to 100 events in one transaction (docs/jobs.md).
+export class InboundWorker implements QueueWorker {
   constructor(
     private readonly processor: InboundProcessor,
     private readonly signal: InboundSignal,
-    private readonly enabled: boolean,
-    private readonly pollMs: number,
-    private readonly onError: (error: unknown) => void,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!this.enabled) return;
-    this.signal.onStored(() => this.kick());
-    this.timer = setInterval(() => this.kick(), this.pollMs);
-    this.kick();
+  started(wake: () => void): void {
+    this.signal.onStored(wake);
   }
 
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
-    });
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      // A pass that found only a few events is followed by a short pause, so under a steady stream
-      // the next pass takes a batch worth its transaction instead of one or two events.
-      for (let settled = await this.processor.processDue(PASS_SIZE); settled > 0 && !this.stopped; settled = await this.processor.processDue(PASS_SIZE)) {
-        if (settled < PASS_SIZE / 4) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
-      }
-    } catch (error) {
-      this.onError(error);
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  // A pass that found only a few events is followed by a short pause, so under a steady stream the
+  // next pass takes a batch worth its transaction instead of one or two events.
+  async pass(): Promise<PassResult> {
+    const settled = await this.processor.processDue(PASS_SIZE);
+    if (settled === 0) return undefined;
+    return settled < PASS_SIZE / 4 ? GATHER_MS : 0;
   }
 }
+
+export const inboundQueue = defineQueue({ name: 'messaging.inbound', worker: InboundWorker, pollMs: (config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_POLL_MS });

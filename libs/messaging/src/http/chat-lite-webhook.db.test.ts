@@ -7,7 +7,7 @@ import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { messagingMigrations } from '../index';
+import { messagingMigrations, messagingQueues } from '../index';
 import { MessagingModule } from '../messaging.module';
 import { RecordingProvider } from '../testing/recording-provider';
 import { waitFor } from '../testing/wait-for';
@@ -25,6 +25,7 @@ beforeAll(async () => {
     role: 'all',
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
     env: { NOTIFY_URL: provider.url, INBOUND_POLL_MS: '50', OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
+    jobs: { queues: messagingQueues },
   }));
 });
 // A provider's media host on loopback (allowed through OUTBOUND_ALLOW_HOSTS in this test).

@@ -80,6 +80,7 @@ export const SETTINGS = {
 
   JOBS_CONCURRENCY: intSetting({ group: 'jobs', default: 4, min: 1, max: 1000, description: 'background jobs a worker process runs at once' }),
   JOBS_POLL_MS: intSetting({ group: 'jobs', default: 1000, min: 10, max: 60000, description: 'how often an idle worker looks for jobs and schedule ticks' }),
+  JOBS_DEAD_RETENTION_DAYS: intSetting({ group: 'jobs', default: 30, min: 1, max: 3650, description: 'days dead-lettered jobs are kept to be replayed' }),
 
   JWT_SECRET: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters', description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR' }),
   ENCRYPTION_KEY: stringSetting({ group: 'identity', sensitive: true, requiredInProduction: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)', description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR' }),

@@ -2,7 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import type { EventContract } from '@engage/shared-kernel';
 import type { SettingsGroup } from '../config/setting';
 import type { MigrationClass } from '../database/data-source';
-import type { JobDefinition, ScheduleDefinition } from '../jobs/job-definition';
+import type { JobDefinition, QueueDefinition, ScheduleDefinition } from '../jobs/job-definition';
 import type { ExposedTable } from './exposed-table';
 
 // What a context consumes: events of other contexts by declaration, and/or every event carrying a
@@ -12,10 +12,11 @@ export interface Consumption {
   readonly contracts?: readonly ('webhook' | 'timeline')[];
 }
 
-// Durable jobs a context enqueues and the schedules the worker fires for it (docs/jobs.md).
+// Durable jobs a context enqueues, the schedules the worker fires for it and its hot queues (docs/jobs.md).
 export interface ContextJobs {
   readonly jobs?: readonly JobDefinition[];
   readonly schedules?: readonly ScheduleDefinition[];
+  readonly queues?: readonly QueueDefinition[];
 }
 
 // One bounded context, self-described: what `libs/composition` needs to compose it into the api

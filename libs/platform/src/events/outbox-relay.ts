@@ -1,5 +1,7 @@
 import type { EventBus } from '@engage/shared-kernel';
-import type { Database, DedicatedSession } from '../database/database';
+import type { Database } from '../database/database';
+import { NotificationListener } from '../database/notification-listener';
+import { QueueLoop } from '../jobs/queue-loop';
 import type { OutboxSignal } from './outbox-signal';
 import { CLAIM_PENDING, MARK_FAILED, MARK_PUBLISHED, type OutboxRow, RELAY_LOCK, toDomainEvent } from './outbox.sql';
 
@@ -12,52 +14,44 @@ export interface RelayOptions {
 }
 
 // Publishes committed outbox rows to the bus and marks them sent. At-least-once: a crash between
-// publishing and marking republishes the batch, and idempotent consumers drop the repeat.
+// publishing and marking republishes the batch, and idempotent consumers drop the repeat. Its
+// passes run on the platform's queue loop: at once on a commit of this process (the signal) or of
+// another (NOTIFY outbox_written), again at once after a full batch, else every pollMs; after a
+// failure it backs off.
 export class OutboxRelay {
-  private stopped = true;
-  private wake: (() => void) | undefined;
-  private loopDone: Promise<void> | undefined;
-  private listener: DedicatedSession | undefined;
-  private failures = 0;
-  // Set by a kick that arrives while a batch is being drained, so the loop goes round again at once
-  // instead of sleeping through it (a commit during a drain, a lost LISTEN connection).
-  private kicked = false;
-  private readonly kick = () => {
-    this.kicked = true;
-    this.wake?.();
-  };
+  private readonly loop: QueueLoop;
+  private readonly listener: NotificationListener;
+  private readonly kick = () => this.loop.wake();
 
   constructor(
     private readonly db: Database,
     private readonly bus: EventBus,
     private readonly signal: OutboxSignal,
     private readonly options: RelayOptions,
-  ) {}
+  ) {
+    this.listener = new NotificationListener(db, 'outbox_written', this.kick);
+    this.loop = new QueueLoop(() => this.pass(), {
+      pollMs: options.pollMs,
+      onError: (error) => this.options.log?.('outbox relay could not publish; events stay in the outbox and will be retried', error),
+    });
+  }
 
   async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.loop.running) return;
     this.signal.on('written', this.kick);
-    await this.listen();
-    this.loopDone = this.loop();
+    await this.listener.ensure().catch((error) => this.options.log?.('outbox relay cannot LISTEN; polling until it can', error));
+    this.loop.start();
   }
 
   // True while the LISTEN connection is up (notifications from other processes wake the relay).
   get listening(): boolean {
-    return this.listener !== undefined;
+    return this.listener.listening;
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.signal.off('written', this.kick);
-    this.kick();
-    await this.loopDone;
-    if (this.listener) {
-      const client = this.listener;
-      this.listener = undefined;
-      client.removeAllListeners('notification');
-      await client.end().catch(() => undefined);
-    }
+    await this.loop.stop();
+    await this.listener.close();
   }
 
   // One batch; returns how many events were published (0 when another relay holds the turn).
@@ -84,55 +78,10 @@ export class OutboxRelay {
     }
   }
 
-  private async loop(): Promise<void> {
-    const batchSize = this.options.batchSize ?? 200;
-    while (!this.stopped) {
-      // A LISTEN connection lost to a killed session or a database restart is opened again.
-      this.kicked = false;
-      if (!this.listener) await this.listen().catch((error) => this.options.log?.('outbox relay cannot LISTEN; polling until it can', error));
-      let published = 0;
-      try {
-        published = await this.drainOnce();
-        this.failures = 0;
-      } catch (error) {
-        this.failures += 1;
-        this.options.log?.('outbox relay could not publish; events stay in the outbox and will be retried', error);
-      }
-      if (published >= batchSize || this.stopped) continue;
-      const backoff = this.failures === 0 ? this.options.pollMs : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
-      await new Promise<void>((resolve) => {
-        if (this.kicked && this.failures === 0) return resolve();
-        const timer = setTimeout(resolve, backoff);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
-  }
-
-  // Other processes (an api replica) notify at commit; polling covers a lost notification. On a
-  // session of its own, outside the pool the batches and their in-process consumers share.
-  private async listen(): Promise<void> {
-    const client = await this.db.openDedicatedSession();
-    const lost = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      this.kick();
-    };
-    client.on('notification', this.kick);
-    client.on('error', lost);
-    client.on('end', lost);
-    try {
-      await client.query('LISTEN outbox_written');
-    } catch (error) {
-      client.removeAllListeners('notification');
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    this.listener = client;
+  private async pass(): Promise<number | undefined> {
+    // A LISTEN connection lost to a killed session or a database restart is opened again.
+    if (!this.listener.listening) await this.listener.ensure().catch((error) => this.options.log?.('outbox relay cannot LISTEN; polling until it can', error));
+    const published = await this.drainOnce();
+    return published >= (this.options.batchSize ?? 200) ? 0 : undefined;
   }
 }

@@ -1,5 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { CronExpressionParser } from 'cron-parser';
+import type { Config } from '../config/settings';
+import type { PassResult } from './queue-loop';
 
 // What a handler is told about the job it runs.
 export interface JobContext {
@@ -40,6 +42,30 @@ export interface ScheduleTick {
 
 // A job run on a clock, once per tick across all workers: a cron expression (UTC) or a fixed interval.
 export type ScheduleDefinition = { readonly job: JobDefinition<ScheduleTick> } & ({ readonly cron: string } | { readonly everyMs: number });
+
+// A hot queue: a context's own table and claim (batches per transaction, limits per endpoint) that
+// a row per job cannot match, driven by the runner's loop (wake-ups, polling, backoff, stop) in
+// worker processes. The worker is a Nest provider of the context.
+export interface QueueWorker {
+  // One pass (claim and process, or start, a batch): see PassResult.
+  pass(): Promise<PassResult>;
+  // Once the loop runs: the worker connects its own wake-ups (work stored in this process) to `wake`.
+  started?(wake: () => void): void;
+  // After the loop stopped: waits for work a pass left running in the background.
+  drained?(): Promise<void>;
+}
+
+export interface QueueDefinition {
+  readonly name: string;
+  readonly worker: Type<QueueWorker>;
+  // How often it polls without a wake-up (work of other processes, retries due later).
+  readonly pollMs: (config: Config) => number;
+}
+
+export function defineQueue(queue: QueueDefinition): QueueDefinition {
+  if (!NAME.test(queue.name)) throw new Error(`queue name "${queue.name}" must look like <context>.<what> (lower case, dots)`);
+  return queue;
+}
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseMs: 10_000, maxMs: 15 * 60_000 };
 const DEFAULT_LEASE_MS = 15 * 60_000;

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Type } from '@nestjs/common';
 import type { Database } from '../database/database';
+import { NotificationListener } from '../database/notification-listener';
 import type { JobContext, JobDefinition, JobHandler, ScheduleDefinition, ScheduleTick } from './job-definition';
 import { nextTick, retryDelayMs, scheduleSpec } from './job-definition';
-import { ADVANCE_SCHEDULE, BURY_JOB, COMPLETE_AND_CLAIM, INSERT_JOB, REGISTER_SCHEDULE, REQUEUE_LAPSED, RETRY_JOB } from './jobs.sql';
+import { ADVANCE_SCHEDULE, BURY_JOB, COMPLETE_AND_CLAIM, INSERT_JOB, JOBS_CHANNEL, REGISTER_SCHEDULE, REQUEUE_LAPSED, RETRY_JOB } from './jobs.sql';
 
 export interface JobRunnerOptions {
   jobs: JobDefinition[];
@@ -13,6 +14,8 @@ export interface JobRunnerOptions {
   concurrency: number;
   // How often it looks for due jobs and schedule ticks when it has nothing to do.
   pollMs: number;
+  // Wake at once when any process enqueues a job (LISTEN jobs_enqueued on a session of its own).
+  listen?: boolean;
   // Turns a handler class into its instance (the worker asks Nest).
   resolve?: (handler: Type<JobHandler>) => JobHandler;
   log?: (message: string, fields: Record<string, unknown>) => void;
@@ -51,11 +54,13 @@ export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   // No schedule is due before this (epoch ms): the schedule table is read only then.
   private nextScheduleCheck = 0;
+  private readonly listener: NotificationListener | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly options: JobRunnerOptions,
   ) {
+    if (options.listen) this.listener = new NotificationListener(db, JOBS_CHANNEL, () => this.kick());
     for (const schedule of options.schedules) {
       if (this.schedules.has(schedule.job.name)) throw new Error(`schedule "${schedule.job.name}" is registered twice`);
       this.schedules.set(schedule.job.name, schedule);
@@ -74,6 +79,7 @@ export class JobRunner {
       for (const [name, schedule] of this.schedules) await tx.query(REGISTER_SCHEDULE, [name, scheduleSpec(schedule), nextTick(schedule, now)]);
     });
     this.stopped = false;
+    await this.listen();
     this.kick();
   }
 
@@ -106,9 +112,17 @@ export class JobRunner {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     // Record the last finished jobs (a claim of none).
     if (this.finished.length > 0) await this.completeAndClaim(0).catch((error: unknown) => this.log('finished jobs could not be recorded', { err: error }));
+    await this.listener?.close();
+  }
+
+  // A lost LISTEN session is opened again on the next pass; polling covers the gap.
+  private async listen(): Promise<void> {
+    if (!this.listener || this.listener.listening) return;
+    await this.listener.ensure().catch((error: unknown) => this.log('job runner cannot LISTEN; polling until it can', { err: error }));
   }
 
   private async tick(): Promise<void> {
+    await this.listen();
     if (this.schedules.size > 0 && Date.now() >= this.nextScheduleCheck) await this.fireSchedules();
     if (Date.now() - this.lastRequeue >= REQUEUE_EVERY_MS) {
       this.lastRequeue = Date.now();

@@ -1,11 +1,17 @@
 // The runner's statements; each is a fixed text run as a prepared statement.
 
+// Workers LISTEN on it: an enqueue notifies at commit, so they claim at once instead of at their next poll.
+export const JOBS_CHANNEL = 'jobs_enqueued';
+
 // In the caller's transaction: a tenant transaction's job belongs to its organization (the policy
-// refuses any other), a system transaction's to the one given or none. No RETURNING: tenants may
-// add jobs but not read them.
+// refuses any other), a system transaction's to the one given or none. Nothing of the row is
+// returned: tenants may add jobs but not read them. The notification is sent only if it commits.
 export const INSERT_JOB = `
-  INSERT INTO jobs (name, organization_id, payload, run_at, max_attempts)
-  VALUES ($1, coalesce($2::uuid, app_org_id()), $3::jsonb, coalesce($4::timestamptz, now()), $5)`;
+  WITH added AS (
+    INSERT INTO jobs (name, organization_id, payload, run_at, max_attempts)
+    VALUES ($1, coalesce($2::uuid, app_org_id()), $3::jsonb, coalesce($4::timestamptz, now()), $5)
+  )
+  SELECT pg_notify('${JOBS_CHANNEL}', '')`;
 
 // Deletes the jobs this runner finished since its last claim (while it still holds them: a lapsed
 // claim is someone else's now) and claims due jobs of the kinds it knows, oldest first, in one
@@ -51,3 +57,6 @@ export const DUE_SCHEDULES = `SELECT name, next_at FROM job_schedules WHERE name
 export const ADVANCE_SCHEDULE = `
   UPDATE job_schedules SET next_at = $3, last_fired_at = now()
   WHERE name = $1 AND next_at = $2 RETURNING name`;
+
+// Dead-lettered jobs older than the retention (days).
+export const PURGE_DEAD_JOBS = `DELETE FROM jobs WHERE state = 'dead' AND dead_at < now() - make_interval(days => $1::int)`;

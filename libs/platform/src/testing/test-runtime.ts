@@ -10,6 +10,7 @@ import { createHttpApp } from '../http/create-http-app';
 import { PlatformModule } from '../runtime/platform.module';
 import { loadConfig } from '../config/load-config';
 import type { MigrationClass } from '../database/data-source';
+import { JobsModule, type JobRegistrations } from '../jobs/jobs.module';
 import { createTestDatabase, dropTestDatabase } from './test-database';
 import { startPlatform, type PlatformRuntime, type ProcessRole } from '../runtime/platform-runtime';
 
@@ -51,10 +52,17 @@ export async function makeOrganization(runtime: PlatformRuntime, name = 'Test or
   return { organizationId: id, userId: null, role: 'OWNER', requestId: randomUUID() };
 }
 
-// A module tree for context tests: the platform plus the modules under test.
+// A module tree for context tests: the platform plus the modules under test, and the job runner
+// with the jobs, schedules and queues given (in worker and all-in-one processes, as the apps do).
 // `events`: the event catalogue the modules see (declarations of the producers under test).
-export function testRootModule(runtime: PlatformRuntime, modules: (Type | DynamicModule)[], events: readonly EventContract[] = []): DynamicModule {
-  return { module: TestRootModule, imports: [PlatformModule.forRoot(runtime), EventCatalogueModule.forRoot(events), ...modules] };
+export function testRootModule(
+  runtime: PlatformRuntime,
+  modules: (Type | DynamicModule)[],
+  events: readonly EventContract[] = [],
+  jobs?: Partial<JobRegistrations>,
+): DynamicModule {
+  const runner = jobs ? [JobsModule.forRoot(runtime, { jobs: [], schedules: [], ...jobs })] : [];
+  return { module: TestRootModule, imports: [PlatformModule.forRoot(runtime), EventCatalogueModule.forRoot(events), ...modules, ...runner] };
 }
 
 class TestRootModule {}
@@ -62,10 +70,10 @@ class TestRootModule {}
 // The usual start of an HTTP test: a runtime on a fresh database and the app serving `modules`.
 export async function startTestApp(
   modules: (Type | DynamicModule)[],
-  options: Parameters<typeof startTestRuntime>[0] & { events?: readonly EventContract[] } = {},
+  options: Parameters<typeof startTestRuntime>[0] & { events?: readonly EventContract[]; jobs?: Partial<JobRegistrations> } = {},
 ): Promise<{ runtime: PlatformRuntime; app: NestFastifyApplication; close(): Promise<void> }> {
   const runtime = await startTestRuntime({ role: 'api', ...options });
-  const app = await createHttpApp(runtime, testRootModule(runtime, modules, options.events));
+  const app = await createHttpApp(runtime, testRootModule(runtime, modules, options.events, options.jobs));
   return {
     runtime,
     app,

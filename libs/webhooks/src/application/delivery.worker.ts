@@ -1,28 +1,28 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Config, CONFIG, type ConfigOf, PLATFORM_LOG, PLATFORM_RUNTIME, type PlatformRuntime, settingsOf } from '@engage/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { type Config, CONFIG, type ConfigOf, defineQueue, PLATFORM_LOG, type QueueWorker, settingsOf } from '@engage/platform';
 import { WEBHOOK_SETTINGS } from '../webhooks.settings';
 import type { Logger } from 'pino';
 import { DeliveryRunner, type SentAttempt } from './delivery-runner';
 
+// Deliveries queued by other processes and retries that fall due are found by polling this often.
 const POLL_MS = 500;
 // Finished attempts recorded per transaction at most.
 const RECORD_BATCH = 200;
 
-// Worker processes only: claims due deliveries and sends them without waiting for one another, so
-// a slow endpoint holds at most WEBHOOK_CONCURRENCY_PER_ENDPOINT slots while the others flow.
+// Webhook deliveries as a hot queue of the platform's runner (worker processes only): each pass
+// claims due deliveries and sends them without waiting for one another, so a slow endpoint holds
+// at most WEBHOOK_CONCURRENCY_PER_ENDPOINT slots while the others flow. It stays a queue of its
+// own for the per-endpoint limit across replicas and the batched recording (docs/jobs.md).
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
+export class DeliveryWorker implements QueueWorker {
+  private wakeLoop: (() => void) | undefined;
   private inFlight = 0;
-  private ticking = false;
-  private again = false;
   private idle: (() => void)[] = [];
   private unrecorded: SentAttempt[] = [];
   private recording = false;
   private readonly config: ConfigOf<typeof WEBHOOK_SETTINGS>;
 
   constructor(
-    @Inject(PLATFORM_RUNTIME) private readonly runtime: PlatformRuntime,
     @Inject(PLATFORM_LOG) private readonly log: Logger,
     @Inject(CONFIG) config: Config,
     private readonly runner: DeliveryRunner,
@@ -30,41 +30,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.config = settingsOf(config, WEBHOOK_SETTINGS);
   }
 
-  onApplicationBootstrap(): void {
-    if (this.runtime.role !== 'api') this.start();
+  started(wake: () => void): void {
+    this.wakeLoop = wake;
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stop();
-    await this.drained();
-  }
-
-  start(): void {
-    this.timer ??= setInterval(() => this.wake(), POLL_MS);
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  // Claim now (new deliveries were queued, or a slot freed up).
+  // Claim now (new deliveries were queued, or a slot freed up); nothing where no loop runs (api).
   wake(): void {
-    if (!this.timer) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = true;
-    this.tick()
-      .catch((error) => this.log.warn({ err: error }, 'webhook delivery claim failed'))
-      .finally(() => {
-        this.ticking = false;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.wakeLoop?.();
+  }
+
+  // One claim round: sends run in the background, and each slot they free wakes the loop.
+  async pass(): Promise<undefined> {
+    await this.tick();
+    return undefined;
   }
 
   // One claim round; sends run in the background. Answers how many were started.
@@ -119,3 +97,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 }
+
+export const deliveryQueue = defineQueue({ name: 'webhooks.deliveries', worker: DeliveryWorker, pollMs: () => POLL_MS });
+export const webhooksQueues = [deliveryQueue];

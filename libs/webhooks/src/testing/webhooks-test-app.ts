@@ -6,7 +6,7 @@ import { identityManifest, identityMigrations, OrganizationService } from '@enga
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { ProcessRole } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
-import { webhooksManifest, webhooksMigrations, WebhooksModule } from '../index';
+import { webhooksManifest, webhooksMigrations, WebhooksModule, webhooksQueues } from '../index';
 
 export type Role = 'OWNER' | 'ADMIN' | 'AGENT' | 'PROJECT_MANAGER' | 'TEAM_ADMIN';
 
@@ -18,6 +18,8 @@ export async function startWebhooksApp(options: { role?: ProcessRole; env?: Reco
     env: options.env,
     // The catalogue: the CRM is the producer these tests use.
     events: [...identityManifest.publishes, ...crmManifest.publishes],
+    // Deliveries are sent by the runner's queue, in worker and all-in-one processes only.
+    jobs: { queues: webhooksQueues },
   });
 }
 
