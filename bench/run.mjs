@@ -114,8 +114,9 @@ async function main() {
     const errors = a.errors + a.non2xx + b.errors + b.non2xx;
     rows.push({
       scenario: scenario.name,
-      ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99 },
-      bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99 },
+      // Errors per side, with the statuses that were not 2xx, so a failing side can be told apart.
+      ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.non2xx, statuses: a.statusCodeStats },
+      bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99, errors: b.errors + b.non2xx, statuses: b.statusCodeStats },
       ratio: Number((a.requests.average / b.requests.average).toFixed(3)),
       errors,
     });
