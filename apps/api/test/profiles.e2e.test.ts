@@ -30,7 +30,9 @@ describe('/rest/v1/profiles through the data API', () => {
 
   async function organization() {
     const email = `profile.${Date.now()}.${counter++}@example.com`;
-    const org = await app.get(OrganizationService).createOrganization({ name: 'P', ownerEmail: email, ownerPassword: 'profile password', ownerFirstName: 'Rana' });
+    const org = await app
+      .get(OrganizationService)
+      .createOrganization({ name: 'P', ownerEmail: email, ownerPassword: 'profile password', ownerFirstName: 'Rana' });
     return { id: org.owner_user_id, organizationId: org.organization_id, email, headers: await signIn(email) };
   }
 
@@ -39,10 +41,22 @@ describe('/rest/v1/profiles through the data API', () => {
 
   it("should read one's own profile with the fields of §2, as supabase-js .single() expects", async () => {
     const me = await organization();
-    const client = createClient(base, me.headers.token, { auth: { persistSession: false, autoRefreshToken: false }, global: { headers: { Authorization: me.headers.authorization } } });
+    const client = createClient(base, me.headers.token, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      global: { headers: { Authorization: me.headers.authorization } },
+    });
     const { data, error } = await client.from('profiles').select().eq('id', me.id).single();
     expect(error).toBeNull();
-    expect(data).toMatchObject({ id: me.id, organization_id: me.organizationId, first_name: 'Rana', last_name: null, email: me.email, role: 'OWNER', onboarding_completed: false, email_confirmed: true });
+    expect(data).toMatchObject({
+      id: me.id,
+      organization_id: me.organizationId,
+      first_name: 'Rana',
+      last_name: null,
+      email: me.email,
+      role: 'OWNER',
+      onboarding_completed: false,
+      email_confirmed: true,
+    });
     const narrow = await app.inject({ method: 'GET', url: `/rest/v1/profiles?id=eq.${me.id}&select=id,onboarding_completed`, headers: me.headers });
     expect(narrow.json()).toEqual([{ id: me.id, onboarding_completed: false }]);
   });
@@ -59,7 +73,12 @@ describe('/rest/v1/profiles through the data API', () => {
   it('should update only the own row and the writable columns, refusing the rest with 4xx', async () => {
     const me = await organization();
     const other = await organization();
-    const updated = await patch(me.headers, `id=eq.${me.id}`, { first_name: 'Rania', last_name: 'Saleh', onboarding_completed: true, avatar_url: 'https://cdn.example/a.png' });
+    const updated = await patch(me.headers, `id=eq.${me.id}`, {
+      first_name: 'Rania',
+      last_name: 'Saleh',
+      onboarding_completed: true,
+      avatar_url: 'https://cdn.example/a.png',
+    });
     expect(updated.statusCode).toBe(200);
     expect(updated.json()[0]).toMatchObject({ first_name: 'Rania', last_name: 'Saleh', onboarding_completed: true, avatar_url: 'https://cdn.example/a.png' });
     expect((await patch(me.headers, `id=eq.${me.id}`, { last_name: null }, 'return=minimal')).statusCode).toBe(204);
@@ -80,39 +99,62 @@ describe('/rest/v1/profiles through the data API', () => {
       [{ avatar_url: 42 }, 400],
       [{ no_such_column: 1 }, 400],
     ];
-    for (const [payload, status] of bad) expect({ payload, status: (await patch(me.headers, `id=eq.${me.id}`, payload)).statusCode }).toEqual({ payload, status });
-    expect((await app.inject({ method: 'GET', url: `/rest/v1/profiles?id=eq.${other.id}&select=first_name`, headers: other.headers })).json()).toEqual([{ first_name: 'Rana' }]);
+    for (const [payload, status] of bad)
+      expect({ payload, status: (await patch(me.headers, `id=eq.${me.id}`, payload)).statusCode }).toEqual({ payload, status });
+    expect((await app.inject({ method: 'GET', url: `/rest/v1/profiles?id=eq.${other.id}&select=first_name`, headers: other.headers })).json()).toEqual([
+      { first_name: 'Rana' },
+    ]);
   });
 
   it("should refuse changing a fellow member's profile, and creating or deleting profiles", async () => {
     const me = await organization();
     const invitee = `member.${Date.now()}.${counter++}@example.com`;
-    await app.get(OrganizationService).createUser({ organizationId: me.organizationId, email: invitee, password: 'member password', role: 'AGENT', firstName: 'Omar' });
+    await app
+      .get(OrganizationService)
+      .createUser({ organizationId: me.organizationId, email: invitee, password: 'member password', role: 'AGENT', firstName: 'Omar' });
     const member = await signIn(invitee, 'member password');
-    const colleague = (await app.inject({ method: 'GET', url: `/rest/v1/profiles?email=eq.${encodeURIComponent(invitee)}&select=id,first_name`, headers: me.headers })).json();
+    const colleague = (
+      await app.inject({ method: 'GET', url: `/rest/v1/profiles?email=eq.${encodeURIComponent(invitee)}&select=id,first_name`, headers: me.headers })
+    ).json();
     expect(colleague).toEqual([{ id: expect.any(String), first_name: 'Omar' }]);
     const theirs = await patch(me.headers, `id=eq.${colleague[0].id}`, { first_name: 'Renamed' });
     expect(theirs.statusCode).toBe(403);
     // A filter that matches several rows, the own one among them, changes none of them.
     expect((await patch(member, `organization_id=eq.${me.organizationId}`, { first_name: 'Everyone' })).statusCode).toBe(403);
-    expect((await app.inject({ method: 'GET', url: '/rest/v1/profiles?select=first_name&order=first_name', headers: me.headers })).json()).toEqual([{ first_name: 'Omar' }, { first_name: 'Rana' }]);
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/profiles?select=first_name&order=first_name', headers: me.headers })).json()).toEqual([
+      { first_name: 'Omar' },
+      { first_name: 'Rana' },
+    ]);
     expect((await app.inject({ method: 'POST', url: '/rest/v1/profiles', headers: me.headers, payload: { first_name: 'New' } })).statusCode).toBe(403);
     expect((await app.inject({ method: 'DELETE', url: `/rest/v1/profiles?id=eq.${me.id}`, headers: me.headers })).statusCode).toBe(403);
     // An API key acts for no user: it reads the organization's profiles but changes none.
     const tenant = await createTestTenant(app);
-    expect((await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/profiles?select=id', headers: tenant.key })).json()).toEqual([{ id: tenant.ctx.userId }]);
-    const byKey = await app.inject({ method: 'PATCH', url: `/functions/v1/rest-api-proxy/profiles?id=eq.${tenant.ctx.userId}`, headers: tenant.key, payload: { first_name: 'Key' } });
+    expect((await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/profiles?select=id', headers: tenant.key })).json()).toEqual([
+      { id: tenant.ctx.userId },
+    ]);
+    const byKey = await app.inject({
+      method: 'PATCH',
+      url: `/functions/v1/rest-api-proxy/profiles?id=eq.${tenant.ctx.userId}`,
+      headers: tenant.key,
+      payload: { first_name: 'Key' },
+    });
     expect(byKey.statusCode).toBe(403);
     expect((await app.inject({ method: 'GET', url: `/rest/v1/profiles?id=eq.${me.id}` })).statusCode).toBe(401);
   });
 
   it("should keep a fellow member's row out of a tenant transaction's updates (row-level security, not only the writer)", async () => {
     const me = await organization();
-    const { user_id: colleague } = await app.get(OrganizationService).createUser({ organizationId: me.organizationId, email: `rls@${counter++}.example.com`, password: 'member password', role: 'AGENT' });
+    const { user_id: colleague } = await app
+      .get(OrganizationService)
+      .createUser({ organizationId: me.organizationId, email: `rls@${counter++}.example.com`, password: 'member password', role: 'AGENT' });
     const ctx = { organizationId: me.organizationId, userId: me.id, role: 'OWNER' as const, requestId: 'test' };
-    const changed = await runtime.db.inTenant(ctx, (tx) => tx.execute(`UPDATE users SET first_name = 'Forced' WHERE id = ANY($1::uuid[])`, [[me.id, colleague]]));
+    const changed = await runtime.db.inTenant(ctx, (tx) =>
+      tx.execute(`UPDATE users SET first_name = 'Forced' WHERE id = ANY($1::uuid[])`, [[me.id, colleague]]),
+    );
     expect(changed).toBe(1);
-    const names = await runtime.db.asSystem((tx) => tx.query<{ id: string; first_name: string | null }>('SELECT id, first_name FROM users WHERE id = ANY($1::uuid[])', [[me.id, colleague]]));
+    const names = await runtime.db.asSystem((tx) =>
+      tx.query<{ id: string; first_name: string | null }>('SELECT id, first_name FROM users WHERE id = ANY($1::uuid[])', [[me.id, colleague]]),
+    );
     expect(Object.fromEntries(names.map((row) => [row.id, row.first_name]))).toEqual({ [me.id]: 'Forced', [colleague]: 'rls' });
   });
 });

@@ -23,7 +23,9 @@ export class ActivityRecordService {
   async createTaskIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<TaskView> {
     const t = parseNewTask(input);
     const [row] = await tx
-      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId], { violations: TASK_LINKS });
+      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId], {
+        violations: TASK_LINKS,
+      });
     const task = isoTask(row);
     const events = [taskEvent(TASK_CREATED, ctx, task)];
     if (task.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));
@@ -39,7 +41,9 @@ export class ActivityRecordService {
     const next = { ...current, ...changes };
     assertLinked('task', next);
     const [row] = await tx
-      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id], { violations: TASK_LINKS });
+      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id], {
+        violations: TASK_LINKS,
+      });
     const task = isoTask(row);
     const events = [taskEvent(TASK_UPDATED, ctx, task)];
     if (task.done && !current.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));

@@ -44,7 +44,9 @@ export class DealService {
     const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
     const [row] = await tx
       .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
-        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)], { violations: DEAL_LINKS });
+        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)],
+        { violations: DEAL_LINKS },
+      );
     await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
     const view = toDealView(row);
     const events = [dealEvent(DEAL_CREATED, ctx, view)];

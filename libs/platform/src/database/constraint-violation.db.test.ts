@@ -53,7 +53,9 @@ describe('integrity violations through the transaction API', () => {
   });
 
   it('should map violations of single system statements too', async () => {
-    await expect(runtime.db.systemQuery('INSERT INTO violation_children VALUES (7, 99, $1)', ['a'], { violations: { foreign_key: () => NotFound('parent') } })).rejects.toMatchObject({
+    await expect(
+      runtime.db.systemQuery('INSERT INTO violation_children VALUES (7, 99, $1)', ['a'], { violations: { foreign_key: () => NotFound('parent') } }),
+    ).rejects.toMatchObject({
       code: 'parent.not_found',
     });
     await expect(runtime.db.systemQuery('INSERT INTO violation_children VALUES (7, 99, $1)', ['a'])).rejects.toBeInstanceOf(ConstraintViolationError);

@@ -4,7 +4,13 @@
 // layer answers as a 4xx with a stable code and without PostgreSQL's text.
 export type ConstraintKind = 'unique' | 'foreign_key' | 'check' | 'not_null' | 'exclusion';
 
-const KIND_OF_SQLSTATE: Record<string, ConstraintKind> = { '23505': 'unique', '23503': 'foreign_key', '23514': 'check', '23502': 'not_null', '23P01': 'exclusion' };
+const KIND_OF_SQLSTATE: Record<string, ConstraintKind> = {
+  '23505': 'unique',
+  '23503': 'foreign_key',
+  '23514': 'check',
+  '23502': 'not_null',
+  '23P01': 'exclusion',
+};
 
 export interface ConstraintViolation {
   kind: ConstraintKind;

@@ -89,7 +89,12 @@ async function runStatement(runner: QueryRunner, sql: string, params: unknown[] 
   }
 }
 
-async function runOnRunner(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
+async function runOnRunner(
+  runner: QueryRunner,
+  sql: string,
+  params: unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<{ records: unknown[]; affected: number }> {
   if (!options?.prepare) {
     const result = await runner.query(sql, params, true);
     return { records: result.records, affected: result.affected ?? 0 };

@@ -20,7 +20,10 @@ export function installBodyTimeout(fastify: FastifyInstance, timeoutMs: number):
       const problem = { status: 408, code: 'request_timeout', message: `The request body did not arrive whole within ${timeoutMs} ms` };
       const rendered = renderProblem(familyOf(request.url), problem, request.headers);
       reply.raw.once('finish', close);
-      void reply.code(408).headers({ ...rendered.headers, connection: 'close' }).send(rendered.body);
+      void reply
+        .code(408)
+        .headers({ ...rendered.headers, connection: 'close' })
+        .send(rendered.body);
     }, timeoutMs);
     timer.unref();
     const clear = () => clearTimeout(timer);

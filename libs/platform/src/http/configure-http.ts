@@ -87,7 +87,9 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   // PostgreSQL cannot store or compare U+0000; a query parameter carrying one (a search term, a
   // filter value) is refused here once instead of failing inside a statement.
   fastify.addHook('onRequest', async (request) => {
-    if (request.url.includes('%00')) throw ValidationFailed('invalid_characters', 'The request URL contains a NUL character (%00), which cannot be stored or matched');
+    if (request.url.includes('%00')) {
+      throw ValidationFailed('invalid_characters', 'The request URL contains a NUL character (%00), which cannot be stored or matched');
+    }
   });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -23,7 +23,11 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
 // our own (PostgreSQL's names the table and echoes values), the constraint in details.
 const VIOLATION: Record<ConstraintKind, { status: number; code: string; message: string }> = {
   unique: { status: 409, code: 'unique_violation', message: 'A record with the same value already exists' },
-  foreign_key: { status: 409, code: 'foreign_key_violation', message: 'A referenced record does not exist in this organization, or another record still refers to this one' },
+  foreign_key: {
+    status: 409,
+    code: 'foreign_key_violation',
+    message: 'A referenced record does not exist in this organization, or another record still refers to this one',
+  },
   check: { status: 400, code: 'check_violation', message: 'A value is not allowed here' },
   not_null: { status: 400, code: 'not_null_violation', message: 'A required value is missing' },
   exclusion: { status: 409, code: 'exclusion_violation', message: 'The record overlaps another one' },

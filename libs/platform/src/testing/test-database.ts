@@ -27,7 +27,12 @@ export async function chooseTestDatabase(env: NodeJS.ProcessEnv, dockerAnswers: 
 // Where testcontainers looks for an engine; without any of them the library (and its probe) is not loaded.
 function dockerMayAnswer(env: NodeJS.ProcessEnv): boolean {
   const home = homedir();
-  const places = ['/var/run/docker.sock', join(home, '.docker', 'run', 'docker.sock'), join(home, '.docker', 'desktop', 'docker.sock'), join(home, '.testcontainers.properties')];
+  const places = [
+    '/var/run/docker.sock',
+    join(home, '.docker', 'run', 'docker.sock'),
+    join(home, '.docker', 'desktop', 'docker.sock'),
+    join(home, '.testcontainers.properties'),
+  ];
   if (env.XDG_RUNTIME_DIR) places.push(join(env.XDG_RUNTIME_DIR, 'docker.sock'));
   return Boolean(env.DOCKER_HOST || env.TESTCONTAINERS_HOST_OVERRIDE) || places.some((place) => existsSync(place));
 }
