@@ -86,7 +86,7 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
 }
 
 // The server's resident memory in MiB (Linux), or null elsewhere.
-function residentMiB(pid) {
+export function residentMiB(pid) {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : null;

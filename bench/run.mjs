@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
-import { crmScenarios, measureCompanyImport, measureContactImport, seedCrm } from './crm-scenarios.mjs';
+import { crmScenarios, measureCompanyImport, measureContactImport, residentMiB, seedCrm } from './crm-scenarios.mjs';
 import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
@@ -119,6 +119,8 @@ async function main() {
       bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99, errors: b.errors + b.non2xx, statuses: b.statusCodeStats },
       ratio: Number((a.requests.average / b.requests.average).toFixed(3)),
       errors,
+      // Resident memory of each server after the scenario, so growth can be pinned to one.
+      server_rss_mib: { ours: residentMiB(ours.child.pid), bare: residentMiB(bare.child.pid) },
     });
   };
   let webhooks = null;
