@@ -1,9 +1,10 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { BillingModule } from './billing.module';
+import { CreateSubscriptionTables1763800005001 } from './infrastructure/migrations/0001-create-subscription-tables';
 
 export { BillingModule } from './billing.module';
 
-export const billingMigrations: MigrationClass[] = [];
+export const billingMigrations: MigrationClass[] = [CreateSubscriptionTables1763800005001];
 
 // Created empty: its issue fills the manifest.
 export const billingManifest = defineContext({
