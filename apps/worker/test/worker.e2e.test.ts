@@ -5,22 +5,37 @@ import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
 import { CONTEXT_JOBS, CONTEXT_MIGRATIONS } from '@engage/composition';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
+import { ORGANIZATION_CREATED } from '@engage/identity';
 import { WorkerAppModule } from '../src/worker-app.module';
 
 const received: DomainEvent[] = [];
 
-// A consuming context as it will look: it registers its subscription while modules initialise.
+// A consumer as a context registers one while modules initialise: named after its context (the
+// CRM, whose manifest declares it consumes identity's topic), reading a topic its context declares.
 @Injectable()
 class ProbeConsumer implements OnModuleInit {
   constructor(private readonly subscriptions: EventSubscriptions) {}
 
   onModuleInit(): void {
-    this.subscriptions.add({ consumer: 'probe', sources: ['probe'], handle: async (event) => void received.push(event) });
+    this.subscriptions.add({ consumer: 'crm.probe', sources: [ORGANIZATION_CREATED.source], handle: async (event) => void received.push(event) });
   }
 }
 
 @Module({ providers: [ProbeConsumer] })
 class ProbeModule {}
+
+// One no manifest declares.
+@Injectable()
+class UndeclaredConsumer implements OnModuleInit {
+  constructor(private readonly subscriptions: EventSubscriptions) {}
+
+  onModuleInit(): void {
+    this.subscriptions.add({ consumer: 'probe', sources: ['probe'], handle: async () => undefined });
+  }
+}
+
+@Module({ providers: [UndeclaredConsumer] })
+class UndeclaredModule {}
 
 describe('worker app', () => {
   let runtime: PlatformRuntime;
@@ -39,7 +54,7 @@ describe('worker app', () => {
 
   it('should relay an event committed by a request to the consumers registered by contexts', async () => {
     const org = await makeOrganization(runtime);
-    const event = createEvent({ type: 'probe.happened', source: 'probe', organizationId: org.organizationId, aggregateId: 'p1', payload: { n: 1 } });
+    const event = createEvent({ type: 'probe.happened', source: ORGANIZATION_CREATED.source, organizationId: org.organizationId, aggregateId: 'p1', payload: { n: 1 } });
     await runtime.db.inTenant(org, (tx) => tx.emit([event]));
     const deadline = Date.now() + 5000;
     while (!received.some((e) => e.id === event.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -48,7 +63,14 @@ describe('worker app', () => {
 
   it('should refuse two consumers with the same name', () => {
     const subscriptions = app.get(EventSubscriptions);
-    expect(() => subscriptions.add({ consumer: 'probe', sources: ['x'], handle: async () => undefined })).toThrow(/registered twice/);
+    expect(() => subscriptions.add({ consumer: 'crm.probe', sources: [ORGANIZATION_CREATED.source], handle: async () => undefined })).toThrow(/registered twice/);
+  });
+
+  it("should refuse to start with a consumer its context's manifest does not declare", async () => {
+    const root = WorkerAppModule.forRoot(runtime);
+    // Creating the application context initialises its modules, where the consumer registers.
+    const start = NestFactory.createApplicationContext({ ...root, imports: [...(root.imports ?? []), UndeclaredModule] }, { logger: false, abortOnError: false });
+    await expect(start).rejects.toThrow(/event consumer "probe" is not named after a composed context/);
   });
 
   it("should register every context's schedules and run their jobs with the contexts' services", async () => {

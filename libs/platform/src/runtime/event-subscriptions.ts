@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { Subscription } from '@engage/shared-kernel';
+import { EventCatalogue } from '../context/event-catalogue';
 
 // Consuming contexts add their subscriptions here while modules initialise (one file per
 // consuming context lists them); the worker hands them to the bus before it starts.
@@ -7,7 +8,11 @@ import type { Subscription } from '@engage/shared-kernel';
 export class EventSubscriptions {
   private readonly list: Subscription[] = [];
 
+  constructor(@Optional() private readonly catalogue?: EventCatalogue) {}
+
+  // A consumer its context's manifest does not declare stops the app while modules initialise.
   add(subscription: Subscription): void {
+    this.catalogue?.assertDeclared(subscription);
     if (this.list.some((existing) => existing.consumer === subscription.consumer)) {
       throw new Error(`event consumer "${subscription.consumer}" is registered twice`);
     }
