@@ -6,6 +6,8 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  // Understood but refused by a rule of the domain (422).
+  | 'unprocessable'
   | 'too_large'
   | 'method_not_allowed'
   | 'not_acceptable'

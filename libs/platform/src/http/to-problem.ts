@@ -10,6 +10,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   too_large: 413,
   method_not_allowed: 405,
   not_acceptable: 406,

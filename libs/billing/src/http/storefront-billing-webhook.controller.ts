@@ -1,0 +1,38 @@
+import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { ApiErrors, RawBody } from '@engage/platform';
+import { DomainError, Unauthorized } from '@engage/shared-kernel';
+import { ApplyBillingEvent, type BillingEventOutcome } from '../application/apply-billing-event';
+import { parseBillingEvent } from '../domain/billing-event';
+import { signatureMatches } from '../domain/signature';
+import { BILLING_CONFIG, type BillingConfig } from '../billing.config';
+
+export const BILLING_BODY_LIMIT_BYTES = 64 * 1024;
+
+// §4.7: the storefront integration's subscription-state events. The body arrives as raw bytes and
+// its signature is checked before anything is parsed (§5); docs/billing.md.
+@ApiTags('billing')
+@Controller('functions/v1/storefront-billing-webhook')
+export class StorefrontBillingWebhookController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(BILLING_CONFIG) private readonly config: BillingConfig,
+  ) {}
+
+  @ApiErrors(400, 401, 404, 409, 413, 415, 422, 503)
+  @Post()
+  @HttpCode(200)
+  @RawBody({ limitBytes: BILLING_BODY_LIMIT_BYTES })
+  async receive(@Req() request: FastifyRequest): Promise<BillingEventOutcome> {
+    const secrets = this.config.secrets;
+    if (secrets.length === 0) throw new DomainError('unavailable', 'billing.not_configured', 'The billing bridge is not configured on this server');
+    const header = request.headers[this.config.signatureHeader];
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (!signatureMatches(body, typeof header === 'string' ? header : undefined, secrets)) {
+      throw Unauthorized('billing.invalid_signature', header === undefined ? 'The signature header is missing' : 'The signature does not match the body');
+    }
+    return this.commands.execute(new ApplyBillingEvent(parseBillingEvent(body)));
+  }
+}
