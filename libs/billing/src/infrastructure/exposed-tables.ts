@@ -20,10 +20,12 @@ const subscriptions = {
   foreignKeys: [{ name: 'subscriptions_plan_id_fkey', column: 'plan_id', references: { table: 'subscription_plans', column: 'id' } }],
 } as const;
 
-// Members other than OWNER and ADMIN read which plan and in which status, nothing else.
-export const SUBSCRIPTION_COLUMNS_FOR_ALL = ['id', 'organization_id', 'plan_id', 'status'] as const;
+// Members other than OWNER and ADMIN (and the organization's API keys) read which plan and in
+// which status, nothing else.
+const FOR_ALL_MEMBERS: readonly string[] = ['id', 'organization_id', 'plan_id', 'status'];
+const restricted = { columns: Object.keys(subscriptions.columns).filter((column) => !FOR_ALL_MEMBERS.includes(column)), roles: ['OWNER', 'ADMIN', 'SYSTEM'] as const };
 
 export const BILLING_TABLES = {
   plans: { ...plans, readable: Object.keys(plans.columns) },
-  subscriptions: { ...subscriptions, readable: Object.keys(subscriptions.columns) },
+  subscriptions: { ...subscriptions, readable: Object.keys(subscriptions.columns), restricted },
 };
