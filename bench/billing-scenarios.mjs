@@ -59,7 +59,8 @@ export function registerBillingBareRoutes(app, { pool, root, secret }) {
   const require = createRequire(import.meta.url);
   const sql = require(join(root, 'dist/out/libs/billing/src/infrastructure/subscription.sql.js'));
   const { insertOutboxEvents } = require(join(root, 'dist/out/libs/platform/src/events/outbox.sql.js'));
-  const tenant = "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', '', true), set_config('app.role', 'SYSTEM', true)";
+  const tenant = `SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', '', true),
+                         set_config('app.role', 'SYSTEM', true)`;
   const SIGNATURE = /^(?:sha256=)?([0-9a-fA-F]{64})$/;
 
   // The raw body for this route only, within 64 KiB, as ours.
@@ -85,14 +86,17 @@ export function registerBillingBareRoutes(app, { pool, root, secret }) {
         let status = row?.status;
         if (row) {
           const { created, ...subscription } = row;
-          await insertOutboxEvents({ query: (text, params) => client.query({ name: 'billing-outbox', text, values: params }) }, [
-            { id: randomUUID(), organizationId: event.organization_id, source: 'billing', type: 'subscription.changed', aggregateId: row.id, payload: { subscription, created, actor_id: null }, schemaVersion: 1, occurredAt: new Date() },
-          ]);
+          const changed = {
+            id: randomUUID(), organizationId: event.organization_id, source: 'billing', type: 'subscription.changed', aggregateId: row.id,
+            payload: { subscription, created, actor_id: null }, schemaVersion: 1, occurredAt: new Date(),
+          };
+          await insertOutboxEvents({ query: (text, params) => client.query({ name: 'billing-outbox', text, values: params }) }, [changed]);
         } else {
           status = (await client.query({ name: 'billing-stored', text: sql.STORED_STATUS, values: [event.storefront_store_id] })).rows[0]?.status;
         }
         await client.query('COMMIT');
-        return { ok: true, applied: Boolean(row), organization_id: event.organization_id, storefront_store_id: event.storefront_store_id, status, ...(row ? {} : { reason: 'stale_event' }) };
+        const answer = { ok: true, applied: Boolean(row), organization_id: event.organization_id, storefront_store_id: event.storefront_store_id, status };
+        return row ? answer : { ...answer, reason: 'stale_event' };
       } catch (error) {
         await client.query('ROLLBACK');
         throw error;

@@ -44,7 +44,9 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
   async execute({ event }: ApplyBillingEvent): Promise<BillingEventOutcome> {
     const [facts] = await this.db.systemQuery<Facts>(EVENT_FACTS, [event.organizationId, event.planId], { prepare: true });
     if (!facts.organization_exists) throw NotFound('organization', event.organizationId);
-    if (!facts.plan_metadata) throw new DomainError('unprocessable', 'billing.unknown_plan', `plan_id ${event.planId} is not a plan of subscription_plans`, { field: 'plan_id' });
+    if (!facts.plan_metadata) {
+      throw new DomainError('unprocessable', 'billing.unknown_plan', `plan_id ${event.planId} is not a plan of subscription_plans`, { field: 'plan_id' });
+    }
     if (!facts.owner_id) throw new DomainError('unprocessable', 'billing.no_owner', 'the organization has no OWNER to hold the subscription');
     const ctx: RequestContext = { organizationId: event.organizationId, userId: null, role: 'SYSTEM', requestId: `billing-${event.storeId}` };
     try {
@@ -66,11 +68,14 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
           trial_start: iso(row.trial_start),
           trial_end: iso(row.trial_end),
         };
-        await tx.emit([SUBSCRIPTION_CHANGED.create({ organizationId: event.organizationId, aggregateId: row.id, payload: { subscription, created, actor_id: null } })]);
+        const payload = { subscription, created, actor_id: null };
+        await tx.emit([SUBSCRIPTION_CHANGED.create({ organizationId: event.organizationId, aggregateId: row.id, payload })]);
         return { ...outcome, applied: true, status: row.status };
       });
     } catch (error) {
-      if (isPolicyViolation(error)) throw Conflict('billing.store_of_another_organization', `storefront_store_id ${event.storeId} is billed to another organization`);
+      if (isPolicyViolation(error)) {
+        throw Conflict('billing.store_of_another_organization', `storefront_store_id ${event.storeId} is billed to another organization`);
+      }
       throw error;
     }
   }

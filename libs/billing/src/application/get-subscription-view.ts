@@ -29,9 +29,10 @@ export class GetSubscriptionViewHandler implements IQueryHandler<GetSubscription
 
   async execute({ ctx }: GetSubscriptionView): Promise<SubscriptionView> {
     const [row] = await this.db.inTenant(ctx, (tx) => tx.query<Row>(SUBSCRIPTION_AND_USAGE, [], { prepare: true }));
+    const { status, plan } = row;
     const subscription =
-      row.status && row.plan
-        ? { status: row.status, current_period_end: row.current_period_end, trial_end: row.trial_end, cancel_at_period_end: row.cancel_at_period_end ?? false, plan: row.plan }
+      status && plan
+        ? { status, plan, current_period_end: row.current_period_end, trial_end: row.trial_end, cancel_at_period_end: row.cancel_at_period_end ?? false }
         : null;
     return subscriptionView(subscription, { contacts: row.contacts, conversations: row.conversations, team_members: row.team_members }, new Date());
   }

@@ -54,7 +54,8 @@ export function subscriptionView(subscription: SubscriptionFacts | null, usage: 
   };
   const overLimit = Object.values(meters).some((meter) => meter.limit !== null && meter.used > meter.limit);
   if (!subscription || !plan) {
-    return { plan: null, status: 'None', trial_days_remaining: null, next_billing_date: null, current_period_end: null, cancel_at_period_end: false, usage: meters, over_limit: overLimit };
+    const none = { trial_days_remaining: null, next_billing_date: null, current_period_end: null, cancel_at_period_end: false };
+    return { plan: null, status: 'None', ...none, usage: meters, over_limit: overLimit };
   }
   const { status, trial_end: trialEnd, current_period_end: periodEnd } = subscription;
   const trialing = status === 'trialing';

@@ -10,8 +10,11 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
   });
   afterAll(() => t.close());
 
-  const row = (storeId: string) =>
-    t.app.get(Database).asSystem(async (tx) => (await tx.query<Record<string, unknown>>('SELECT * FROM subscriptions WHERE storefront_store_id = $1', [storeId]))[0]);
+  const row = async (storeId: string) => {
+    const select = 'SELECT * FROM subscriptions WHERE storefront_store_id = $1';
+    const rows = await t.app.get(Database).asSystem((tx) => tx.query<Record<string, unknown>>(select, [storeId]));
+    return rows[0];
+  };
 
   describe('signature', () => {
     let payload: string;
@@ -156,11 +159,14 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
     it('stores the event with the OWNER, the plan lookup ids and the provider; a number store id is stored as text', async () => {
       const tenant = await createTestTenant(t.app);
       const id = Number.parseInt(tenant.ctx.organizationId.slice(0, 8), 16);
-      const body = event(tenant.ctx.organizationId, { storefront_store_id: id, shop_domain: 'acme.example', status: 'trialing', trial_end: '2026-01-15T00:00:00Z' });
+      const overrides = { storefront_store_id: id, shop_domain: 'acme.example', status: 'trialing', trial_end: '2026-01-15T00:00:00Z' };
+      const body = event(tenant.ctx.organizationId, overrides);
       const response = await postSigned(t.app, body);
-      expect(response.json()).toEqual({ ok: true, applied: true, organization_id: tenant.ctx.organizationId, storefront_store_id: String(id), status: 'trialing' });
+      const answer = { ok: true, applied: true, organization_id: tenant.ctx.organizationId, storefront_store_id: String(id), status: 'trialing' };
+      expect(response.json()).toEqual(answer);
       expect(await row(String(id))).toMatchObject({
-        organization_id: tenant.ctx.organizationId, owner_id: tenant.ctx.userId, plan_id: 'starter', billing_provider: 'storefront', shop_domain: 'acme.example',
+        organization_id: tenant.ctx.organizationId, owner_id: tenant.ctx.userId, plan_id: 'starter', billing_provider: 'storefront',
+        shop_domain: 'acme.example',
         status: 'trialing', trial_end: new Date('2026-01-15T00:00:00Z'), cancel_at_period_end: false,
         metadata: { product_lookup_id: 'engage_starter', price_lookup_id: 'engage_starter_monthly' },
       });
@@ -174,7 +180,8 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       const first = await row(store);
       const replay = await postSigned(t.app, event(org));
       expect(replay.json()).toMatchObject({ applied: true, status: 'active' });
-      const later = await postSigned(t.app, event(org, { plan_id: 'growth', status: 'past_due', current_period_start: '2026-02-01T00:00:00Z', cancel_at_period_end: true }));
+      const next = { plan_id: 'growth', status: 'past_due', current_period_start: '2026-02-01T00:00:00Z', cancel_at_period_end: true };
+      const later = await postSigned(t.app, event(org, next));
       expect(later.json()).toMatchObject({ applied: true, status: 'past_due' });
       const stale = await postSigned(t.app, event(org, { status: 'canceled' }));
       expect(stale.statusCode).toBe(200);
@@ -183,7 +190,8 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       expect(undated.json()).toMatchObject({ applied: false, reason: 'stale_event' });
       const stored = await row(store);
       expect(stored).toMatchObject({
-        id: first.id, plan_id: 'growth', status: 'past_due', shop_domain: 'shop.example', trial_start: new Date('2025-12-01T00:00:00Z'), cancel_at_period_end: true,
+        id: first.id, plan_id: 'growth', status: 'past_due', shop_domain: 'shop.example', trial_start: new Date('2025-12-01T00:00:00Z'),
+        cancel_at_period_end: true,
         current_period_start: new Date('2026-02-01T00:00:00Z'), metadata: { product_lookup_id: 'engage_growth', price_lookup_id: 'engage_growth_monthly' },
       });
       const cleared = await postSigned(t.app, event(org, { status: 'active', current_period_start: '2026-02-01T00:00:00Z', trial_start: null }));
@@ -197,9 +205,10 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       await postSigned(t.app, event(org, { current_period_start: '2026-03-01T00:00:00Z' }));
       await postSigned(t.app, event(org, { current_period_start: '2026-01-01T00:00:00Z', status: 'canceled' }));
       const events = await t.app.get(Database).asSystem((tx) =>
-        tx.query<{ type: string; payload: { subscription: { status: string }; created: boolean } }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'billing'`, [org]),
+        tx.query<{ type: string; payload: object }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'billing'`, [org]),
       );
-      expect(events).toEqual([{ type: 'subscription.changed', payload: expect.objectContaining({ created: true, subscription: expect.objectContaining({ status: 'active', plan_id: 'starter' }) }) }]);
+      const subscription = expect.objectContaining({ status: 'active', plan_id: 'starter' });
+      expect(events).toEqual([{ type: 'subscription.changed', payload: expect.objectContaining({ created: true, subscription }) }]);
     });
 
     it('ends 500 concurrent deliveries with shuffled period starts in the state of the greatest, every answer consistent', async () => {
@@ -232,7 +241,8 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       expect(answers.find((a) => a.i === 499)!.answer.applied).toBe(true);
       const changes = await t.app.get(Database).asSystem((tx) =>
         tx.query<{ start: string }>(
-          `SELECT payload->'subscription'->>'current_period_start' AS start FROM outbox WHERE organization_id = $1 AND type = 'subscription.changed' ORDER BY seq`,
+          `SELECT payload->'subscription'->>'current_period_start' AS start FROM outbox
+           WHERE organization_id = $1 AND type = 'subscription.changed' ORDER BY seq`,
           [org],
         ),
       );

@@ -16,13 +16,16 @@ describe('subscription view and the billing tables through /rest/v1', () => {
   // Contacts, and conversations opened before and inside the current period.
   async function usage(tenant: TestTenant, contacts: number, conversations: { at: Date }[]) {
     await t.app.get(Database).inTenant(tenant.ctx, async (tx) => {
-      const ids = await tx.query<{ id: string }>(`INSERT INTO contacts (organization_id, first_name) SELECT app_org_id(), 'C' || n FROM generate_series(1, $1) n RETURNING id`, [contacts]);
-      const [account] = await tx.query<{ id: string }>(`INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'email', 'Mail') RETURNING id`);
-      for (const [i, conversation] of conversations.entries()) {
-        await tx.query(`INSERT INTO conversations (organization_id, contact_id, channel_account_id, status, created_at) VALUES (app_org_id(), $1, $2, 'RESOLVED', $3)`, [
-          ids[i % ids.length].id, account.id, conversation.at,
-        ]);
-      }
+      const ids = await tx.query<{ id: string }>(
+        `INSERT INTO contacts (organization_id, first_name) SELECT app_org_id(), 'C' || n FROM generate_series(1, $1) n RETURNING id`,
+        [contacts],
+      );
+      const [account] = await tx.query<{ id: string }>(
+        `INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'email', 'Mail') RETURNING id`,
+      );
+      const insert = `INSERT INTO conversations (organization_id, contact_id, channel_account_id, status, created_at)
+                      VALUES (app_org_id(), $1, $2, 'RESOLVED', $3)`;
+      for (const [i, conversation] of conversations.entries()) await tx.query(insert, [ids[i % ids.length].id, account.id, conversation.at]);
     });
   }
 
@@ -43,7 +46,8 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     const periodStart = new Date(now - 3 * DAY_MS);
     const trialEnd = new Date(now + 4.5 * DAY_MS);
     await postSigned(t.app, event(tenant.ctx.organizationId, {
-      plan_id: 'free', status: 'trialing', current_period_start: periodStart.toISOString(), current_period_end: trialEnd.toISOString(), trial_end: trialEnd.toISOString(),
+      plan_id: 'free', status: 'trialing', current_period_start: periodStart.toISOString(), current_period_end: trialEnd.toISOString(),
+      trial_end: trialEnd.toISOString(),
     }));
     await memberHeaders(t.app, tenant, 'AGENT');
     await memberHeaders(t.app, tenant, 'AGENT');
@@ -51,7 +55,8 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     const body = (await view(tenant.session)).json();
     expect(body).toEqual({
       plan: { id: 'free', name: 'Free trial', description: expect.any(String), price: 0, currency: 'USD', interval: 'month' },
-      status: 'Trial', trial_days_remaining: 5, next_billing_date: trialEnd.toISOString(), current_period_end: trialEnd.toISOString(), cancel_at_period_end: false,
+      status: 'Trial', trial_days_remaining: 5, next_billing_date: trialEnd.toISOString(), current_period_end: trialEnd.toISOString(),
+      cancel_at_period_end: false,
       usage: { contacts: { used: 3, limit: 250 }, conversations: { used: 2, limit: 100 }, team_members: { used: 3, limit: 2 } },
       over_limit: true,
     });
@@ -87,8 +92,15 @@ describe('subscription view and the billing tables through /rest/v1', () => {
       { id: 'growth', price: 79, limit_team_members: 10 },
       { id: 'business', price: 199, limit_team_members: null },
     ]);
-    for (const [method, url] of [['POST', 'subscription_plans'], ['PATCH', 'subscription_plans?id=eq.free'], ['DELETE', 'subscription_plans?id=eq.free'], ['PATCH', 'subscriptions?status=eq.active']]) {
-      const response = await t.app.inject({ method: method as 'POST', url: `/rest/v1/${url}`, headers: { ...tenant.session, 'content-type': 'application/json' }, payload: { price: 0, status: 'active' } });
+    const writes = [
+      ['POST', 'subscription_plans'],
+      ['PATCH', 'subscription_plans?id=eq.free'],
+      ['DELETE', 'subscription_plans?id=eq.free'],
+      ['PATCH', 'subscriptions?status=eq.active'],
+    ];
+    for (const [method, url] of writes) {
+      const headers = { ...tenant.session, 'content-type': 'application/json' };
+      const response = await t.app.inject({ method: method as 'POST', url: `/rest/v1/${url}`, headers, payload: { price: 0, status: 'active' } });
       expect({ method, url, status: response.statusCode }).toEqual({ method, url, status: 405 });
     }
     expect((await rest('subscription_plans', {})).statusCode).toBe(401);
@@ -101,14 +113,17 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     await postSigned(t.app, event(b.ctx.organizationId, { shop_domain: 'b.example', plan_id: 'growth' }));
     for (const headers of [a.session, await memberHeaders(t.app, a, 'ADMIN')]) {
       const rows = (await rest('subscriptions?select=*', headers)).json();
-      expect(rows).toEqual([expect.objectContaining({ organization_id: a.ctx.organizationId, plan_id: 'starter', shop_domain: 'a.example', owner_id: a.ctx.userId })]);
+      const all = { organization_id: a.ctx.organizationId, plan_id: 'starter', shop_domain: 'a.example', owner_id: a.ctx.userId };
+      expect(rows).toEqual([expect.objectContaining(all)]);
     }
     const agent = await memberHeaders(t.app, a, 'AGENT');
     const seen = await rest('subscriptions?select=*,subscription_plans(name)', agent);
-    expect(seen.json()).toEqual([{ id: expect.any(String), organization_id: a.ctx.organizationId, plan_id: 'starter', status: 'active', subscription_plans: { name: 'Starter' } }]);
+    const plain = { id: expect.any(String), organization_id: a.ctx.organizationId, plan_id: 'starter', status: 'active' };
+    expect(seen.json()).toEqual([{ ...plain, subscription_plans: { name: 'Starter' } }]);
     const hidden = await rest('subscriptions?select=shop_domain', agent);
     expect(hidden.statusCode).toBe(400);
-    expect((await rest('subscriptions?shop_domain=eq.b.example', b.session)).json()).toEqual([expect.objectContaining({ organization_id: b.ctx.organizationId })]);
+    const own = await rest('subscriptions?shop_domain=eq.b.example', b.session);
+    expect(own.json()).toEqual([expect.objectContaining({ organization_id: b.ctx.organizationId })]);
     expect((await rest('subscriptions?shop_domain=eq.b.example', a.session)).json()).toEqual([]);
     expect((await view(b.session)).json().plan.id).toBe('growth');
   });

@@ -23,7 +23,10 @@ const subscriptions = {
 // Members other than OWNER and ADMIN (and the organization's API keys) read which plan and in
 // which status, nothing else.
 const FOR_ALL_MEMBERS: readonly string[] = ['id', 'organization_id', 'plan_id', 'status'];
-const restricted = { columns: Object.keys(subscriptions.columns).filter((column) => !FOR_ALL_MEMBERS.includes(column)), roles: ['OWNER', 'ADMIN', 'SYSTEM'] as const };
+const restricted = {
+  columns: Object.keys(subscriptions.columns).filter((column) => !FOR_ALL_MEMBERS.includes(column)),
+  roles: ['OWNER', 'ADMIN', 'SYSTEM'] as const,
+};
 
 export const BILLING_TABLES = {
   plans: { ...plans, readable: Object.keys(plans.columns) },

@@ -101,7 +101,12 @@ export class RestController {
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.db
       .inTenant(caller.ctx, (tx) =>
-        executeRead(tx, registryFor(this.registry, caller.ctx.role), { method: request.method, table, query: rawQuery(request.url), headers: request.headers }, this.limits),
+        executeRead(
+          tx,
+          registryFor(this.registry, caller.ctx.role),
+          { method: request.method, table, query: rawQuery(request.url), headers: request.headers },
+          this.limits,
+        ),
       )
       .catch((error: unknown) => {
         throw asPostgrestError(error);
