@@ -29,7 +29,11 @@ export class StorefrontBillingWebhookController {
     const secrets = this.config.secrets;
     if (secrets.length === 0) throw new DomainError('unavailable', 'billing.not_configured', 'The billing bridge is not configured on this server');
     const header = request.headers[this.config.signatureHeader];
-    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    // Another media type's parser (text/plain) would hand over decoded text, not the bytes signed.
+    if (request.body !== undefined && !Buffer.isBuffer(request.body)) {
+      throw new DomainError('unsupported_media_type', 'billing.not_json', 'Send the event as Content-Type: application/json');
+    }
+    const body = request.body ?? Buffer.alloc(0);
     if (!signatureMatches(body, typeof header === 'string' ? header : undefined, secrets)) {
       throw Unauthorized('billing.invalid_signature', header === undefined ? 'The signature header is missing' : 'The signature does not match the body');
     }

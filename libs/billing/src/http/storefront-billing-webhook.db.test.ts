@@ -64,6 +64,14 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       expect(signed.json().code).toBe('invalid_json');
     });
 
+    it('takes a JSON body with a charset, and refuses another media type with 415', async () => {
+      const withCharset = await post(t.app, payload, hex(SECRET), { 'content-type': 'application/json; charset=utf-8' });
+      expect(withCharset.statusCode).toBe(200);
+      const text = await post(t.app, payload, hex(SECRET), { 'content-type': 'text/plain' });
+      expect(text.statusCode).toBe(415);
+      expect(text.json()).toMatchObject({ error: expect.any(String) });
+    });
+
     it('refuses a body over 64 KiB with 413', async () => {
       const big = JSON.stringify({ ...JSON.parse(payload), padding: 'x'.repeat(64 * 1024) });
       const response = await post(t.app, big, hex(SECRET, big));

@@ -12,6 +12,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   unprocessable: 422,
   too_large: 413,
+  unsupported_media_type: 415,
   method_not_allowed: 405,
   not_acceptable: 406,
   range_not_satisfiable: 416,
