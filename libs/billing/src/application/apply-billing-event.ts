@@ -50,6 +50,17 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
     if (!facts.owner_id) throw new DomainError('unprocessable', 'billing.no_owner', 'the organization has no OWNER to hold the subscription');
     const ctx: RequestContext = { organizationId: event.organizationId, userId: null, role: 'SYSTEM', requestId: `billing-${event.storeId}` };
     try {
+      return await this.upsert(ctx, event, facts);
+    } catch (error) {
+      // Two first deliveries of a new subscription can race past the store key into the organization
+      // key (not the upsert's arbiter); the second, retried, meets the stored row through the store key.
+      if (error instanceof DomainError && error.code === OTHER_STORE) return this.upsert(ctx, event, facts);
+      throw error;
+    }
+  }
+
+  private async upsert(ctx: RequestContext, event: BillingEvent, facts: Facts): Promise<BillingEventOutcome> {
+    try {
       return await this.db.inTenant(ctx, async (tx) => {
         const [row] = await tx.query<Row>(UPSERT_SUBSCRIPTION, params(event, facts), {
           prepare: true,
@@ -89,5 +100,6 @@ function params(event: BillingEvent, facts: Facts): unknown[] {
   ];
 }
 
+const OTHER_STORE = 'billing.other_store';
 const otherStore = (event: BillingEvent) =>
-  Conflict('billing.other_store', `organization ${event.organizationId} is already billed through another store; one subscription per organization`);
+  Conflict(OTHER_STORE, `organization ${event.organizationId} is already billed through another store; one subscription per organization`);

@@ -219,6 +219,19 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       expect(events).toEqual([{ type: 'subscription.changed', payload: expect.objectContaining({ created: true, subscription }) }]);
     });
 
+    it('answers 200 to concurrent first deliveries of a new subscription (the organization key is not the upsert key)', async () => {
+      const tenants = await Promise.all(Array.from({ length: 10 }, () => createTestTenant(t.app)));
+      const answers = await Promise.all(
+        tenants.flatMap((tenant) =>
+          Array.from({ length: 10 }, (_, i) => {
+            const start = `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z`;
+            return postSigned(t.app, event(tenant.ctx.organizationId, { current_period_start: start }));
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.statusCode).filter((code) => code !== 200)).toEqual([]);
+    });
+
     it('ends 500 concurrent deliveries with shuffled period starts in the state of the greatest, every answer consistent', async () => {
       const tenant = await createTestTenant(t.app);
       const org = tenant.ctx.organizationId;
