@@ -12,7 +12,8 @@ describe('parseBillingEvent', () => {
   });
 
   it('tells a trial date sent as null (clear it) from one not sent (keep it), and ignores unknown fields', () => {
-    const event = parse({ ...base, trial_start: null, extra: { anything: true }, current_period_start: '2026-01-01T00:00:00+02:00', cancel_at_period_end: false });
+    const extra = { extra: { anything: true }, current_period_start: '2026-01-01T00:00:00+02:00', cancel_at_period_end: false };
+    const event = parse({ ...base, trial_start: null, ...extra });
     expect(event).toMatchObject({ trialStart: null, trialEnd: undefined, cancelAtPeriodEnd: false, currentPeriodStart: new Date('2025-12-31T22:00:00Z') });
   });
 

@@ -23,7 +23,8 @@ describe('subscriptionView', () => {
       status: 'Trial', trial_days_remaining: 2, next_billing_date: '2026-01-11T13:00:00.000Z',
     });
     expect(subscriptionView(facts({ status: 'trialing', trial_end: new Date('2026-01-01T00:00:00Z') }), usage, now).trial_days_remaining).toBe(0);
-    expect(subscriptionView(facts({ status: 'trialing' }), usage, now)).toMatchObject({ trial_days_remaining: null, next_billing_date: '2026-02-01T00:00:00.000Z' });
+    const undated = subscriptionView(facts({ status: 'trialing' }), usage, now);
+    expect(undated).toMatchObject({ trial_days_remaining: null, next_billing_date: '2026-02-01T00:00:00.000Z' });
   });
 
   it('has no next billing date when past due, canceled or set to cancel, and none without a period end', () => {
