@@ -79,6 +79,14 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
     });
   });
 
+  it('is described in the OpenAPI document: its body, its signature header and its error statuses', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const operation = doc.paths['/functions/v1/storefront-billing-webhook'].post;
+    expect(operation.requestBody.content['application/json'].schema.required).toEqual(['organization_id', 'plan_id', 'storefront_store_id', 'status']);
+    expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'X-Billing-Signature', in: 'header', required: true }));
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '413', '415', '422', '503']));
+  });
+
   it('answers 503 when no secret is configured, whatever is sent', async () => {
     const bare = await startBillingApp({});
     try {
