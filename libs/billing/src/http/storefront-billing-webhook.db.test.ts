@@ -87,6 +87,19 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '413', '415', '422', '503']));
   });
 
+  it('reads the signature from the header BILLING_SIGNATURE_HEADER names, and only from it', async () => {
+    const custom = await startBillingApp({ BILLING_WEBHOOK_SECRET: SECRET, BILLING_SIGNATURE_HEADER: 'X-Store-Signature' });
+    try {
+      const tenant = await createTestTenant(custom.app);
+      const payload = JSON.stringify(event(tenant.ctx.organizationId));
+      const signature = signBody(payload, SECRET);
+      expect((await post(custom.app, payload, signature)).statusCode).toBe(401);
+      expect((await post(custom.app, payload, null, { 'x-store-signature': signature })).statusCode).toBe(200);
+    } finally {
+      await custom.close();
+    }
+  });
+
   it('answers 503 when no secret is configured, whatever is sent', async () => {
     const bare = await startBillingApp({});
     try {
