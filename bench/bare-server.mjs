@@ -8,6 +8,7 @@ import pg from 'pg';
 import { registerCrmBareRoutes } from './crm-scenarios.mjs';
 import { registerMessagingBareRoutes } from './messaging-scenarios.mjs';
 import { registerDataApiBareRoutes } from './data-api-scenarios.mjs';
+import { registerBillingBareRoutes } from './billing-scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -90,6 +91,7 @@ app.get('/contacts', async (request, reply) => {
 
 registerCrmBareRoutes(app, { pool, key, root, sessionCheck: sql.SESSION_CHECK, jwtVerify });
 registerDataApiBareRoutes(app, { pool, key, sessionCheck: sql.SESSION_CHECK, jwtVerify });
+registerBillingBareRoutes(app, { pool, root, secret: process.env.BENCH_BILLING_SECRET });
 registerMessagingBareRoutes(app, { pool, key, root, sessionCheck: sql.SESSION_CHECK, jwtVerify, notifyUrl: process.env.BENCH_NOTIFY_URL });
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });

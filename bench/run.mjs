@@ -12,6 +12,7 @@ import { crmScenarios, measureCompanyImport, measureContactImport, residentMiB, 
 import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
+import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -88,19 +89,20 @@ async function main() {
   const jwtSecret = randomBytes(32).toString('base64url');
   // The messaging scenarios' delivery provider, on loopback in a process of its own.
   const provider = await startProcess(process.execPath, [join(root, 'bench', 'loopback-provider.mjs')], {});
-  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
+  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000', BILLING_WEBHOOK_SECRET: BILLING_SECRET };
   // With the young-generation size `npm run start:api` gives it (docs/operations.md).
   const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
-  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret, BENCH_NOTIFY_URL: provider.url });
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret, BENCH_NOTIFY_URL: provider.url, BENCH_BILLING_SECRET: BILLING_SECRET });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
   const credentials = { email: demo.owner_email, password: demo.owner_password };
   const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
   const state = { credentials, accessToken: (await login.json()).access_token, organizationId: demo.organization_id };
-  const all = [...scenarios, ...crmScenarios, ...messagingScenarios].filter((scenario) => selected(scenario.name));
+  const all = [...scenarios, ...crmScenarios, ...messagingScenarios, ...billingScenarios].filter((scenario) => selected(scenario.name));
   await seedContacts(databaseUrl, demo.organization_id, 10_000);
   if (all.some((scenario) => crmScenarios.includes(scenario)) || selected(COMPANY_IMPORT)) await seedCrm(databaseUrl, demo.organization_id, ours.url, state);
   setProviderKey(root, env, databaseUrl, demo.organization_id);
+  if (all.some((scenario) => billingScenarios.includes(scenario))) await seedBilling(databaseUrl, demo.owner_email, state);
   const rows = [];
   let contactImport = null;
   let companyImport = null;

@@ -4,6 +4,7 @@
 // pip into .data/contract-venv) against the served OpenAPI document with its stateful phase: any
 // server error, response that contradicts its schema, or status the document does not list fails.
 // Usage: node scripts/contract-check.mjs [--paths REGEX] [--max-examples N] [--max-time S]
+import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,8 @@ function ensureSchemathesis() {
 
 function startApi(dataDir) {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
+  // The billing bridge configured, so its route answers what it would in service (401 unsigned), not 503.
+  env.BILLING_WEBHOOK_SECRET = randomBytes(24).toString('hex');
   delete env.DATABASE_URL;
   delete env.KAFKA_BROKERS;
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js'), '--with-worker'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });

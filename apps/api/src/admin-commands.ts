@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import { setPlan } from '@engage/billing';
 import { ApiKeyService, listDevMailbox, OrganizationService, TokenService } from '@engage/identity';
 import { type Config, Database, deadJobs, jobCounts, replayDeadJob } from '@engage/platform';
 
@@ -37,6 +38,8 @@ export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags
     await app.get(OrganizationService).setSetting(required(flags, 'org'), required(flags, 'key'), required(flags, 'value'));
     return { ok: true };
   },
+  // Adds a subscription plan or changes the given fields of one (docs/billing.md).
+  'set-plan': async (app, flags) => setPlan(app.get(Database), flags),
   mailbox: async (_app, _flags, config) => ({ messages: await listDevMailbox(config.DATA_DIR) }),
   // The job runner: counts per kind and state, or with --failed the dead-lettered jobs (newest first).
   jobs: async (app, flags) => {

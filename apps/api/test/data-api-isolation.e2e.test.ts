@@ -18,13 +18,17 @@ describe('data API isolation: every verb on every exposed table', () => {
   let registry: Registry;
 
   // Tables this suite knows how to fill for B, and a body a create accepts.
-  const SEEDED = ['contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'profiles'];
+  const SEEDED = ['contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'profiles', 'subscriptions'];
+  // Tables of no organization: the same rows for every caller, written by nobody through the API.
+  const GLOBAL = ['subscription_plans'];
   const BODY: Record<string, Record<string, unknown>> = { contacts: { first_name: 'X' }, companies: { name: 'X' }, deals: { title: 'X' } };
 
   async function seed(tenant: TestTenant): Promise<void> {
     const company = await app.get(CompanyService).create(tenant.ctx, { name: 'Acme' });
     const contact = await app.get(ContactService).create(tenant.ctx, { first_name: 'Ali', company_id: company.id });
     await app.get(DealService).create(tenant.ctx, { title: 'Deal', contact_id: contact.id, company_id: company.id, owner_id: tenant.ctx.userId });
+    const subscription = `INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status) VALUES ($1, 'starter', $2, 'active')`;
+    await runtime.db.asSystem((tx) => tx.query(subscription, [tenant.ctx.organizationId, `store-${tenant.ctx.organizationId}`]));
   }
 
   beforeAll(async () => {
@@ -49,8 +53,27 @@ describe('data API isolation: every verb on every exposed table', () => {
     return { ids: row.ids ?? [], digest: row.digest };
   };
 
-  it('should expose only tables that carry organization_id', () => {
-    for (const table of registry.tables.values()) expect(Object.keys(table.columns)).toContain('organization_id');
+  it('should expose only tables that carry organization_id, besides the global ones', () => {
+    for (const table of registry.tables.values()) {
+      if (!GLOBAL.includes(table.name)) expect(Object.keys(table.columns)).toContain('organization_id');
+    }
+  });
+
+  it.each([
+    ['/rest/v1', () => a.session],
+    ['/functions/v1/rest-api-proxy', () => a.key],
+  ])('should refuse every write to a global table through %s', async (base, credentials) => {
+    for (const name of GLOBAL) {
+      expect(registry.tables.get(name)?.writable).not.toBe(true);
+      const digest = `SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS digest FROM "${name}" t`;
+      const before = await runtime.db.asSystem((tx) => tx.query(digest));
+      for (const method of ['POST', 'PATCH', 'DELETE'] as const) {
+        const headers = { ...credentials(), 'content-type': 'application/json' };
+        const response = await app.inject({ method, url: `${base}/${name}`, headers, payload: { name: 'X' } });
+        expect([name, method, response.statusCode]).toEqual([name, method, 405]);
+      }
+      expect(await runtime.db.asSystem((tx) => tx.query(digest))).toEqual(before);
+    }
   });
 
   it.each([
@@ -60,6 +83,7 @@ describe('data API isolation: every verb on every exposed table', () => {
     const headers = credentials();
     for (const table of registry.tables.values()) {
       const name = table.name;
+      if (GLOBAL.includes(name)) continue;
       const before = await snapshot(name, b.ctx.organizationId);
       if (SEEDED.includes(name)) expect(before.ids.length).toBeGreaterThan(0);
       const own = await snapshot(name, a.ctx.organizationId);

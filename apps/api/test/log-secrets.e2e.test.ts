@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ describe('logs carry no secrets', () => {
   let url: string;
   let databaseUrl: string;
   let dataDir: string;
+  const billingSecret = `billing-secret-${Date.now()}-never-logged`;
 
   beforeAll(async () => {
     execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
@@ -25,7 +27,10 @@ describe('logs carry no secrets', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'engage-logs-'));
     child = spawn(process.execPath, [main, '--with-worker'], {
       cwd: root,
-      env: { PATH: process.env.PATH, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug', PUBLIC_URL: 'http://engage.test' },
+      env: {
+        PATH: process.env.PATH, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug', PUBLIC_URL: 'http://engage.test',
+        BILLING_WEBHOOK_SECRET: billingSecret,
+      },
     });
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
@@ -101,6 +106,18 @@ describe('logs carry no secrets', () => {
     expect(profile.status).toBe(400);
     expect((await call('GET', `/auth/v1/verify?token=${encodeURIComponent(link[2])}&type=recovery`)).status).toBe(403);
 
+    // Billing events: a wrong signature, then a signed body naming an unknown organization and plan.
+    const billingBody = JSON.stringify({ organization_id: randomUUID(), plan_id: 'no-such-plan', storefront_store_id: `store-${stamp}`, status: 'active' });
+    const billingSignature = createHmac('sha256', billingSecret).update(billingBody).digest('hex');
+    const billing = (signature: string) =>
+      fetch(`${url}/functions/v1/storefront-billing-webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-billing-signature': signature },
+        body: billingBody,
+      });
+    expect((await billing('0'.repeat(64))).status).toBe(401);
+    expect((await billing(billingSignature)).status).toBe(404);
+
     const db = new Client({ connectionString: databaseUrl });
     await db.connect();
     const [{ password_hash: hash }] = (await db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE email = $1', [email])).rows;
@@ -127,6 +144,8 @@ describe('logs carry no secrets', () => {
       demoPassword: demo.owner_password,
       demoApiKey: demo.api_key,
       demoEmail: demo.owner_email,
+      billingSecret,
+      billingSignature,
     };
     const leaked = Object.entries(secrets).filter(([, secret]) => output.includes(secret));
     expect(leaked.map(([name]) => name)).toEqual([]);

@@ -1,12 +1,26 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { BillingModule } from './billing.module';
+import { BILLING_EVENTS } from './application/billing-events';
+import { BILLING_SETTINGS } from './billing.settings';
+import { BILLING_TABLES } from './infrastructure/exposed-tables';
 import { CreateSubscriptionTables1763800005001 } from './infrastructure/migrations/0001-create-subscription-tables';
 
 export { BillingModule } from './billing.module';
+export { BILLING_SETTINGS } from './billing.settings';
+export { BILLING_EVENTS, SUBSCRIPTION_CHANGED, type SubscriptionChangedPayload, type SubscriptionRecord } from './application/billing-events';
+export { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './domain/billing-event';
+export { signBody } from './domain/signature';
+export { setPlan, type PlanInput } from './application/set-plan';
 
 export const billingMigrations: MigrationClass[] = [CreateSubscriptionTables1763800005001];
 
-// Created empty: its issue fills the manifest.
+// The billing bridge, plans and subscription view as the composition sees them (docs/billing.md).
 export const billingManifest = defineContext({
-  name: 'billing', module: BillingModule, migrations: billingMigrations, tables: [], publishes: [], consumes: {},
+  name: 'billing',
+  module: BillingModule,
+  migrations: billingMigrations,
+  tables: [{ table: BILLING_TABLES.plans }, { table: BILLING_TABLES.subscriptions }],
+  publishes: BILLING_EVENTS,
+  consumes: {},
+  settings: BILLING_SETTINGS,
 });

@@ -24,6 +24,9 @@ export function defineRegistry(tables: readonly TableDefinition[]): Registry {
     for (const column of table.readable) {
       if (!(column in table.columns)) throw new Error(`data-api registry: readable column ${table.name}.${column} is not a column`);
     }
+    for (const column of table.restricted?.columns ?? []) {
+      if (!table.readable.includes(column)) throw new Error(`data-api registry: restricted column ${table.name}.${column} is not readable`);
+    }
     for (const fk of table.foreignKeys ?? []) {
       assertIdentifier('foreign key', fk.name);
       if (!(fk.column in table.columns)) throw new Error(`data-api registry: foreign key ${fk.name} uses unknown column ${fk.column}`);
@@ -46,6 +49,25 @@ export function defineRegistry(tables: readonly TableDefinition[]): Registry {
     }
   }
   return { tables: map };
+}
+
+const narrowed = new WeakMap<Registry, Map<string, Registry>>();
+
+// The registry as a caller of `role` sees it: restricted columns of other roles taken out of the
+// readable ones (reads, filters, orders and embeds all go through `readable`). Built once per role.
+export function registryFor(registry: Registry, role: string): Registry {
+  let byRole = narrowed.get(registry);
+  if (!byRole) narrowed.set(registry, (byRole = new Map()));
+  let seen = byRole.get(role);
+  if (!seen) {
+    const tables = new Map<string, TableDefinition>();
+    for (const [name, table] of registry.tables) {
+      const hidden = table.restricted && !(table.restricted.roles as readonly string[]).includes(role) ? table.restricted.columns : [];
+      tables.set(name, hidden.length === 0 ? table : { ...table, readable: table.readable.filter((column) => !hidden.includes(column)) });
+    }
+    byRole.set(role, (seen = { tables }));
+  }
+  return seen;
 }
 
 export function findTable(registry: Registry, name: string): TableDefinition {

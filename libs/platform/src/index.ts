@@ -28,6 +28,7 @@ export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './http/openapi-parts';
 export * from './http/api-errors';
+export * from './http/raw-body';
 export * from './http/outbound-client';
 export { isBlockedAddress } from './http/outbound-address';
 export * from './jobs/job-definition';

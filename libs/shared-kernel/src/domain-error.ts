@@ -6,7 +6,10 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  // Understood but refused by a rule of the domain (422).
+  | 'unprocessable'
   | 'too_large'
+  | 'unsupported_media_type'
   | 'method_not_allowed'
   | 'not_acceptable'
   | 'range_not_satisfiable'

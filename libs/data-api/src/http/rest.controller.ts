@@ -7,7 +7,7 @@ import type { ReadLimits } from '../limits';
 import { executeRead } from '../read';
 import { asPostgrestError } from '../sqlstate';
 import { executeWrite } from '../write';
-import type { Registry } from '../registry';
+import { type Registry, registryFor } from '../registry';
 import { TableWriters } from '../table-writers';
 
 export const DATA_API_REGISTRY = Symbol('DATA_API_REGISTRY');
@@ -85,7 +85,7 @@ export class RestController {
       .inTenant(caller.ctx, (tx) =>
         executeWrite(
           tx,
-          this.registry,
+          registryFor(this.registry, caller.ctx.role),
           this.writers,
           caller.ctx,
           { method, table, query: rawQuery(request.url), headers: request.headers, body: request.body, representationByDefault: proxy },
@@ -101,7 +101,12 @@ export class RestController {
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.db
       .inTenant(caller.ctx, (tx) =>
-        executeRead(tx, this.registry, { method: request.method, table, query: rawQuery(request.url), headers: request.headers }, this.limits),
+        executeRead(
+          tx,
+          registryFor(this.registry, caller.ctx.role),
+          { method: request.method, table, query: rawQuery(request.url), headers: request.headers },
+          this.limits,
+        ),
       )
       .catch((error: unknown) => {
         throw asPostgrestError(error);

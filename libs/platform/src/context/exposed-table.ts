@@ -20,6 +20,8 @@ export interface TableDefinition {
   columns: Readonly<Record<string, ColumnType>>;
   // Columns a read may select, filter or order by; the others behave as if they did not exist.
   readable: readonly string[];
+  // Readable columns only callers of these roles read; for other callers they do not exist either.
+  restricted?: { readonly columns: readonly string[]; readonly roles: readonly RequestContext['role'][] };
   // true: POST, PATCH and DELETE go through the table's writer; otherwise writes answer 405.
   writable?: boolean;
   // Many-to-one relations: `select=*,rel(...)` embeds the referenced row (README, "Embedding").

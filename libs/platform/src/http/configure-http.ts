@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { ValidationPipe } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import type pino from 'pino';
 import { ValidationFailed } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
@@ -16,6 +17,7 @@ import { OpenApiParts } from './openapi-parts';
 import { installRequestLog } from './request-log';
 import { checkJsonBody } from './json-body-check';
 import { installBodyTimeout } from './body-timeout';
+import { installRawBodyRoutes, isRawBodyRoute } from './raw-body';
 import { NestPinoLogger } from '../runtime/nest-logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -72,7 +74,9 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   // Fastify's JSON parser, with its error turned into our own clear 400 (Nest would otherwise
   // wrap it into a generic HttpException and lose the reason).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  installRawBodyRoutes(fastify);
   app.useBodyParser('application/json', { bodyLimit: config.BODY_LIMIT_BYTES }, (request, body, done) => {
+    if (isRawBodyRoute(request as FastifyRequest)) return done(null, body);
     // Clients (auth-js signOut) send an empty body with a JSON content type: treat it as no body.
     if ((body as Buffer).length === 0) return done(null, undefined);
     parseJson(request as Parameters<typeof parseJson>[0], body as unknown as string, (error: Error | null, value?: unknown) => {

@@ -23,7 +23,8 @@ describe('billing schema', () => {
     const insert = `INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status) VALUES ($1, 'starter', $2, $3)`;
     await runtime.db.asSystem((tx) => tx.query(insert, [a.organizationId, `store-${a.organizationId}`, 'active']));
     await expect(runtime.db.asSystem((tx) => tx.query(insert, [a.organizationId, 'another-store', 'active']))).rejects.toThrow(/organization_id/);
-    await expect(runtime.db.asSystem((tx) => tx.query(insert, [b.organizationId, `store-${a.organizationId}`, 'active']))).rejects.toThrow(/storefront_store_id/);
+    const taken = runtime.db.asSystem((tx) => tx.query(insert, [b.organizationId, `store-${a.organizationId}`, 'active']));
+    await expect(taken).rejects.toThrow(/storefront_store_id/);
     await expect(runtime.db.asSystem((tx) => tx.query(insert, [b.organizationId, 'store-b', 'paused']))).rejects.toThrow(/status/);
     expect(await runtime.db.inTenant(a, (tx) => tx.query('SELECT status FROM subscriptions'))).toEqual([{ status: 'active' }]);
     expect(await runtime.db.inTenant(b, (tx) => tx.query('SELECT status FROM subscriptions'))).toEqual([]);
