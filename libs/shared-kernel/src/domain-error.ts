@@ -6,6 +6,8 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  // A plan's limit or an ended subscription (HTTP 402).
+  | 'payment_required'
   | 'too_large'
   | 'method_not_allowed'
   | 'not_acceptable'

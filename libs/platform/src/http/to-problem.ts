@@ -10,6 +10,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payment_required: 402,
   too_large: 413,
   method_not_allowed: 405,
   not_acceptable: 406,
@@ -54,7 +55,7 @@ const FASTIFY: Record<string, { code: string; message?: string }> = {
 };
 
 const codeOfStatus = (status: number): string =>
-  ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited' })[status] ??
+  ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 402: 'payment_required', 416: 'range_not_satisfiable', 429: 'rate_limited' })[status] ??
   (status >= 500 ? 'internal_error' : 'bad_request');
 
 // Turns anything thrown into a client-facing problem; null means "unexpected: answer 500".

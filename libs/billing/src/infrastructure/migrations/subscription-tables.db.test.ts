@@ -1,4 +1,6 @@
 import { identityMigrations } from '@engage/identity';
+import { crmMigrations } from '@engage/crm';
+import { messagingMigrations } from '@engage/messaging';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { billingMigrations } from '../../index';
@@ -6,7 +8,7 @@ import { billingMigrations } from '../../index';
 describe('billing schema', () => {
   let runtime: PlatformRuntime;
   beforeAll(async () => {
-    runtime = await startTestRuntime({ migrations: [...identityMigrations, ...billingMigrations] });
+    runtime = await startTestRuntime({ migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations] });
   });
   afterAll(() => runtime.close());
 
