@@ -70,7 +70,8 @@ function ruleRefusalOf(error: unknown): DomainError | undefined {
     // A rule without facts still refuses; its code is then the SQLSTATE.
   }
   const { code: ruleCode, ...details } = facts;
-  return new DomainError(kind, typeof ruleCode === 'string' ? ruleCode : (code as string), text(fields?.message) ?? 'refused by a rule of the database', details);
+  const message = text(fields?.message) ?? 'refused by a rule of the database';
+  return new DomainError(kind, typeof ruleCode === 'string' ? ruleCode : (code as string), message, details, text(fields?.hint));
 }
 
 interface DriverFields {
@@ -78,6 +79,7 @@ interface DriverFields {
   constraint?: unknown;
   column?: unknown;
   detail?: unknown;
+  hint?: unknown;
   message?: unknown;
   driverError?: DriverFields;
 }
