@@ -82,8 +82,13 @@ const ADD = `
 const CHANGED = `
   CREATE FUNCTION plan_usage_changed() RETURNS trigger
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
-  DECLARE r record;
+  DECLARE
+    r record;
+    tenant uuid := nullif(current_setting('app.org_id', true), '')::uuid;
   BEGIN
+    -- In a tenant transaction every row is the tenant's (row-level security): without a subscription
+    -- there is nothing to count, and the statement's rows are not even read.
+    IF tenant IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plan_usage WHERE organization_id = tenant) THEN RETURN NULL; END IF;
     IF TG_OP = 'INSERT' THEN
       FOR r IN SELECT organization_id AS org, count(*)::int AS n FROM new_rows GROUP BY organization_id LOOP
         PERFORM plan_usage_add(TG_ARGV[0], r.org, CASE WHEN TG_ARGV[0] = 'invitations' THEN 0 ELSE r.n END);
