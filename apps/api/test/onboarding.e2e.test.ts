@@ -35,7 +35,9 @@ describe('onboarding over HTTP', () => {
 
   it('should walk a new owner through verification, plan selection and "skip for now", refusing each step out of order', async () => {
     const t = await unverified();
-    expect((await state(t)).json()).toEqual({ current_step: 'verify_email', completed_steps: [], missing: ['verify_email', 'select_plan'], onboarding_completed: false });
+    expect((await state(t)).json()).toEqual({
+      current_step: 'verify_email', completed_steps: [], missing: ['verify_email', 'select_plan'], onboarding_completed: false,
+    });
 
     for (const action of ['select-plan', 'skip-channels', 'finish']) {
       const early = await act(t, action, { plan_id: 'starter' });
@@ -53,7 +55,9 @@ describe('onboarding over HTTP', () => {
     const link = /\/auth\/v1\/verify\?\S+/.exec(mail?.text ?? '');
     expect((await app.inject({ method: 'GET', url: link![0] })).statusCode).toBe(200);
     expect((await act(t, 'verify-email')).json()).toMatchObject({ sent: false, reason: 'already_verified' });
-    expect((await state(t)).json()).toEqual({ current_step: 'select_plan', completed_steps: ['verify_email'], missing: ['select_plan'], onboarding_completed: false });
+    expect((await state(t)).json()).toEqual({
+      current_step: 'select_plan', completed_steps: ['verify_email'], missing: ['select_plan'], onboarding_completed: false,
+    });
 
     const chosen = await act(t, 'select-plan', { plan_id: 'starter' });
     expect(chosen.statusCode).toBe(200);
@@ -66,15 +70,21 @@ describe('onboarding over HTTP', () => {
     const unpaid = await act(t, 'finish');
     expect(unpaid.statusCode).toBe(409);
     expect(unpaid.json().error).toMatch(/select_plan/);
-    expect((await patchProfile(t, { onboarding_completed: true })).json()).toMatchObject({ code: 'onboarding.step_missing', details: { missing_step: 'select_plan' } });
+    const early = await patchProfile(t, { onboarding_completed: true });
+    expect(early.json()).toMatchObject({ code: 'onboarding.step_missing', details: { missing_step: 'select_plan' } });
 
     await subscribe(t);
-    expect((await state(t)).json()).toEqual({ current_step: 'channel_setup', completed_steps: ['verify_email', 'select_plan'], missing: [], onboarding_completed: false });
+    expect((await state(t)).json()).toEqual({
+      current_step: 'channel_setup', completed_steps: ['verify_email', 'select_plan'], missing: [], onboarding_completed: false,
+    });
     expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('subscribed');
     const skipped = await act(t, 'skip-channels');
     expect(skipped.statusCode).toBe(200);
-    expect(skipped.json()).toEqual({ current_step: null, completed_steps: ['verify_email', 'select_plan', 'channel_setup', 'finish'], missing: [], onboarding_completed: true });
-    const profile = await app.inject({ method: 'GET', url: `/rest/v1/profiles?id=eq.${t.ctx.userId}&select=onboarding_completed,email_confirmed`, headers: t.session });
+    expect(skipped.json()).toEqual({
+      current_step: null, completed_steps: ['verify_email', 'select_plan', 'channel_setup', 'finish'], missing: [], onboarding_completed: true,
+    });
+    const url = `/rest/v1/profiles?id=eq.${t.ctx.userId}&select=onboarding_completed,email_confirmed`;
+    const profile = await app.inject({ method: 'GET', url, headers: t.session });
     expect(profile.json()).toEqual([{ onboarding_completed: true, email_confirmed: true }]);
   });
 
@@ -83,7 +93,9 @@ describe('onboarding over HTTP', () => {
     await subscribe(t, 'active');
     const finished = await act(t, 'finish');
     expect(finished.statusCode).toBe(200);
-    expect(finished.json()).toEqual({ current_step: null, completed_steps: ['verify_email', 'select_plan', 'finish'], missing: [], onboarding_completed: true });
+    expect(finished.json()).toEqual({
+      current_step: null, completed_steps: ['verify_email', 'select_plan', 'finish'], missing: [], onboarding_completed: true,
+    });
 
     const other = await createTestTenant(app);
     await subscribe(other);
@@ -97,12 +109,15 @@ describe('onboarding over HTTP', () => {
     expect((await state(a)).json().missing).toEqual(['select_plan']);
     expect((await act(a, 'finish')).statusCode).toBe(409);
 
-    for (const body of [{}, { plan_id: 5 }, { plan_id: null }, { plan_id: ['starter'] }, { plan_id: 'x'.repeat(64) }, { plan_id: 'Starter!' }, { plan_id: 'nope' }]) {
+    const bad = [{}, { plan_id: 5 }, { plan_id: null }, { plan_id: ['starter'] }, { plan_id: 'x'.repeat(64) }, { plan_id: 'Starter!' }, { plan_id: 'nope' }];
+    for (const body of bad) {
       const res = await act(a, 'select-plan', body);
-      expect({ body, status: res.statusCode, field: res.json().code }).toEqual({ body, status: 400, field: expect.stringMatching(/^(validation_failed|plan\.unknown)$/) });
+      const code = expect.stringMatching(/^(validation_failed|plan\.unknown)$/);
+      expect({ body, status: res.statusCode, code: res.json().code }).toEqual({ body, status: 400, code });
     }
     expect((await act(a, 'select-plan', { plan_id: 'nope' })).json().code).toBe('plan.unknown');
-    expect((await app.inject({ method: 'POST', url: '/functions/v1/onboarding/select-plan', headers: { ...a.session, 'content-type': 'application/json' }, payload: '{"plan_id":' })).statusCode).toBe(400);
+    const headers = { ...a.session, 'content-type': 'application/json' };
+    expect((await app.inject({ method: 'POST', url: '/functions/v1/onboarding/select-plan', headers, payload: '{"plan_id":' })).statusCode).toBe(400);
     for (const action of ['launch', 'x'.repeat(300), 'finish%00']) {
       expect((await act(a, action)).statusCode).toBeGreaterThanOrEqual(400);
       expect((await act(a, action)).statusCode).toBeLessThan(500);
@@ -111,8 +126,9 @@ describe('onboarding over HTTP', () => {
     // Signed-in users only: no session, or an API key, is refused.
     expect((await app.inject({ method: 'GET', url: '/functions/v1/onboarding' })).statusCode).toBe(401);
     expect((await act(a, 'finish', {}, a.key)).statusCode).toBe(401);
-    // Another organization's user is out of reach: the filter matches nothing (PostgREST's 204), and nothing changes.
-    expect((await app.inject({ method: 'PATCH', url: `/rest/v1/profiles?id=eq.${b.ctx.userId}`, headers: a.session, payload: { onboarding_completed: true } })).statusCode).toBe(204);
+    // Another organization's user is out of reach: the filter matches nothing (PostgREST answers no rows), and nothing changes.
+    const foreign = await patchProfile({ ...a, ctx: { ...a.ctx, userId: b.ctx.userId } }, { onboarding_completed: true });
+    expect({ status: foreign.statusCode, body: foreign.json() }).toEqual({ status: 200, body: [] });
     const [row] = await runtime.db.asSystem((tx) => tx.query('SELECT onboarding_completed FROM users WHERE id = $1', [b.ctx.userId]));
     expect(row).toEqual({ onboarding_completed: false });
   });

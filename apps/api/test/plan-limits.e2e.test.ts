@@ -32,11 +32,17 @@ describe('plan limits over HTTP', () => {
     return tenant;
   }
   const json = { 'content-type': 'application/json' };
-  const restPost = (t: TestTenant, name: string) => app.inject({ method: 'POST', url: '/rest/v1/contacts', headers: { ...t.session, ...json }, payload: { first_name: name } });
+  const restPost = (t: TestTenant, name: string) =>
+    app.inject({ method: 'POST', url: '/rest/v1/contacts', headers: { ...t.session, ...json }, payload: { first_name: name } });
+  const importCsv = (t: TestTenant, csv: string) =>
+    app.inject({ method: 'POST', url: '/functions/v1/contacts/import', headers: { ...t.session, 'content-type': 'text/csv' }, payload: csv });
   const proxyPost = (t: TestTenant, name: string) =>
     app.inject({ method: 'POST', url: '/functions/v1/rest-api-proxy/contacts', headers: { ...t.key, ...json }, payload: { first_name: name } });
   const send = (t: TestTenant, to: string) =>
-    app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to, message: 'hello', organizationId: t.ctx.organizationId, contactName: 'S' } });
+    app.inject({
+      method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key,
+      payload: { to, message: 'hello', organizationId: t.ctx.organizationId, contactName: 'S' },
+    });
   const usage = async (t: TestTenant) => (await runtime.db.inTenant(t.ctx, (tx) => tx.query('SELECT * FROM plan_usage_of(app_org_id())')))[0];
   const contactsLimit = { limit: 'contacts', value: 2, usage: 2 };
 
@@ -50,8 +56,11 @@ describe('plan limits over HTTP', () => {
     expect(rest.json().message).toMatch(/2 contacts/);
     const proxy = await proxyPost(t, 'd');
     expect(proxy.statusCode).toBe(402);
-    expect(proxy.json()).toMatchObject({ error: expect.stringMatching(/contacts/), code: 'plan_limit_exceeded', details: contactsLimit, hint: expect.any(String) });
-    expect((await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name&order=first_name', headers: t.session })).json()).toEqual([{ first_name: 'a' }, { first_name: 'b' }]);
+    expect(proxy.json()).toMatchObject({
+      error: expect.stringMatching(/contacts/), code: 'plan_limit_exceeded', details: contactsLimit, hint: expect.any(String),
+    });
+    const kept = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name&order=first_name', headers: t.session });
+    expect(kept.json()).toEqual([{ first_name: 'a' }, { first_name: 'b' }]);
   });
 
   it("should refuse chat-lite-send's new contact past the contacts limit, and a new conversation past the conversations limit", async () => {
@@ -60,7 +69,9 @@ describe('plan limits over HTTP', () => {
     // The second contact fits the contacts limit (2) but opens a second conversation (limit 1).
     const second = await send(t, '201001110002');
     expect(second.statusCode).toBe(402);
-    expect(second.json()).toEqual({ error: expect.any(String), code: 'plan_limit_exceeded', hint: expect.any(String), details: { limit: 'conversations_per_month', value: 1, usage: 1 } });
+    expect(second.json()).toEqual({
+      error: expect.any(String), code: 'plan_limit_exceeded', hint: expect.any(String), details: { limit: 'conversations_per_month', value: 1, usage: 1 },
+    });
     // Its transaction was undone: no second contact was kept either.
     expect((await usage(t)).contacts_used).toBe(1);
     // The existing conversation is reused, so sending to the first contact goes on.
@@ -74,7 +85,7 @@ describe('plan limits over HTTP', () => {
   it('should import a CSV row by row up to the limit, reporting each refused row by its line', async () => {
     const t = await subscribed();
     const csv = 'first_name,phone\nA,+201001230001\nB,+201001230002\nC,+201001230003\nD,+201001230004\n';
-    const res = await app.inject({ method: 'POST', url: '/functions/v1/contacts/import', headers: { ...t.session, 'content-type': 'text/csv' }, payload: csv });
+    const res = await importCsv(t, csv);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ status: 'completed', created: 2, failed: 2 });
     expect(res.json().errors).toEqual([
@@ -87,7 +98,8 @@ describe('plan limits over HTTP', () => {
     const t = await subscribed();
     expect((await restPost(t, 'a')).statusCode).toBe(201);
     expect((await restPost(t, 'b')).statusCode).toBe(201);
-    const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
+    const channel = { kind: 'chat_app', name: 'Line' };
+    const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: channel })).json();
     const inbound = await app.inject({
       method: 'POST',
       url: `/functions/v1/chat-lite-webhook/${created.channel_account.id}`,
@@ -129,7 +141,7 @@ describe('plan limits over HTTP', () => {
     for (let i = 0; i < 4; i++) expect((await restPost(t, `r${i}`)).statusCode).toBe(201);
     for (let i = 0; i < 3; i++) expect((await send(t, `20100444000${i}`)).statusCode).toBe(200);
     const csv = `first_name\n${Array.from({ length: 20 }, (_, i) => `n${i}`).join('\n')}\n`;
-    expect((await app.inject({ method: 'POST', url: '/functions/v1/contacts/import', headers: { ...t.session, 'content-type': 'text/csv' }, payload: csv })).json()).toMatchObject({ created: 20, failed: 0 });
+    expect((await importCsv(t, csv)).json()).toMatchObject({ created: 20, failed: 0 });
     expect(await usage(t)).toMatchObject({ contacts_used: 27, contacts_limit: null, conversations_used: 3, conversations_limit: null, over_limit: false });
   });
 

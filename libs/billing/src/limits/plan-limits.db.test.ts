@@ -24,8 +24,8 @@ describe('plan limits in the database', () => {
       tx.query(`INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
                 VALUES ($1, 'tiny-db', $2, $3, now() - interval '10 days', ${periodEnd})`, [ctx.organizationId, randomUUID(), status]),
     );
-  const addContacts = (ctx: RequestContext, n: number, options = {}) =>
-    runtime.db.inTenant(ctx, (tx) => tx.query(`INSERT INTO contacts (organization_id, first_name) SELECT app_org_id(), 'c' || i FROM generate_series(1, $1) i`, [n]), options);
+  const ADD_CONTACTS = `INSERT INTO contacts (organization_id, first_name) SELECT app_org_id(), 'c' || i FROM generate_series(1, $1) i`;
+  const addContacts = (ctx: RequestContext, n: number, options = {}) => runtime.db.inTenant(ctx, (tx) => tx.query(ADD_CONTACTS, [n]), options);
   const usage = (ctx: RequestContext) => runtime.db.inTenant(ctx, async (tx) => (await tx.query(`SELECT * FROM plan_usage_of(app_org_id())`))[0]);
 
   it('leaves an organization without a subscription unlimited', async () => {
@@ -61,12 +61,15 @@ describe('plan limits in the database', () => {
   it('refuses a member, and an invitation, past the team limit', async () => {
     const ctx = await makeOrganization(runtime);
     await subscribe(ctx);
-    const user = () => runtime.db.asSystem(async (tx) => (await tx.query<{ id: string }>(`INSERT INTO users (email, password_hash, first_name) VALUES ($1, 'x', 'M') RETURNING id`, [`${randomUUID()}@x.io`]))[0].id);
-    const join = async () => runtime.db.inTenant(ctx, async (tx) => tx.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES (app_org_id(), $1, 'AGENT')`, [await user()]));
+    const NEW_USER = `INSERT INTO users (email, password_hash, first_name) VALUES ($1, 'x', 'M') RETURNING id`;
+    const user = () => runtime.db.asSystem(async (tx) => (await tx.query<{ id: string }>(NEW_USER, [`${randomUUID()}@x.io`]))[0].id);
+    const JOIN = `INSERT INTO memberships (organization_id, user_id, role) VALUES (app_org_id(), $1, 'AGENT')`;
+    const join = async () => runtime.db.inTenant(ctx, async (tx) => tx.query(JOIN, [await user()]));
     await join();
     await expect(join())
       .rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
-    await expect(runtime.db.inTenant(ctx, (tx) => tx.query(`INSERT INTO invitations (organization_id, email, role, token_hash) VALUES (app_org_id(), 'a@b.io', 'AGENT', sha256('t'::bytea))`)))
+    const INVITE = `INSERT INTO invitations (organization_id, email, role, token_hash) VALUES (app_org_id(), 'a@b.io', 'AGENT', sha256('t'::bytea))`;
+    await expect(runtime.db.inTenant(ctx, (tx) => tx.query(INVITE)))
       .rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
   });
 
@@ -77,7 +80,8 @@ describe('plan limits in the database', () => {
     expect(await runtime.db.inTenant(ctx, (tx) => tx.query('SELECT count(*)::int AS n FROM contacts'))).toEqual([{ n: 0 }]);
     await addContacts(ctx, 1, { purpose: 'billing' });
     await addContacts(ctx, 1, { purpose: 'inbound' });
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE subscriptions SET status = 'active', current_period_end = now() + interval '1 month' WHERE organization_id = $1`, [ctx.organizationId]));
+    const RENEW = `UPDATE subscriptions SET status = 'active', current_period_end = now() + interval '1 month' WHERE organization_id = $1`;
+    await runtime.db.asSystem((tx) => tx.query(RENEW, [ctx.organizationId]));
     await addContacts(ctx, 1);
   });
 });

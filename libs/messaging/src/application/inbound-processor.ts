@@ -119,7 +119,12 @@ export class InboundProcessor {
       }, INBOUND);
     } catch (error) {
       const final = error instanceof Settled;
-      await this.db.inTenant(ctx, (tx) => (final ? tx.execute(MARK_INBOUND_DONE, [id, error.message]) : tx.execute(MARK_INBOUND_RETRY, [id, String((error as Error).message).slice(0, 500), MAX_INBOUND_ATTEMPTS])), INBOUND);
+      const reason = String((error as Error).message).slice(0, 500);
+      await this.db.inTenant(
+        ctx,
+        (tx) => (final ? tx.execute(MARK_INBOUND_DONE, [id, error.message]) : tx.execute(MARK_INBOUND_RETRY, [id, reason, MAX_INBOUND_ATTEMPTS])),
+        INBOUND,
+      );
       return final;
     }
   }

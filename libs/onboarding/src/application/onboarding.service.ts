@@ -45,7 +45,8 @@ export class OnboardingService {
     const userId = userOf(ctx);
     const planId = (body as { plan_id?: unknown } | null)?.plan_id;
     if (typeof planId !== 'string' || !PLAN_ID.test(planId)) {
-      throw ValidationFailed('validation_failed', 'plan_id must be a plan id (lower-case letters, digits, - and _, at most 63 characters)', { field: 'plan_id' });
+      const rule = 'plan_id must be a plan id (lower-case letters, digits, - and _, at most 63 characters)';
+      throw ValidationFailed('validation_failed', rule, { field: 'plan_id' });
     }
     return this.db.inTenant(ctx, async (tx) => {
       const { state } = await this.facts(tx, userId);
@@ -90,7 +91,9 @@ export class OnboardingService {
 
   private async facts(tx: Tx, userId: string): Promise<{ state: OnboardingState; selectedPlanId: string | null }> {
     const [row] = await tx.query<FactsRow>(ONBOARDING_FACTS, [userId]);
-    const state = onboardingState({ emailVerified: row.email_verified, subscribed: row.subscribed, channelsReady: row.channels_ready, completed: row.completed });
+    const state = onboardingState({
+      emailVerified: row.email_verified, subscribed: row.subscribed, channelsReady: row.channels_ready, completed: row.completed,
+    });
     return { state, selectedPlanId: row.selected_plan_id };
   }
 }
@@ -103,7 +106,9 @@ function userOf(ctx: RequestContext): string {
 function assertPassable(state: OnboardingState, step: Step): void {
   const missing = missingBefore(state, step);
   if (missing) {
-    throw new DomainError('conflict', 'onboarding.step_missing', `Onboarding step ${missing} is not done`, { missing_step: missing },
-      missing === 'verify_email' ? 'POST /functions/v1/onboarding/verify-email sends a new link' : 'subscribe to a plan (POST /functions/v1/onboarding/select-plan)');
+    const hint = missing === 'verify_email'
+      ? 'POST /functions/v1/onboarding/verify-email sends a new link'
+      : 'subscribe to a plan (POST /functions/v1/onboarding/select-plan)';
+    throw new DomainError('conflict', 'onboarding.step_missing', `Onboarding step ${missing} is not done`, { missing_step: missing }, hint);
   }
 }

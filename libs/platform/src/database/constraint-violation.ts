@@ -57,8 +57,8 @@ function ruleRefusalOf(error: unknown): DomainError | undefined {
   const fields = driverFields(error);
   const code = typeof fields?.code === 'string' ? fields.code : undefined;
   if (code === READ_ONLY_SQLSTATE) {
-    return new DomainError('payment_required', 'subscription_inactive', 'The organization is read-only: its subscription is canceled or past due and its period has ended',
-      undefined, 'renew the subscription through billing; reads keep working');
+    const message = 'The organization is read-only: its subscription is canceled or past due and its period has ended';
+    return new DomainError('payment_required', 'subscription_inactive', message, undefined, 'renew the subscription through billing; reads keep working');
   }
   const kind = code ? KIND_OF_RULE_SQLSTATE[code] : undefined;
   if (!kind) return undefined;

@@ -42,7 +42,11 @@ export function renderProblem(family: ApiFamily, problem: Problem, requestHeader
 function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
   switch (family) {
     case 'functions':
-      return { status: problem.status, headers: {}, body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}), ...factsOf(problem) } };
+      return {
+        status: problem.status,
+        headers: {},
+        body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}), ...factsOf(problem) },
+      };
     case 'proxy':
       return { status: problem.status, headers: {}, body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null } };
     case 'rest':

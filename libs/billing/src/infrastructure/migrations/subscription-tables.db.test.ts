@@ -8,7 +8,9 @@ import { billingMigrations } from '../../index';
 describe('billing schema', () => {
   let runtime: PlatformRuntime;
   beforeAll(async () => {
-    runtime = await startTestRuntime({ migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations] });
+    // Plan limits count contacts, conversations and members: their tables come first.
+    const migrations = [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations];
+    runtime = await startTestRuntime({ migrations });
   });
   afterAll(() => runtime.close());
 
