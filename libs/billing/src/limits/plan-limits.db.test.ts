@@ -73,6 +73,44 @@ describe('plan limits in the database', () => {
       .rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
   });
 
+  it('lets only one of many concurrent creations take the last place', async () => {
+    const ctx = await makeOrganization(runtime);
+    await subscribe(ctx);
+    await addContacts(ctx, 2);
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => addContacts(ctx, 1)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code);
+    expect(refused).toEqual(Array(7).fill('plan_limit_exceeded'));
+    expect(await usage(ctx)).toMatchObject({ contacts_used: 3 });
+  });
+
+  it('counts conversations of the current period only, afresh when the period moves, and shows a downgrade as over the limit', async () => {
+    const ctx = await makeOrganization(runtime);
+    await subscribe(ctx);
+    await addContacts(ctx, 3);
+    const OPEN = `
+      WITH ch AS (INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'chat_app', 'c') RETURNING id)
+      INSERT INTO conversations (organization_id, contact_id, channel_account_id, created_at)
+      SELECT app_org_id(), (SELECT id FROM contacts ORDER BY id OFFSET $1 LIMIT 1), ch.id, now() - make_interval(days => $2) FROM ch`;
+    const open = (offset: number, daysAgo = 0) => runtime.db.inTenant(ctx, (tx) => tx.query(OPEN, [offset, daysAgo]));
+    // Opened before the period began: not counted.
+    await open(0, 15);
+    await open(1);
+    await open(2);
+    await expect(open(0)).rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'conversations_per_month', value: 2, usage: 2 } });
+    // The next period starts now: the count starts over.
+    const MOVE = `UPDATE subscriptions SET current_period_start = now(), current_period_end = now() + interval '30 days' WHERE organization_id = $1`;
+    await runtime.db.asSystem((tx) => tx.query(MOVE, [ctx.organizationId]));
+    await open(0);
+    expect(await usage(ctx)).toMatchObject({ conversations_used: 1, conversations_limit: 2, over_limit: false });
+    // A smaller plan leaves the usage above it: over the limit, and new contacts refused.
+    const MINI = `INSERT INTO subscription_plans (id, name, price, currency, interval, limit_contacts) VALUES ('mini-db', 'M', 1, 'USD', 'month', 1)`;
+    await runtime.db.asSystem((tx) => tx.query(MINI));
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE subscriptions SET plan_id = 'mini-db' WHERE organization_id = $1`, [ctx.organizationId]));
+    expect(await usage(ctx)).toMatchObject({ contacts_used: 3, contacts_limit: 1, over_limit: true });
+    await expect(addContacts(ctx, 1)).rejects.toMatchObject({ details: { limit: 'contacts', value: 1, usage: 3 } });
+  });
+
   it('makes the organization read-only once a canceled subscription has ended, except for billing and inbound', async () => {
     const ctx = await makeOrganization(runtime);
     await subscribe(ctx, 'canceled', "now() - interval '1 day'");

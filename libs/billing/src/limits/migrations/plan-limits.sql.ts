@@ -89,7 +89,16 @@ const CHANGED = `
     -- In a tenant transaction every row is the tenant's (row-level security): without a subscription
     -- there is nothing to count, and the statement's rows are not even read.
     IF tenant IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plan_usage WHERE organization_id = tenant) THEN RETURN NULL; END IF;
-    IF TG_OP = 'INSERT' THEN
+    IF TG_OP = 'INSERT' AND TG_ARGV[0] = 'conversations' THEN
+      -- Counted when opened in the organization's current period (one period lookup per organization).
+      FOR r IN WITH periods AS (SELECT u.organization_id, p.period_start, p.period_end
+                                FROM plan_usage u, LATERAL plan_period(u.organization_id) p
+                                WHERE u.organization_id IN (SELECT DISTINCT organization_id FROM new_rows))
+               SELECT n.organization_id AS org, count(*)::int AS n FROM new_rows n JOIN periods USING (organization_id)
+               WHERE n.created_at >= periods.period_start AND n.created_at < periods.period_end GROUP BY n.organization_id LOOP
+        PERFORM plan_usage_add('conversations', r.org, r.n);
+      END LOOP;
+    ELSIF TG_OP = 'INSERT' THEN
       FOR r IN SELECT organization_id AS org, count(*)::int AS n FROM new_rows GROUP BY organization_id LOOP
         PERFORM plan_usage_add(TG_ARGV[0], r.org, CASE WHEN TG_ARGV[0] = 'invitations' THEN 0 ELSE r.n END);
       END LOOP;
