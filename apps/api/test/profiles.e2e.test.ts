@@ -73,6 +73,13 @@ describe('/rest/v1/profiles through the data API', () => {
   it('should update only the own row and the writable columns, refusing the rest with 4xx', async () => {
     const me = await organization();
     const other = await organization();
+    // onboarding_completed turns true only after the required onboarding steps (onboarding.e2e.test.ts).
+    await runtime.db.asSystem((tx) =>
+      tx.query(`INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status) VALUES ($1, 'free', $2, 'trialing')`, [
+        me.organizationId,
+        `store-${me.organizationId}`,
+      ]),
+    );
     const updated = await patch(me.headers, `id=eq.${me.id}`, {
       first_name: 'Rania',
       last_name: 'Saleh',

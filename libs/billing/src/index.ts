@@ -4,6 +4,7 @@ import { BILLING_EVENTS } from './application/billing-events';
 import { BILLING_SETTINGS } from './billing.settings';
 import { BILLING_TABLES } from './infrastructure/exposed-tables';
 import { CreateSubscriptionTables1763800005001 } from './infrastructure/migrations/0001-create-subscription-tables';
+import { CreatePlanLimits1763800005101 } from './limits/migrations/0101-create-plan-limits';
 
 export { BillingModule } from './billing.module';
 export { BILLING_SETTINGS } from './billing.settings';
@@ -12,7 +13,11 @@ export { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './domain/billing
 export { signBody } from './domain/signature';
 export { setPlan, type PlanInput } from './application/set-plan';
 
-export const billingMigrations: MigrationClass[] = [CreateSubscriptionTables1763800005001];
+export const billingMigrations: MigrationClass[] = [
+  CreateSubscriptionTables1763800005001,
+  // Plan limits (docs/plan-limits.md).
+  CreatePlanLimits1763800005101,
+];
 
 // The billing bridge, plans and subscription view as the composition sees them (docs/billing.md).
 export const billingManifest = defineContext({

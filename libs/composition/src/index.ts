@@ -4,6 +4,7 @@ import { crmManifest } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest } from '@engage/identity';
 import { messagingManifest } from '@engage/messaging';
+import { onboardingManifest } from '@engage/onboarding';
 import { type ContextManifest, EventCatalogueModule, type JobRegistrations, type MigrationClass } from '@engage/platform';
 import { reengagementManifest } from '@engage/reengagement';
 import { webhooksManifest } from '@engage/webhooks';
@@ -16,6 +17,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
   crmManifest,
   messagingManifest,
   billingManifest,
+  onboardingManifest,
   reengagementManifest,
   callsManifest,
   webhooksManifest,

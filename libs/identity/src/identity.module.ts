@@ -78,6 +78,9 @@ const loginLimitsOf = (config: Config) => {
     },
     AuthGuard,
   ],
-  exports: [EMAIL_SENDER, MembershipService, Authenticator, AuthGuard, TokenService, OrganizationService, OrganizationSettings, ApiKeyService, SecretBox],
+  exports: [
+    EMAIL_SENDER, AccountService, ProfilesWriter, MembershipService, Authenticator, AuthGuard, TokenService,
+    OrganizationService, OrganizationSettings, ApiKeyService, SecretBox,
+  ],
 })
 export class IdentityModule {}

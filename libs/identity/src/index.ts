@@ -17,6 +17,8 @@ export { IdentityModule } from './identity.module';
 export { Authenticated, AuthGuard, CurrentCaller } from './http/auth.guard';
 export { Authenticator, type Caller, type CredentialKind } from './application/authenticator';
 export { ApiKeyService } from './application/api-key.service';
+export { AccountService } from './application/account.service';
+export { ProfilesWriter } from './application/profiles.writer';
 export { MembershipService, type MemberView, type InvitationView } from './application/membership.service';
 export { OrganizationService, SECRET_SETTINGS } from './application/organization.service';
 export { OrganizationSettings } from './application/organization-settings';

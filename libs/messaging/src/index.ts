@@ -31,3 +31,5 @@ export const messagingManifest = defineContext({
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';
 export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, type ConversationPayload } from './application/messaging-events';
+// Drives inbound processing where no worker runs (tests of other contexts).
+export { InboundProcessor } from './application/inbound-processor';

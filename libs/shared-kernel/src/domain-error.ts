@@ -8,6 +8,8 @@ export type ErrorKind =
   | 'conflict'
   // Understood but refused by a rule of the domain (422).
   | 'unprocessable'
+  // A plan's limit or an ended subscription (HTTP 402).
+  | 'payment_required'
   | 'too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'

@@ -161,6 +161,23 @@ export class AccountService {
     return toUserView(user);
   }
 
+  // A new signup link for a user whose address is not confirmed yet (onboarding's verify-email):
+  // the same token and mail as sign-up, and the older link stops working. False when already confirmed.
+  async resendConfirmation(userId: string): Promise<boolean> {
+    await this.limiter.hit([{ key: `resend:user:${userId}`, max: 5, windowSeconds: 3600 }]);
+    const issued = await this.db.asSystem(async (tx) => {
+      const [user] = await tx.query<{ email: string }>('SELECT email FROM users WHERE id = $1 AND email_confirmed_at IS NULL FOR UPDATE', [userId]);
+      return user ? { email: user.email, token: await this.issueToken(tx, userId, 'signup', null) } : undefined;
+    });
+    if (!issued) return false;
+    await this.mail.send({
+      to: issued.email,
+      subject: 'Confirm your email',
+      text: `Confirm your email address by opening this link within 24 hours:\n\n${this.link(issued.token, 'signup')}\n`,
+    });
+    return true;
+  }
+
   private async issueToken(tx: Tx, userId: string, kind: EmailTokenKind, newEmail: string | null): Promise<string> {
     const token = newOpaqueToken();
     // A new link replaces older unused ones of the same kind.

@@ -31,6 +31,9 @@ export const INBOUND_LANES = 4;
 export const BATCH_SIZE = 50;
 // Events of a batch whose media are downloaded at the same time (each has at most 10 files).
 const MEDIA_EVENTS_AT_ONCE = 4;
+// A customer's message is never lost to the organization's plan: past a plan limit it is kept and
+// the organization flagged over its limit, and an ended subscription does not refuse it.
+const INBOUND = { purpose: 'inbound' } as const;
 
 type MessagePayload = Extract<InboundPayload, { type: 'message' }>;
 interface DueEvent {
@@ -89,7 +92,7 @@ export class InboundProcessor {
         const rest = await applyMessageBatch(tx, ctx, this.contacts, messages);
         settled = claimed.length - rest.length;
         return rest.map(({ event, payload }) => ({ id: event.id, organization_id: organizationId, payload }));
-      });
+      }, INBOUND);
     } catch {
       // Whatever failed, one at a time tells which event it was and counts its attempt.
       settled = 0;
@@ -113,10 +116,15 @@ export class InboundProcessor {
         await this.apply(tx, ctx, event, media);
         await tx.execute(MARK_INBOUND_DONE, [id, null]);
         return true;
-      });
+      }, INBOUND);
     } catch (error) {
       const final = error instanceof Settled;
-      await this.db.inTenant(ctx, (tx) => (final ? tx.execute(MARK_INBOUND_DONE, [id, error.message]) : tx.execute(MARK_INBOUND_RETRY, [id, String((error as Error).message).slice(0, 500), MAX_INBOUND_ATTEMPTS])));
+      const reason = String((error as Error).message).slice(0, 500);
+      await this.db.inTenant(
+        ctx,
+        (tx) => (final ? tx.execute(MARK_INBOUND_DONE, [id, error.message]) : tx.execute(MARK_INBOUND_RETRY, [id, reason, MAX_INBOUND_ATTEMPTS])),
+        INBOUND,
+      );
       return final;
     }
   }

@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@engage/shared-kernel';
+
 // Integrity violations, recognised once by SQLSTATE (never by message text) from whatever the
 // driver threw, so no context reads driver internals. A statement may map them to domain errors
 // (QueryOptions.violations); one nobody mapped becomes a ConstraintViolationError, which the HTTP
@@ -41,11 +43,43 @@ export class ConstraintViolationError extends Error {
   }
 }
 
+// Refusals raised by a database rule (a trigger of a context), recognised by SQLSTATE: the class
+// EG is ours. The rule's MESSAGE is the client's message and its DETAIL a JSON object of facts
+// with the stable `code`. Enforced in the database, a rule holds on every path that writes.
+export const RULE_REFUSAL_SQLSTATE = { paymentRequired: 'EG402', conflict: 'EG409' } as const;
+const KIND_OF_RULE_SQLSTATE: Record<string, ErrorKind> = { EG402: 'payment_required', EG409: 'conflict' };
+// PostgreSQL's own refusal in a read-only transaction: the tenant transaction is made read-only for
+// an organization whose subscription ended (Database.inTenant), and for nothing else.
+const READ_ONLY_SQLSTATE = '25006';
+
+function ruleRefusalOf(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return undefined;
+  const fields = driverFields(error);
+  const code = typeof fields?.code === 'string' ? fields.code : undefined;
+  if (code === READ_ONLY_SQLSTATE) {
+    const message = 'The organization is read-only: its subscription is canceled or past due and its period has ended';
+    return new DomainError('payment_required', 'subscription_inactive', message, undefined, 'renew the subscription through billing; reads keep working');
+  }
+  const kind = code ? KIND_OF_RULE_SQLSTATE[code] : undefined;
+  if (!kind) return undefined;
+  let facts: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text(fields?.detail) ?? '{}');
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) facts = parsed as Record<string, unknown>;
+  } catch {
+    // A rule without facts still refuses; its code is then the SQLSTATE.
+  }
+  const { code: ruleCode, ...details } = facts;
+  const message = text(fields?.message) ?? 'refused by a rule of the database';
+  return new DomainError(kind, typeof ruleCode === 'string' ? ruleCode : (code as string), message, details, text(fields?.hint));
+}
+
 interface DriverFields {
   code?: unknown;
   constraint?: unknown;
   column?: unknown;
   detail?: unknown;
+  hint?: unknown;
   message?: unknown;
   driverError?: DriverFields;
 }
@@ -61,6 +95,8 @@ export function constraintViolationOf(error: unknown): ConstraintViolation | nul
 // What a failed statement becomes: the mapped domain error, a ConstraintViolationError, or the
 // error as it was when it is no integrity violation.
 export function translateViolation(error: unknown, map: ViolationMap | undefined): unknown {
+  const refusal = ruleRefusalOf(error);
+  if (refusal) return refusal;
   const violation = constraintViolationOf(error);
   if (!violation) return error;
   const build = (violation.constraint !== undefined ? map?.[violation.constraint] : undefined) ?? map?.[violation.kind];

@@ -33,7 +33,16 @@ const TENANT_ROLE = 'app_tenant';
 // (transaction-local, set in the same round trip).
 const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
                 set_config('app.role', $4, true), set_config('app.request_id', $5, true),
-                set_config('statement_timeout', $6, true), set_config('work_mem', $7, true)`;
+                set_config('statement_timeout', $6, true), set_config('work_mem', $7, true), set_config('app.plan_limits', $8, true),
+                set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true)`;
+
+// What a tenant transaction is for, where plan rules treat writes differently (docs/plan-limits.md).
+// 'inbound': a customer's message is never lost to a plan: writes past a plan limit are kept and the
+// organization flagged over its limit, and an ended subscription does not make them read-only.
+// 'billing': the organization's billing goes on while its subscription has ended.
+export interface TenantOptions {
+  purpose?: 'request' | 'inbound' | 'billing';
+}
 
 export interface TenantLimits {
   statementTimeoutMs: number;
@@ -110,11 +119,17 @@ export class Database {
     private readonly limits: TenantLimits = DEFAULT_TENANT_LIMITS,
   ) {}
 
-  inTenant<T>(ctx: RequestContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  // An organization whose subscription ended (canceled or past due after its period) gets a
+  // read-only transaction: PostgreSQL itself refuses every write, whichever path makes it.
+  inTenant<T>(ctx: RequestContext, work: (tx: Tx) => Promise<T>, options: TenantOptions = {}): Promise<T> {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
+    const purpose = options.purpose ?? 'request';
     return this.run(work, async (runner) => {
       const { statementTimeoutMs, workMemKb } = this.limits;
-      const values = [TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb)];
+      const values = [
+        TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
+        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request',
+      ];
       await runStatement(runner, SET_TENANT, values, { prepare: true });
     });
   }

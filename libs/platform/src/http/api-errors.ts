@@ -13,7 +13,7 @@ const anything = { description: 'A sentence, facts (an object or array), or null
 
 // Each family's error body (error-families.ts renders them), for the OpenAPI document.
 export const ERROR_BODY: Record<ApiFamily, Schema> = {
-  functions: { type: 'object', required: ['error', 'code'], properties: { error: text, code: text, hint: text } },
+  functions: { type: 'object', required: ['error', 'code'], properties: { error: text, code: text, hint: text, details: anything } },
   proxy: { type: 'object', required: ['error', 'hint', 'code', 'details'], properties: { error: text, hint: nullableText, code: text, details: anything } },
   rest: { type: 'object', required: ['code', 'message', 'details', 'hint'], properties: { code: text, message: text, details: anything, hint: nullableText } },
   // GoTrue's two formats: before and since X-Supabase-Api-Version 2024-01-01.
@@ -28,6 +28,7 @@ export const ERROR_BODY: Record<ApiFamily, Schema> = {
 const MEANING: Record<number, string> = {
   400: 'The request is malformed or a value is refused',
   401: 'No valid credentials',
+  402: 'A plan limit is reached, or the subscription has ended (read-only)',
   403: 'The caller may not do this',
   404: 'Not found (or not visible to the caller)',
   405: 'Method not allowed',

@@ -42,7 +42,11 @@ export function renderProblem(family: ApiFamily, problem: Problem, requestHeader
 function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
   switch (family) {
     case 'functions':
-      return { status: problem.status, headers: {}, body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}) } };
+      return {
+        status: problem.status,
+        headers: {},
+        body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}), ...factsOf(problem) },
+      };
     case 'proxy':
       return { status: problem.status, headers: {}, body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null } };
     case 'rest':
@@ -62,4 +66,10 @@ function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<
       return { status: problem.status, headers: { 'x-sb-error-code': problem.code }, body: { code: problem.status, error_code: problem.code, msg: problem.message } };
     }
   }
+}
+
+// A 402 names what ran out (the limit, its value and the usage): clients of the functions family
+// read it from `details` as the other families' clients do.
+function factsOf(problem: Problem): { details?: unknown } {
+  return problem.status === 402 && problem.details !== undefined ? { details: problem.details } : {};
 }

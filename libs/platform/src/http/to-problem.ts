@@ -11,6 +11,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  payment_required: 402,
   too_large: 413,
   unsupported_media_type: 415,
   method_not_allowed: 405,
@@ -56,7 +57,10 @@ const FASTIFY: Record<string, { code: string; message?: string }> = {
 };
 
 const codeOfStatus = (status: number): string =>
-  ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited' })[status] ??
+  ({
+    400: 'bad_request', 401: 'unauthorized', 402: 'payment_required', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable',
+    409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited',
+  })[status] ??
   (status >= 500 ? 'internal_error' : 'bad_request');
 
 // Turns anything thrown into a client-facing problem; null means "unexpected: answer 500".

@@ -1,4 +1,6 @@
 import { identityMigrations } from '@engage/identity';
+import { crmMigrations } from '@engage/crm';
+import { messagingMigrations } from '@engage/messaging';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { billingMigrations } from '../../index';
@@ -6,7 +8,9 @@ import { billingMigrations } from '../../index';
 describe('billing schema', () => {
   let runtime: PlatformRuntime;
   beforeAll(async () => {
-    runtime = await startTestRuntime({ migrations: [...identityMigrations, ...billingMigrations] });
+    // Plan limits count contacts, conversations and members: their tables come first.
+    const migrations = [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...billingMigrations];
+    runtime = await startTestRuntime({ migrations });
   });
   afterAll(() => runtime.close());
 
