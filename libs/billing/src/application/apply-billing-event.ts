@@ -82,7 +82,7 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
         const payload = { subscription, created, actor_id: null };
         await tx.emit([SUBSCRIPTION_CHANGED.create({ organizationId: event.organizationId, aggregateId: row.id, payload })]);
         return { ...outcome, applied: true, status: row.status };
-      });
+      }, BILLING_WRITE);
     } catch (error) {
       if (isPolicyViolation(error)) {
         throw Conflict('billing.store_of_another_organization', `storefront_store_id ${event.storeId} is billed to another organization`);
@@ -91,6 +91,9 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
     }
   }
 }
+
+// Allowed while the organization is read-only, so an ended subscription can be renewed (docs/plan-limits.md).
+const BILLING_WRITE = { purpose: 'billing' } as const;
 
 function params(event: BillingEvent, facts: Facts): unknown[] {
   return [

@@ -45,12 +45,13 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     const now = Date.now();
     const periodStart = new Date(now - 3 * DAY_MS);
     const trialEnd = new Date(now + 4.5 * DAY_MS);
+    // Three members before the subscription arrives (no limit then): the free plan's 2 are exceeded.
+    await memberHeaders(t.app, tenant, 'AGENT');
+    await memberHeaders(t.app, tenant, 'AGENT');
     await postSigned(t.app, event(tenant.ctx.organizationId, {
       plan_id: 'free', status: 'trialing', current_period_start: periodStart.toISOString(), current_period_end: trialEnd.toISOString(),
       trial_end: trialEnd.toISOString(),
     }));
-    await memberHeaders(t.app, tenant, 'AGENT');
-    await memberHeaders(t.app, tenant, 'AGENT');
     await usage(tenant, 3, [{ at: new Date(now - 10 * DAY_MS) }, { at: new Date(now - DAY_MS) }, { at: new Date(now) }]);
     const body = (await view(tenant.session)).json();
     expect(body).toEqual({

@@ -34,11 +34,11 @@ export const UPSERT_SUBSCRIPTION = `
 export const STORED_STATUS = `SELECT status FROM subscriptions WHERE storefront_store_id = $1`;
 
 // The organization's subscription with its plan, and its usage, under the caller's row-level
-// security. Conversations count from the current period's start (the calendar month's in UTC when
-// there is no period).
+// security. Usage is plan_usage_of's (docs/plan-limits.md), the same counts the limits enforce:
+// conversations count from the current period's start (the calendar month's in UTC without one).
 export const SUBSCRIPTION_AND_USAGE = `
   WITH sub AS (
-    SELECT s.status, s.current_period_start, s.current_period_end, s.trial_end, s.cancel_at_period_end,
+    SELECT s.status, s.current_period_end, s.trial_end, s.cancel_at_period_end,
            jsonb_build_object('id', p.id, 'name', p.name, 'description', p.description, 'price', p.price::text, 'currency', p.currency,
                               'interval', p.interval, 'limit_contacts', p.limit_contacts,
                               'limit_conversations_per_month', p.limit_conversations_per_month, 'limit_team_members', p.limit_team_members) AS plan
@@ -46,8 +46,5 @@ export const SUBSCRIPTION_AND_USAGE = `
     WHERE s.organization_id = app_org_id()
   )
   SELECT sub.status, sub.current_period_end, sub.trial_end, sub.cancel_at_period_end, sub.plan,
-         (SELECT count(*) FROM contacts WHERE organization_id = app_org_id())::int AS contacts,
-         (SELECT count(*) FROM conversations WHERE organization_id = app_org_id()
-            AND created_at >= coalesce(sub.current_period_start, date_trunc('month', now(), 'UTC')))::int AS conversations,
-         (SELECT count(*) FROM memberships WHERE organization_id = app_org_id())::int AS team_members
-  FROM (SELECT 1) AS one LEFT JOIN sub ON true`;
+         usage.contacts_used AS contacts, usage.conversations_used AS conversations, usage.team_members_used AS team_members
+  FROM plan_usage_of(app_org_id()) AS usage LEFT JOIN sub ON true`;
