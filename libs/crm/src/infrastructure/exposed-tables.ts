@@ -1,9 +1,13 @@
-import type { Tx } from '@engage/platform';
+import { tableDefinition, type Tx } from '@engage/platform';
+import { COMPANIES } from '../domain/company';
+import { CONTACTS } from '../domain/contact';
+import { DEALS } from '../domain/deal';
 import { isCountryCode, toE164 } from '../domain/phone';
 import { ORGANIZATION_COUNTRY } from './contact.sql';
 
 // The CRM tables the data API serves (/rest/v1 and the record proxy), with their column types.
-// Plain data (plus one search hook): the data API's registry checks it at start-up.
+// Plain data (plus one search hook): the data API's registry checks it at start-up. Contacts,
+// companies and deals are derived from their column declarations (domain/).
 
 // A filter on contacts.phones (eq, cs, ov...) finds the contact whatever form the searched number is
 // written in: each item is read as E.164 with the organization's default country, as phones are
@@ -16,44 +20,26 @@ async function phonesAsStored(tx: Tx, values: string[]): Promise<string[]> {
 
 const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as const;
 
-const contacts = {
-  name: 'contacts',
+// Contacts, companies and deals: their columns from their declarations (domain/), written through their writers.
+const contacts = tableDefinition(CONTACTS, {
   writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', first_name: 'text', last_name: 'text', phones: 'text[]', emails: 'text[]', tags: 'text[]', description: 'text',
-    company_id: 'uuid', assignee_id: 'uuid', source: 'text', opt_in_status: 'bool', custom_fields: 'jsonb', ...timestamps,
-  },
   foreignKeys: [
     { name: 'contacts_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
     { name: 'contacts_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } },
   ],
   normalizers: { phones: phonesAsStored },
-} as const;
+});
 
-const companies = {
-  name: 'companies',
-  writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', name: 'text', country: 'text', website: 'text', industry: 'text', address_street: 'text', address_city: 'text',
-    address_state: 'text', address_postal_code: 'text', address_country: 'text', phones: 'text[]', emails: 'text[]', company_size: 'text',
-    annual_revenue: 'numeric', tags: 'text[]', notes: 'text', description: 'text', ...timestamps,
-  },
-} as const;
+const companies = tableDefinition(COMPANIES, { writable: true });
 
-const deals = {
-  name: 'deals',
+const deals = tableDefinition(DEALS, {
   writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', pipeline_id: 'uuid', stage_id: 'uuid', stage: 'text', contact_id: 'uuid',
-    company_id: 'uuid', owner_id: 'uuid', value: 'numeric', currency: 'text', probability: 'int', priority: 'text', source: 'text',
-    expected_close_date: 'date', notes: 'text', tags: 'text[]', custom_fields: 'jsonb', position: 'numeric', last_activity_at: 'timestamptz', ...timestamps,
-  },
   foreignKeys: [
     { name: 'deals_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
     { name: 'deals_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
     { name: 'deals_owner_id_fkey', column: 'owner_id', references: { table: 'profiles', column: 'id' } },
   ],
-} as const;
+});
 
 const pipelines = { name: 'pipelines', columns: { id: 'uuid', organization_id: 'uuid', name: 'text', is_default: 'bool', created_at: 'timestamptz' } } as const;
 
@@ -116,9 +102,9 @@ const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Obje
 
 // Writable ones (`writable: true`) are bound to their writers in the CRM's manifest (index.ts).
 export const CRM_TABLES = {
-  contacts: readableAll(contacts),
-  companies: readableAll(companies),
-  deals: readableAll(deals),
+  contacts,
+  companies,
+  deals,
   pipelines: readableAll(pipelines),
   pipelineStages: readableAll(pipelineStages),
   stageHistory: readableAll(stageHistory),
