@@ -22,8 +22,13 @@ describe('the data API tables and the database', () => {
     expect(problems).toEqual([]);
   });
 
-  it('should cover the converted tables with full declarations', () => {
+  it('should compare every table served today column for column (each has a declaration)', () => {
     const declared = tables.filter((table) => table.declared).map((table) => table.name);
-    expect(declared).toEqual(expect.arrayContaining(['contacts', 'companies']));
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        'profiles', 'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'tasks', 'notes',
+        'timeline_entries', 'channel_accounts', 'conversations', 'messages', 'webhook_configurations', 'webhook_logs',
+      ]),
+    );
   });
 });

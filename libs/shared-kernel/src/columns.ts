@@ -6,7 +6,7 @@
 // contact field"). Plain data and functions, so domain code can declare its tables.
 
 // PostgreSQL's name of the type (information_schema's data_type; arrays as `element[]`).
-export type SqlType = 'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date';
+export type SqlType = 'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date' | 'bytea';
 
 // What the driver returns for each type (numeric and bigint come back as strings).
 export interface DriverValue {
@@ -21,6 +21,7 @@ export interface DriverValue {
   jsonb: Record<string, unknown>;
   timestamptz: Date;
   date: string;
+  bytea: Uint8Array;
 }
 
 // 'write': served, and taken in writes (validated by `parse`, or resolved by the owner's service);

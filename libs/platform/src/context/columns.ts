@@ -3,8 +3,8 @@ import type { ColumnType, TableDefinition } from './exposed-table';
 
 // What the data API and SQL derive from a table's column declaration (shared-kernel: columns.ts).
 
-// How the data API reads and filters each SQL type.
-export const API_TYPE: Record<SqlType, ColumnType> = {
+// How the data API reads and filters each SQL type (a bytea column can only be hidden).
+export const API_TYPE: Partial<Record<SqlType, ColumnType>> = {
   uuid: 'uuid', text: 'text', 'text[]': 'text[]', integer: 'int', bigint: 'int', numeric: 'numeric', 'double precision': 'numeric', boolean: 'bool',
   jsonb: 'jsonb', timestamptz: 'timestamptz', date: 'date',
 };
@@ -14,9 +14,11 @@ type Exposure = Omit<TableDefinition, 'name' | 'columns' | 'readable' | 'declare
 
 // The data API's definition: the served columns (all readable) with their API types, and every
 // declared column's SQL type and nullability (the schema test compares them with the database).
-export function tableDefinition<C extends Columns, const X extends Exposure = object>(table: TableDeclaration<C>, exposure?: X): X & TableDefinition {
+export function tableDefinition<C extends Columns, const X extends Exposure = object>(table: TableDeclaration<C>, exposure?: X): Omit<TableDefinition, 'writable'> & X {
   const served = servedColumns(table);
-  const columns = Object.fromEntries(served.map((name) => [name, API_TYPE[table.columns[name].sql]]));
+  const untyped = served.filter((name) => !API_TYPE[table.columns[name].sql]);
+  if (untyped.length > 0) throw new Error(`${table.name}: the data API cannot serve ${untyped.join(', ')} (declare it hidden)`);
+  const columns = Object.fromEntries(served.map((name) => [name, API_TYPE[table.columns[name].sql] as ColumnType]));
   const declared = Object.fromEntries(Object.entries(table.columns).map(([name, c]) => [name, { sql: c.sql, nullable: c.nullable }]));
   return { ...(exposure as X), name: table.name, columns, readable: served, declared };
 }
