@@ -12,7 +12,7 @@ function checkText(value: unknown, name: string, max: number, nullable: boolean)
   return value.trim();
 }
 
-const text = (max: number) => (value: unknown, name: string) => checkText(value, name, max, false);
+export const text = (max: number) => (value: unknown, name: string) => checkText(value, name, max, false);
 const textOrNull = (max: number) => (value: unknown, name: string) => (value === null ? null : checkText(value, name, max, true));
 
 function list(maxItems: number, each: (item: unknown, env: FieldEnv) => string) {
