@@ -6,7 +6,8 @@
 // contact field"). Plain data and functions, so domain code can declare its tables.
 
 // PostgreSQL's name of the type (information_schema's data_type; arrays as `element[]`).
-export type SqlType = 'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date' | 'bytea';
+export type SqlType =
+  | 'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date' | 'bytea';
 
 // What the driver returns for each type (numeric and bigint come back as strings).
 export interface DriverValue {
@@ -62,12 +63,18 @@ export function column<S extends SqlType, N extends boolean = false, A extends '
   sql: S,
   options: ColumnOptions & { nullable?: N; api?: A } = {},
 ): Column<N extends true ? DriverValue[S] | null : DriverValue[S], unknown, A> {
-  return { sql, nullable: options.nullable ?? false, api: (options.api ?? 'read') as A, csv: options.csv ?? 'export', csvAlias: options.csvAlias, select: options.select };
+  const { nullable = false, api = 'read', csv = 'export', csvAlias, select } = options;
+  return { sql, nullable, api: api as A, csv, csvAlias, select };
 }
 
 // A field written through the data API (and CSV imports), validated by its rule.
-export function field<V, E>(sql: SqlType, parse: FieldRule<V, E>, options: ColumnOptions & { default?: () => V } = {}): Column<V, E, 'write'> & { parse: FieldRule<V, E> } {
-  return { sql, nullable: options.nullable ?? false, api: 'write', parse, default: options.default, csv: options.csv ?? 'both', csvAlias: options.csvAlias, select: options.select };
+export function field<V, E>(
+  sql: SqlType,
+  parse: FieldRule<V, E>,
+  options: ColumnOptions & { default?: () => V } = {},
+): Column<V, E, 'write'> & { parse: FieldRule<V, E> } {
+  const { nullable = false, csv = 'both', csvAlias, select } = options;
+  return { sql, nullable, api: 'write', parse, default: options.default, csv, csvAlias, select };
 }
 
 // A table declared column by column (the data API's other properties of it, such as foreign keys,
@@ -85,7 +92,9 @@ type Viewed<V> = V extends Date ? string : V;
 // A row as the driver returns it (every column; `select` expressions give the API's form).
 export type RowOf<T extends TableDeclaration> = { -readonly [K in keyof T['columns']]: ValueOf<T['columns'][K]> };
 // The validated write fields (the columns with a rule).
-export type FieldsOf<T extends TableDeclaration> = { -readonly [K in keyof T['columns'] as T['columns'][K] extends { parse: unknown } ? K : never]: ValueOf<T['columns'][K]> };
+export type FieldsOf<T extends TableDeclaration> = {
+  -readonly [K in keyof T['columns'] as T['columns'][K] extends { parse: unknown } ? K : never]: ValueOf<T['columns'][K]>;
+};
 // A row as the API answers it: the served columns, timestamps in ISO 8601.
 export type ViewOf<T extends TableDeclaration> = {
   -readonly [K in keyof T['columns'] as T['columns'][K] extends { api: 'hidden' } ? never : K]: Viewed<ValueOf<T['columns'][K]>>;
@@ -95,12 +104,18 @@ const names = (table: TableDeclaration, keep: (column: AnyColumn) => boolean): s
   Object.entries(table.columns).filter(([, c]) => keep(c)).map(([name]) => name);
 
 export const servedColumns = (table: TableDeclaration): string[] => names(table, (c) => c.api !== 'hidden');
-export const fieldNames = <T extends TableDeclaration>(table: T): (keyof FieldsOf<T> & string)[] => names(table, (c) => c.parse !== undefined) as (keyof FieldsOf<T> & string)[];
+export const fieldNames = <T extends TableDeclaration>(table: T): (keyof FieldsOf<T> & string)[] =>
+  names(table, (c) => c.parse !== undefined) as (keyof FieldsOf<T> & string)[];
 
 // Validates and normalises the write fields present in `input`. A served column that is not a
 // field (id, timestamps) is ignored; anything else is refused by `unknown`, so a typo never
 // silently drops data.
-export function parseFields<T extends TableDeclaration, E>(table: T, input: Record<string, unknown>, env: E, unknown: (fields: string[]) => Error): Partial<FieldsOf<T>> {
+export function parseFields<T extends TableDeclaration, E>(
+  table: T,
+  input: Record<string, unknown>,
+  env: E,
+  unknown: (fields: string[]) => Error,
+): Partial<FieldsOf<T>> {
   const refused = Object.keys(input).filter((key) => !(key in table.columns) || table.columns[key].api === 'hidden');
   if (refused.length > 0) throw unknown(refused);
   const out: Record<string, unknown> = {};
@@ -136,7 +151,14 @@ export function toView<T extends TableDeclaration>(table: T, row: RowOf<T>): Vie
 
 // The CSV columns: what an export may write (in declaration order), and which of them an import
 // writes (the others it reads back from an export and ignores).
-export function csvColumns(table: TableDeclaration): { export: string[]; import: string[]; aliases: Record<string, string>; types: Record<string, SqlType> } {
+export interface CsvColumns {
+  export: string[];
+  import: string[];
+  aliases: Record<string, string>;
+  types: Record<string, SqlType>;
+}
+
+export function csvColumns(table: TableDeclaration): CsvColumns {
   const exported = names(table, (c) => c.csv !== 'none' && c.api !== 'hidden');
   const aliases = Object.fromEntries(Object.entries(table.columns).flatMap(([name, c]) => (c.csvAlias ? [[c.csvAlias, name]] : [])));
   const types = Object.fromEntries(exported.map((name) => [name, table.columns[name].sql]));

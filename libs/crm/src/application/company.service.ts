@@ -73,7 +73,8 @@ export class CompanyService {
     const term = searchTerm.trim();
     if (term === '') return [];
     const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyRow & { score: number }>(SEARCH_COMPANIES, [term, `%${escaped}%`, country?.trim() || null, `${escaped}%`]));
+    const params = [term, `%${escaped}%`, country?.trim() || null, `${escaped}%`];
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyRow & { score: number }>(SEARCH_COMPANIES, params));
     return rows.map((row) => ({ ...iso(row), score: row.score }));
   }
 

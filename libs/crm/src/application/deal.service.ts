@@ -74,7 +74,8 @@ export class DealService {
     const next: DealFields = { ...pickDeal(current), ...changes };
     if (stageChanged && changes.probability === undefined) next.probability = probabilityAfterMove(stage, current.probability);
     const position = options.position ?? (stageChanged ? Number.MAX_SAFE_INTEGER : current.position);
-    const resolved = { pipeline_id: pipelineId, stage_id: stage.id, stage: stage.key, position: position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position };
+    const at = position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position;
+    const resolved = { pipeline_id: pipelineId, stage_id: stage.id, stage: stage.key, position: at };
     const [row] = await tx.query<DealRow>(UPDATE_DEAL, [id, ...DEAL_UPDATE.values({ ...next, ...resolved })], { violations: DEAL_LINKS });
     const view = toDealView(row);
     const events = [dealEvent(DEAL_UPDATED, ctx, view)];

@@ -3,10 +3,11 @@ import { parseDealFields } from './deal';
 
 describe('company and deal fields, from their declarations', () => {
   it('should normalise a company and fill its defaults', () => {
-    const company = completeNewCompany(parseCompanyFields({ name: ' Acme ', phones: ['010 0123 4567', ''], emails: ['Sales@Acme.com', 'sales@acme.com'] }, 'EG'));
+    const input = { name: ' Acme ', phones: ['010 0123 4567', ''], emails: ['Sales@Acme.com', 'sales@acme.com'] };
+    const company = completeNewCompany(parseCompanyFields(input, 'EG'));
     expect(company).toEqual({
-      name: 'Acme', country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '',
-      phones: ['+201001234567'], emails: ['sales@acme.com'], company_size: '', annual_revenue: null, tags: [], notes: '', description: '',
+      name: 'Acme', country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '',
+      address_country: '', phones: ['+201001234567'], emails: ['sales@acme.com'], company_size: '', annual_revenue: null, tags: [], notes: '', description: '',
     });
   });
 

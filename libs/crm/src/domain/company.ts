@@ -25,7 +25,9 @@ function name(value: unknown, field: string): string {
 // Lists of at most 50 strings, trimmed, empty items dropped, duplicates removed.
 function list(each: (items: string[], field: string, env: FieldEnv) => string[]) {
   return (value: unknown, field: string, env: FieldEnv): string[] => {
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string') || value.length > 50) throw invalid(field, 'must be an array of at most 50 strings');
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string') || value.length > 50) {
+      throw invalid(field, 'must be an array of at most 50 strings');
+    }
     return [...new Set(each((value as string[]).map((item) => item.trim()).filter((item) => item !== ''), field, env))];
   };
 }
@@ -39,7 +41,9 @@ const emails = list((items) => {
 const tags = list((items) => items);
 
 function revenue(value: unknown, field: string): number | null {
-  if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16)) throw invalid(field, 'must be a non-negative number or null');
+  if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16)) {
+    throw invalid(field, 'must be a non-negative number or null');
+  }
   return value;
 }
 

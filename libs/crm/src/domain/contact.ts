@@ -1,5 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf } from '@engage/shared-kernel';
+import {
+  column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf,
+} from '@engage/shared-kernel';
 import { normalizePhone } from './phone';
 import { type FieldEnv, fieldRules } from './field-rules';
 

@@ -49,7 +49,9 @@ function closeDate(value: unknown, name: string): string | null {
 }
 
 function tags(value: unknown, name: string): string[] {
-  if (!Array.isArray(value) || value.length > 50 || value.some((t) => typeof t !== 'string' || t.length > 50)) throw invalid(name, 'must be an array of at most 50 short strings');
+  if (!Array.isArray(value) || value.length > 50 || value.some((t) => typeof t !== 'string' || t.length > 50)) {
+    throw invalid(name, 'must be an array of at most 50 short strings');
+  }
   return [...new Set((value as string[]).map((t) => t.trim()).filter((t) => t !== ''))];
 }
 
@@ -74,7 +76,9 @@ export const DEALS = declareTable({
     probability: field('integer', probability, { default: () => 0 }),
     priority: field('text', priority, { default: () => 'medium' as Priority }),
     source: field('text', text(100), { default: () => '' }),
-    expected_close_date: field('date', closeDate, { nullable: true, default: () => null, select: `to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date` }),
+    expected_close_date: field('date', closeDate, {
+      nullable: true, default: () => null, select: `to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date`,
+    }),
     notes: field('text', text(10000), { default: () => '' }),
     tags: field('text[]', tags, { default: () => [] as string[] }),
     custom_fields: field('jsonb', customFields, { default: () => ({}) }),

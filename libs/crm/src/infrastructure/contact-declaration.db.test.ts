@@ -38,7 +38,8 @@ describe('the contacts declaration', () => {
     expect(write.recordType).toMatch(/nickname text$/);
     expect(csvColumns(WITH_NICKNAME).import).toContain('nickname');
     expect(selectList(WITH_NICKNAME)).toContain('nickname');
-    const fields = completeFields(WITH_NICKNAME, parseFields(WITH_NICKNAME, { first_name: 'Ann', nickname: ' Annie ' }, { country: undefined }, unknown), required);
+    const parsed = parseFields(WITH_NICKNAME, { first_name: 'Ann', nickname: ' Annie ' }, { country: undefined }, unknown);
+    const fields = completeFields(WITH_NICKNAME, parsed, required);
     expect(fields).toMatchObject({ first_name: 'Ann', nickname: 'Annie', phones: [], custom_fields: {} });
     expect(completeFields(WITH_NICKNAME, { first_name: 'Bo' }, required).nickname).toBe('');
     expect(() => parseFields(WITH_NICKNAME, { nickname: 'x'.repeat(51) }, { country: undefined }, unknown)).toThrow('nickname must be at most 50 characters');
@@ -59,7 +60,8 @@ describe('the contacts declaration', () => {
     it('should agree with the migrated table, and tell when the two part', async () => {
       expect(schemaDisagreements(CRM_TABLES.contacts, await catalogue())).toEqual([]);
       // A declared column the migration forgot, with the wrong type and nullability.
-      const wrong = declareTable({ name: 'contacts', columns: { ...CONTACTS.columns, source: field('integer', () => 1, { nullable: true }), extra: field('text', text(10)) } });
+      const columns = { ...CONTACTS.columns, source: field('integer', () => 1, { nullable: true }), extra: field('text', text(10)) };
+      const wrong = declareTable({ name: 'contacts', columns });
       expect(schemaDisagreements(tableDefinition(wrong), await catalogue())).toEqual([
         'contacts.source: declared integer, the database has text',
         'contacts.source: declared nullable, the database disagrees',
@@ -75,14 +77,17 @@ describe('the contacts declaration', () => {
         expect(schemaDisagreements(tableDefinition(WITH_NICKNAME), await catalogue())).toEqual([]);
         const ctx = await makeOrganization(runtime);
         const write = namedColumns(WITH_NICKNAME, fieldNames(WITH_NICKNAME));
-        const fields = completeFields(WITH_NICKNAME, parseFields(WITH_NICKNAME, { first_name: 'Ann', nickname: 'Annie', tags: ['a'] }, { country: undefined }, unknown), required);
-        const insert = `INSERT INTO contacts (organization_id, ${write.list}) VALUES (app_org_id(), ${write.placeholders(1)}) RETURNING ${selectList(WITH_NICKNAME)}`;
+        const parsed = parseFields(WITH_NICKNAME, { first_name: 'Ann', nickname: 'Annie', tags: ['a'] }, { country: undefined }, unknown);
+        const fields = completeFields(WITH_NICKNAME, parsed, required);
+        const insert = `INSERT INTO contacts (organization_id, ${write.list}) VALUES (app_org_id(), ${write.placeholders(1)})
+          RETURNING ${selectList(WITH_NICKNAME)}`;
         const [row] = await runtime.db.inTenant(ctx, (tx) => tx.query<RowOf<typeof WITH_NICKNAME>>(insert, write.values(fields)));
         const view = toView(WITH_NICKNAME, row);
         expect(view).toMatchObject({ first_name: 'Ann', nickname: 'Annie', tags: ['a'], organization_id: ctx.organizationId });
         expect(view.created_at).toMatch(/Z$/);
         // The shipped statements keep working beside the new column (named, not positional).
-        const [plain] = await runtime.db.inTenant(ctx, (tx) => tx.query<{ nickname: string; last_name: string }>(INSERT_CONTACT, CONTACT_WRITE.values({ ...fields, last_name: 'Lee' })));
+        const values = CONTACT_WRITE.values({ ...fields, last_name: 'Lee' });
+        const [plain] = await runtime.db.inTenant(ctx, (tx) => tx.query<{ nickname: string; last_name: string }>(INSERT_CONTACT, values));
         expect(plain).toMatchObject({ nickname: '', last_name: 'Lee' });
       } finally {
         await runtime.db.asSystem((tx) => tx.query('ALTER TABLE contacts DROP COLUMN nickname'));

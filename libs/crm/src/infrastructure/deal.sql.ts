@@ -38,7 +38,8 @@ export const PIPELINE_STAGES = `SELECT id, pipeline_id, key, name, color, positi
 // A new deal goes to the end of its stage's column.
 export const INSERT_DEAL = `
   INSERT INTO deals (organization_id, ${DEAL_WRITE.list}, position)
-  VALUES (app_org_id(), ${DEAL_WRITE.placeholders(1)}, coalesce((SELECT max(position) + 1 FROM deals WHERE stage_id = ${DEAL_WRITE.placeholderOf('stage_id', 1)}), 0))
+  VALUES (app_org_id(), ${DEAL_WRITE.placeholders(1)},
+          coalesce((SELECT max(position) + 1 FROM deals WHERE stage_id = ${DEAL_WRITE.placeholderOf('stage_id', 1)}), 0))
   RETURNING ${DEAL_COLUMNS}`;
 
 export const DEAL_FOR_UPDATE = `SELECT ${DEAL_COLUMNS} FROM deals WHERE id = $1 FOR UPDATE`;

@@ -22,6 +22,8 @@ export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string') throw new DomainError('validation', 'validation_failed', 'email must be a string');
   const trimmed = email.trim().toLowerCase();
   // An account's address is its login: no control characters either.
-  if (!isEmailAddress(trimmed) || hasControlCharacter(trimmed)) throw new DomainError('validation', 'validation_failed', `Unable to validate email address: invalid format`);
+  if (!isEmailAddress(trimmed) || hasControlCharacter(trimmed)) {
+    throw new DomainError('validation', 'validation_failed', `Unable to validate email address: invalid format`);
+  }
   return trimmed;
 }

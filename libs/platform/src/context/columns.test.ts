@@ -16,7 +16,10 @@ const GADGETS = declareTable({
 describe('what a column declaration derives', () => {
   it('should serve every column but the hidden ones, with the data API types, and keep every declared type for the schema test', () => {
     const table = tableDefinition(GADGETS, { writable: true });
-    expect(table).toMatchObject({ name: 'gadgets', writable: true, columns: { id: 'uuid', name: 'text', settings: 'jsonb', amount: 'numeric' }, readable: ['id', 'name', 'settings', 'amount'] });
+    expect(table).toMatchObject({
+      name: 'gadgets', writable: true, columns: { id: 'uuid', name: 'text', settings: 'jsonb', amount: 'numeric' },
+      readable: ['id', 'name', 'settings', 'amount'],
+    });
     expect(table.columns).not.toHaveProperty('token_hash');
     expect(table.declared?.token_hash).toEqual({ sql: 'bytea', nullable: true });
     expect(selectList(GADGETS)).toBe('id, name, settings, amount::float8 AS amount');
@@ -37,7 +40,10 @@ describe('what a column declaration derives', () => {
 
   it('should report every way a table and the catalogue disagree', () => {
     const row = (column_name: string, data_type: string, is_nullable: 'YES' | 'NO', udt_name = '') => ({ column_name, data_type, udt_name, is_nullable });
-    const catalogue = [row('id', 'uuid', 'NO'), row('name', 'ARRAY', 'NO', '_text'), row('settings', 'jsonb', 'YES'), row('token_hash', 'bytea', 'YES'), row('extra', 'text', 'YES')];
+    const catalogue = [
+      row('id', 'uuid', 'NO'), row('name', 'ARRAY', 'NO', '_text'), row('settings', 'jsonb', 'YES'), row('token_hash', 'bytea', 'YES'),
+      row('extra', 'text', 'YES'),
+    ];
     expect(schemaDisagreements(tableDefinition(GADGETS), catalogue)).toEqual([
       'gadgets.name: declared text, the database has text[]',
       'gadgets.settings: declared NOT NULL, the database disagrees',

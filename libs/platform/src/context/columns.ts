@@ -14,7 +14,10 @@ type Exposure = Omit<TableDefinition, 'name' | 'columns' | 'readable' | 'declare
 
 // The data API's definition: the served columns (all readable) with their API types, and every
 // declared column's SQL type and nullability (the schema test compares them with the database).
-export function tableDefinition<C extends Columns, const X extends Exposure = object>(table: TableDeclaration<C>, exposure?: X): Omit<TableDefinition, 'writable'> & X {
+export function tableDefinition<C extends Columns, const X extends Exposure = object>(
+  table: TableDeclaration<C>,
+  exposure?: X,
+): Omit<TableDefinition, 'writable'> & X {
   const served = servedColumns(table);
   const untyped = served.filter((name) => !API_TYPE[table.columns[name].sql]);
   if (untyped.length > 0) throw new Error(`${table.name}: the data API cannot serve ${untyped.join(', ')} (declare it hidden)`);
@@ -81,10 +84,12 @@ export function schemaDisagreements(table: TableDefinition, catalogue: readonly 
   if (table.declared) {
     for (const [name, declared] of Object.entries(table.declared)) {
       const actual = found.get(name);
-      if (!actual) problems.push(`${table.name}.${name}: declared, not in the database`);
+      const at = `${table.name}.${name}`;
+      if (!actual) problems.push(`${at}: declared, not in the database`);
       else {
-        if (catalogueType(actual) !== declared.sql) problems.push(`${table.name}.${name}: declared ${declared.sql}, the database has ${catalogueType(actual)}`);
-        if ((actual.is_nullable === 'YES') !== declared.nullable) problems.push(`${table.name}.${name}: declared ${declared.nullable ? 'nullable' : 'NOT NULL'}, the database disagrees`);
+        if (catalogueType(actual) !== declared.sql) problems.push(`${at}: declared ${declared.sql}, the database has ${catalogueType(actual)}`);
+        const nullable = actual.is_nullable === 'YES';
+        if (nullable !== declared.nullable) problems.push(`${at}: declared ${declared.nullable ? 'nullable' : 'NOT NULL'}, the database disagrees`);
       }
     }
     for (const name of found.keys()) if (!(name in table.declared)) problems.push(`${table.name}.${name}: in the database, not declared`);
@@ -93,7 +98,9 @@ export function schemaDisagreements(table: TableDefinition, catalogue: readonly 
   for (const [name, type] of Object.entries(table.columns)) {
     const actual = found.get(name);
     if (!actual) problems.push(`${table.name}.${name}: served, not in the database`);
-    else if (API_TYPE[catalogueType(actual) as SqlType] !== type) problems.push(`${table.name}.${name}: served as ${type}, the database has ${catalogueType(actual)}`);
+    else if (API_TYPE[catalogueType(actual) as SqlType] !== type) {
+      problems.push(`${table.name}.${name}: served as ${type}, the database has ${catalogueType(actual)}`);
+    }
   }
   return problems;
 }
