@@ -1,4 +1,4 @@
-import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, isUuid, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { CONTACT_UPDATED, contactEvent, DEAL_UPDATED, dealEvent } from './crm-events';
 import { COMPANIES, type CompanyFields, type CompanyRow, type CompanyView, completeNewCompany, parseCompanyFields } from '../domain/company';
@@ -13,7 +13,6 @@ import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact
 import { toContactView } from './contact-view';
 import { toDealView } from './deal.service';
 import type { DealRow } from '../infrastructure/deal.sql';
-import { toView } from '@engage/shared-kernel';
 
 export type { CompanyView } from '../domain/company';
 

@@ -1,7 +1,6 @@
-import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { completeFields, DomainError, isUuid, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED, dealEvent } from './crm-events';
-import { completeFields, toView } from '@engage/shared-kernel';
 import { DEAL_FIELDS, DEALS, type DealFields, type DealView, parseDealFields } from '../domain/deal';
 import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
 import {
