@@ -39,5 +39,6 @@ export * from './jobs/jobs.module';
 export * from './context/context-manifest';
 export * from './context/event-catalogue';
 export * from './context/exposed-table';
+export * from './context/columns';
 export * from './config/env-example';
 export * from './jobs/queue-loop';

@@ -8,3 +8,5 @@ export * from './ids';
 export * from './request-context';
 export * from './event-contract';
 export * from './projection';
+export * from './email';
+export * from './columns';

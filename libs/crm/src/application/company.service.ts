@@ -1,16 +1,20 @@
-import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, isUuid, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { CONTACT_UPDATED, contactEvent, DEAL_UPDATED, dealEvent } from './crm-events';
-import { type CompanyFields, completeNewCompany, parseCompanyFields } from '../domain/company';
+import { COMPANIES, type CompanyFields, type CompanyRow, type CompanyView, completeNewCompany, parseCompanyFields } from '../domain/company';
 import { duplicateKeys, findDuplicateGroups, groupsFromSharedKeys, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
-import { COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANIES, SAVE_DUPLICATE_KEYS, SHARED_DUPLICATE_KEYS, STALE_DUPLICATE_KEYS, INSERT_COMPANY, UPDATE_COMPANIES, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES, UPDATE_COMPANY, UPDATE_MERGED_COMPANY } from '../infrastructure/company.sql';
+import {
+  COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, COMPANY_WRITE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANIES, SAVE_DUPLICATE_KEYS, SHARED_DUPLICATE_KEYS,
+  STALE_DUPLICATE_KEYS, INSERT_COMPANY, UPDATE_COMPANIES, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES,
+  UPDATE_COMPANY,
+} from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView } from './contact-view';
 import { toDealView } from './deal.service';
 import type { DealRow } from '../infrastructure/deal.sql';
 
-export type CompanyView = CompanyFields & { id: string; organization_id: string; created_at: string; updated_at: string };
+export type { CompanyView } from '../domain/company';
 
 export const COMPANY_PAGE_SIZE = 50;
 // Duplicate detection in memory (the fallback) reads this many companies at most per call.
@@ -28,10 +32,7 @@ export class CompanyService {
   async createIn(tx: Tx, _ctx: RequestContext, input: Record<string, unknown>): Promise<CompanyView> {
     const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
     const f = completeNewCompany(parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined));
-    const [row] = await tx.query<CompanyView>(INSERT_COMPANY, [
-      f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
-      f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
-    ]);
+    const [row] = await tx.query<CompanyRow>(INSERT_COMPANY, COMPANY_WRITE.values(f));
     return iso(row);
   }
 
@@ -40,13 +41,9 @@ export class CompanyService {
     if (!isUuid(id)) throw new DomainError('validation', 'company.invalid_id', 'company id must be a UUID');
     const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
     const changes = parseCompanyFields(input, isCountryCode(org?.country) ? org.country : undefined);
-    const [current] = await tx.query<CompanyView>(COMPANY_FOR_UPDATE, [id]);
+    const [current] = await tx.query<CompanyRow>(COMPANY_FOR_UPDATE, [id]);
     if (!current) throw NotFound('company', id);
-    const f = { ...current, ...changes };
-    const [row] = await tx.query<CompanyView>(UPDATE_COMPANY, [
-      id, f.name, f.country, f.website, f.industry, f.address_street, f.address_city, f.address_state, f.address_postal_code, f.address_country,
-      f.phones, f.emails, f.company_size, f.annual_revenue, f.tags, f.notes, f.description,
-    ]);
+    const [row] = await tx.query<CompanyRow>(UPDATE_COMPANY, [id, ...COMPANY_WRITE.values({ ...current, ...changes })]);
     return iso(row);
   }
 
@@ -75,7 +72,8 @@ export class CompanyService {
     const term = searchTerm.trim();
     if (term === '') return [];
     const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyView & { score: number }>(SEARCH_COMPANIES, [term, `%${escaped}%`, country?.trim() || null, `${escaped}%`]));
+    const params = [term, `%${escaped}%`, country?.trim() || null, `${escaped}%`];
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query<CompanyRow & { score: number }>(SEARCH_COMPANIES, params));
     return rows.map((row) => ({ ...iso(row), score: row.score }));
   }
 
@@ -112,16 +110,13 @@ export class CompanyService {
     const others = [...new Set(companyIds.map((id) => id.toLowerCase()))].filter((id) => id !== primaryCompanyId.toLowerCase());
     if (others.length === 0) throw new DomainError('validation', 'company.nothing_to_merge', 'companyIds must name at least one company besides the primary');
     return this.db.inTenant(ctx, async (tx) => {
-      const rows = await tx.query<CompanyView>(COMPANIES_FOR_MERGE, [[primaryCompanyId, ...others]]);
+      const rows = (await tx.query<CompanyRow>(COMPANIES_FOR_MERGE, [[primaryCompanyId, ...others]])).map(iso);
       const primary = rows.find((row) => row.id === primaryCompanyId.toLowerCase());
       if (!primary) throw NotFound('company', primaryCompanyId);
       const missing = others.filter((id) => !rows.some((row) => row.id === id));
       if (missing.length > 0) throw NotFound('company', missing[0]);
       const merged = mergeFields(primary, rows.filter((row) => row !== primary));
-      const [company] = await tx.query<CompanyView>(UPDATE_MERGED_COMPANY, [
-        primary.id, merged.country, merged.website, merged.industry, merged.address_street, merged.address_city, merged.address_state, merged.address_postal_code,
-        merged.address_country, merged.phones, merged.emails, merged.company_size, merged.annual_revenue, merged.tags, merged.notes, merged.description,
-      ]);
+      const [company] = await tx.query<CompanyRow>(UPDATE_COMPANY, [primary.id, ...COMPANY_WRITE.values(merged)]);
       const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
       const movedDeals = await tx.query<DealRow>(MOVE_DEALS, [primary.id, others]);
       await tx.query(MOVE_TASKS, [primary.id, others]);
@@ -152,11 +147,7 @@ function mergeFields(primary: CompanyView, others: CompanyView[]): CompanyFields
   return merged;
 }
 
-const iso = <T extends { created_at: unknown; updated_at: unknown }>(row: T): T => ({
-  ...row,
-  created_at: new Date(row.created_at as string).toISOString(),
-  updated_at: new Date(row.updated_at as string).toISOString(),
-});
+const iso = (row: CompanyRow): CompanyView => toView(COMPANIES, row);
 
 function withNames(groups: DuplicateGroup[], rows: { id: string; name: string }[]) {
   const names = new Map(rows.map((row) => [row.id, row.name]));

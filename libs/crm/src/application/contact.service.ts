@@ -3,13 +3,14 @@ import type { CountryCode } from 'libphonenumber-js';
 import { Conflict, DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { CONTACT_ASSIGNED, CONTACT_CREATED, CONTACT_UPDATED, contactEvent } from './crm-events';
-import { type ContactFields, parseContactFields, parseNewContact } from '../domain/contact';
+import { CONTACT_FIELDS, type ContactFields, parseContactFields, parseNewContact } from '../domain/contact';
 import { isCountryCode, toE164 } from '../domain/phone';
 import {
   CLAIM_PHONES,
   CONTACT_BY_PHONE,
   CONTACT_FOR_UPDATE,
   CONTACT_WITH_COMPANY,
+  CONTACT_WRITE,
   type ContactRow,
   CONTACTS_FOR_UPDATE,
   INSERT_CONTACT,
@@ -62,7 +63,7 @@ export class ContactService {
     const [current] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
     if (!current) throw NotFound('contact', id);
     const next: ContactFields = { ...pickFields(current), ...changes };
-    const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...fieldValues(next)], { violations: CONTACT_LINKS });
+    const [row] = await tx.query<ContactRow>(UPDATE_CONTACT, [id, ...CONTACT_WRITE.values(next)], { violations: CONTACT_LINKS });
     if (changes.phones) {
       await tx.query(RELEASE_PHONES, [id]);
       await claimPhones(tx, id, changes.phones);
@@ -180,7 +181,7 @@ function assertId(id: string): void {
 }
 
 async function insertOrConflict(tx: Tx, fields: ContactFields): Promise<ContactRow[]> {
-  return tx.query<ContactRow>(INSERT_CONTACT, fieldValues(fields), { violations: CONTACT_LINKS });
+  return tx.query<ContactRow>(INSERT_CONTACT, CONTACT_WRITE.values(fields), { violations: CONTACT_LINKS });
 }
 
 async function claimPhones(tx: Tx, contactId: string, phones: string[]): Promise<void> {
@@ -196,12 +197,5 @@ const CONTACT_LINKS: ViolationMap = {
   contacts_assignee_fkey: () => new DomainError('validation', 'contact.invalid_assignee', 'assignee_id is not a member of this organization'),
 };
 
-function pickFields(row: ContactRow): ContactFields {
-  const { first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields } = row;
-  return { first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields };
-}
-
-const fieldValues = (f: ContactFields) => [
-  f.first_name, f.last_name, f.phones, f.emails, f.tags, f.description, f.company_id, f.assignee_id, f.source, f.opt_in_status, JSON.stringify(f.custom_fields),
-];
+const pickFields = (row: ContactRow): ContactFields => Object.fromEntries(CONTACT_FIELDS.map((name) => [name, row[name]])) as ContactFields;
 

@@ -1,19 +1,14 @@
-import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { completeFields, DomainError, isUuid, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED, dealEvent } from './crm-events';
-import { type DealFields, parseDealFields } from '../domain/deal';
+import { DEAL_FIELDS, DEALS, type DealFields, type DealView, parseDealFields } from '../domain/deal';
 import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
 import {
-  BOARD, CLOSE_OWNER_PERIOD, DEAL_FOR_UPDATE, type DealRow, DEFAULT_PIPELINE, HAD_OWNER, INSERT_DEAL, INSERT_DEFAULT_PIPELINE,
+  BOARD, CLOSE_OWNER_PERIOD, DEAL_FOR_UPDATE, DEAL_UPDATE, DEAL_WRITE, type DealRow, DEFAULT_PIPELINE, HAD_OWNER, INSERT_DEAL, INSERT_DEFAULT_PIPELINE,
   INSERT_STAGE_HISTORY, INSERT_STAGES, OPEN_OWNER_PERIOD, PIPELINE_STAGES, type StageRow, UPDATE_DEAL,
 } from '../infrastructure/deal.sql';
 
-export type DealView = Omit<DealRow, 'last_activity_at' | 'created_at' | 'updated_at'> & { last_activity_at: string; created_at: string; updated_at: string };
-
-const DEFAULTS: DealFields = {
-  title: '', description: '', contact_id: null, company_id: null, owner_id: null, value: 0, currency: 'USD', probability: 0,
-  priority: 'medium', source: '', expected_close_date: null, notes: '', tags: [], custom_fields: {},
-};
+export type { DealView } from '../domain/deal';
 
 // Deals on kanban pipelines: stage moves record history and set probability; owner changes record
 // ownership periods; each change emits deal.* events in the same transaction.
@@ -37,16 +32,13 @@ export class DealService {
 
   async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<DealView> {
     const fields = parseDealFields(input);
-    if (!fields.title) throw new DomainError('validation', 'deal.invalid_field', 'title is required', { field: 'title' });
+    const complete = completeFields(DEALS, fields, (name) => new DomainError('validation', 'deal.invalid_field', `${name} is required`, { field: name }));
     const pipelineId = input.pipeline_id === undefined ? await this.ensureDefaultPipeline(tx) : assertUuid(input.pipeline_id, 'pipeline_id');
     const stages = await stagesOf(tx, pipelineId);
     const stage = input.stage === undefined ? stages[0] : resolveStage(input.stage, stages);
-    const deal: DealFields = { ...DEFAULTS, ...fields, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
-    const [row] = await tx
-      .query<DealRow>(INSERT_DEAL, [deal.title, deal.description, pipelineId, stage.id, stage.key, deal.contact_id, deal.company_id, deal.owner_id, deal.value,
-        deal.currency, deal.probability, deal.priority, deal.source, deal.expected_close_date, deal.notes, deal.tags, JSON.stringify(deal.custom_fields)],
-        { violations: DEAL_LINKS },
-      );
+    const deal: DealFields = { ...complete, probability: fields.probability ?? probabilityAfterMove(stage, 0) };
+    const values = DEAL_WRITE.values({ ...deal, pipeline_id: pipelineId, stage_id: stage.id, stage: stage.key });
+    const [row] = await tx.query<DealRow>(INSERT_DEAL, values, { violations: DEAL_LINKS });
     await tx.query(INSERT_STAGE_HISTORY, [row.id, null, stage.key, ctx.userId]);
     const view = toDealView(row);
     const events = [dealEvent(DEAL_CREATED, ctx, view)];
@@ -81,10 +73,9 @@ export class DealService {
     const next: DealFields = { ...pickDeal(current), ...changes };
     if (stageChanged && changes.probability === undefined) next.probability = probabilityAfterMove(stage, current.probability);
     const position = options.position ?? (stageChanged ? Number.MAX_SAFE_INTEGER : current.position);
-    const [row] = await tx
-      .query<DealRow>(UPDATE_DEAL, [id, next.title, next.description, pipelineId, stage.id, stage.key, next.contact_id, next.company_id, next.owner_id, next.value,
-        next.currency, next.probability, next.priority, next.source, next.expected_close_date, next.notes, next.tags, JSON.stringify(next.custom_fields),
-        position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position], { violations: DEAL_LINKS });
+    const at = position === Number.MAX_SAFE_INTEGER ? await endOfColumn(tx, stage.id) : position;
+    const resolved = { pipeline_id: pipelineId, stage_id: stage.id, stage: stage.key, position: at };
+    const [row] = await tx.query<DealRow>(UPDATE_DEAL, [id, ...DEAL_UPDATE.values({ ...next, ...resolved })], { violations: DEAL_LINKS });
     const view = toDealView(row);
     const events = [dealEvent(DEAL_UPDATED, ctx, view)];
     if (stageChanged) {
@@ -161,12 +152,7 @@ const DEAL_LINKS: ViolationMap = {
   deals_owner_id_fkey: () => new DomainError('validation', 'deal.invalid_owner', 'owner_id is not a member of this organization'),
 };
 
-function pickDeal(row: DealRow): DealFields {
-  const { title, description, contact_id, company_id, owner_id, value, currency, probability, priority, source, expected_close_date, notes, tags, custom_fields } = row;
-  return { title, description, contact_id, company_id, owner_id, value, currency, probability, priority: priority as DealFields['priority'], source, expected_close_date, notes, tags, custom_fields };
-}
+const pickDeal = (row: DealRow): DealFields => Object.fromEntries(DEAL_FIELDS.map((name) => [name, row[name]])) as DealFields;
 
-export function toDealView(row: DealRow): DealView {
-  return { ...row, last_activity_at: new Date(row.last_activity_at).toISOString(), created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString() };
-}
+export const toDealView = (row: DealRow): DealView => toView(DEALS, row);
 

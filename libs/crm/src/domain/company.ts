@@ -1,74 +1,94 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { DomainError } from '@engage/shared-kernel';
+import {
+  column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf, type ViewOf,
+} from '@engage/shared-kernel';
 import { normalizePhone } from './phone';
+import { type FieldEnv, fieldRules } from './field-rules';
 
-// The writable fields of a company: the §4.6 create fields plus the attributes of §2.
-export interface CompanyFields {
-  name: string;
-  country: string;
-  website: string;
-  industry: string;
-  address_street: string;
-  address_city: string;
-  address_state: string;
-  address_postal_code: string;
-  address_country: string;
-  phones: string[];
-  emails: string[];
-  company_size: string;
-  annual_revenue: number | null;
-  tags: string[];
-  notes: string;
-  description: string;
+// The rules of company fields (the §4.6 create fields plus the attributes of §2): plain functions.
+const { invalid } = fieldRules('company');
+
+function text(max: number) {
+  return (value: unknown, name: string): string => {
+    if (typeof value !== 'string') throw invalid(name, 'must be a string');
+    if (value.length > max) throw invalid(name, `must be at most ${max} characters`);
+    return value.trim();
+  };
 }
 
-const TEXT_LIMITS: Partial<Record<keyof CompanyFields, number>> = {
-  name: 200, country: 100, website: 2048, industry: 100, address_street: 200, address_city: 100, address_state: 100,
-  address_postal_code: 20, address_country: 100, company_size: 50, notes: 10000, description: 5000,
-};
-const LISTS = ['phones', 'emails', 'tags'] as const;
-export const COMPANY_FIELDS = [...Object.keys(TEXT_LIMITS), ...LISTS, 'annual_revenue'] as (keyof CompanyFields)[];
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+function name(value: unknown, field: string): string {
+  const trimmed = text(200)(value, field);
+  if (trimmed === '') throw invalid(field, 'must not be empty');
+  return trimmed;
+}
 
-const invalid = (field: string, rule: string) => new DomainError('validation', 'company.invalid_field', `${field} ${rule}`, { field });
+// Lists of at most 50 strings, trimmed, empty items dropped, duplicates removed.
+function list(each: (items: string[], field: string, env: FieldEnv) => string[]) {
+  return (value: unknown, field: string, env: FieldEnv): string[] => {
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string') || value.length > 50) {
+      throw invalid(field, 'must be an array of at most 50 strings');
+    }
+    return [...new Set(each((value as string[]).map((item) => item.trim()).filter((item) => item !== ''), field, env))];
+  };
+}
+
+const phones = list((items, _field, env) => items.map((item) => normalizePhone(item, env.country)));
+const emails = list((items) => {
+  const bad = items.find((item) => !isEmailAddress(item));
+  if (bad !== undefined) throw invalid('emails', `holds an invalid address "${bad.slice(0, 80)}"`);
+  return items.map((item) => item.toLowerCase());
+});
+const tags = list((items) => items);
+
+function revenue(value: unknown, field: string): number | null {
+  if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16)) {
+    throw invalid(field, 'must be a non-negative number or null');
+  }
+  return value;
+}
+
+const blank = { default: () => '' };
+const none = () => [] as string[];
+
+// Every column of companies, declared once (see CONTACTS in contact.ts).
+export const COMPANIES = declareTable({
+  name: 'companies',
+  columns: {
+    id: column('uuid'),
+    organization_id: column('uuid', { csv: 'none' }),
+    name: field('text', name),
+    country: field('text', text(100), blank),
+    website: field('text', text(2048), blank),
+    industry: field('text', text(100), blank),
+    address_street: field('text', text(200), blank),
+    address_city: field('text', text(100), blank),
+    address_state: field('text', text(100), blank),
+    address_postal_code: field('text', text(20), blank),
+    address_country: field('text', text(100), blank),
+    phones: field('text[]', phones, { default: none, csvAlias: 'phone' }),
+    emails: field('text[]', emails, { default: none, csvAlias: 'email' }),
+    company_size: field('text', text(50), blank),
+    annual_revenue: field('numeric', revenue, { nullable: true, default: () => null, select: 'annual_revenue::float8 AS annual_revenue' }),
+    tags: field('text[]', tags, { default: none, csvAlias: 'tag' }),
+    notes: field('text', text(10000), blank),
+    description: field('text', text(5000), blank),
+    created_at: column('timestamptz'),
+    updated_at: column('timestamptz'),
+  },
+});
+
+export type CompanyFields = FieldsOf<typeof COMPANIES>;
+export type CompanyRow = RowOf<typeof COMPANIES>;
+export type CompanyView = ViewOf<typeof COMPANIES>;
+export const COMPANY_FIELDS = fieldNames(COMPANIES);
+
+const unknownField = (fields: string[]) => new DomainError('validation', 'company.unknown_field', `unknown company field ${fields.join(', ')}`, { fields });
 
 export function parseCompanyFields(input: Record<string, unknown>, country: CountryCode | undefined): Partial<CompanyFields> {
-  const unknown = Object.keys(input).filter((key) => !(COMPANY_FIELDS as string[]).includes(key) && !['id', 'organization_id', 'created_at', 'updated_at'].includes(key));
-  if (unknown.length > 0) throw new DomainError('validation', 'company.unknown_field', `unknown company field ${unknown.join(', ')}`, { fields: unknown });
-  const out: Record<string, unknown> = {};
-  for (const [field, max] of Object.entries(TEXT_LIMITS)) {
-    if (!(field in input)) continue;
-    const value = input[field];
-    if (typeof value !== 'string') throw invalid(field, 'must be a string');
-    if (value.length > max!) throw invalid(field, `must be at most ${max} characters`);
-    out[field] = value.trim();
-  }
-  for (const field of LISTS) {
-    if (!(field in input)) continue;
-    const value = input[field];
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string') || value.length > 50) throw invalid(field, 'must be an array of at most 50 strings');
-    const items = (value as string[]).map((item) => item.trim()).filter((item) => item !== '');
-    if (field === 'phones') out.phones = [...new Set(items.map((item) => normalizePhone(item, country)))];
-    else if (field === 'emails') {
-      const bad = items.find((item) => !EMAIL.test(item));
-      if (bad) throw invalid('emails', `holds an invalid address "${bad.slice(0, 80)}"`);
-      out.emails = [...new Set(items.map((item) => item.toLowerCase()))];
-    } else out.tags = [...new Set(items)];
-  }
-  if ('annual_revenue' in input) {
-    const value = input.annual_revenue;
-    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16)) throw invalid('annual_revenue', 'must be a non-negative number or null');
-    out.annual_revenue = value;
-  }
-  if ('name' in out && out.name === '') throw invalid('name', 'must not be empty');
-  return out as Partial<CompanyFields>;
+  return parseFields(COMPANIES, input, { country }, unknownField);
 }
 
 // Parsed fields of a new company with the defaults filled in (name is required).
 export function completeNewCompany(fields: Partial<CompanyFields>): CompanyFields {
-  if (!fields.name) throw new DomainError('validation', 'company.invalid_field', 'name is required', { field: 'name' });
-  return {
-    country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '', address_country: '',
-    phones: [], emails: [], company_size: '', annual_revenue: null, tags: [], notes: '', description: '', ...fields, name: fields.name,
-  };
+  return completeFields(COMPANIES, fields, (field) => invalid(field, 'is required'));
 }

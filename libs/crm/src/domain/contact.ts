@@ -1,82 +1,78 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { DomainError, isUuid } from '@engage/shared-kernel';
+import {
+  column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf,
+} from '@engage/shared-kernel';
 import { normalizePhone } from './phone';
+import { type FieldEnv, fieldRules } from './field-rules';
 
-// The writable fields of a contact (§2), as validated input.
-export interface ContactFields {
-  first_name: string;
-  last_name: string | null;
-  phones: string[];
-  emails: string[];
-  tags: string[];
-  description: string;
-  company_id: string | null;
-  assignee_id: string | null;
-  source: string;
-  opt_in_status: boolean;
-  custom_fields: Record<string, unknown>;
-}
+// The rules of contact fields (§2): plain functions, named in the declaration below.
+const { invalid, uuidOrNull, customFields } = fieldRules('contact');
 
-export const CONTACT_FIELDS: readonly (keyof ContactFields)[] = [
-  'first_name', 'last_name', 'phones', 'emails', 'tags', 'description', 'company_id', 'assignee_id', 'source', 'opt_in_status', 'custom_fields',
-];
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MAX_CUSTOM_FIELDS_BYTES = 16_384;
-
-const invalid = (field: string, rule: string) => new DomainError('validation', 'contact.invalid_field', `${field} ${rule}`, { field });
-
-function text(value: unknown, field: string, max: number, nullable = false): string | null {
-  if (value === null && nullable) return null;
-  if (typeof value !== 'string') throw invalid(field, `must be a string${nullable ? ' or null' : ''}`);
-  if (value.length > max) throw invalid(field, `must be at most ${max} characters`);
+function checkText(value: unknown, name: string, max: number, nullable: boolean): string {
+  if (typeof value !== 'string') throw invalid(name, `must be a string${nullable ? ' or null' : ''}`);
+  if (value.length > max) throw invalid(name, `must be at most ${max} characters`);
   return value.trim();
 }
 
-function list(value: unknown, field: string, maxItems: number, each: (item: unknown) => string): string[] {
-  if (!Array.isArray(value)) throw invalid(field, 'must be an array of strings');
-  if (value.length > maxItems) throw invalid(field, `may hold at most ${maxItems} items`);
-  return [...new Set(value.map(each))];
+export const text = (max: number) => (value: unknown, name: string) => checkText(value, name, max, false);
+const textOrNull = (max: number) => (value: unknown, name: string) => (value === null ? null : checkText(value, name, max, true));
+
+function list(maxItems: number, each: (item: unknown, env: FieldEnv) => string) {
+  return (value: unknown, name: string, env: FieldEnv): string[] => {
+    if (!Array.isArray(value)) throw invalid(name, 'must be an array of strings');
+    if (value.length > maxItems) throw invalid(name, `may hold at most ${maxItems} items`);
+    return [...new Set(value.map((item) => each(item, env)))];
+  };
 }
 
-function uuidOrNull(value: unknown, field: string): string | null {
-  if (value === null) return null;
-  if (!isUuid(value)) throw invalid(field, 'must be a UUID or null');
-  return value.toLowerCase();
+const email = (item: unknown): string => {
+  const address = text(320)(item, 'emails[]').toLowerCase();
+  if (!isEmailAddress(address)) throw invalid('emails', `holds an invalid address "${address.slice(0, 80)}"`);
+  return address;
+};
+
+const tags = (value: unknown, name: string, env: FieldEnv) => list(50, (item) => text(50)(item, 'tags[]'))(value, name, env).filter((tag) => tag !== '');
+
+function optIn(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw invalid(name, 'must be true or false');
+  return value;
 }
+
+// Every column of contacts, declared once: the data API's columns, the writable fields and their
+// rules and defaults, the CSV columns, the view and the types below all come from here; the
+// migration creates the column and a test checks that the two agree (docs/crm.md).
+export const CONTACTS = declareTable({
+  name: 'contacts',
+  columns: {
+    id: column('uuid'),
+    organization_id: column('uuid', { csv: 'none' }),
+    first_name: field('text', text(100)),
+    last_name: field('text', textOrNull(100), { nullable: true, default: () => null }),
+    phones: field('text[]', list(20, (item, env) => normalizePhone(item, env.country)), { default: () => [], csvAlias: 'phone' }),
+    emails: field('text[]', list(20, email), { default: () => [], csvAlias: 'email' }),
+    tags: field('text[]', tags, { default: () => [], csvAlias: 'tag' }),
+    description: field('text', text(5000), { default: () => '' }),
+    company_id: field('uuid', uuidOrNull, { nullable: true, default: () => null }),
+    assignee_id: field('uuid', uuidOrNull, { nullable: true, default: () => null }),
+    source: field('text', text(100), { default: () => '' }),
+    opt_in_status: field('boolean', optIn, { default: () => false }),
+    custom_fields: field('jsonb', customFields, { default: () => ({}) }),
+    created_at: column('timestamptz'),
+    updated_at: column('timestamptz'),
+  },
+});
+
+// The writable fields of a contact, as validated input, and a row as the driver returns it.
+export type ContactFields = FieldsOf<typeof CONTACTS>;
+export type ContactRow = RowOf<typeof CONTACTS>;
+export const CONTACT_FIELDS = fieldNames(CONTACTS);
+
+const unknownField = (fields: string[]) => new DomainError('validation', 'contact.unknown_field', `unknown contact field ${fields.join(', ')}`, { fields });
 
 // Validates and normalises the fields present in `input`: phones to E.164, emails lower-cased,
 // duplicates removed. Unknown fields are refused so a typo never silently drops data.
 export function parseContactFields(input: Record<string, unknown>, country: CountryCode | undefined): Partial<ContactFields> {
-  const unknown = Object.keys(input).filter((key) => !(CONTACT_FIELDS as readonly string[]).includes(key) && !['id', 'organization_id', 'created_at', 'updated_at'].includes(key));
-  if (unknown.length > 0) throw new DomainError('validation', 'contact.unknown_field', `unknown contact field ${unknown.join(', ')}`, { fields: unknown });
-  const out: Partial<ContactFields> = {};
-  if ('first_name' in input) out.first_name = text(input.first_name, 'first_name', 100)!;
-  if ('last_name' in input) out.last_name = text(input.last_name, 'last_name', 100, true);
-  if ('phones' in input) out.phones = list(input.phones, 'phones', 20, (item) => normalizePhone(item, country));
-  if ('emails' in input) {
-    out.emails = list(input.emails, 'emails', 20, (item) => {
-      const email = text(item, 'emails[]', 320)!.toLowerCase();
-      if (!EMAIL.test(email)) throw invalid('emails', `holds an invalid address "${email.slice(0, 80)}"`);
-      return email;
-    });
-  }
-  if ('tags' in input) out.tags = list(input.tags, 'tags', 50, (item) => text(item, 'tags[]', 50)!).filter((tag) => tag !== '');
-  if ('description' in input) out.description = text(input.description, 'description', 5000)!;
-  if ('source' in input) out.source = text(input.source, 'source', 100)!;
-  if ('company_id' in input) out.company_id = uuidOrNull(input.company_id, 'company_id');
-  if ('assignee_id' in input) out.assignee_id = uuidOrNull(input.assignee_id, 'assignee_id');
-  if ('opt_in_status' in input) {
-    if (typeof input.opt_in_status !== 'boolean') throw invalid('opt_in_status', 'must be true or false');
-    out.opt_in_status = input.opt_in_status;
-  }
-  if ('custom_fields' in input) {
-    const value = input.custom_fields;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('custom_fields', 'must be an object');
-    if (JSON.stringify(value).length > MAX_CUSTOM_FIELDS_BYTES) throw invalid('custom_fields', `must be at most ${MAX_CUSTOM_FIELDS_BYTES} bytes of JSON`);
-    out.custom_fields = value as Record<string, unknown>;
-  }
-  return out;
+  return parseFields(CONTACTS, input, { country }, unknownField);
 }
 
 export function parseNewContact(input: Record<string, unknown>, country: CountryCode | undefined): ContactFields {
@@ -85,18 +81,5 @@ export function parseNewContact(input: Record<string, unknown>, country: Country
 
 // Parsed fields of a new contact with the defaults filled in (first_name is required).
 export function completeNewContact(fields: Partial<ContactFields>): ContactFields {
-  if (!fields.first_name) throw invalid('first_name', 'is required');
-  return {
-    first_name: fields.first_name,
-    last_name: fields.last_name ?? null,
-    phones: fields.phones ?? [],
-    emails: fields.emails ?? [],
-    tags: fields.tags ?? [],
-    description: fields.description ?? '',
-    company_id: fields.company_id ?? null,
-    assignee_id: fields.assignee_id ?? null,
-    source: fields.source ?? '',
-    opt_in_status: fields.opt_in_status ?? false,
-    custom_fields: fields.custom_fields ?? {},
-  };
+  return completeFields(CONTACTS, fields, (name) => invalid(name, 'is required'));
 }

@@ -1,20 +1,25 @@
-import { DomainError } from '@engage/shared-kernel';
+import { csvColumns, DomainError, servedColumns, type SqlType, type TableDeclaration } from '@engage/shared-kernel';
+import { COMPANIES } from './company';
+import { CONTACTS } from './contact';
 
 // CSV cells of contacts and companies. Lists (phones, emails, tags) are joined with "; " on export
 // and split on ";" on import; custom_fields is JSON; booleans are true/false.
 
 export type CsvEntity = 'contacts' | 'companies';
 
-const CONTACT_COLUMNS = ['id', 'first_name', 'last_name', 'phones', 'emails', 'tags', 'description', 'company_id', 'assignee_id', 'source', 'opt_in_status', 'custom_fields', 'created_at', 'updated_at'];
-const COMPANY_COLUMNS = [
-  'id', 'name', 'country', 'website', 'industry', 'address_street', 'address_city', 'address_state', 'address_postal_code', 'address_country',
-  'phones', 'emails', 'company_size', 'annual_revenue', 'tags', 'notes', 'description', 'created_at', 'updated_at',
-];
-export const CSV_COLUMNS: Record<CsvEntity, readonly string[]> = { contacts: CONTACT_COLUMNS, companies: COMPANY_COLUMNS };
-const LIST_COLUMNS = new Set(['phones', 'emails', 'tags']);
-// Columns an import reads back from an export but never writes.
-const IGNORED_ON_IMPORT = new Set(['id', 'organization_id', 'created_at', 'updated_at']);
-const ALIASES: Record<string, string> = { phone: 'phones', email: 'emails', tag: 'tags' };
+// The columns come from the tables' declarations: an export may write every served column but
+// organization_id; an import writes the fields and reads back (then ignores) the other served ones.
+const TABLES: Record<CsvEntity, TableDeclaration> = { contacts: CONTACTS, companies: COMPANIES };
+const CSV = { contacts: csvColumns(CONTACTS), companies: csvColumns(COMPANIES) };
+export const CSV_COLUMNS: Record<CsvEntity, readonly string[]> = { contacts: CSV.contacts.export, companies: CSV.companies.export };
+const IMPORTED: Record<CsvEntity, ReadonlySet<string>> = { contacts: new Set(CSV.contacts.import), companies: new Set(CSV.companies.import) };
+const ALIASES: Record<string, string> = { ...CSV.contacts.aliases, ...CSV.companies.aliases };
+// How a cell is read, by column (the same name has the same type in both tables, checked here).
+const CELL_TYPES: Record<string, SqlType> = { ...CSV.contacts.types };
+for (const [name, type] of Object.entries(CSV.companies.types)) {
+  if (CELL_TYPES[name] && CELL_TYPES[name] !== type) throw new Error(`CSV column ${name} has two types`);
+  CELL_TYPES[name] = type;
+}
 
 const csvError = (code: string, message: string, details?: Record<string, unknown>) => new DomainError('validation', `import.${code}`, message, details);
 
@@ -25,12 +30,15 @@ export function importColumns(entity: CsvEntity, header: string[]): (string | nu
     const name = raw.trim().toLowerCase().replace(/\s+/g, '_');
     return ALIASES[name] ?? name;
   });
-  // A header cell left empty (a trailing comma from a spreadsheet) names no column: ignored.
-  const unknown = mapped.filter((name) => name !== '' && !CSV_COLUMNS[entity].includes(name) && !IGNORED_ON_IMPORT.has(name));
+  // A header cell left empty (a trailing comma from a spreadsheet) names no column: ignored, as are
+  // served columns an import does not write (id, timestamps).
+  const served = servedColumns(TABLES[entity]);
+  const ignored = (name: string) => name !== '' && served.includes(name) && !IMPORTED[entity].has(name);
+  const unknown = mapped.filter((name) => name !== '' && !CSV_COLUMNS[entity].includes(name) && !ignored(name));
   if (unknown.length > 0) throw csvError('unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, { columns: unknown });
   const duplicate = mapped.find((name, i) => name !== '' && mapped.indexOf(name) !== i);
   if (duplicate) throw csvError('duplicate_column', `column ${duplicate} appears twice`);
-  return mapped.map((name) => (name === '' || IGNORED_ON_IMPORT.has(name) ? null : name));
+  return mapped.map((name) => (name === '' || ignored(name) ? null : name));
 }
 
 // One parsed row -> the input of the entity's create/update: empty cells are left out (an import
@@ -40,33 +48,34 @@ export function rowInput(columns: (string | null)[], cells: string[]): Record<st
   columns.forEach((column, i) => {
     const cell = (cells[i] ?? '').trim();
     if (column === null || cell === '') return;
-    if (LIST_COLUMNS.has(column)) input[column] = cell.split(';').map((item) => item.trim()).filter((item) => item !== '');
-    else if (column === 'opt_in_status') input[column] = parseBoolean(cell);
-    else if (column === 'annual_revenue') input[column] = parseNumber(cell);
-    else if (column === 'custom_fields') input[column] = parseJson(cell);
+    const type = CELL_TYPES[column];
+    if (type === 'text[]') input[column] = cell.split(';').map((item) => item.trim()).filter((item) => item !== '');
+    else if (type === 'boolean') input[column] = parseBoolean(cell, column);
+    else if (type === 'numeric' || type === 'integer' || type === 'double precision') input[column] = parseNumber(cell, column);
+    else if (type === 'jsonb') input[column] = parseJson(cell, column);
     else input[column] = cell;
   });
   return input;
 }
 
-function parseBoolean(cell: string): boolean {
+function parseBoolean(cell: string, column: string): boolean {
   const value = cell.toLowerCase();
   if (['true', 'yes', 'y', '1'].includes(value)) return true;
   if (['false', 'no', 'n', '0'].includes(value)) return false;
-  throw csvError('invalid_cell', `opt_in_status must be true or false, got "${cell.slice(0, 20)}"`);
+  throw csvError('invalid_cell', `${column} must be true or false, got "${cell.slice(0, 20)}"`);
 }
 
-function parseNumber(cell: string): number {
+function parseNumber(cell: string, column: string): number {
   const value = Number(cell.replace(/[\s,]/g, ''));
-  if (!Number.isFinite(value)) throw csvError('invalid_cell', `annual_revenue must be a number, got "${cell.slice(0, 30)}"`);
+  if (!Number.isFinite(value)) throw csvError('invalid_cell', `${column} must be a number, got "${cell.slice(0, 30)}"`);
   return value;
 }
 
-function parseJson(cell: string): unknown {
+function parseJson(cell: string, column: string): unknown {
   try {
     return JSON.parse(cell);
   } catch {
-    throw csvError('invalid_cell', 'custom_fields must be a JSON object');
+    throw csvError('invalid_cell', `${column} must be a JSON object`);
   }
 }
 

@@ -1,81 +1,102 @@
-import { DomainError, isUuid } from '@engage/shared-kernel';
+import { column, declareTable, DomainError, field, fieldNames, type FieldsOf, parseFields, type RowOf, type ViewOf } from '@engage/shared-kernel';
+import { fieldRules } from './field-rules';
 
-// Writable deal fields (§2) other than stage and pipeline, which are resolved against the pipeline.
-export interface DealFields {
-  title: string;
-  description: string;
-  contact_id: string | null;
-  company_id: string | null;
-  owner_id: string | null;
-  value: number;
-  currency: string;
-  probability: number;
-  priority: 'low' | 'medium' | 'high' | 'urgent';
-  source: string;
-  expected_close_date: string | null;
-  notes: string;
-  tags: string[];
-  custom_fields: Record<string, unknown>;
-}
+// The rules of deal fields (§2): plain functions, named in the declaration below.
+const { invalid, uuidOrNull, customFields } = fieldRules('deal');
 
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-const FIELDS = ['title', 'description', 'contact_id', 'company_id', 'owner_id', 'value', 'currency', 'probability', 'priority', 'source', 'expected_close_date', 'notes', 'tags', 'custom_fields'];
-const MOVING = ['stage', 'pipeline_id'];
-const READ_ONLY = ['id', 'organization_id', 'created_at', 'updated_at', 'stage_id', 'position', 'last_activity_at'];
+export type Priority = (typeof PRIORITIES)[number];
 
-const invalid = (field: string, rule: string) => new DomainError('validation', 'deal.invalid_field', `${field} ${rule}`, { field });
+const text = (max: number) => (value: unknown, name: string): string => {
+  if (typeof value !== 'string' || value.length > max) throw invalid(name, `must be a string of at most ${max} characters`);
+  return value.trim();
+};
+
+function title(value: unknown, name: string): string {
+  const trimmed = text(200)(value, name);
+  if (trimmed === '') throw invalid(name, 'must not be empty');
+  return trimmed;
+}
+
+// Two decimals; a string of digits is read as the amount it writes.
+function amount(input: unknown, name: string): number {
+  const value = typeof input === 'string' && /^\d+(\.\d{1,2})?$/.test(input) ? Number(input) : input;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16) throw invalid(name, 'must be a non-negative number');
+  return Math.round(value * 100) / 100;
+}
+
+function currency(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !/^[A-Za-z]{3}$/.test(value)) throw invalid(name, 'must be a three-letter currency code');
+  return value.toUpperCase();
+}
+
+function probability(value: unknown, name: string): number {
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 100) throw invalid(name, 'must be a whole number from 0 to 100');
+  return value as number;
+}
+
+function priority(value: unknown, name: string): Priority {
+  const lower = typeof value === 'string' ? value.toLowerCase() : value;
+  if (!(PRIORITIES as readonly unknown[]).includes(lower)) throw invalid(name, `must be one of ${PRIORITIES.join(', ')}`);
+  return lower as Priority;
+}
+
+function closeDate(value: unknown, name: string): string | null {
+  if (value !== null && (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))) {
+    throw invalid(name, 'must be a date YYYY-MM-DD or null');
+  }
+  return value;
+}
+
+function tags(value: unknown, name: string): string[] {
+  if (!Array.isArray(value) || value.length > 50 || value.some((t) => typeof t !== 'string' || t.length > 50)) {
+    throw invalid(name, 'must be an array of at most 50 short strings');
+  }
+  return [...new Set((value as string[]).map((t) => t.trim()).filter((t) => t !== ''))];
+}
+
+// Every column of deals, declared once (see CONTACTS in contact.ts). pipeline_id and stage are
+// taken in writes but resolved against the pipeline by the service (no rule here); stage_id,
+// position and last_activity_at follow from them.
+export const DEALS = declareTable({
+  name: 'deals',
+  columns: {
+    id: column('uuid'),
+    organization_id: column('uuid'),
+    title: field('text', title),
+    description: field('text', text(5000), { default: () => '' }),
+    pipeline_id: column('uuid', { api: 'write' }),
+    stage_id: column('uuid'),
+    stage: column('text', { api: 'write' }),
+    contact_id: field('uuid', uuidOrNull, { nullable: true, default: () => null }),
+    company_id: field('uuid', uuidOrNull, { nullable: true, default: () => null }),
+    owner_id: field('uuid', uuidOrNull, { nullable: true, default: () => null }),
+    value: field('numeric', amount, { default: () => 0, select: 'value::float8 AS value' }),
+    currency: field('text', currency, { default: () => 'USD' }),
+    probability: field('integer', probability, { default: () => 0 }),
+    priority: field('text', priority, { default: () => 'medium' as Priority }),
+    source: field('text', text(100), { default: () => '' }),
+    expected_close_date: field('date', closeDate, {
+      nullable: true, default: () => null, select: `to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date`,
+    }),
+    notes: field('text', text(10000), { default: () => '' }),
+    tags: field('text[]', tags, { default: () => [] as string[] }),
+    custom_fields: field('jsonb', customFields, { default: () => ({}) }),
+    position: column('double precision'),
+    last_activity_at: column('timestamptz'),
+    created_at: column('timestamptz'),
+    updated_at: column('timestamptz'),
+  },
+});
+
+// Writable deal fields other than stage and pipeline, which are resolved against the pipeline.
+export type DealFields = FieldsOf<typeof DEALS>;
+export type DealRow = RowOf<typeof DEALS>;
+export type DealView = ViewOf<typeof DEALS>;
+export const DEAL_FIELDS = fieldNames(DEALS);
+
+const unknownField = (fields: string[]) => new DomainError('validation', 'deal.unknown_field', `unknown deal field ${fields.join(', ')}`, { fields });
 
 export function parseDealFields(input: Record<string, unknown>): Partial<DealFields> {
-  const unknown = Object.keys(input).filter((key) => !FIELDS.includes(key) && !MOVING.includes(key) && !READ_ONLY.includes(key));
-  if (unknown.length > 0) throw new DomainError('validation', 'deal.unknown_field', `unknown deal field ${unknown.join(', ')}`, { fields: unknown });
-  const out: Record<string, unknown> = {};
-  const text = (field: string, max: number) => {
-    if (!(field in input)) return;
-    if (typeof input[field] !== 'string' || (input[field] as string).length > max) throw invalid(field, `must be a string of at most ${max} characters`);
-    out[field] = (input[field] as string).trim();
-  };
-  text('title', 200);
-  text('description', 5000);
-  text('source', 100);
-  text('notes', 10000);
-  if ('title' in out && out.title === '') throw invalid('title', 'must not be empty');
-  for (const field of ['contact_id', 'company_id', 'owner_id']) {
-    if (!(field in input)) continue;
-    if (input[field] !== null && !isUuid(input[field])) throw invalid(field, 'must be a UUID or null');
-    out[field] = input[field] === null ? null : (input[field] as string).toLowerCase();
-  }
-  if ('value' in input) {
-    const value = typeof input.value === 'string' && /^\d+(\.\d{1,2})?$/.test(input.value) ? Number(input.value) : input.value;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e16) throw invalid('value', 'must be a non-negative number');
-    out.value = Math.round(value * 100) / 100;
-  }
-  if ('currency' in input) {
-    if (typeof input.currency !== 'string' || !/^[A-Za-z]{3}$/.test(input.currency)) throw invalid('currency', 'must be a three-letter currency code');
-    out.currency = input.currency.toUpperCase();
-  }
-  if ('probability' in input) {
-    if (!Number.isInteger(input.probability) || (input.probability as number) < 0 || (input.probability as number) > 100) throw invalid('probability', 'must be a whole number from 0 to 100');
-    out.probability = input.probability;
-  }
-  if ('priority' in input) {
-    const priority = typeof input.priority === 'string' ? input.priority.toLowerCase() : input.priority;
-    if (!(PRIORITIES as readonly unknown[]).includes(priority)) throw invalid('priority', `must be one of ${PRIORITIES.join(', ')}`);
-    out.priority = priority;
-  }
-  if ('expected_close_date' in input) {
-    const date = input.expected_close_date;
-    if (date !== null && (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))) throw invalid('expected_close_date', 'must be a date YYYY-MM-DD or null');
-    out.expected_close_date = date;
-  }
-  if ('tags' in input) {
-    if (!Array.isArray(input.tags) || input.tags.length > 50 || input.tags.some((t) => typeof t !== 'string' || t.length > 50)) throw invalid('tags', 'must be an array of at most 50 short strings');
-    out.tags = [...new Set((input.tags as string[]).map((t) => t.trim()).filter((t) => t !== ''))];
-  }
-  if ('custom_fields' in input) {
-    const value = input.custom_fields;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('custom_fields', 'must be an object');
-    if (JSON.stringify(value).length > 16_384) throw invalid('custom_fields', 'must be at most 16384 bytes of JSON');
-    out.custom_fields = value;
-  }
-  return out as Partial<DealFields>;
+  return parseFields(DEALS, input, undefined, unknownField);
 }

@@ -1,15 +1,15 @@
+import { namedColumns, selectList } from '@engage/platform';
+import { COMPANIES, COMPANY_FIELDS } from '../domain/company';
 import { DEAL_COLUMNS } from './deal.sql';
 
-// SQL of companies (inside Database.inTenant: row-level security applies).
+// SQL of companies (inside Database.inTenant: row-level security applies). Reads and writes name
+// their columns from the declaration (COMPANIES); parameters follow COMPANY_WRITE's names.
 
-export const COMPANY_COLUMNS = `id, organization_id, name, country, website, industry, address_street, address_city, address_state,
-  address_postal_code, address_country, phones, emails, company_size, annual_revenue::float8 AS annual_revenue, tags, notes, description, created_at, updated_at`;
+export const COMPANY_COLUMNS = selectList(COMPANIES);
+export const COMPANY_WRITE = namedColumns(COMPANIES, COMPANY_FIELDS);
+const W = COMPANY_WRITE;
 
-export const INSERT_COMPANY = `
-  INSERT INTO companies (organization_id, name, country, website, industry, address_street, address_city, address_state, address_postal_code,
-                         address_country, phones, emails, company_size, annual_revenue, tags, notes, description)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-  RETURNING ${COMPANY_COLUMNS}`;
+export const INSERT_COMPANY = `INSERT INTO companies (organization_id, ${W.list}) VALUES (app_org_id(), ${W.placeholders(1)}) RETURNING ${COMPANY_COLUMNS}`;
 
 export const LIST_COMPANIES = `
   SELECT (SELECT count(*) FROM companies)::int AS total,
@@ -58,12 +58,6 @@ export const COMPANIES_FOR_MERGE = `SELECT ${COMPANY_COLUMNS} FROM companies WHE
 
 export const MOVE_CONTACTS = `UPDATE contacts SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[]) RETURNING *`;
 
-export const UPDATE_MERGED_COMPANY = `
-  UPDATE companies SET country = $2, website = $3, industry = $4, address_street = $5, address_city = $6, address_state = $7,
-         address_postal_code = $8, address_country = $9, phones = $10, emails = $11, company_size = $12, annual_revenue = $13,
-         tags = $14, notes = $15, description = $16, updated_at = now()
-  WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
-
 // Their tasks and notes too (deleting a company would delete them).
 export const MOVE_TASKS = `UPDATE tasks SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
 export const MOVE_NOTES = `UPDATE notes SET company_id = $1, updated_at = now() WHERE company_id = ANY($2::uuid[])`;
@@ -78,29 +72,18 @@ export const DELETE_COMPANIES = `DELETE FROM companies WHERE id = ANY($1::uuid[]
 
 export const COMPANY_FOR_UPDATE = `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = $1 FOR UPDATE`;
 
-export const UPDATE_COMPANY = `
-  UPDATE companies SET name = $2, country = $3, website = $4, industry = $5, address_street = $6, address_city = $7, address_state = $8,
-         address_postal_code = $9, address_country = $10, phones = $11, emails = $12, company_size = $13, annual_revenue = $14,
-         tags = $15, notes = $16, description = $17, updated_at = now()
-  WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
+// $1 the id, then the fields (a merge writes the primary's merged fields with it).
+export const UPDATE_COMPANY = `UPDATE companies SET ${W.assignments(2)}, updated_at = now() WHERE id = $1 RETURNING ${COMPANY_COLUMNS}`;
 
 // Set-based writes of a CSV import batch: $1 a JSON array of records (updates carry their id).
-const RECORD_COLUMNS = `id uuid, name text, country text, website text, industry text, address_street text, address_city text, address_state text,
-  address_postal_code text, address_country text, phones text[], emails text[], company_size text, annual_revenue numeric, tags text[], notes text, description text`;
+const RECORD_COLUMNS = `id uuid, ${W.recordType}`;
 
 export const INSERT_COMPANIES = `
-  INSERT INTO companies (organization_id, name, country, website, industry, address_street, address_city, address_state, address_postal_code,
-                         address_country, phones, emails, company_size, annual_revenue, tags, notes, description)
-  SELECT app_org_id(), name, country, website, industry, address_street, address_city, address_state, address_postal_code,
-         address_country, phones, emails, company_size, annual_revenue, tags, notes, description
-  FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})
+  INSERT INTO companies (organization_id, ${W.list}) SELECT app_org_id(), ${W.list} FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})
   RETURNING id`;
 
 export const UPDATE_COMPANIES = `
-  UPDATE companies c SET name = r.name, country = r.country, website = r.website, industry = r.industry, address_street = r.address_street,
-         address_city = r.address_city, address_state = r.address_state, address_postal_code = r.address_postal_code,
-         address_country = r.address_country, phones = r.phones, emails = r.emails, company_size = r.company_size,
-         annual_revenue = r.annual_revenue, tags = r.tags, notes = r.notes, description = r.description, updated_at = now()
+  UPDATE companies c SET ${W.assignments('r')}, updated_at = now()
   FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS}) WHERE c.id = r.id
   RETURNING c.id`;
 

@@ -1,21 +1,20 @@
-import type { ContactFields } from '../domain/contact';
+import { namedColumns } from '@engage/platform';
+import { CONTACT_FIELDS, CONTACTS } from '../domain/contact';
 
 // SQL of contacts. Every statement runs inside Database.inTenant, so row-level security applies.
+// Writes name their columns from the declaration (CONTACTS): parameters follow CONTACT_WRITE's
+// names, read from the fields by name (CONTACT_WRITE.values), never by position.
 
-export interface ContactRow extends ContactFields {
-  id: string;
-  organization_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { ContactRow } from '../domain/contact';
+export const CONTACT_WRITE = namedColumns(CONTACTS, CONTACT_FIELDS);
+const W = CONTACT_WRITE;
 
 export const ORGANIZATION_COUNTRY = `SELECT settings->>'default_country' AS country FROM organizations WHERE id = app_org_id()`;
 
 // contact_emails follows contacts.emails in the same statement as each write of the list.
 export const INSERT_CONTACT = `
   WITH ins AS (
-    INSERT INTO contacts (organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
-    VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    INSERT INTO contacts (organization_id, ${W.list}) VALUES (app_org_id(), ${W.placeholders(1)})
     RETURNING *),
   mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT ins.organization_id, e, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.emails) AS e ON CONFLICT DO NOTHING)
   SELECT * FROM ins`;
@@ -31,14 +30,15 @@ export const RELEASE_PHONES = `DELETE FROM contact_phones WHERE contact_id = $1`
 
 export const CONTACT_FOR_UPDATE = `SELECT * FROM contacts WHERE id = $1 FOR UPDATE`;
 
-// The caller holds the row's lock (CONTACT_FOR_UPDATE): emails dropped from the list leave
-// contact_emails, new ones join it.
+// $1 the id, then the fields. The caller holds the row's lock (CONTACT_FOR_UPDATE): emails dropped
+// from the list leave contact_emails, new ones join it.
 export const UPDATE_CONTACT = `
   WITH upd AS (
-    UPDATE contacts SET first_name = $2, last_name = $3, phones = $4, emails = $5, tags = $6, description = $7, company_id = $8,
-           assignee_id = $9, source = $10, opt_in_status = $11, custom_fields = $12, updated_at = now()
+    UPDATE contacts SET ${W.assignments(2)}, updated_at = now()
     WHERE id = $1 RETURNING *),
-  gone AS (DELETE FROM contact_emails WHERE organization_id = app_org_id() AND contact_id = $1 AND email <> ALL($5::text[]) AND EXISTS (SELECT 1 FROM upd)),
+  gone AS (
+    DELETE FROM contact_emails WHERE organization_id = app_org_id() AND contact_id = $1 AND email <> ALL(${W.placeholderOf('emails', 2)}::text[])
+    AND EXISTS (SELECT 1 FROM upd)),
   mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT upd.organization_id, e, upd.id FROM upd CROSS JOIN LATERAL unnest(upd.emails) AS e ON CONFLICT DO NOTHING)
   SELECT * FROM upd`;
 
@@ -73,9 +73,8 @@ export const LIST_CONTACTS = `
                          FROM contacts c WHERE ${CONTACT_MATCHES}
                          ORDER BY c.created_at DESC, c.id LIMIT $1 OFFSET $2) page), '[]'::json) AS contacts`;
 
-// Set-based writes of a CSV import batch. $1 of each is a JSON array of records.
-const RECORD_COLUMNS = `id uuid, first_name text, last_name text, phones text[], emails text[], tags text[], description text, company_id uuid,
-  assignee_id uuid, source text, opt_in_status boolean, custom_fields jsonb`;
+// Set-based writes of a CSV import batch. $1 of each is a JSON array of records (id and fields).
+const RECORD_COLUMNS = `id uuid, ${W.recordType}`;
 
 // For the batch's E.164 phones $1 and emails $2: the contact holding each phone, and the oldest
 // contact holding each email, with its age for ranking. Each key is one probe of the primary key of
@@ -104,8 +103,8 @@ export const CONTACTS_FOR_UPDATE = `SELECT * FROM contacts WHERE id = ANY($1::uu
 export const INSERT_CONTACTS = `
   WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})),
   ins AS (
-    INSERT INTO contacts (id, organization_id, first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields)
-    SELECT id, app_org_id(), first_name, last_name, phones, emails, tags, description, company_id, assignee_id, source, opt_in_status, custom_fields FROM r
+    INSERT INTO contacts (id, organization_id, ${W.list})
+    SELECT id, app_org_id(), ${W.list} FROM r
     RETURNING *),
   claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), p, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.phones) AS p),
   mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT app_org_id(), e, ins.id FROM ins CROSS JOIN LATERAL unnest(ins.emails) AS e ON CONFLICT DO NOTHING)
@@ -116,9 +115,7 @@ export const INSERT_CONTACTS = `
 export const UPDATE_CONTACTS = `
   WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS})),
   upd AS (
-    UPDATE contacts c SET first_name = r.first_name, last_name = r.last_name, phones = r.phones, emails = r.emails, tags = r.tags,
-           description = r.description, company_id = r.company_id, assignee_id = r.assignee_id, source = r.source,
-           opt_in_status = r.opt_in_status, custom_fields = r.custom_fields, updated_at = now()
+    UPDATE contacts c SET ${W.assignments('r')}, updated_at = now()
     FROM r WHERE c.id = r.id RETURNING c.*),
   claimed AS (INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT app_org_id(), phone, contact_id FROM unnest($2::text[], $3::uuid[]) AS x(phone, contact_id)),
   mails AS (INSERT INTO contact_emails (organization_id, email, contact_id) SELECT app_org_id(), email, contact_id FROM unnest($4::text[], $5::uuid[]) AS x(email, contact_id) ON CONFLICT DO NOTHING)

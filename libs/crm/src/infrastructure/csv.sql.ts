@@ -1,3 +1,5 @@
+import { selectList } from '@engage/platform';
+import { CONTACTS } from '../domain/contact';
 import { COMPANY_COLUMNS } from './company.sql';
 
 // SQL of CSV imports and exports (inside Database.inTenant: row-level security applies).
@@ -40,7 +42,8 @@ export const COMPANY_MATCH = `
 // Keyset pages for exports: ($1, $2) the last row's created_at (as text: microseconds kept) and id,
 // $3 the page size.
 export const CONTACTS_EXPORT_PAGE = `
-  SELECT *, created_at::text AS page_key FROM contacts WHERE $1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid) ORDER BY created_at, id LIMIT $3`;
+  SELECT ${selectList(CONTACTS)}, created_at::text AS page_key FROM contacts
+  WHERE $1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid) ORDER BY created_at, id LIMIT $3`;
 
 export const COMPANIES_EXPORT_PAGE = `
   SELECT ${COMPANY_COLUMNS}, created_at::text AS page_key FROM companies WHERE $1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::uuid) ORDER BY created_at, id LIMIT $3`;

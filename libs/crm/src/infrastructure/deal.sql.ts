@@ -1,3 +1,6 @@
+import { namedColumns, selectList } from '@engage/platform';
+import { DEAL_FIELDS, DEALS } from '../domain/deal';
+
 // SQL of pipelines and deals (inside Database.inTenant).
 
 export interface StageRow {
@@ -11,35 +14,12 @@ export interface StageRow {
   outcome: 'open' | 'won' | 'lost';
 }
 
-export interface DealRow {
-  id: string;
-  organization_id: string;
-  title: string;
-  description: string;
-  pipeline_id: string;
-  stage_id: string;
-  stage: string;
-  contact_id: string | null;
-  company_id: string | null;
-  owner_id: string | null;
-  value: number;
-  currency: string;
-  probability: number;
-  priority: string;
-  source: string;
-  expected_close_date: string | null;
-  notes: string;
-  tags: string[];
-  custom_fields: Record<string, unknown>;
-  position: number;
-  last_activity_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { DealRow } from '../domain/deal';
 
-export const DEAL_COLUMNS = `id, organization_id, title, description, pipeline_id, stage_id, stage, contact_id, company_id, owner_id, value::float8 AS value,
-  currency, probability, priority, source, to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date, notes, tags, custom_fields, position,
-  last_activity_at, created_at, updated_at`;
+// Reads select the declared columns; writes name theirs: the fields, then what the service resolves.
+export const DEAL_COLUMNS = selectList(DEALS);
+export const DEAL_WRITE = namedColumns(DEALS, [...DEAL_FIELDS, 'pipeline_id', 'stage_id', 'stage']);
+export const DEAL_UPDATE = namedColumns(DEALS, [...DEAL_WRITE.names, 'position']);
 
 // Race-safe: the partial unique index on the default pipeline makes a second insert a no-op.
 export const INSERT_DEFAULT_PIPELINE = `
@@ -55,19 +35,18 @@ export const DEFAULT_PIPELINE = `SELECT id FROM pipelines WHERE is_default`;
 
 export const PIPELINE_STAGES = `SELECT id, pipeline_id, key, name, color, position, default_probability, outcome FROM pipeline_stages WHERE pipeline_id = $1 ORDER BY position`;
 
+// A new deal goes to the end of its stage's column.
 export const INSERT_DEAL = `
-  INSERT INTO deals (organization_id, title, description, pipeline_id, stage_id, stage, contact_id, company_id, owner_id, value, currency,
-                     probability, priority, source, expected_close_date, notes, tags, custom_fields, position)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-          coalesce((SELECT max(position) + 1 FROM deals WHERE stage_id = $4), 0))
+  INSERT INTO deals (organization_id, ${DEAL_WRITE.list}, position)
+  VALUES (app_org_id(), ${DEAL_WRITE.placeholders(1)},
+          coalesce((SELECT max(position) + 1 FROM deals WHERE stage_id = ${DEAL_WRITE.placeholderOf('stage_id', 1)}), 0))
   RETURNING ${DEAL_COLUMNS}`;
 
 export const DEAL_FOR_UPDATE = `SELECT ${DEAL_COLUMNS} FROM deals WHERE id = $1 FOR UPDATE`;
 
+// $1 the id, then DEAL_UPDATE's columns.
 export const UPDATE_DEAL = `
-  UPDATE deals SET title = $2, description = $3, pipeline_id = $4, stage_id = $5, stage = $6, contact_id = $7, company_id = $8, owner_id = $9,
-         value = $10, currency = $11, probability = $12, priority = $13, source = $14, expected_close_date = $15, notes = $16, tags = $17,
-         custom_fields = $18, position = $19, last_activity_at = now(), updated_at = now()
+  UPDATE deals SET ${DEAL_UPDATE.assignments(2)}, last_activity_at = now(), updated_at = now()
   WHERE id = $1 RETURNING ${DEAL_COLUMNS}`;
 
 export const INSERT_STAGE_HISTORY = `INSERT INTO deal_stage_history (organization_id, deal_id, from_stage, to_stage, changed_by) VALUES (app_org_id(), $1, $2, $3, $4)`;

@@ -1,9 +1,14 @@
-import type { Tx } from '@engage/platform';
+import { tableDefinition, type Tx } from '@engage/platform';
+import { COMPANIES } from '../domain/company';
+import { CONTACTS } from '../domain/contact';
+import { DEALS } from '../domain/deal';
 import { isCountryCode, toE164 } from '../domain/phone';
 import { ORGANIZATION_COUNTRY } from './contact.sql';
+import { DEAL_OWNER_HISTORY, DEAL_STAGE_HISTORY, NOTES, PIPELINE_STAGES, PIPELINES, TASKS, TIMELINE_ENTRIES } from './crm-columns';
 
 // The CRM tables the data API serves (/rest/v1 and the record proxy), with their column types.
-// Plain data (plus one search hook): the data API's registry checks it at start-up.
+// Every table's columns come from its declaration (contacts, companies and deals in domain/, the
+// others in crm-columns.ts); the data API's registry checks the result at start-up.
 
 // A filter on contacts.phones (eq, cs, ov...) finds the contact whatever form the searched number is
 // written in: each item is read as E.164 with the organization's default country, as phones are
@@ -14,116 +19,63 @@ async function phonesAsStored(tx: Tx, values: string[]): Promise<string[]> {
   return values.map((value) => toE164(value, country) ?? value);
 }
 
-const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as const;
-
-const contacts = {
-  name: 'contacts',
+// Contacts, companies and deals: their columns from their declarations (domain/), written through their writers.
+const contacts = tableDefinition(CONTACTS, {
   writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', first_name: 'text', last_name: 'text', phones: 'text[]', emails: 'text[]', tags: 'text[]', description: 'text',
-    company_id: 'uuid', assignee_id: 'uuid', source: 'text', opt_in_status: 'bool', custom_fields: 'jsonb', ...timestamps,
-  },
   foreignKeys: [
     { name: 'contacts_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
     { name: 'contacts_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } },
   ],
   normalizers: { phones: phonesAsStored },
-} as const;
+});
 
-const companies = {
-  name: 'companies',
-  writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', name: 'text', country: 'text', website: 'text', industry: 'text', address_street: 'text', address_city: 'text',
-    address_state: 'text', address_postal_code: 'text', address_country: 'text', phones: 'text[]', emails: 'text[]', company_size: 'text',
-    annual_revenue: 'numeric', tags: 'text[]', notes: 'text', description: 'text', ...timestamps,
-  },
-} as const;
+const companies = tableDefinition(COMPANIES, { writable: true });
 
-const deals = {
-  name: 'deals',
+const deals = tableDefinition(DEALS, {
   writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', pipeline_id: 'uuid', stage_id: 'uuid', stage: 'text', contact_id: 'uuid',
-    company_id: 'uuid', owner_id: 'uuid', value: 'numeric', currency: 'text', probability: 'int', priority: 'text', source: 'text',
-    expected_close_date: 'date', notes: 'text', tags: 'text[]', custom_fields: 'jsonb', position: 'numeric', last_activity_at: 'timestamptz', ...timestamps,
-  },
   foreignKeys: [
     { name: 'deals_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
     { name: 'deals_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
     { name: 'deals_owner_id_fkey', column: 'owner_id', references: { table: 'profiles', column: 'id' } },
   ],
-} as const;
-
-const pipelines = { name: 'pipelines', columns: { id: 'uuid', organization_id: 'uuid', name: 'text', is_default: 'bool', created_at: 'timestamptz' } } as const;
-
-const pipelineStages = {
-  name: 'pipeline_stages',
-  columns: { id: 'uuid', organization_id: 'uuid', pipeline_id: 'uuid', key: 'text', name: 'text', color: 'text', position: 'int', default_probability: 'int', outcome: 'text' },
-} as const;
-
-const stageHistory = {
-  name: 'deal_stage_history',
-  columns: { id: 'int', organization_id: 'uuid', deal_id: 'uuid', from_stage: 'text', to_stage: 'text', changed_by: 'uuid', changed_at: 'timestamptz' },
-} as const;
-
-const ownerHistory = {
-  name: 'deal_owner_history',
-  columns: {
-    id: 'int', organization_id: 'uuid', deal_id: 'uuid', owner_id: 'uuid', started_at: 'timestamptz', ended_at: 'timestamptz', duration_seconds: 'int', reason: 'text', changed_by: 'uuid',
-  },
-} as const;
+});
 
 const links = [
   { column: 'contact_id', references: { table: 'contacts', column: 'id' } },
   { column: 'company_id', references: { table: 'companies', column: 'id' } },
   { column: 'deal_id', references: { table: 'deals', column: 'id' } },
 ] as const;
+const linksOf = (table: string) => links.map((link) => ({ name: `${table}_${link.column.replace('_id', '')}_fkey`, ...link }));
 
-const tasks = {
-  name: 'tasks',
+const tasks = tableDefinition(TASKS, {
   writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', title: 'text', description: 'text', due_at: 'timestamptz', assignee_id: 'uuid', done: 'bool', done_at: 'timestamptz',
-    contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', created_by: 'uuid', ...timestamps,
-  },
-  foreignKeys: [...links.map((link) => ({ name: `tasks_${link.column.replace('_id', '')}_fkey`, ...link })), { name: 'tasks_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } }],
-} as const;
+  foreignKeys: [...linksOf('tasks'), { name: 'tasks_assignee_fkey', column: 'assignee_id', references: { table: 'profiles', column: 'id' } }],
+});
 
-const notes = {
-  name: 'notes',
+const notes = tableDefinition(NOTES, {
   writable: true,
-  columns: { id: 'uuid', organization_id: 'uuid', body: 'text', author_id: 'uuid', contact_id: 'uuid', company_id: 'uuid', deal_id: 'uuid', ...timestamps },
-  foreignKeys: [...links.map((link) => ({ name: `notes_${link.column.replace('_id', '')}_fkey`, ...link })), { name: 'notes_author_fkey', column: 'author_id', references: { table: 'profiles', column: 'id' } }],
-} as const;
+  foreignKeys: [...linksOf('notes'), { name: 'notes_author_fkey', column: 'author_id', references: { table: 'profiles', column: 'id' } }],
+});
 
 // Read-only: written by the CRM's event consumer.
-const timelineEntries = {
-  name: 'timeline_entries',
-  columns: {
-    id: 'uuid', organization_id: 'uuid', event_id: 'uuid', type: 'text', source: 'text', occurred_at: 'timestamptz', actor_id: 'uuid', contact_id: 'uuid', deal_id: 'uuid', company_id: 'uuid',
-    summary: 'text', data: 'jsonb', created_at: 'timestamptz',
-  },
+const timelineEntries = tableDefinition(TIMELINE_ENTRIES, {
   foreignKeys: [
     { name: 'timeline_entries_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
     { name: 'timeline_entries_deal_fkey', column: 'deal_id', references: { table: 'deals', column: 'id' } },
     { name: 'timeline_entries_company_fkey', column: 'company_id', references: { table: 'companies', column: 'id' } },
   ],
-} as const;
-
-type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[] };
-const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
+});
 
 // Writable ones (`writable: true`) are bound to their writers in the CRM's manifest (index.ts).
 export const CRM_TABLES = {
-  contacts: readableAll(contacts),
-  companies: readableAll(companies),
-  deals: readableAll(deals),
-  pipelines: readableAll(pipelines),
-  pipelineStages: readableAll(pipelineStages),
-  stageHistory: readableAll(stageHistory),
-  ownerHistory: readableAll(ownerHistory),
-  tasks: readableAll(tasks),
-  notes: readableAll(notes),
-  timelineEntries: readableAll(timelineEntries),
+  contacts,
+  companies,
+  deals,
+  pipelines: tableDefinition(PIPELINES),
+  pipelineStages: tableDefinition(PIPELINE_STAGES),
+  stageHistory: tableDefinition(DEAL_STAGE_HISTORY),
+  ownerHistory: tableDefinition(DEAL_OWNER_HISTORY),
+  tasks,
+  notes,
+  timelineEntries,
 };

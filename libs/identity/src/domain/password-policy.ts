@@ -1,4 +1,4 @@
-import { DomainError } from '@engage/shared-kernel';
+import { DomainError, hasControlCharacter, isEmailAddress } from '@engage/shared-kernel';
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -13,9 +13,6 @@ export function assertAcceptablePassword(password: unknown): asserts password is
   }
 }
 
-// No whitespace or control characters (PostgreSQL cannot store NUL in text).
-const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-
 // PostgreSQL's text cannot hold NUL: refused as bad input naming the field instead of failing in the database.
 export function assertNoNul(value: string, field: string): void {
   if (value.includes('\u0000')) throw new DomainError('validation', 'validation_failed', `${field} must not contain NUL characters`);
@@ -24,6 +21,9 @@ export function assertNoNul(value: string, field: string): void {
 export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string') throw new DomainError('validation', 'validation_failed', 'email must be a string');
   const trimmed = email.trim().toLowerCase();
-  if (trimmed.length > 320 || !EMAIL.test(trimmed)) throw new DomainError('validation', 'validation_failed', `Unable to validate email address: invalid format`);
+  // An account's address is its login: no control characters either.
+  if (!isEmailAddress(trimmed) || hasControlCharacter(trimmed)) {
+    throw new DomainError('validation', 'validation_failed', `Unable to validate email address: invalid format`);
+  }
   return trimmed;
 }

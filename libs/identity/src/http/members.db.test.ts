@@ -282,4 +282,12 @@ describe('members and invitations over HTTP', () => {
     expect(weak.json().code).toBe('weak_password');
     expect((await app.inject({ method: 'GET', url: '/functions/v1/members' })).statusCode).toBe(401);
   });
+
+  it('should refuse an invitation to an address the one email rule refuses, with 400', async () => {
+    const auth = await authOf(await newOrg());
+    const bad = ['not-an-email', 'two@@example.com', 'no spaces@example.com', 'nodot@example', `${'x'.repeat(320)}@example.com`, 'a\u0001b@example.com', 42];
+    const answers = await Promise.all(bad.map((email) => invite(auth, { email, role: 'AGENT' })));
+    expect(answers.map((r) => [r.statusCode, r.json().code])).toEqual(bad.map(() => [400, 'validation_failed']));
+    expect((await invite(auth, { email: uniqueEmail('fine'), role: 'AGENT' })).statusCode).toBe(201);
+  });
 });

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { type Role, ROLES } from '@engage/shared-kernel';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, type Role, ROLES } from '@engage/shared-kernel';
 
 // DTOs bound types and sizes; the service applies the rules (who may grant what, password policy).
 export class InviteMemberDto {
-  @ApiProperty({ example: 'new.agent@example.com' }) @IsString() @MaxLength(320) @IsEmail() email: string;
+  @ApiProperty({ example: 'new.agent@example.com' }) @IsString() @MaxLength(EMAIL_MAX_LENGTH) @Matches(EMAIL_ADDRESS, { message: 'email must be an email' })
+  email: string;
   @ApiProperty({ enum: ROLES }) @IsIn(ROLES) role: Role;
 }
 

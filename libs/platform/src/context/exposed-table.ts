@@ -38,6 +38,9 @@ export interface TableDefinition {
   // Columns whose full value only the answer to the creating POST shows, taken from what the writer
   // returned (a generated secret); reads show what the table stores (a mask).
   revealOnCreate?: readonly string[];
+  // Every column of the table as declared (hidden ones included), when the definition was derived
+  // from a column declaration (columns.ts): a test compares it with the migrated database.
+  declared?: Readonly<Record<string, { readonly sql: string; readonly nullable: boolean }>>;
 }
 
 // How a context writes one of its tables, so writes through the data API run the same validation,

@@ -1,26 +1,38 @@
-// The webhook tables the data API serves. The configuration's `secret` column holds only the mask
-// (e.g. whsec_****abcd); the sealed secret is not declared here, so no request can read it.
-const configurations = {
-  name: 'webhook_configurations',
-  writable: true,
-  columns: {
-    id: 'uuid', organization_id: 'uuid', name: 'text', url: 'text', events: 'text[]', secret: 'text', is_active: 'bool', disabled_reason: 'text',
-    failing_since: 'timestamptz', created_by: 'uuid', created_at: 'timestamptz', updated_at: 'timestamptz',
-  },
-  // A generated secret is answered in full once, by the POST that creates it.
-  revealOnCreate: ['secret'],
-} as const;
+import { tableDefinition } from '@engage/platform';
+import { column, declareTable } from '@engage/shared-kernel';
 
-const logs = {
+// The webhook tables the data API serves, every column declared once (a test compares the
+// declarations with the database). The configuration's `secret` column holds only the mask (e.g.
+// whsec_****abcd); the sealed secret is declared hidden, so no request can read it.
+
+const uuid = column('uuid');
+const textOrNull = column('text', { nullable: true });
+const at = column('timestamptz');
+const write = { api: 'write' } as const;
+
+export const WEBHOOK_CONFIGURATIONS = declareTable({
+  name: 'webhook_configurations',
+  columns: {
+    id: uuid, organization_id: uuid, name: column('text', write), url: column('text', write), events: column('text[]', write),
+    secret: column('text', { nullable: true, api: 'write' }), secret_sealed: column('text', { nullable: true, api: 'hidden' }),
+    is_active: column('boolean', write), disabled_reason: textOrNull, failing_since: column('timestamptz', { nullable: true }),
+    created_by: column('uuid', { nullable: true }), created_at: at, updated_at: at,
+  },
+});
+
+export const WEBHOOK_LOGS = declareTable({
   name: 'webhook_logs',
   columns: {
-    id: 'uuid', organization_id: 'uuid', webhook_id: 'uuid', delivery_id: 'uuid', event: 'text', status: 'text', response_code: 'int', error_message: 'text',
-    duration_ms: 'int', attempt: 'int', created_at: 'timestamptz',
+    id: uuid, organization_id: uuid, webhook_id: uuid, delivery_id: column('uuid', { nullable: true }), event: column('text'), status: column('text'),
+    response_code: column('integer', { nullable: true }), error_message: textOrNull, duration_ms: column('integer', { nullable: true }),
+    attempt: column('integer', { nullable: true }), created_at: at,
   },
-  foreignKeys: [{ name: 'webhook_logs_webhook_fkey', column: 'webhook_id', references: { table: 'webhook_configurations', column: 'id' } }],
-} as const;
+});
 
-type Exposed = { name: string; columns: Record<string, string>; foreignKeys?: readonly unknown[]; revealOnCreate?: readonly string[] };
-const readableAll = <T extends Exposed>(table: T) => ({ ...table, readable: Object.keys(table.columns) });
-
-export const WEBHOOK_TABLES = { configurations: readableAll(configurations), logs: readableAll(logs) };
+export const WEBHOOK_TABLES = {
+  // A generated secret is answered in full once, by the POST that creates it.
+  configurations: tableDefinition(WEBHOOK_CONFIGURATIONS, { writable: true, revealOnCreate: ['secret'] }),
+  logs: tableDefinition(WEBHOOK_LOGS, {
+    foreignKeys: [{ name: 'webhook_logs_webhook_fkey', column: 'webhook_id', references: { table: 'webhook_configurations', column: 'id' } }],
+  }),
+};
