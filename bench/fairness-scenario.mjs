@@ -51,7 +51,11 @@ async function createCalmOrganization(root, env, databaseUrl, base) {
     { cwd: root, env: { ...process.env, ...env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const created = JSON.parse(out.toString());
-  const login = await fetch(`${base}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const login = await fetch(`${base}/functions/v1/mobile-api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   if (login.status !== 200) throw new Error(`calm owner login: ${login.status} ${await login.text()}`);
   return { ...created, accessToken: (await login.json()).access_token };
 }
@@ -99,7 +103,8 @@ export async function measureFairness({ root, env, databaseUrl, base, state, sec
     const counts = async () =>
       (
         await client.query(
-          `SELECT count(*)::int AS stored, count(*) FILTER (WHERE processed_at IS NOT NULL)::int AS processed FROM inbound_events WHERE channel_account_id = $1`,
+          `SELECT count(*)::int AS stored, count(*) FILTER (WHERE processed_at IS NOT NULL)::int AS processed
+           FROM inbound_events WHERE channel_account_id = $1`,
           [channel.id],
         )
       ).rows[0];

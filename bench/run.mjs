@@ -188,7 +188,25 @@ async function main() {
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport, company_import: companyImport, webhooks, fairness }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        name,
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        seconds,
+        connections,
+        database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
+        results: rows,
+        inbound,
+        contact_import: contactImport,
+        company_import: companyImport,
+        webhooks,
+        fairness,
+      },
+      null,
+      2,
+    ) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

@@ -22,7 +22,12 @@ describe('fair sharing of the pool between organizations', () => {
     const busy = await createTestTenant(app);
     const calm = await createTestTenant(app);
     await app.get(ContactService).create(busy.ctx, { first_name: 'Busy' });
-    const channel = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: busy.session, payload: { kind: 'chat_app', name: 'Inbound' } });
+    const channel = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: busy.session,
+      payload: { kind: 'chat_app', name: 'Inbound' },
+    });
     expect(channel.statusCode).toBe(201);
     const { channel_account: account, inbound_token: token } = channel.json<{ channel_account: { id: string }; inbound_token: string }>();
     // A lock on contacts keeps the busy organization's reads waiting (they are slow); the calm one reads companies.
@@ -44,7 +49,12 @@ describe('fair sharing of the pool between organizations', () => {
       const functions = [
         await app.inject({ method: 'GET', url: '/functions/v1/imports', headers: busy.session }),
         await app.inject({ method: 'GET', url: '/functions/v1/messaging/channel-accounts', headers: busy.key }),
-        await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: busy.session, payload: { to: '+201000000001', message: 'hi', organizationId: busy.ctx.organizationId } }),
+        await app.inject({
+          method: 'POST',
+          url: '/functions/v1/chat-lite-send',
+          headers: busy.session,
+          payload: { to: '+201000000001', message: 'hi', organizationId: busy.ctx.organizationId },
+        }),
       ];
       const calmFunctions = [
         await app.inject({ method: 'GET', url: '/functions/v1/imports', headers: calm.session }),
