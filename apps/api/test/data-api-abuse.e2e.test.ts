@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CompanyService, ContactService } from '@engage/crm';
@@ -130,5 +132,55 @@ describe('abuse suite: random query strings and headers over HTTP', () => {
     for (const [what, response] of answers) expect([what, response.status >= 400 && response.status < 500]).toEqual([what, true]);
     expect(statuses).toMatchObject({ 'deep mobile login': 400, 'NUL send message': 400, 'or= 2,000 deep': 400, 'embeds 900 deep': 400 });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+});
+
+// Issue 18: a multipart upload that never finishes held its connection (and now would hold its
+// organization's gate slot) indefinitely. It is answered 408 and closed, and the slot comes back.
+describe('abuse suite: an upload that stops arriving', () => {
+  let app: NestFastifyApplication;
+  let close: () => Promise<void>;
+  let base: string;
+
+  beforeAll(async () => {
+    ({ app, close } = await startComposedApp({ env: { REQUEST_TIMEOUT_MS: '1000', ORG_MAX_CONCURRENT_REQUESTS: '1', ORG_MAX_QUEUED_REQUESTS: '0' } }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+  afterAll(() => close());
+
+  const boundary = 'stalled';
+  const uploads = [
+    [
+      'multipart/form-data',
+      `multipart/form-data; boundary=${boundary}`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\n\r\nfirst_name\nAda\n`,
+    ],
+    ['text/csv', 'text/csv', 'first_name\nAda\n'],
+  ];
+  it.each(uploads)('should answer a stalled %s upload 408, close the connection and free the organization slot', async (_kind, type, start) => {
+    const tenant = await createTestTenant(app);
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    const head = ['POST /functions/v1/contacts/import HTTP/1.1', 'Host: x', `X-API-Key: ${tenant.key['x-api-key']}`, `Content-Type: ${type}`];
+    head.push('Content-Length: 100000');
+    socket.write(`${head.join('\r\n')}\r\n\r\n${start}`);
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received).toContain('"code":"request_timeout"');
+    // One slot and no queue: while the stalled import still held it, this would be a 429. Its
+    // release follows the server's side of the close, so a few tries are allowed; a leak never ends.
+    const imports = () => fetch(`${base}/functions/v1/imports`, { headers: tenant.key });
+    let next = await imports();
+    for (let tries = 0; tries < 100 && next.status === 429; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      next = await imports();
+    }
+    expect(next.status).toBe(200);
+    const [job] = (await next.json()).imports as { status: string; error?: string }[];
+    expect(job).toMatchObject({ status: 'failed' });
   });
 });
