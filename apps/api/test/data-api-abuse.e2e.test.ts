@@ -180,7 +180,7 @@ describe('abuse suite: an upload that stops arriving', () => {
       next = await imports();
     }
     expect(next.status).toBe(200);
-    const [job] = (await next.json()).imports as { status: string; error?: string }[];
+    const [job] = ((await next.json()) as { imports: { status: string }[] }).imports;
     expect(job).toMatchObject({ status: 'failed' });
   });
 });
