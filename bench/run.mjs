@@ -13,15 +13,17 @@ import { measureInbound, messagingScenarios, setProviderKey, startWorker } from 
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
 import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenarios.mjs';
+import { FAIRNESS, measureFairness } from './fairness-scenario.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const name = process.env.BENCH_NAME ?? `bench-${new Date().toISOString().slice(0, 10)}`;
-// One scenario (or a few) alone: BENCH_ONLY=<part of its name> or `npm run bench -- --only <part>`.
+// One scenario (or a few) alone: BENCH_ONLY=<part of its name> or `npm run bench -- --only <part>`;
+// several parts separated by commas select the scenarios matching any of them.
 const onlyFlag = process.argv.indexOf('--only');
-const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONLY)?.toLowerCase();
-const selected = (scenarioName) => !only || scenarioName.toLowerCase().includes(only);
+const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONLY)?.toLowerCase().split(',');
+const selected = (scenarioName) => !only || only.some((part) => scenarioName.toLowerCase().includes(part.trim()));
 const INBOUND = 'inbound acknowledgement at 1,000 req/s';
 const IMPORT = 'CSV import of 100,000 contacts';
 const COMPANY_IMPORT = 'CSV import of 20,000 companies';
@@ -56,6 +58,19 @@ function measure(base, target, state) {
       error ? reject(error) : resolve(result),
     );
   });
+}
+
+// autocannon ends a run by closing its connections; the requests it leaves behind still run (and
+// hold their organization's slots) on the server. The next run waits for them, or its first
+// requests would find the single bench organization's 4 running + 8 waiting taken and get 429.
+async function drained(base) {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const inFlight = [...text.matchAll(/^org_gate_requests\{state="(?:running|waiting)"\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    if (inFlight === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${base}: gated requests still in flight after 60 s`);
 }
 
 // 10,000 contacts in the demo organization, each with a unique phone (contacts and contact_phones).
@@ -110,7 +125,9 @@ async function main() {
   let worker;
   const compare = async (scenario) => {
     await measure(ours.url, scenario.ours, state); // warm-up, not recorded
+    await drained(ours.url);
     const a = await measure(ours.url, scenario.ours, state);
+    await drained(ours.url);
     await measure(bare.url, scenario.bare, state);
     const b = await measure(bare.url, scenario.bare, state);
     const errors = a.errors + a.non2xx + b.errors + b.non2xx;
@@ -126,16 +143,16 @@ async function main() {
     });
   };
   let webhooks = null;
+  let fairness = null;
   try {
     for (const scenario of all) await compare(scenario);
     // After the scenarios above: these top the organization up to 100,000 contacts.
     const dataApi = dataApiScenarios.filter((scenario) => selected(scenario.name));
-    if (dataApi.length > 0) {
-      await seedDataApi(databaseUrl, demo.organization_id, demo.owner_email);
-      for (const scenario of dataApi) await compare(scenario);
-    }
+    if (dataApi.length > 0 || selected(FAIRNESS)) await seedDataApi(databaseUrl, demo.organization_id, demo.owner_email);
+    for (const scenario of dataApi) await compare(scenario);
+    if (selected(INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
+    if (selected(FAIRNESS)) fairness = await measureFairness({ root, env, databaseUrl, base: ours.url, state, seconds, drained });
     if (selected(INBOUND)) {
-      worker = await startWorker(root, env, databaseUrl);
       inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, bareUrl: bare.url });
     }
     // Into the 20,000 seeded companies (after the duplicates scenario, which reads them).
@@ -168,11 +185,30 @@ async function main() {
     process.stdout.write(`\n${result.scenario}: ${result.rows_per_second} rows/s, server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`);
   }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
+  if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
     file,
-    JSON.stringify({ name, date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, connections, database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', results: rows, inbound, contact_import: contactImport, company_import: companyImport, webhooks }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        name,
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        seconds,
+        connections,
+        database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
+        results: rows,
+        inbound,
+        contact_import: contactImport,
+        company_import: companyImport,
+        webhooks,
+        fairness,
+      },
+      null,
+      2,
+    ) + '\n',
   );
   process.stdout.write(`\nwrote ${file}\n`);
 }

@@ -5,7 +5,9 @@ import type { PlatformRuntime } from '@engage/platform';
 import { startComposedApp } from './composed-app';
 
 // One organization's slow requests hold at most ORG_MAX_CONCURRENT_REQUESTS connections, a few more
-// wait briefly, the rest are refused with 429 and Retry-After; another organization is served.
+// wait briefly, the rest are refused with 429 and Retry-After; another organization is served. The
+// data API and the functions share one gate per organization; the provider's inbound webhook is
+// never refused.
 describe('fair sharing of the pool between organizations', () => {
   let app: NestFastifyApplication;
   let runtime: PlatformRuntime;
@@ -20,6 +22,14 @@ describe('fair sharing of the pool between organizations', () => {
     const busy = await createTestTenant(app);
     const calm = await createTestTenant(app);
     await app.get(ContactService).create(busy.ctx, { first_name: 'Busy' });
+    const channel = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: busy.session,
+      payload: { kind: 'chat_app', name: 'Inbound' },
+    });
+    expect(channel.statusCode).toBe(201);
+    const { channel_account: account, inbound_token: token } = channel.json<{ channel_account: { id: string }; inbound_token: string }>();
     // A lock on contacts keeps the busy organization's reads waiting (they are slow); the calm one reads companies.
     const [answers, calmAnswer] = await runtime.db.asSystem(async (tx) => {
       await tx.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
@@ -35,9 +45,42 @@ describe('fair sharing of the pool between organizations', () => {
       const slow = all;
       const other = await app.inject({ method: 'GET', url: '/rest/v1/companies?select=name', headers: calm.session });
       const proxied = await app.inject({ method: 'GET', url: '/functions/v1/rest-api-proxy/contacts?select=first_name', headers: busy.key });
+      // Functions of the saturated organization are refused too, whoever authenticates them.
+      const functions = [
+        await app.inject({ method: 'GET', url: '/functions/v1/imports', headers: busy.session }),
+        await app.inject({ method: 'GET', url: '/functions/v1/messaging/channel-accounts', headers: busy.key }),
+        await app.inject({
+          method: 'POST',
+          url: '/functions/v1/chat-lite-send',
+          headers: busy.session,
+          payload: { to: '+201000000001', message: 'hi', organizationId: busy.ctx.organizationId },
+        }),
+      ];
+      const calmFunctions = [
+        await app.inject({ method: 'GET', url: '/functions/v1/imports', headers: calm.session }),
+        await app.inject({ method: 'GET', url: '/functions/v1/messaging/channel-accounts', headers: calm.key }),
+      ];
+      // The provider's inbound messages for the saturated organization are still taken.
+      const inbound = await app.inject({
+        method: 'POST',
+        url: `/functions/v1/chat-lite-webhook/${account.id}`,
+        headers: { 'x-channel-token': token },
+        payload: { type: 'message', id: 'fair-1', from: '+201000000002', text: 'still heard' },
+      });
+      // Unauthenticated and account routes are not gated: a wrong password is a 400, not a 429.
+      const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: busy.email, password: 'wrong password' } });
       expect(settled).toHaveLength(3);
-      return [{ refused, proxied, slow }, other];
+      return [{ refused, proxied, slow, functions, calmFunctions, inbound, login }, other];
     });
+    for (const response of answers.functions) {
+      expect(response.statusCode).toBe(429);
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.body).toContain('too_many_concurrent_requests');
+    }
+    for (const response of answers.calmFunctions) expect(response.statusCode).toBe(200);
+    expect(answers.inbound.statusCode).toBe(200);
+    expect(answers.inbound.json()).toMatchObject({ received: true });
+    expect(answers.login.statusCode).toBe(400);
     for (const response of answers.refused) {
       expect(response.statusCode).toBe(429);
       expect(response.headers['retry-after']).toBe('1');
@@ -50,5 +93,7 @@ describe('fair sharing of the pool between organizations', () => {
     const finished = (await Promise.all(answers.slow)).filter((response) => !answers.refused.includes(response));
     expect(finished).toHaveLength(3);
     for (const response of finished) expect(response.json()).toEqual([{ first_name: 'Busy' }]);
+    // 3 data API requests, the proxy's and 3 functions refused: /metrics counts them.
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^org_gate_refused_total 7$/m);
   });
 });

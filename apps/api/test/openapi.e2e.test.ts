@@ -64,7 +64,7 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     expect(proxyError).toContain('#/components/schemas/RecordProxyError');
     expect(JSON.stringify(doc.paths['/rest/v1/deals'].post.responses['409'])).toContain('#/components/schemas/PostgrestError');
     const move = doc.paths['/functions/v1/deals/{id}/move'].post.responses as Record<string, { content?: Record<string, { schema: { required?: string[] } }> }>;
-    expect(Object.keys(move).sort()).toEqual(['200', '400', '401', '404', '413', '414', '415']);
+    expect(Object.keys(move).sort()).toEqual(['200', '400', '401', '404', '413', '414', '415', '429']);
     expect(move['404'].content?.['application/json'].schema.required).toEqual(['error', 'code']);
     // Request bodies carry their DTOs' class-validator rules.
     const channel = doc.components.schemas.ChannelAccountDto as { properties: Record<string, object> };

@@ -27,6 +27,7 @@ export { createLogger, scrubText, serializeError } from './runtime/log';
 export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './http/openapi-parts';
+export { gateAs } from './http/org-gate.interceptor';
 export * from './http/api-errors';
 export * from './http/raw-body';
 export * from './http/outbound-client';

@@ -44,6 +44,9 @@ export function uploadBody(raw: IncomingMessage, payload: Readable): Readable {
     if (!detached && !payload.readableEnded) body.destroy(new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived'));
   };
   raw.socket?.once('end', detach);
+  // Closed by the body timeout after its 408, the request itself reports nothing: the socket does.
+  raw.socket?.once('close', brokenOff);
+  body.once('close', () => raw.socket?.off('close', brokenOff)); // a keep-alive socket outlives the upload
   raw.once('aborted', brokenOff);
   payload.once('error', brokenOff);
   payload.once('close', () => {

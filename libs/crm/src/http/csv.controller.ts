@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
@@ -16,12 +17,32 @@ export class ExportQueryDto {
 
 const MULTIPART_LIMITS = { files: 1, fields: 20, fieldSize: 1024, parts: 21, fileSize: IMPORT_MAX_BYTES, headerPairs: 100 };
 
-// text/csv arrives as a stream; a small text/plain body (already read, within the JSON body limit)
-// is accepted too for simple clients; multipart/form-data gives the stream of its `file` field
-// (fields before it are skipped, nothing is buffered whole).
-async function csvBody(request: FastifyRequest): Promise<Readable> {
-  if (request.isMultipart?.()) {
-    const part = await request.file({ limits: MULTIPART_LIMITS }).catch((error: unknown) => {
+// The multipart parser does not end its streams when the connection goes before the body is whole
+// (a client gone, or closed by the body timeout's 408, after which only the socket reports it): the
+// import would wait for ever, holding its organization's gate slot. `gone` fails instead.
+function whenBrokenOff(raw: IncomingMessage): { gone: Promise<never>; forget: () => void } {
+  let onClose = (): void => undefined;
+  const gone = new Promise<never>((_resolve, reject) => {
+    onClose = () => {
+      if (!raw.complete) reject(new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived'));
+    };
+  });
+  gone.catch(() => undefined);
+  raw.once('aborted', onClose);
+  raw.socket?.once('close', onClose);
+  const forget = () => {
+    // A keep-alive socket outlives the upload.
+    raw.off('aborted', onClose);
+    raw.socket?.off('close', onClose);
+  };
+  return { gone, forget };
+}
+
+async function multipartFile(request: FastifyRequest): Promise<Readable> {
+  const { gone, forget } = whenBrokenOff(request.raw);
+  try {
+    const part = await Promise.race([request.file({ limits: MULTIPART_LIMITS }), gone]).catch((error: unknown) => {
+      if (error instanceof DomainError) throw error;
       throw new DomainError('validation', 'import.invalid_multipart', `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`);
     });
     if (!part) throw new DomainError('validation', 'import.no_file', 'the multipart body has no file; send the CSV in a field named "file"');
@@ -29,8 +50,20 @@ async function csvBody(request: FastifyRequest): Promise<Readable> {
       part.file.resume();
       throw new DomainError('validation', 'import.no_file', `the CSV must be in a field named "file", got "${part.fieldname.slice(0, 50)}"`);
     }
+    gone.catch((error: Error) => part.file.destroy(error));
+    part.file.once('close', forget);
     return part.file;
+  } catch (error) {
+    forget();
+    throw error;
   }
+}
+
+// text/csv arrives as a stream; a small text/plain body (already read, within the JSON body limit)
+// is accepted too for simple clients; multipart/form-data gives the stream of its `file` field
+// (fields before it are skipped, nothing is buffered whole).
+async function csvBody(request: FastifyRequest): Promise<Readable> {
+  if (request.isMultipart?.()) return multipartFile(request);
   if (request.body instanceof Readable) return request.body;
   if (typeof request.body === 'string') return Readable.from([request.body]);
   throw new DomainError('validation', 'import.not_csv', 'send the file as the request body with Content-Type: text/csv, or as the field "file" of multipart/form-data');

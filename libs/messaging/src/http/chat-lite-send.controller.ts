@@ -1,6 +1,8 @@
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { type CanActivate, Controller, type ExecutionContext, HttpCode, Injectable, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { gateAs } from '@engage/platform';
+import { isUuid } from '@engage/shared-kernel';
 import { parseSendRequest } from '../domain/send-request';
 import { SendAuthorizer } from '../application/send-authorizer';
 import { SendFailed, SendService } from '../application/send.service';
@@ -11,6 +13,26 @@ export const credentialsOf = (request: FastifyRequest) => {
   const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
   return { bearer, apiKey, requestId: String(request.id) };
 };
+
+type Identity = Awaited<ReturnType<SendAuthorizer['identify']>>;
+type SendRequest = FastifyRequest & { sender?: Identity };
+
+// Who is sending (401 when nobody), before the interceptors run, so the send takes a slot of its
+// organization's gate like every other function (the anon key's sends count against the
+// organization the body names).
+@Injectable()
+export class SenderGuard implements CanActivate {
+  constructor(private readonly authorizer: SendAuthorizer) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<SendRequest>();
+    request.sender = await this.authorizer.identify(credentialsOf(request));
+    const named = (request.body as { organizationId?: unknown } | undefined)?.organizationId;
+    const organizationId = request.sender.ctx?.organizationId ?? (isUuid(named) ? named : undefined);
+    if (organizationId) gateAs(request, organizationId);
+    return true;
+  }
+}
 
 // §4.1 POST /functions/v1/chat-lite-send.
 @ApiTags('messaging')
@@ -23,13 +45,12 @@ export class ChatLiteSendController {
 
   @Post('chat-lite-send')
   @HttpCode(200)
+  @UseGuards(SenderGuard)
   @ApiBearerAuth()
   @ApiSecurity('api-key')
-  async send(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const credentials = credentialsOf(request);
-    const identity = await this.authorizer.identify(credentials);
+  async send(@Req() request: SendRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const input = parseSendRequest(request.body);
-    const ctx = this.authorizer.contextFor(identity, input.organizationId, credentials.requestId);
+    const ctx = this.authorizer.contextFor(request.sender!, input.organizationId, String(request.id));
     try {
       return await this.sends.send(ctx, input);
     } catch (error) {

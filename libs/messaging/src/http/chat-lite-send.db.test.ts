@@ -21,7 +21,16 @@ beforeAll(async () => {
   ({ app, runtime, close } = await startTestApp([MessagingModule], {
     role: 'api',
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { NOTIFY_URL: provider.url, SEND_GAP_MIN_MS: '30', SEND_GAP_MAX_MS: '60', PROVIDER_TIMEOUT_MS: '400' },
+    // One organization's 50 parallel sends (the race test) all wait for a slot rather than get 429.
+    env: {
+      NOTIFY_URL: provider.url,
+      SEND_GAP_MIN_MS: '30',
+      SEND_GAP_MAX_MS: '60',
+      PROVIDER_TIMEOUT_MS: '400',
+      ORG_MAX_CONCURRENT_REQUESTS: '50',
+      ORG_MAX_QUEUED_REQUESTS: '50',
+      ORG_QUEUE_WAIT_MS: '20000',
+    },
   }));
 });
 afterAll(async () => {

@@ -49,7 +49,7 @@ export const SETTINGS = {
     default: 4,
     min: 1,
     max: 200,
-    description: 'data API requests of one organization running at once; more wait in a short queue',
+    description: 'data API and function requests of one organization running at once (per api process); more wait in a short queue',
   }),
   ORG_MAX_QUEUED_REQUESTS: intSetting({
     group: 'database',

@@ -46,7 +46,7 @@ describe('familyErrorBodies', () => {
     };
     familyErrorBodies(paths);
     const thing = (paths['/functions/v1/things/{id}'].get as { responses: Record<string, { content?: unknown }> }).responses;
-    expect(Object.keys(thing).sort()).toEqual(['200', '400', '401', '404', '414']);
+    expect(Object.keys(thing).sort()).toEqual(['200', '400', '401', '404', '414', '429']);
     expect(thing['404'].content).toEqual({ 'application/json': { schema: ERROR_BODY.functions } });
     expect(thing['200'].content).toBeUndefined();
     const token = (paths['/auth/v1/token'].post as { responses: Record<string, { content?: unknown }> }).responses;

@@ -68,7 +68,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 // Every error response gets its family's body; and the answers the shared HTTP stack gives on any
 // route are listed on every operation: 400 (a URL with %00, a malformed or too deep JSON body, a
 // DTO's validation), for a body 413 and 415, for a path parameter 414 (longer than the router takes), and for a route that takes credentials (its `security`,
-// from @Authenticated) 401. Listed here rather than with @ApiResponse, which would drop Nest's
+// from @Authenticated) 401, and 429 under /rest/v1 and /functions/v1. Listed here rather than with @ApiResponse, which would drop Nest's
 // default success entry of every route it is put on.
 export function familyErrorBodies(paths: Record<string, Record<string, unknown>>): void {
   for (const [path, item] of Object.entries(paths)) {
@@ -79,7 +79,10 @@ export function familyErrorBodies(paths: Record<string, Record<string, unknown>>
       const responses = (operation.responses ??= {});
       const hasBody = operation.requestBody !== undefined || ['post', 'patch', 'put'].includes(method);
       const hasPathParameter = path.includes('{');
-      const stack = [400, ...(hasBody ? [413, 415] : []), ...(hasPathParameter ? [414] : []), ...(operation.security?.length ? [401] : [])];
+      const credentialed = Boolean(operation.security?.length);
+      // A credentialed tenant-scoped route passes its organization's gate (org-gate.interceptor.ts).
+      const gated = credentialed && /^\/(rest|functions)\/v1\//.test(path);
+      const stack = [400, ...(hasBody ? [413, 415] : []), ...(hasPathParameter ? [414] : []), ...(credentialed ? [401] : []), ...(gated ? [429] : [])];
       for (const status of stack) responses[String(status)] ??= { description: MEANING[status] };
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400 && !response.content) response.content = content;

@@ -102,7 +102,9 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.get(Metrics).install(fastify);
   installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));
-  app.useGlobalInterceptors(new OrgGateInterceptor(new OrgGate(gateLimits(config))));
+  const gate = new OrgGate(gateLimits(config));
+  app.get(Metrics).watchGate(gate);
+  app.useGlobalInterceptors(new OrgGateInterceptor(gate));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../database/database';
 import { OUTBOX_LAG } from '../events/outbox.sql';
+import type { OrgGate } from './org-gate';
 
 const JOB_STATES = ['queued', 'running', 'dead'];
 const JOBS_BY_STATE = `SELECT state, count(*)::int AS n FROM jobs GROUP BY state`;
@@ -48,6 +49,30 @@ export class Metrics {
       async collect() {
         const counts = new Map((await db.systemQuery<{ state: string; n: number }>(JOBS_BY_STATE)).map((row) => [row.state, row.n]));
         for (const state of JOB_STATES) this.set({ state }, counts.get(state) ?? 0);
+      },
+    });
+  }
+
+  // The organization gate's requests in flight and its refusals (429 too_many_concurrent_requests).
+  watchGate(gate: OrgGate): void {
+    new Gauge({
+      name: 'org_gate_requests',
+      help: 'Tenant-scoped requests holding an organization slot (running) or waiting for one',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const totals = gate.totals();
+        this.set({ state: 'running' }, totals.running);
+        this.set({ state: 'waiting' }, totals.waiting);
+      },
+    });
+    new Counter({
+      name: 'org_gate_refused_total',
+      help: 'Tenant-scoped requests refused by the organization gate',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(gate.refused);
       },
     });
   }

@@ -41,4 +41,18 @@ describe('OrgGate', () => {
     await gate.enter('c');
     expect(gate.running('c')).toBe(1);
   });
+
+  it('should count requests running, waiting and refused for the metrics', async () => {
+    const gate = new OrgGate({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 });
+    const a = await gate.enter('a');
+    const b = await gate.enter('b');
+    const waiting = gate.enter('a');
+    await refusal(gate.enter('a'));
+    expect(gate.totals()).toEqual({ running: 2, waiting: 1 });
+    expect(gate.refused).toBe(1);
+    a();
+    (await waiting)();
+    b();
+    expect(gate.totals()).toEqual({ running: 0, waiting: 0 });
+  });
 });

@@ -37,6 +37,10 @@ class Slots {
     return this.running === 0 && this.waiting.length === 0;
   }
 
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   take(queue: number, waitMs: number, what: string): Promise<void> {
     if (this.running < this.size) {
       this.running++;
@@ -72,6 +76,8 @@ class Slots {
 export class OrgGate {
   private readonly orgs = new Map<string, Slots>();
   private readonly all: Slots;
+  // Requests refused since the start (the metrics export it).
+  refused = 0;
 
   constructor(private readonly limits: GateLimits) {
     this.all = new Slots(limits.total);
@@ -87,12 +93,14 @@ export class OrgGate {
     try {
       await own.take(this.limits.queue, this.limits.waitMs, 'this organization');
     } catch (error) {
+      this.refused++;
       if (own.idle) this.orgs.delete(organizationId);
       throw error;
     }
     try {
       await this.all.take(this.limits.queue * 4, this.limits.waitMs, 'all organizations');
     } catch (error) {
+      this.refused++;
       this.release(organizationId, own);
       throw error;
     }
@@ -103,6 +111,17 @@ export class OrgGate {
       this.all.give();
       this.release(organizationId, own);
     };
+  }
+
+  // Gated requests of all organizations running and waiting for a slot.
+  totals(): { running: number; waiting: number } {
+    let running = 0;
+    let waiting = 0;
+    for (const org of this.orgs.values()) {
+      running += org.running;
+      waiting += org.queued;
+    }
+    return { running, waiting };
   }
 
   running(organizationId: string): number {
