@@ -43,3 +43,5 @@ export * from './context/exposed-table';
 export * from './context/columns';
 export * from './config/env-example';
 export * from './jobs/queue-loop';
+export * from './storage/object-storage';
+export * from './storage/local-object-storage';

@@ -7,6 +7,8 @@ import { HealthController } from '../http/health.controller';
 import { Metrics } from '../http/metrics';
 import { OpenApiParts } from '../http/openapi-parts';
 import { EventSubscriptions } from './event-subscriptions';
+import { OBJECT_STORAGE } from '../storage/object-storage';
+import { objectStorageOf } from '../storage/object-storage-of';
 import { EventsWorker } from './events-worker';
 import { createLogger } from './log';
 import type { PlatformRuntime } from './platform-runtime';
@@ -29,6 +31,7 @@ export class PlatformModule {
       { provide: OutboxSignal, useValue: runtime.signal },
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
+      { provide: OBJECT_STORAGE, useFactory: () => objectStorageOf(runtime.config) },
       EventSubscriptions,
       OpenApiParts,
       ...(runsWorker ? [EventsWorker] : []),
@@ -37,7 +40,7 @@ export class PlatformModule {
       module: PlatformModule,
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
-      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, EventSubscriptions, OpenApiParts],
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, OBJECT_STORAGE, EventSubscriptions, OpenApiParts],
     };
   }
 }
