@@ -67,6 +67,16 @@ export function column<S extends SqlType, N extends boolean = false, A extends '
   return { sql, nullable, api: api as A, csv, csvAlias, select };
 }
 
+// The read-only column shapes most tables repeat.
+export const COMMON_COLUMNS = {
+  uuid: column('uuid'),
+  uuidOrNull: column('uuid', { nullable: true }),
+  text: column('text'),
+  textOrNull: column('text', { nullable: true }),
+  at: column('timestamptz'),
+  atOrNull: column('timestamptz', { nullable: true }),
+};
+
 // A field written through the data API (and CSV imports), validated by its rule.
 export function field<V, E>(
   sql: SqlType,

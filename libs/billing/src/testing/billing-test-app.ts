@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { crmMigrations } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
-import { identityManifest, identityMigrations, OrganizationService } from '@engage/identity';
-import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { identityManifest, identityMigrations } from '@engage/identity';
+import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
 import { messagingMigrations } from '@engage/messaging';
 import { startTestApp } from '@engage/platform/testing';
 import { billingManifest, billingMigrations, BillingModule } from '../index';
@@ -49,13 +48,5 @@ export function postSigned(app: NestFastifyApplication, body: unknown, secret = 
   return post(app, payload, `sha256=${signBody(payload, secret)}`);
 }
 
-export async function memberHeaders(app: NestFastifyApplication, tenant: TestTenant, role: 'ADMIN' | 'AGENT'): Promise<Record<string, string>> {
-  const email = `${role.toLowerCase()}.${randomUUID()}@example.com`;
-  const password = 'member password 1';
-  await app.get(OrganizationService).createUser({ organizationId: tenant.ctx.organizationId, email, password, role });
-  const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password } });
-  if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
-  return { authorization: `Bearer ${login.json().access_token}` };
-}
 
-export { createTestTenant, type TestTenant };
+export { createTestTenant, memberHeaders, type TestTenant };

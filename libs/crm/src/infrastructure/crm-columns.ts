@@ -1,16 +1,11 @@
-import { column, declareTable } from '@engage/shared-kernel';
+import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The columns of the CRM's other served tables, declared once (contacts, companies and deals are
 // declared with their rules in domain/). These are written by the CRM's services (tasks and notes
 // with their own rules, domain/activity-records.ts) or only read; the declaration gives the data
 // API its column list and the schema test what to compare with the database.
 
-const uuid = column('uuid');
-const uuidOrNull = column('uuid', { nullable: true });
-const text = column('text');
-const textOrNull = column('text', { nullable: true });
-const at = column('timestamptz');
-const atOrNull = column('timestamptz', { nullable: true });
+const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 const write = { api: 'write' } as const;
 const writeOrNull = { api: 'write', nullable: true } as const;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { RequestContext } from '@engage/shared-kernel';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { RequestContext, Role } from '@engage/shared-kernel';
 import { ApiKeyService } from '../application/api-key.service';
 import { OrganizationService } from '../application/organization.service';
 import { SessionService } from '../application/session.service';
@@ -23,4 +24,14 @@ export async function createTestTenant(app: INestApplicationContext, name = 'Tes
   const session = await app.get(SessionService).signInWithPassword(email, password, `test-${randomUUID()}`);
   const key = await app.get(ApiKeyService).create({ ...ctx, role: 'SYSTEM' }, 'test');
   return { ctx, email, password, session: { authorization: `Bearer ${session.access_token}` }, key: { 'x-api-key': key.api_key } };
+}
+
+// A signed-in member of the tenant's organization with the given role: the headers of its session.
+export async function memberHeaders(app: NestFastifyApplication, tenant: TestTenant, role: Role): Promise<Record<string, string>> {
+  const email = `${role.toLowerCase()}.${randomUUID()}@example.com`;
+  const password = 'member password 1';
+  await app.get(OrganizationService).createUser({ organizationId: tenant.ctx.organizationId, email, password, role });
+  const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password } });
+  if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
+  return { authorization: `Bearer ${login.json().access_token}` };
 }

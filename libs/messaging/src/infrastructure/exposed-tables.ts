@@ -1,16 +1,11 @@
 import { tableDefinition } from '@engage/platform';
-import { column, declareTable } from '@engage/shared-kernel';
+import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The messaging tables the data API serves read-only (/rest/v1): no record writer is registered,
 // so writes go through the messaging endpoints. Every column is declared once (a test compares the
 // declarations with the database); the channel's token hash is declared hidden, so it is never served.
 
-const uuid = column('uuid');
-const uuidOrNull = column('uuid', { nullable: true });
-const text = column('text');
-const textOrNull = column('text', { nullable: true });
-const at = column('timestamptz');
-const atOrNull = column('timestamptz', { nullable: true });
+const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 
 export const CHANNEL_ACCOUNTS = declareTable({
   name: 'channel_accounts',

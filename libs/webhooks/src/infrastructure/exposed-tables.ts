@@ -1,13 +1,11 @@
 import { tableDefinition } from '@engage/platform';
-import { column, declareTable } from '@engage/shared-kernel';
+import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The webhook tables the data API serves, every column declared once (a test compares the
 // declarations with the database). The configuration's `secret` column holds only the mask (e.g.
 // whsec_****abcd); the sealed secret is declared hidden, so no request can read it.
 
-const uuid = column('uuid');
-const textOrNull = column('text', { nullable: true });
-const at = column('timestamptz');
+const { uuid, textOrNull, at } = COMMON_COLUMNS;
 const write = { api: 'write' } as const;
 
 export const WEBHOOK_CONFIGURATIONS = declareTable({
