@@ -116,16 +116,16 @@ describe('admin CLI (npm run admin)', () => {
 
   it('should add a subscription plan and change the fields given, refusing bad flags', async () => {
     const created = await admin('set-plan', '--id', 'scale', '--name', 'Scale', '--price', '499.50', '--currency', 'eur', '--interval', 'year',
-      '--limit-contacts', '100000', '--limit-conversations', 'unlimited', '--limit-team-members', '50', '--product-lookup-id', 'engage_scale');
+      '--max-contacts', '100000', '--max-conversations', 'unlimited', '--max-members', '50', '--product-lookup-id', 'engage_scale');
     const scale = { id: 'scale', price: '499.50', currency: 'EUR', limit_conversations_per_month: null, is_active: true };
     expect(created).toMatchObject({ code: 0, json: { created: true, plan: scale } });
-    const changed = await admin('set-plan', '--id', 'growth', '--price', '89', '--limit-team-members', 'unlimited', '--active', 'false');
+    const changed = await admin('set-plan', '--id', 'growth', '--price', '89', '--max-members', 'unlimited', '--active', 'false');
     const growth = { id: 'growth', name: 'Growth', price: '89.00', limit_team_members: null, is_active: false };
     expect(changed).toMatchObject({ code: 0, json: { created: false, plan: growth } });
     const incomplete = await admin('set-plan', '--id', 'new-one', '--name', 'New');
     expect(incomplete).toMatchObject({ code: 1, json: { code: 'invalid_flag', error: expect.stringContaining('--price') } });
     expect(await admin('set-plan', '--id', 'growth', '--price', 'free')).toMatchObject({ code: 1, json: { code: 'invalid_flag' } });
-    expect(await admin('set-plan', '--id', 'growth', '--limit-contacts', '-5')).toMatchObject({ code: 1, json: { code: 'invalid_flag' } });
+    expect(await admin('set-plan', '--id', 'growth', '--max-contacts', '-5')).toMatchObject({ code: 1, json: { code: 'invalid_flag' } });
     expect(await admin('set-plan', '--id', 'Bad Id', '--name', 'X')).toMatchObject({ code: 1, json: { code: 'invalid_flag' } });
     expect(await admin('set-plan', '--id', 'growth', '--colour', 'blue')).toMatchObject({ code: 1, json: { error: '--colour is not a set-plan flag' } });
     expect(await admin('set-plan', '--id', 'growth')).toMatchObject({ code: 1, json: { code: 'invalid_flag' } });

@@ -8,9 +8,9 @@ export type PlanInput = Record<string, string>;
 const PLAN_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const TEXT_FLAGS = { name: 'name', description: 'description', 'product-lookup-id': 'product_lookup_id', 'price-lookup-id': 'price_lookup_id' } as const;
 const LIMIT_FLAGS = {
-  'limit-contacts': 'limit_contacts',
-  'limit-conversations': 'limit_conversations_per_month',
-  'limit-team-members': 'limit_team_members',
+  'max-contacts': 'limit_contacts',
+  'max-conversations': 'limit_conversations_per_month',
+  'max-members': 'limit_team_members',
 } as const;
 const KNOWN = new Set(['id', 'price', 'currency', 'interval', 'active', 'json', ...Object.keys(TEXT_FLAGS), ...Object.keys(LIMIT_FLAGS)]);
 const REQUIRED_FOR_NEW = ['name', 'price', 'currency', 'interval'];
