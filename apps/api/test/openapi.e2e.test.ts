@@ -66,6 +66,13 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const move = doc.paths['/functions/v1/deals/{id}/move'].post.responses as Record<string, { content?: Record<string, { schema: { required?: string[] } }> }>;
     expect(Object.keys(move).sort()).toEqual(['200', '400', '401', '404', '413', '414', '415', '429']);
     expect(move['404'].content?.['application/json'].schema.required).toEqual(['error', 'code']);
+    // Ids in function and auth paths are UUIDs; words (a table, an action) are not.
+    const params = (path: string, method: string) => doc.paths[path][method].parameters as { name: string; in: string; schema: object }[];
+    expect(params('/functions/v1/deals/{id}/move', 'post').find((p) => p.name === 'id')?.schema).toEqual({ type: 'string', format: 'uuid' });
+    const uuidIds = Object.entries(doc.paths).flatMap(([path, item]) => Object.values(item).flatMap((op) => (op.parameters ?? []) as { name: string; in: string; schema?: { format?: string } }[])
+      .filter((p) => p.in === 'path' && /^(id|[a-z][A-Za-z]*Id)$/.test(p.name) && /^\/(functions|auth)\/v1\//.test(path)));
+    expect(uuidIds.length).toBeGreaterThanOrEqual(18);
+    expect(uuidIds.every((p) => p.schema?.format === 'uuid')).toBe(true);
     // Request bodies carry their DTOs' class-validator rules.
     const channel = doc.components.schemas.ChannelAccountDto as { properties: Record<string, object> };
     expect(channel.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });

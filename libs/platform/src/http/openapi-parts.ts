@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { familyErrorBodies } from './api-errors';
 import { dtoSchemas } from './dto-schemas';
+import { uuidPathParameters } from './uuid-parameters';
 
 // Paths and components a context adds to the /docs document beyond what its controllers' decorators
 // describe (the data API's tables, generated from its registry). Added while modules initialise;
@@ -30,6 +31,7 @@ export class OpenApiParts {
     }
     dtoSchemas(document);
     familyErrorBodies(document.paths as Record<string, Record<string, unknown>>);
+    uuidPathParameters(document.paths as Record<string, Record<string, unknown>>);
     return document;
   }
 }
