@@ -45,3 +45,5 @@ export * from './config/env-example';
 export * from './jobs/queue-loop';
 export * from './storage/object-storage';
 export * from './storage/local-object-storage';
+export * from './storage/s3-object-storage';
+export * from './storage/cdn-target';

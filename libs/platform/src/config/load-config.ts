@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigOf, InvalidValue, type SettingsGroup } from './setting';
+import { cdnTargetOf } from '../storage/cdn-target';
 import { type Config, SETTINGS } from './settings';
 
 // The environment a config was read from, kept (not enumerable) so a context reads its own
@@ -24,6 +25,8 @@ function parseSettings<S extends SettingsGroup>(settings: S, env: NodeJS.Process
 // environment; the first bad value throws a ConfigError naming it, so a bad setting fails the start.
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, groups: readonly SettingsGroup[] = []): Config {
   const config = parseSettings(SETTINGS, env) as Config;
+  // Settings that are checked together: the CDN's address and credentials.
+  cdnTargetOf(config);
   const seen = new Set(Object.keys(SETTINGS));
   for (const group of groups) {
     for (const name of Object.keys(group)) {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertObjectKey, type ObjectStorage, type PutOptions, type StoredObject } from './object-storage';
+import { assertObjectKey, type ObjectBody, type ObjectStorage, type PutOptions, type StoredObject } from './object-storage';
 
 // The stand-in for the CDN (no CDN configured): files under a directory, written to a temporary name
 // and renamed when whole, so a reader never sees half a file and a failed upload leaves nothing.
@@ -37,5 +37,21 @@ export class LocalObjectStorage implements ObjectStorage {
   async remove(key: string): Promise<void> {
     assertObjectKey(key);
     await rm(join(this.dir, key), { force: true });
+  }
+
+  async read(key: string): Promise<ObjectBody | undefined> {
+    try {
+      assertObjectKey(key);
+      const file = await open(join(this.dir, key), 'r');
+      const info = await file.stat();
+      // A key naming a folder (a prefix of other keys) is no object.
+      if (!info.isFile()) {
+        await file.close();
+        return undefined;
+      }
+      return { body: file.createReadStream(), bytes: info.size };
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -16,6 +16,12 @@ export interface PutOptions {
   signal?: AbortSignal;
 }
 
+// A stored object opened for reading.
+export interface ObjectBody {
+  body: Readable;
+  bytes: number;
+}
+
 export interface ObjectStorage {
   // 's3': the configured CDN; 'local': the stand-in directory (docs/operations.md).
   readonly kind: 's3' | 'local';
@@ -23,6 +29,9 @@ export interface ObjectStorage {
   put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObject>;
   // Removes an object; a missing one is not an error.
   remove(key: string): Promise<void>;
+  // Opens an object to be read, undefined when there is none (or the key is not valid). Only the
+  // local stand-in has it: nothing else serves its files, while a CDN serves its own.
+  read?(key: string): Promise<ObjectBody | undefined>;
 }
 
 export const OBJECT_STORAGE = Symbol('OBJECT_STORAGE');

@@ -1,3 +1,4 @@
 export * from './test-database';
 export * from './test-runtime';
 export * from './https-receiver';
+export * from './s3-server';
