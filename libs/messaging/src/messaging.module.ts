@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
-import { join } from 'node:path';
-import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, settingsOf } from '@engage/platform';
+import { CONFIG, type Config, Database, OBJECT_STORAGE, type ObjectStorage, PLATFORM_LOG, publicUrl, settingsOf } from '@engage/platform';
 import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
@@ -19,19 +18,9 @@ import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { ProviderHolder } from './infrastructure/provider-holder';
-import { LocalMediaStore } from './infrastructure/local-media-store';
-import { S3MediaStore } from './infrastructure/s3-media-store';
-import type { MediaStore } from './application/media-store.port';
+import { ObjectMediaStore } from './infrastructure/object-media-store';
 import { createMediaFetcher } from './infrastructure/media-fetcher';
 import { MediaController } from './http/media.controller';
-
-// Own storage for re-hosted media: the S3-compatible CDN when CDN_URL is set, else DATA_DIR/media.
-function mediaStoreOf(config: Config, local: LocalMediaStore): MediaStore {
-  const s = settingsOf(config, MESSAGING_SETTINGS);
-  if (!s.CDN_URL) return local;
-  const keys = { accessKeyId: s.CDN_ACCESS_KEY_ID ?? '', secretAccessKey: s.CDN_SECRET_ACCESS_KEY ?? '' };
-  return new S3MediaStore({ url: s.CDN_URL, ...keys, region: s.CDN_REGION, timeoutMs: s.PROVIDER_TIMEOUT_MS });
-}
 
 const gapsOf = (config: Config) => {
   const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
@@ -61,13 +50,18 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
-    { provide: LocalMediaStore, inject: [CONFIG], useFactory: (config: Config) => new LocalMediaStore(join(config.DATA_DIR, 'media'), publicUrl(config)) },
+    // Re-hosted media go to the platform's object storage (the CDN, or its local stand-in).
+    {
+      provide: ObjectMediaStore,
+      inject: [OBJECT_STORAGE, CONFIG],
+      useFactory: (storage: ObjectStorage, config: Config) => new ObjectMediaStore(storage, publicUrl(config)),
+    },
     {
       provide: InboundProcessor,
-      inject: [Database, ContactService, LocalMediaStore, CONFIG],
-      useFactory: (db: Database, contacts: ContactService, local: LocalMediaStore, config: Config) =>
+      inject: [Database, ContactService, ObjectMediaStore, CONFIG],
+      useFactory: (db: Database, contacts: ContactService, store: ObjectMediaStore, config: Config) =>
         new InboundProcessor(db, contacts, {
-          store: mediaStoreOf(config, local),
+          store,
           fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
         }),
     },

@@ -1,5 +1,5 @@
-// Own storage for media received from providers (their URLs expire). The default adapter is a
-// local folder served by the api; an S3-compatible adapter can implement the same port.
+// Own storage for media received from providers (their URLs expire): the platform's object storage
+// (infrastructure/object-media-store.ts).
 export interface MediaStore {
   // Stores the bytes and returns the address they are served at.
   put(organizationId: string, bytes: Buffer, contentType: string): Promise<string>;

@@ -94,14 +94,29 @@ export const SETTINGS = {
   }),
   CDN_ACCESS_KEY_ID: stringSetting({ group: 'storage', sensitive: true, description: 'access key of CDN_URL (required with it)' }),
   CDN_SECRET_ACCESS_KEY: stringSetting({ group: 'storage', sensitive: true, description: 'secret key of CDN_URL (required with it)' }),
-  CDN_REGION: stringSetting({ group: 'storage', default: 'us-east-1', pattern: /^[a-z0-9-]{1,40}$/, patternText: 'a region name like eu-west-1', description: 'signing region of CDN_URL' }),
-  CDN_TIMEOUT_MS: intSetting({ group: 'storage', default: 60000, min: 1000, max: 600000, description: 'longest one request to CDN_URL may take (a small put, one 5 MiB part of a multipart upload, a delete)' }),
+  CDN_REGION: stringSetting({
+    group: 'storage',
+    default: 'us-east-1',
+    pattern: /^[a-z0-9-]{1,40}$/,
+    patternText: 'a region name like eu-west-1',
+    description: 'signing region of CDN_URL',
+  }),
+  CDN_TIMEOUT_MS: intSetting({
+    group: 'storage',
+    default: 60000,
+    min: 1000,
+    max: 600000,
+    description: 'longest one request to CDN_URL may take (a small put, one 5 MiB part of a multipart upload, a delete)',
+  }),
   CDN_PUBLIC_URL: urlSetting({
     group: 'storage',
     protocols: ['http:', 'https:'],
     description: 'base address objects are served at, when not CDN_URL itself (a CDN in front of the bucket, or a server for CDN_DIR)',
   }),
-  CDN_DIR: stringSetting({ group: 'storage', description: 'directory of the local stand-in for the CDN, used when CDN_URL is unset (not a CDN: nothing serves it); default DATA_DIR/cdn' }),
+  CDN_DIR: stringSetting({
+    group: 'storage',
+    description: 'directory of the local stand-in for the CDN (not a CDN), used when CDN_URL is unset; default DATA_DIR/cdn',
+  }),
 
   OUTBOUND_ALLOW_HOSTS: listSetting({ group: 'security', item: HOST_NAME, itemText: 'a host name or IP address', description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)' }),
   NODE_EXTRA_CA_CERTS: stringSetting({ group: 'security', description: 'read by Node itself: extra CA certificates (lets tests use HTTPS receivers with their own certificate)' }),
