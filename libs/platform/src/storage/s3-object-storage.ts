@@ -4,10 +4,11 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import type { S3Target } from './cdn-target';
 import { assertObjectKey, type ObjectStorage, type PutOptions, type StoredObject } from './object-storage';
 
-// S3's smallest part. A body is read in parts of this size and at most PARTS_IN_FLIGHT of them are
-// uploading at once, so one upload holds about 15 MiB whatever its length.
+// S3's smallest part. A body is read in parts of this size, one uploading at a time, so an upload
+// holds about 10-15 MiB whatever its length; two at a time cost a third more memory for no speed
+// (docs/operations.md, Object storage).
 const PART_BYTES = 5 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 2;
+const PARTS_IN_FLIGHT = 1;
 
 // The configured CDN: any S3-compatible server, through the AWS SDK (signing, retries with back-off,
 // multipart uploads). A body up to one part is one PutObject; a longer one, or one of unknown length,
