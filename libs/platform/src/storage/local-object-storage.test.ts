@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { LocalObjectStorage } from './local-object-storage';
 
 describe('the local stand-in for the CDN', () => {
@@ -29,6 +30,14 @@ describe('the local stand-in for the CDN', () => {
     await expect(storage.put('suite-1/broken.mp3', Readable.from(failing()), { contentType: 'audio/mpeg' })).rejects.toThrow('client went away');
     expect(readdirSync(join(dir, 'suite-1'))).not.toContain('broken.mp3');
     expect(readdirSync(join(dir, 'suite-1')).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('should open a stored object to be read, and nothing for missing, folder or invalid keys', async () => {
+    await storage.put('media/org-1/a.png', Buffer.from('png bytes'), { contentType: 'image/png' });
+    const file = await storage.read('media/org-1/a.png');
+    expect(file?.bytes).toBe(9);
+    expect((await buffer(file!.body)).toString()).toBe('png bytes');
+    for (const key of ['media/org-1/b.png', 'media/org-1', '../escape', 'media//a.png']) expect(await storage.read(key)).toBeUndefined();
   });
 
   it('should refuse keys that leave its directory or are not plain segments', async () => {
