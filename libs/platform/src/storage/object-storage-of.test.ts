@@ -18,12 +18,12 @@ const errorOf = (env: Record<string, string>) => {
 
 describe('the object storage the settings choose', () => {
   it('should be the local stand-in under DATA_DIR/cdn by default, or under CDN_DIR', () => {
-    const byDefault = objectStorageOf(loadConfig({ DATA_DIR: '/tmp/engage-x' }));
+    const byDefault = objectStorageOf(loadConfig({ DATA_DIR: '/srv/engage-x' }));
     expect(byDefault).toBeInstanceOf(LocalObjectStorage);
     expect(byDefault.kind).toBe('local');
     const dir = objectStorageOf(loadConfig({ CDN_DIR: './cdn-here', CDN_PUBLIC_URL: 'https://files.example.com/' })) as LocalObjectStorage;
     expect((dir as unknown as { dir: string }).dir).toBe(resolve('./cdn-here'));
-    expect((byDefault as unknown as { baseUrl: string }).baseUrl).toBe(pathToFileURL(resolve(join('/tmp/engage-x', 'cdn'))).href);
+    expect((byDefault as unknown as { baseUrl: string }).baseUrl).toBe(pathToFileURL(resolve(join('/srv/engage-x', 'cdn'))).href);
     expect((dir as unknown as { baseUrl: string }).baseUrl).toBe('https://files.example.com');
   });
 
