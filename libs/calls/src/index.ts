@@ -1,11 +1,25 @@
-import { defineContext } from '@engage/platform';
+import { defineContext, type MigrationClass } from '@engage/platform';
 import { CallsModule } from './calls.module';
 import { ZOOM_RECORDING_COMPLETED } from './calls-events';
+import { CALL_TABLES } from './infrastructure/exposed-tables';
+import { CreateCallRecords1763800013001 } from './infrastructure/migrations/0001-create-call-records';
 
 export { CallsModule } from './calls.module';
 export { ZOOM_RECORDING_COMPLETED, type MeetingRecording, type RecordingPayload } from './calls-events';
+export {
+  CALL_RECORDS, CALL_STATUSES, CALL_SOURCES, CALL_DIRECTIONS, CALL_LIMITS,
+  type CallStatus, type CallSource, type CallDirection, type CallRecordRow, type CallRecordView,
+} from './domain/call-record';
+export { CALL_TABLES } from './infrastructure/exposed-tables';
 
-// Created with one declaration only: the §6 kind it will produce, marked as not produced yet.
+export const callsMigrations: MigrationClass[] = [CreateCallRecords1763800013001];
+
+// Call intelligence as the composition sees it (docs/calls.md): call records, served read-only.
 export const callsManifest = defineContext({
-  name: 'calls', module: CallsModule, migrations: [], tables: [], publishes: [ZOOM_RECORDING_COMPLETED], consumes: {},
+  name: 'calls',
+  module: CallsModule,
+  migrations: callsMigrations,
+  tables: [{ table: CALL_TABLES.callRecords }],
+  publishes: [ZOOM_RECORDING_COMPLETED],
+  consumes: {},
 });
