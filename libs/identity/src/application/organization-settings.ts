@@ -1,4 +1,5 @@
 import type { Database, SecretBox } from '@engage/platform';
+import { SECRET_SETTINGS } from './organization.service';
 
 // Read side of organization settings for other contexts: the provider key is unsealed here so the
 // sealed form never leaves identity.
@@ -7,6 +8,14 @@ export class OrganizationSettings {
     private readonly db: Database,
     private readonly secrets: SecretBox,
   ) {}
+
+  // A plain (not sealed) setting as text, e.g. the calls context's `suite_id`; null when unset or
+  // not a string. Sealed settings are read through their own methods only.
+  async plain(organizationId: string, key: string): Promise<string | null> {
+    if (SECRET_SETTINGS.has(key)) throw new Error(`${key} is sealed`);
+    const [row] = await this.db.systemQuery<{ value: unknown }>(`SELECT settings->$2 AS value FROM organizations WHERE id = $1`, [organizationId, key]);
+    return typeof row?.value === 'string' ? row.value : null;
+  }
 
   // undefined: no such organization; key null: the organization has no provider key.
   async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {

@@ -94,6 +94,12 @@ export class OutboundClient {
     this.target(rawUrl);
   }
 
+  // The checks a request makes before connecting, DNS included, without connecting: for an
+  // address stored now and fetched later (a recording's URL). Answers the address that passed.
+  async vet(rawUrl: string): Promise<{ address: string; family: number }> {
+    return this.pin(this.target(rawUrl));
+  }
+
   async request(input: OutboundRequest): Promise<OutboundResponse> {
     const target = this.target(input.url);
     const address = await this.pin(target);

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import {
+  AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp, storedKeys,
+} from '../testing/calls-test-app';
+
+const MB = 1024 * 1024;
+const URL = '/functions/v1/mobile-api/call-recording';
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+// §4.4 POST /call-recording with a file: streamed to the CDN (the local stand-in here) under
+// <suite_id>/<yyyy>/<mm>/<id>.<ext>, its format read from its bytes, at most 50 MB.
+describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
+  let calls: CallsApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    calls = await startCallsApp();
+    tenant = await createTestTenant(calls.app);
+    await setSuiteId(calls, tenant.ctx.organizationId, 'suite-42');
+  });
+  afterAll(() => calls.close());
+
+  const post = (body: ReturnType<typeof multipart>, headers: Record<string, string> = tenant.session) =>
+    calls.app.inject({ method: 'POST', url: URL, headers: { ...headers, ...body.headers }, payload: body.payload });
+  const records = async (organizationId = tenant.ctx.organizationId) =>
+    calls.runtime.db.asSystem((tx) => tx.query<Record<string, unknown>>('SELECT * FROM call_records WHERE organization_id = $1 ORDER BY created_at', [organizationId]));
+
+  it('accepts a 49 MB recording, stores its bytes intact under the suite’s folder and registers the call', async () => {
+    const bytes = mp3Of(49 * MB);
+    const res = await post(multipart({ direction: 'outbound', duration_seconds: '125', notes: 'قال إنه سيتصل غدا' }, [{ bytes }]));
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['call_record_id', 'contact_matched', 'recording_stored', 'status', 'success']);
+    expect(body).toMatchObject({ success: true, status: 'received', contact_matched: false, recording_stored: true });
+    const now = new Date();
+    const key = `suite-42/${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}/${body.call_record_id}.mp3`;
+    expect(sha(readFileSync(join(calls.cdnDir, key)))).toBe(sha(bytes));
+    const [row] = (await records()).filter((r) => r.id === body.call_record_id);
+    expect(row).toMatchObject({
+      status: 'received', source: 'mobile', direction: 'outbound', duration_seconds: 125, notes: 'قال إنه سيتصل غدا', recording_key: key,
+      recording_content_type: 'audio/mpeg', recording_bytes: String(49 * MB), agent_user_id: tenant.ctx.userId,
+    });
+    expect(row.recording_url).toMatch(new RegExp(`/${key}$`));
+    const events = await calls.runtime.db.asSystem((tx) =>
+      tx.query<{ type: string; payload: { call_record: { id: string } } }>(`SELECT type, payload FROM outbox WHERE aggregate_id = $1`, [body.call_record_id]),
+    );
+    expect(events).toEqual([{ type: 'call.received', payload: expect.objectContaining({ call_record: expect.objectContaining({ id: body.call_record_id }) }) }]);
+  });
+
+  it('refuses a 51 MB recording with 413 {error}, storing nothing and registering nothing', async () => {
+    const other = await createTestTenant(calls.app);
+    await setSuiteId(calls, other.ctx.organizationId, 'suite-big');
+    const res = await post(multipart({ notes: 'too big' }, [{ bytes: mp3Of(51 * MB) }]), other.session);
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error: expect.stringMatching(/50 MB/), code: 'call.file_too_large' });
+    expect(storedKeys(join(calls.cdnDir, 'suite-big'))).toEqual([]);
+    expect(await records(other.ctx.organizationId)).toEqual([]);
+  });
+
+  it('refuses a file named .mp3 whose bytes are text (400), storing nothing', async () => {
+    const before = storedKeys(calls.cdnDir);
+    const text = Buffer.from('This is a text file pretending to be an MP3 recording of a call.\n'.repeat(100));
+    const res = await post(multipart({}, [{ bytes: text, filename: 'call.mp3', contentType: 'audio/mpeg' }]));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: expect.stringMatching(/supported format/), code: 'call.unsupported_format' });
+    expect(storedKeys(calls.cdnDir)).toEqual(before);
+  });
+
+  it.each(Object.entries({
+    mp3: 'mp3', mp3_frame: 'mp3', m4a: 'm4a', wav: 'wav', ogg: 'ogg', webm: 'webm', aac: 'aac', '3gp': '3gp', amr: 'amr',
+  }))('accepts %s by its magic bytes, whatever the name and declared type say', async (sample, ext) => {
+    const bytes = Buffer.concat([AUDIO_HEADERS[sample], Buffer.alloc(4096, 7)]);
+    const res = await post(multipart({}, [{ bytes, filename: 'recording.bin', contentType: 'application/octet-stream' }]));
+    expect(res.statusCode).toBe(200);
+    const [row] = (await records()).filter((r) => r.id === res.json().call_record_id);
+    expect(row.recording_key).toMatch(new RegExp(`/${res.json().call_record_id}\\.${ext}$`));
+    expect(sha(readFileSync(join(calls.cdnDir, row.recording_key as string)))).toBe(sha(bytes));
+  });
+
+  it.each([
+    ['an empty file', Buffer.alloc(0)],
+    ['a JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46])],
+    ['a Matroska video', Buffer.concat([AUDIO_HEADERS.webm.subarray(0, 24), Buffer.from('matroska')])],
+    ['an MP4 video brand', Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypavc1\x00\x00\x00\x00', 'latin1')])],
+  ])('refuses %s (400)', async (_name, bytes) => {
+    const res = await post(multipart({}, [{ bytes, filename: 'call.m4a', contentType: 'audio/mp4' }]));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('call.unsupported_format');
+  });
+
+  it('uses the file when a recording_url is sent too, whatever that address is', async () => {
+    const res = await post(multipart({ recording_url: 'http://10.0.0.1/elsewhere.mp3' }, [{ bytes: mp3Of(2048) }]));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().recording_stored).toBe(true);
+    const [row] = (await records()).filter((r) => r.id === res.json().call_record_id);
+    expect(row.recording_url).not.toContain('10.0.0.1');
+    expect(row.recording_key).toMatch(/^suite-42\//);
+  });
+
+  it('refuses an upload for an organization without a suite id (400), storing nothing', async () => {
+    const bare = await createTestTenant(calls.app);
+    const before = storedKeys(calls.cdnDir);
+    const res = await post(multipart({}, [{ bytes: mp3Of(4096) }]), bare.session);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('call.no_suite_id');
+    expect(storedKeys(calls.cdnDir)).toEqual(before);
+    // An address needs no suite id.
+    const byUrl = await calls.app.inject({ method: 'POST', url: URL, headers: bare.session, payload: { recording_url: 'https://cdn.example.com/a.mp3' } });
+    expect(byUrl.statusCode).toBe(200);
+  });
+
+  it('removes the stored file when a field after it is refused (400)', async () => {
+    const before = storedKeys(calls.cdnDir);
+    const body = multipart({}, [{ bytes: mp3Of(4096) }]);
+    // The file first, then a bad field: the same boundary is needed, so build it by hand.
+    const boundary = body.headers['content-type'].split('boundary=')[1];
+    const tail = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="direction"\r\n\r\nsideways\r\n--${boundary}--\r\n`);
+    const payload = Buffer.concat([body.payload.subarray(0, body.payload.length - `--${boundary}--\r\n`.length), tail]);
+    const res = await post({ payload, headers: body.headers });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('validation_failed');
+    expect(storedKeys(calls.cdnDir)).toEqual(before);
+  });
+
+  it.each([
+    ['a second file', multipart({}, [{ bytes: mp3Of(1024) }, { bytes: mp3Of(1024) }])],
+    ['a file in another field', multipart({}, [{ field: 'audio', bytes: mp3Of(1024) }])],
+    ['an unknown field', multipart({ colour: 'blue' }, [{ bytes: mp3Of(1024) }])],
+    ['a malformed body', { payload: Buffer.from('--nope\r\nnot a part'), headers: { 'content-type': 'multipart/form-data; boundary=nope' } }],
+    ['no boundary', { payload: Buffer.from('x'), headers: { 'content-type': 'multipart/form-data' } }],
+  ])('answers %s with a 400, never a 500, and stores nothing', async (_name, body) => {
+    const before = storedKeys(calls.cdnDir);
+    const res = await post(body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toEqual(expect.any(String));
+    expect(storedKeys(calls.cdnDir)).toEqual(before);
+  });
+});
