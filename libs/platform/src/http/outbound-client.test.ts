@@ -45,6 +45,12 @@ describe('OutboundClient refuses unsafe targets', () => {
     expect(error.message).toContain(message);
   });
 
+  it('vets an address without connecting: the same refusals, and the checked address of a public host', async () => {
+    await expect(client.vet('https://internal.example.com/a.mp3')).rejects.toMatchObject({ code: 'private_address' });
+    await expect(client.vet('http://example.com/a.mp3')).rejects.toMatchObject({ code: 'not_https' });
+    await expect(client.vet('https://example.com/a.mp3')).resolves.toEqual({ address: '93.184.215.14', family: 4 });
+  });
+
   it('refuses localhost through the real resolver when it is not allow-listed', async () => {
     const error = await refusal(new OutboundClient().request({ url: 'https://localhost:1/hook' }));
     expect(error.code).toBe('private_address');
