@@ -14,6 +14,7 @@ import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
 import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenarios.mjs';
 import { FAIRNESS, measureFairness } from './fairness-scenario.mjs';
+import { CALL_UPLOADS, measureCallUploads, seedSuiteId } from './calls-scenario.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -144,6 +145,7 @@ async function main() {
   };
   let webhooks = null;
   let fairness = null;
+  let callUploads = null;
   try {
     for (const scenario of all) await compare(scenario);
     // After the scenarios above: these top the organization up to 100,000 contacts.
@@ -160,6 +162,10 @@ async function main() {
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
     if (selected(IMPORT)) contactImport = await measureContactImport(ours.url, state, ours.child.pid);
     if (selected(WEBHOOKS)) webhooks = await measureWebhooks({ root, dir, startProcess, stopped });
+    if (selected(CALL_UPLOADS)) {
+      await seedSuiteId(databaseUrl, demo.organization_id);
+      callUploads = await measureCallUploads(ours.url, state, ours.child.pid);
+    }
   } finally {
     const children = [ours.child, bare.child, provider.child, ...(worker ? [worker] : [])];
     for (const child of children) child.kill('SIGTERM');
@@ -186,6 +192,10 @@ async function main() {
   }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
+  if (callUploads) {
+    const u = callUploads;
+    process.stdout.write(`\n${u.scenario}: ${u.stored}/${u.uploads} stored in ${u.seconds} s, ${u.megabytes_per_second} MB/s, server RSS ${u.server_rss_before_mib} -> peak ${u.server_rss_peak_mib} MiB\n`);
+  }
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);
   writeFileSync(
@@ -205,6 +215,7 @@ async function main() {
         company_import: companyImport,
         webhooks,
         fairness,
+        call_uploads: callUploads,
       },
       null,
       2,
