@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import {
   AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp, storedKeys,
@@ -137,5 +140,56 @@ describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toEqual(expect.any(String));
     expect(storedKeys(calls.cdnDir)).toEqual(before);
+  });
+});
+
+describe('POST /call-recording over a real connection', () => {
+  let calls: CallsApp;
+  let tenant: TestTenant;
+  let base: URL;
+
+  beforeAll(async () => {
+    calls = await startCallsApp();
+    tenant = await createTestTenant(calls.app);
+    await setSuiteId(calls, tenant.ctx.organizationId, 'suite-net');
+    await calls.app.listen(0, '127.0.0.1');
+    base = new globalThis.URL(await calls.app.getUrl());
+  });
+  afterAll(() => calls.close());
+
+  it('keeps nothing of an upload whose client goes away half-way', async () => {
+    const body = multipart({}, [{ bytes: mp3Of(8 * MB) }]);
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST ${URL} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${tenant.session.authorization}\r\n` +
+        `Content-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.payload.length}\r\n\r\n`,
+    );
+    socket.write(body.payload.subarray(0, 3 * MB));
+    // Until the storage has begun writing the file, then the client is gone.
+    for (let i = 0; i < 200 && storedKeys(calls.cdnDir).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(storedKeys(calls.cdnDir).some((key) => key.endsWith('.partial'))).toBe(true);
+    socket.destroy();
+    for (let i = 0; i < 200 && storedKeys(calls.cdnDir).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(storedKeys(calls.cdnDir)).toEqual([]);
+    const rows = await calls.runtime.db.asSystem((tx) => tx.query('SELECT id FROM call_records WHERE organization_id = $1', [tenant.ctx.organizationId]));
+    expect(rows).toEqual([]);
+  });
+
+  it('streams an upload sent in pieces to the stored file, intact', async () => {
+    const bytes = mp3Of(5 * MB);
+    const body = multipart({ customer_phone: '+201009998877' }, [{ bytes }]);
+    const res = await fetch(new globalThis.URL(URL, base), {
+      method: 'POST',
+      headers: { ...tenant.session, ...body.headers },
+      body: Readable.toWeb(Readable.from((function* () {
+        for (let at = 0; at < body.payload.length; at += 64 * 1024) yield body.payload.subarray(at, at + 64 * 1024);
+      })())) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { call_record_id: string };
+    const [key] = storedKeys(calls.cdnDir).filter((k) => k.includes(answer.call_record_id));
+    expect(sha(readFileSync(join(calls.cdnDir, key)))).toBe(sha(bytes));
   });
 });
