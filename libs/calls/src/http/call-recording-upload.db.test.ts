@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -191,5 +192,55 @@ describe('POST /call-recording over a real connection', () => {
     const answer = (await res.json()) as { call_record_id: string };
     const [key] = storedKeys(calls.cdnDir).filter((k) => k.includes(answer.call_record_id));
     expect(sha(readFileSync(join(calls.cdnDir, key)))).toBe(sha(bytes));
+  });
+});
+
+describe('refusals over a real connection', () => {
+  let calls: CallsApp;
+  let tenant: TestTenant;
+  let base: string;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+  beforeAll(async () => {
+    calls = await startCallsApp();
+    tenant = await createTestTenant(calls.app);
+    await calls.app.listen(0, '127.0.0.1');
+    base = await calls.app.getUrl();
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await calls.close();
+  });
+
+  // A client that sends its whole body and then reads the answer, on one kept-alive connection.
+  const send = (body: ReturnType<typeof multipart>) =>
+    new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
+      const req = request(`${base}${URL}`, { method: 'POST', agent, headers: { ...tenant.session, ...body.headers, 'content-length': body.payload.length } });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+      req.end(body.payload);
+    });
+
+  it('answers refused uploads (no suite id, not audio, a field too long, over 50 MB) and keeps the connection for the next request', async () => {
+    const noSuite = await send(multipart({}, [{ bytes: mp3Of(6 * MB) }]));
+    expect(noSuite.status).toBe(400);
+    expect(JSON.parse(noSuite.body).code).toBe('call.no_suite_id');
+    const text = await send(multipart({}, [{ bytes: Buffer.alloc(6 * MB, 'a') }]));
+    expect(text.status).toBe(400);
+    expect(JSON.parse(text.body).code).toBe('call.unsupported_format');
+    // The refused bodies were read to their end: the connection carried the next request.
+    expect(text.reused).toBe(true);
+    await setSuiteId(calls, tenant.ctx.organizationId, 'suite-conn');
+    const longField = await send(multipart({ notes: 'n'.repeat(70 * 1024) }, [{ bytes: mp3Of(2 * MB) }]));
+    expect([longField.status, longField.reused]).toEqual([400, true]);
+    const tooLarge = await send(multipart({}, [{ bytes: mp3Of(51 * MB) }]));
+    expect([tooLarge.status, JSON.parse(tooLarge.body).code, tooLarge.reused]).toEqual([413, 'call.file_too_large', true]);
+    const accepted = await send(multipart({}, [{ bytes: mp3Of(MB) }]));
+    expect([accepted.status, accepted.reused]).toEqual([200, true]);
+    expect(storedKeys(calls.cdnDir)).toHaveLength(1);
   });
 });

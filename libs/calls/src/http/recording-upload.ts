@@ -59,10 +59,7 @@ async function sniffed(part: MultipartFile): Promise<{ format: AudioFormat; body
     else head = Buffer.concat([head, next.value]);
   }
   const format = sniffAudioFormat(head);
-  if (!format) {
-    part.file.resume();
-    throw unsupported();
-  }
+  if (!format) throw unsupported();
   async function* rest(): AsyncGenerator<Buffer> {
     yield head;
     while (!done) {
@@ -76,34 +73,54 @@ async function sniffed(part: MultipartFile): Promise<{ format: AudioFormat; body
 }
 
 // Reads a multipart/form-data call: text fields, and the part named `file` streamed straight to the
-// storage under the key `keyOf` gives for its format (never held whole in memory). A later failure
-// of the request removes the stored object (the caller's job once this returns).
+// storage under the key `keyOf` gives for its format (never held whole in memory). After a refusal
+// the rest of the body is still read (and dropped), so the connection stays usable for the client's
+// next request; then the refusal is thrown and what was stored is removed.
 export async function readMultipartCall(request: FastifyRequest, storage: ObjectStorage, keyOf: (format: AudioFormat) => Promise<string>): Promise<MultipartCall> {
   const fields: Record<string, string> = {};
   let stored: StoredRecording | undefined;
+  let refusal: unknown;
   const { signal, forget } = abortOnBrokenOff(request.raw);
   try {
     for await (const part of request.parts({ limits: LIMITS })) {
-      if (part.type === 'field') {
-        if (part.valueTruncated) throw new DomainError('validation', 'validation_failed', `${part.fieldname.slice(0, 50)} is too long`);
-        if (!(part.fieldname in fields)) fields[part.fieldname] = String(part.value);
+      if (refusal !== undefined) {
+        if (part.type === 'file') discard(part.file);
         continue;
       }
-      if (part.fieldname !== 'file' || stored) {
-        part.file.resume();
-        throw new DomainError('validation', 'validation_failed', `only one file, in the field "file", is accepted (got "${part.fieldname.slice(0, 50)}")`);
+      try {
+        if (part.type === 'field') {
+          if (part.valueTruncated) throw new DomainError('validation', 'validation_failed', `${part.fieldname.slice(0, 50)} is too long`);
+          if (!(part.fieldname in fields)) fields[part.fieldname] = String(part.value);
+          continue;
+        }
+        if (part.fieldname !== 'file' || stored) {
+          throw new DomainError('validation', 'validation_failed', `only one file, in the field "file", is accepted (got "${part.fieldname.slice(0, 50)}")`);
+        }
+        const { format, body } = await sniffed(part);
+        const key = await keyOf(format);
+        stored = { ...(await storage.put(key, body, { contentType: format.contentType, signal })), format };
+      } catch (error) {
+        refusal = error;
+        if (part.type === 'file') discard(part.file);
       }
-      const { format, body } = await sniffed(part);
-      const key = await keyOf(format);
-      stored = { ...(await storage.put(key, body, { contentType: format.contentType, signal })), format };
     }
+    if (refusal !== undefined) throw refusal;
     return { fields, stored };
   } catch (error) {
     if (stored) await storage.remove(stored.key).catch(() => undefined);
-    throw asUploadError(error);
+    // A refusal of ours explains the request better than the parser's error that followed it.
+    throw asUploadError(refusal ?? error);
   } finally {
     forget();
   }
+}
+
+// Reads the rest of a file and drops it. The stream may have been read through an async iterator,
+// whose 'readable' listener would keep resume() from doing anything.
+function discard(file: Readable): void {
+  file.removeAllListeners('readable');
+  file.on('data', () => undefined);
+  file.resume();
 }
 
 // The parser's own errors (limits, malformed bodies) as this endpoint's answers.
