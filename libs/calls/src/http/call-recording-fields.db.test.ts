@@ -160,6 +160,8 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
     ['a fractional duration', { recording_url: REMOTE, duration_seconds: 1.5 }],
     ['an unknown direction', { recording_url: REMOTE, direction: 'sideways' }],
     ['a call_timestamp that is not ISO 8601', { recording_url: REMOTE, call_timestamp: 'yesterday' }],
+    ['a call_timestamp in year 0', { recording_url: REMOTE, call_timestamp: '0000-01-01T00:00:00Z' }],
+    ['a call_timestamp on 30 February', { recording_url: REMOTE, call_timestamp: '2026-02-30T10:00:00Z' }],
     ['notes too long', { recording_url: REMOTE, notes: 'n'.repeat(10001) }],
     ['an agent_identifier too long', { recording_url: REMOTE, agent_identifier: `${'a'.repeat(320)}@x.io` }],
     ['a customer_phone too long', { recording_url: REMOTE, customer_phone: '1'.repeat(65) }],

@@ -3,6 +3,7 @@ import { type PlatformRuntime, SecretBox } from '@engage/platform';
 import { startTestRuntime } from '@engage/platform/testing';
 import { identityMigrations } from '../index';
 import { OrganizationService } from './organization.service';
+import { OrganizationSettings } from './organization-settings';
 
 describe('OrganizationService', () => {
   let runtime: PlatformRuntime;
@@ -41,5 +42,17 @@ describe('OrganizationService', () => {
     });
     const badEmail = nul({ name: 'Acme', ownerEmail: `n\u0000.${Date.now()}@example.com` });
     await expect(badEmail).rejects.toMatchObject({ kind: 'validation', message: expect.stringContaining('email') });
+  });
+
+  it('should read a plain setting back for other contexts, and never a sealed one', async () => {
+    const box = new SecretBox(randomBytes(32));
+    const service = new OrganizationService(runtime.db, box);
+    const settings = new OrganizationSettings(runtime.db, box);
+    const { organization_id: id } = await service.createOrganization({ name: 'Suite', ownerEmail: `s.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
+    expect(await settings.plain(id, 'suite_id')).toBeNull();
+    await service.setSetting(id, 'suite_id', 'acme-01');
+    expect(await settings.plain(id, 'suite_id')).toBe('acme-01');
+    await service.setSetting(id, 'appgain_api_key', 'provider-key');
+    await expect(settings.plain(id, 'appgain_api_key')).rejects.toThrow(/sealed/);
   });
 });
