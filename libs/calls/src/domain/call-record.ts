@@ -1,4 +1,4 @@
-import { column, declareTable, type RowOf, type ViewOf } from '@engage/shared-kernel';
+import { column, COMMON_COLUMNS, declareTable, type RowOf, type ViewOf } from '@engage/shared-kernel';
 
 // A call record (spec §2, §3), every column declared once: the data API serves the table read-only
 // and a test compares the declaration with the migrated database.
@@ -13,12 +13,7 @@ export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 // The column limits of the migration, for the request's validation.
 export const CALL_LIMITS = { customerPhone: 64, agentIdentifier: 320, notes: 10000, recordingUrl: 2048, maxDurationSeconds: 86400 } as const;
 
-const uuid = column('uuid');
-const uuidOrNull = column('uuid', { nullable: true });
-const text = column('text');
-const textOrNull = column('text', { nullable: true });
-const at = column('timestamptz');
-const atOrNull = column('timestamptz', { nullable: true });
+const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 
 export const CALL_RECORDS = declareTable({
   name: 'call_records',
