@@ -104,6 +104,14 @@ describe('the service as a process', () => {
     });
     expect(login.status).toBe(200);
     expect(((await login.json()) as { user: { organization_id: string } }).user.organization_id).toBe(demo.organization_id);
+    // Its API key registers a call recording, uploaded under the demo suite id to the local stand-in.
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('OggS\x00\x02 demo recording', 'latin1')]), 'demo.ogg');
+    const upload = await fetch(`${first.url}/functions/v1/mobile-api/call-recording`, { method: 'POST', headers: { 'x-api-key': demo.api_key }, body: form });
+    expect(upload.status).toBe(200);
+    const { call_record_id: callId } = (await upload.json()) as { call_record_id: string };
+    const month = new Date().toISOString().slice(0, 7).replace('-', '/');
+    expect(existsSync(join(dataDir, 'cdn', 'demo', month, `${callId}.ogg`))).toBe(true);
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
     expect(postgresOf(dataDir)).toEqual([]);
