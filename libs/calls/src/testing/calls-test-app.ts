@@ -20,12 +20,14 @@ export const TEST_DNS: Record<string, { address: string; family: number }[]> = {
 const resolve = async (host: string) => TEST_DNS[host] ?? [{ address: '93.184.215.14', family: 4 }];
 
 // The api with identity, the CRM, the calls context (its address checks on the test DNS) and the
-// data API over their tables; the object storage is the local stand-in under DATA_DIR/cdn.
-export async function startCallsApp() {
+// data API over their tables; the object storage is the local stand-in under DATA_DIR/cdn unless
+// `env` points it at an S3-compatible server.
+export async function startCallsApp(env: Record<string, string> = {}) {
   const outbound = new OutboundClient({ resolve, keepAlive: false });
   const calls = { module: CallsModule, providers: [{ provide: CALLS_OUTBOUND, useValue: outbound }] };
   const started = await startTestApp([calls, DataApiModule.forRoot([...identityManifest.tables, ...crmManifest.tables, ...callsManifest.tables])], {
     migrations: [...identityMigrations, ...crmMigrations, ...callsMigrations],
+    env,
     events: [...identityManifest.publishes, ...crmManifest.publishes, ...callsManifest.publishes],
   });
   return { ...started, cdnDir: join(started.runtime.config.DATA_DIR, 'cdn') };
