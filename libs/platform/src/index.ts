@@ -47,3 +47,5 @@ export * from './storage/object-storage';
 export * from './storage/local-object-storage';
 export * from './storage/s3-object-storage';
 export * from './storage/cdn-target';
+export { ApiAnswer, viewSchema } from './http/response-schemas';
+export * as json from './http/response-schemas';

@@ -2,12 +2,13 @@ import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ApiErrors, RawBody } from '@engage/platform';
+import { ApiAnswer, ApiErrors, RawBody } from '@engage/platform';
 import { DomainError, Unauthorized } from '@engage/shared-kernel';
 import { ApplyBillingEvent, type BillingEventOutcome } from '../application/apply-billing-event';
 import { parseBillingEvent } from '../domain/billing-event';
 import { signatureMatches } from '../domain/signature';
 import { BILLING_CONFIG, type BillingConfig } from '../billing.config';
+import { BILLING_EVENT_OUTCOME } from './billing.responses';
 
 export const BILLING_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -41,6 +42,7 @@ export class StorefrontBillingWebhookController {
   ) {}
 
   @ApiErrors(400, 401, 404, 409, 413, 415, 422, 503)
+  @ApiAnswer(200, BILLING_EVENT_OUTCOME)
   @ApiBody({ schema: EVENT_SCHEMA })
   @ApiHeader({ name: 'X-Billing-Signature', required: true, description: 'hex (or sha256=hex) HMAC-SHA256 of the raw body (name: BILLING_SIGNATURE_HEADER)' })
   @Post()

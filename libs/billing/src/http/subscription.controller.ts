@@ -2,9 +2,10 @@ import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { GetSubscriptionView } from '../application/get-subscription-view';
 import type { SubscriptionView } from '../domain/subscription-view';
+import { SUBSCRIPTION_VIEW } from './billing.responses';
 
 // The subscription view of the caller's organization: plan, status, dates and usage against limits.
 @ApiTags('billing')
@@ -14,6 +15,7 @@ export class SubscriptionController {
   constructor(private readonly queries: QueryBus) {}
 
   @ApiErrors(401)
+  @ApiAnswer(200, SUBSCRIPTION_VIEW)
   @Get()
   view(@CurrentCaller() caller: Caller): Promise<SubscriptionView> {
     return this.queries.execute(new GetSubscriptionView(caller.ctx));

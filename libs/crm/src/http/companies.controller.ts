@@ -3,6 +3,8 @@ import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { CompanyService } from '../application/company.service';
+import { ApiAnswer } from '@engage/platform';
+import { COMPANY_SEARCH, DUPLICATES_OR_MERGE } from './companies.responses';
 
 export class SearchCompaniesDto {
   @ApiProperty() @IsString() @MaxLength(200) searchTerm: string;
@@ -21,6 +23,7 @@ export class DuplicateCompaniesDto {
 export class CompaniesController {
   constructor(private readonly companies: CompanyService) {}
 
+  @ApiAnswer(200, COMPANY_SEARCH)
   @Post('search-companies')
   @HttpCode(200)
   async search(@CurrentCaller() caller: Caller, @Body() body: SearchCompaniesDto) {
@@ -28,6 +31,7 @@ export class CompaniesController {
   }
 
   // Without a merge body: groups of likely duplicates. With {companyIds, primaryCompanyId}: the merge.
+  @ApiAnswer(200, DUPLICATES_OR_MERGE)
   @Post('find-duplicate-companies')
   @HttpCode(200)
   async duplicates(@CurrentCaller() caller: Caller, @Body() body: DuplicateCompaniesDto | undefined) {

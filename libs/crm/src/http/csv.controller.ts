@@ -9,7 +9,8 @@ import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { CsvExportService } from '../application/csv-export.service';
 import { CsvImportService, IMPORT_MAX_BYTES } from '../application/csv-import.service';
 import type { CsvEntity } from '../domain/csv';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { CSV_FILE, IMPORT_JOB, IMPORT_JOBS } from './csv.responses';
 
 export class ExportQueryDto {
   @ApiPropertyOptional({ description: 'comma-separated columns, in output order (default: all)' }) @IsOptional() @IsString() @MaxLength(2000) columns?: string;
@@ -79,34 +80,40 @@ export class CsvController {
     private readonly exports: CsvExportService,
   ) {}
 
+  @ApiAnswer(201, IMPORT_JOB, 'The finished import job')
   @Post('contacts/import')
   @HttpCode(201)
   async importContacts(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
     return this.imports.run(caller.ctx, 'contacts', await csvBody(request));
   }
 
+  @ApiAnswer(201, IMPORT_JOB, 'The finished import job')
   @Post('companies/import')
   @HttpCode(201)
   async importCompanies(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest) {
     return this.imports.run(caller.ctx, 'companies', await csvBody(request));
   }
 
+  @ApiAnswer(200, IMPORT_JOBS)
   @Get('imports')
   recent(@CurrentCaller() caller: Caller) {
     return this.imports.recent(caller.ctx);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, IMPORT_JOB)
   @Get('imports/:id')
   job(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.imports.get(caller.ctx, id);
   }
 
+  @ApiAnswer(200, CSV_FILE, 'The CSV file: a header row, then one row per record', 'text/csv')
   @Get('contacts/export')
   exportContacts(@CurrentCaller() caller: Caller, @Query() query: ExportQueryDto, @Res() reply: FastifyReply) {
     return send(reply, 'contacts', this.exports.stream(caller.ctx, 'contacts', query.columns));
   }
 
+  @ApiAnswer(200, CSV_FILE, 'The CSV file: a header row, then one row per record', 'text/csv')
   @Get('companies/export')
   exportCompanies(@CurrentCaller() caller: Caller, @Query() query: ExportQueryDto, @Res() reply: FastifyReply) {
     return send(reply, 'companies', this.exports.stream(caller.ctx, 'companies', query.columns));

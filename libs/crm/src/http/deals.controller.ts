@@ -4,7 +4,8 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { DealService } from '../application/deal.service';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { BOARD, DEAL } from './deals.responses';
 
 export class MoveDealDto {
   @ApiProperty({ description: 'target stage: key (LEAD, QUALIFIED, ...) in any case, or the stage name' }) @IsString() @MaxLength(100) stage: string;
@@ -25,12 +26,14 @@ export class BoardQueryDto {
 export class DealsController {
   constructor(private readonly deals: DealService) {}
 
+  @ApiAnswer(200, BOARD)
   @Get('board')
   board(@CurrentCaller() caller: Caller, @Query() query: BoardQueryDto) {
     return this.deals.board(caller.ctx, query.pipeline_id, query.limit);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, DEAL)
   @Post(':id/move')
   @HttpCode(200)
   move(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: MoveDealDto) {

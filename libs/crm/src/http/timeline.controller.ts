@@ -4,7 +4,8 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { TIMELINE_MAX_LIMIT, TimelineService } from '../application/timeline.service';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { TIMELINE_PAGE } from './timeline.responses';
 
 export class TimelineQueryDto {
   @ApiPropertyOptional({ description: `entries per page, 1 to ${TIMELINE_MAX_LIMIT} (default 50)` }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(TIMELINE_MAX_LIMIT) limit?: number;
@@ -19,18 +20,21 @@ export class TimelineController {
   constructor(private readonly timeline: TimelineService) {}
 
   @ApiErrors(404)
+  @ApiAnswer(200, TIMELINE_PAGE)
   @Get('contacts/:id/timeline')
   contact(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: TimelineQueryDto) {
     return this.timeline.list(caller.ctx, 'contact', id, query);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, TIMELINE_PAGE)
   @Get('companies/:id/timeline')
   company(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: TimelineQueryDto) {
     return this.timeline.list(caller.ctx, 'company', id, query);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, TIMELINE_PAGE)
   @Get('deals/:id/timeline')
   deal(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: TimelineQueryDto) {
     return this.timeline.list(caller.ctx, 'deal', id, query);

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Ip, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountService } from '../application/account.service';
 import { Reauthentication } from '../application/reauthentication';
@@ -8,7 +8,8 @@ import { Authenticated, CurrentCaller } from './auth.guard';
 import { RecoverDto, SignUpDto, UpdateUserDto, VerifyQueryDto } from './auth.dto';
 import { toGoTrueUser } from './gotrue-user';
 import { REDIRECT_ALLOWED, type RedirectAllowed } from './redirects';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors, json } from '@engage/platform';
+import { GOTRUE_SESSION, GOTRUE_USER } from './auth.responses';
 
 // GoTrue's sign-up, email link, recovery and user-update endpoints.
 @ApiTags('auth')
@@ -22,6 +23,7 @@ export class AccountController {
 
   // Confirmation is required: the answer is the user, without a session (auth-js: session null).
   @ApiErrors(422, 429)
+  @ApiAnswer(200, GOTRUE_USER, 'The user, not yet confirmed (no session)')
   @Post('signup')
   @HttpCode(200)
   async signUp(@Body() body: SignUpDto, @Ip() ip: string) {
@@ -30,6 +32,8 @@ export class AccountController {
 
   // The emailed link. With an allowed redirect_to the tokens travel in the URL fragment, as GoTrue does.
   @ApiErrors(403)
+  @ApiAnswer(200, GOTRUE_SESSION, 'A session (without an allowed redirect_to)')
+  @ApiResponse({ status: 303, description: 'To redirect_to, with the session in the URL fragment', headers: { Location: { schema: { type: 'string' } } } })
   @Get('verify')
   async verify(@Query() query: VerifyQueryDto, @Res() reply: FastifyReply) {
     const session = await this.accounts.verify(query.token, query.type);
@@ -48,6 +52,7 @@ export class AccountController {
   }
 
   @ApiErrors(429)
+  @ApiAnswer(200, json.empty)
   @Post('recover')
   @HttpCode(200)
   async recover(@Body() body: RecoverDto, @Ip() ip: string) {
@@ -57,6 +62,7 @@ export class AccountController {
 
   // GoTrue: emails a nonce that a password change from a session older than 24 hours must carry.
   @ApiErrors(429)
+  @ApiAnswer(200, json.empty)
   @Get('reauthenticate')
   @Authenticated('session')
   async reauthenticate(@CurrentCaller() caller: Caller) {
@@ -65,6 +71,7 @@ export class AccountController {
   }
 
   @ApiErrors(422, 429)
+  @ApiAnswer(200, GOTRUE_USER)
   @Put('user')
   @Authenticated('session')
   async update(@CurrentCaller() caller: Caller, @Body() body: UpdateUserDto) {
@@ -73,6 +80,7 @@ export class AccountController {
 
   // The spec lists POST /auth/v1/user for the same change.
   @ApiErrors(422, 429)
+  @ApiAnswer(200, GOTRUE_USER)
   @Post('user')
   @HttpCode(200)
   @Authenticated('session')

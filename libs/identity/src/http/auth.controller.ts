@@ -5,7 +5,8 @@ import { SessionService } from '../application/session.service';
 import { toGoTrueUser } from './gotrue-user';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { GrantQueryDto, LogoutQueryDto, TokenBodyDto } from './auth.dto';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { GOTRUE_SESSION, GOTRUE_USER } from './auth.responses';
 
 // GoTrue-compatible endpoints used by @supabase/supabase-js (auth-js).
 @ApiTags('auth')
@@ -14,6 +15,7 @@ export class AuthController {
   constructor(private readonly sessions: SessionService) {}
 
   @ApiErrors(429)
+  @ApiAnswer(200, GOTRUE_SESSION)
   @Post('token')
   @HttpCode(200)
   async token(@Query() query: GrantQueryDto, @Body() body: TokenBodyDto, @Ip() ip: string) {
@@ -21,6 +23,7 @@ export class AuthController {
     return { ...session, user: toGoTrueUser(session.user) };
   }
 
+  @ApiAnswer(200, GOTRUE_USER)
   @Get('user')
   @Authenticated('session')
   async user(@CurrentCaller() caller: Caller) {

@@ -4,7 +4,8 @@ import type { Caller } from '../application/authenticator';
 import { MembershipService } from '../application/membership.service';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { AcceptInvitationDto, InvitationTokenQueryDto, InviteMemberDto } from './members.dto';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { INVITATION, INVITATION_ACCEPTED, INVITATION_PREVIEW, INVITATIONS } from './team.responses';
 
 const ACCEPT_PATH = '/functions/v1/invitations/accept';
 
@@ -15,6 +16,7 @@ export class InvitationsController {
   constructor(private readonly members: MembershipService) {}
 
   @ApiErrors(409)
+  @ApiAnswer(201, INVITATION)
   @Post()
   @HttpCode(201)
   @Authenticated('session')
@@ -22,6 +24,7 @@ export class InvitationsController {
     return this.members.invite(caller.ctx, { email: body.email, role: body.role });
   }
 
+  @ApiAnswer(200, INVITATIONS)
   @Get()
   @Authenticated('session')
   async list(@CurrentCaller() caller: Caller) {
@@ -29,6 +32,7 @@ export class InvitationsController {
   }
 
   // The emailed link lands here: say what the invitation is and how to accept it.
+  @ApiAnswer(200, INVITATION_PREVIEW)
   @Get('accept')
   @Header('Cache-Control', 'no-store')
   @Header('Referrer-Policy', 'no-referrer')
@@ -37,6 +41,7 @@ export class InvitationsController {
     return { invitation, accept: { method: 'POST', url: ACCEPT_PATH, body: ['token', 'password', 'first_name?', 'last_name?'] } };
   }
 
+  @ApiAnswer(200, INVITATION_ACCEPTED)
   @Post('accept')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')

@@ -4,7 +4,8 @@ import type { Caller } from '../application/authenticator';
 import { MembershipService } from '../application/membership.service';
 import { Authenticated, CurrentCaller } from './auth.guard';
 import { ChangeRoleDto } from './members.dto';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { MEMBER, MEMBERS } from './team.responses';
 
 // Settings → Team: every member may list; OWNER and ADMIN change roles and remove members.
 @ApiTags('members')
@@ -13,12 +14,14 @@ import { ApiErrors } from '@engage/platform';
 export class MembersController {
   constructor(private readonly members: MembershipService) {}
 
+  @ApiAnswer(200, MEMBERS)
   @Get()
   async list(@CurrentCaller() caller: Caller) {
     return { members: await this.members.listMembers(caller.ctx) };
   }
 
   @ApiErrors(404, 409)
+  @ApiAnswer(200, MEMBER)
   @Patch(':userId')
   changeRole(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: ChangeRoleDto) {
     return this.members.changeRole(caller.ctx, userId, body.role);

@@ -2,7 +2,8 @@ import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SessionService } from '../application/session.service';
 import { MobileLoginDto } from './auth.dto';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { MOBILE_LOGIN } from './auth.responses';
 
 // §4.4 POST /login: 401 for bad credentials, 403 for a deactivated or suspended account.
 @ApiTags('mobile-api')
@@ -11,6 +12,7 @@ export class MobileLoginController {
   constructor(private readonly sessions: SessionService) {}
 
   @ApiErrors(401)
+  @ApiAnswer(200, MOBILE_LOGIN)
   @Post('login')
   @HttpCode(200)
   async login(@Body() body: MobileLoginDto, @Ip() ip: string) {

@@ -4,6 +4,8 @@ import { IsBoolean, IsOptional } from 'class-validator';
 import type { Caller } from '../application/authenticator';
 import { PresenceService } from '../application/presence.service';
 import { Authenticated, CurrentCaller } from './auth.guard';
+import { ApiAnswer } from '@engage/platform';
+import { PRESENCE } from './team.responses';
 
 export class HeartbeatDto {
   @ApiProperty({ required: false, default: true, description: 'false when the agent goes offline on purpose' })
@@ -18,6 +20,7 @@ export class HeartbeatDto {
 export class PresenceController {
   constructor(private readonly presence: PresenceService) {}
 
+  @ApiAnswer(200, PRESENCE)
   @Post()
   @HttpCode(200)
   @Authenticated('session')

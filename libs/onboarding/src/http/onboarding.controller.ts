@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { NotFound } from '@engage/shared-kernel';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { OnboardingService } from '../application/onboarding.service';
+import { ONBOARDING_ACTION, ONBOARDING_STATE } from './onboarding.responses';
 
 // §3 Onboarding for the signed-in user: GET answers where they are, POST /{action} advances.
 @ApiTags('onboarding')
@@ -12,12 +13,14 @@ import { OnboardingService } from '../application/onboarding.service';
 export class OnboardingController {
   constructor(private readonly onboarding: OnboardingService) {}
 
+  @ApiAnswer(200, ONBOARDING_STATE)
   @Get()
   state(@CurrentCaller() caller: Caller) {
     return this.onboarding.state(caller.ctx);
   }
 
   @ApiErrors(400, 404, 409, 429)
+  @ApiAnswer(200, ONBOARDING_ACTION)
   @Post(':action')
   @HttpCode(200)
   act(@CurrentCaller() caller: Caller, @Param('action') action: string, @Body() body: unknown) {

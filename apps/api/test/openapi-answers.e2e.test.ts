@@ -1,0 +1,225 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { listDevMailbox } from '@engage/identity';
+import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
+import { startComposedApp } from './composed-app';
+
+type Response = { description?: string; content?: Record<string, { schema: object }> };
+type Operation = { tags?: string[]; responses: Record<string, Response> };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: object };
+
+// Operations whose answers other work describes (messaging and calls are being changed elsewhere).
+const NOT_YET = (path: string, operation: Operation) =>
+  operation.tags?.includes('messaging') || operation.tags?.includes('calls') || path.endsWith('/call-recording');
+
+// The function and auth operations of identity, the CRM, billing, onboarding and webhooks.
+const operationsOf = (doc: Doc) =>
+  Object.entries(doc.paths)
+    .filter(([path]) => /^\/(functions|auth)\/v1\//.test(path) && !path.startsWith('/functions/v1/rest-api-proxy/'))
+    .flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, operation })))
+    .filter(({ path, operation }) => !NOT_YET(path, operation));
+const SECRET = 'contract-billing-secret-0123456789';
+const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+
+// Every function and auth operation of identity, the CRM, billing, onboarding and webhooks is called
+// for real on the composed app, and each 2xx answer is validated against the schema /docs declares.
+describe('what the function and auth routes answer, against /docs', () => {
+  const cert = createSelfSignedCert();
+  let app: NestFastifyApplication;
+  let runtime: PlatformRuntime;
+  let close: () => Promise<void>;
+  let receiver: HttpsReceiver;
+  let doc: Doc;
+  let ajv: Ajv;
+  const checked = new Set<string>();
+  const validators = new Map<object, ValidateFunction>();
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver(cert, (request) => (request.path.startsWith('/broken') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' }));
+    const env = { BILLING_WEBHOOK_SECRET: SECRET, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath };
+    ({ app, runtime, close } = await startComposedApp({ env }));
+    doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
+    ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ components: doc.components }, 'doc');
+  });
+  afterAll(async () => {
+    await close();
+    await receiver.close();
+  });
+
+  // The document leaves objects open (a field added later breaks no client); here every field an
+  // answer carries must be declared, so a schema that forgot one fails.
+  const closed = (schema: unknown): unknown => {
+    if (Array.isArray(schema)) return schema.map(closed);
+    if (typeof schema !== 'object' || schema === null) return schema;
+    const each = (map: object) => Object.fromEntries(Object.entries(map).map(([key, value]) => [key, closed(value)]));
+    const out = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'properties' ? each(value as object) : closed(value)]));
+    return 'properties' in out && !('additionalProperties' in out) ? { ...out, additionalProperties: false } : out;
+  };
+  const validate = (schema: object) => {
+    const local = JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')) as object;
+    if (!validators.has(schema)) validators.set(schema, ajv.compile(closed(local) as object));
+    return validators.get(schema)!;
+  };
+
+  // Calls `method template` (path parameters filled from `params`) and checks the answer's status is
+  // a declared 2xx and its body matches that status's schema.
+  type CallOptions = { params?: Record<string, string>; query?: string; headers?: Record<string, string>; payload?: unknown };
+  async function call(method: string, template: string, options: CallOptions = {}) {
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => options.params![name]);
+    const url = `${path}${options.query ?? ''}`;
+    const res = await app.inject({ method: method as 'GET', url, headers: options.headers, payload: options.payload as string });
+    const operation = doc.paths[template]?.[method.toLowerCase()];
+    if (res.statusCode >= 300) throw new Error(`${method} ${path} answered ${res.statusCode}: ${res.body}`);
+    const declared = operation.responses[String(res.statusCode)];
+    expect({ template, status: res.statusCode, declared: declared !== undefined }).toEqual({ template, status: res.statusCode, declared: true });
+    const [type, media] = Object.entries(declared?.content ?? {})[0] ?? [];
+    expect({ template, type }).toEqual({ template, type: res.headers['content-type']?.toString().split(';')[0] });
+    if (type === 'application/json') {
+      const check = validate(media!.schema);
+      const body = res.json();
+      expect({ template, valid: check(body), errors: check.errors }).toEqual({ template, valid: true, errors: null });
+    } else {
+      expect(media!.schema).toEqual({ type: 'string' });
+    }
+    checked.add(`${method} ${template}`);
+    return res;
+  }
+
+  const mailTo = async (email: string, pattern: RegExp) => {
+    const mails = (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
+    return pattern.exec(mails[mails.length - 1]?.text ?? '')![0];
+  };
+
+  it('should declare a 2xx schema on every function and auth operation of these contexts', () => {
+    const missing = operationsOf(doc).filter(({ operation }) => {
+      const success = Object.entries(operation.responses).filter(([status]) => Number(status) < 400);
+      return success.length === 0 || success.some(([status, response]) => status !== '204' && status !== '303' && !response.content);
+    });
+    expect(missing.map(({ name }) => name)).toEqual([]);
+  });
+
+  it('should answer GoTrue, team and API-key routes as declared', async () => {
+    const email = `new.${randomUUID()}@example.com`;
+    const password = 'a long password 1';
+    await call('POST', '/auth/v1/signup', { payload: { email, password, data: { first_name: 'Lea' } } });
+    const link = await mailTo(email, /\/auth\/v1\/verify\?\S+/);
+    const [, query] = link.split('?');
+    const verified = await call('GET', '/auth/v1/verify', { query: `?${query}` });
+    const session = { authorization: `Bearer ${verified.json().access_token}` };
+    const login = await call('POST', '/auth/v1/token', { query: '?grant_type=password', payload: { email, password } });
+    await call('POST', '/auth/v1/token', { query: '?grant_type=refresh_token', payload: { refresh_token: login.json().refresh_token } });
+    await call('GET', '/auth/v1/user', { headers: session });
+    await call('PUT', '/auth/v1/user', { headers: session, payload: { data: { first_name: 'Grace' } } });
+    await call('POST', '/auth/v1/user', { headers: session, payload: { email: `changed.${randomUUID()}@example.com` } });
+    await call('POST', '/auth/v1/recover', { payload: { email } });
+    await call('GET', '/auth/v1/reauthenticate', { headers: session });
+    await call('POST', '/functions/v1/mobile-api/login', { payload: { email, password } });
+    await call('POST', '/functions/v1/presence', { headers: session, payload: { online: false } });
+
+    const tenant = await createTestTenant(app);
+    await memberHeaders(app, tenant, 'AGENT');
+    const members = await call('GET', '/functions/v1/members', { headers: tenant.session });
+    const agent = (members.json().members as { id: string; role: string }[]).find((member) => member.role === 'AGENT')!;
+    await call('PATCH', '/functions/v1/members/{userId}', { params: { userId: agent.id }, headers: tenant.session, payload: { role: 'ADMIN' } });
+    const invitee = `invitee.${randomUUID()}@example.com`;
+    await call('POST', '/functions/v1/invitations', { headers: tenant.session, payload: { email: invitee, role: 'AGENT' } });
+    await call('GET', '/functions/v1/invitations', { headers: tenant.session });
+    const token = decodeURIComponent((await mailTo(invitee, /token=\S+/)).slice('token='.length));
+    await call('GET', '/functions/v1/invitations/accept', { query: `?token=${encodeURIComponent(token)}` });
+    await call('POST', '/functions/v1/invitations/accept', { payload: { token, password: 'invitee password 1', first_name: 'Ines' } });
+    await call('POST', '/functions/v1/api-keys', { headers: tenant.session, payload: { name: 'zapier' } });
+    await call('GET', '/functions/v1/api-keys', { headers: tenant.session });
+  });
+
+  it('should answer the CRM\'s functions as declared (contacts, companies, deals, timelines, CSV)', async () => {
+    const t = await createTestTenant(app);
+    const rest = async (table: string, payload: object) => {
+      const res = await app.inject({ method: 'POST', url: `/rest/v1/${table}`, headers: { ...t.session, prefer: 'return=representation' }, payload });
+      expect(res.statusCode).toBe(201);
+      return res.json()[0] as { id: string };
+    };
+    const acme = await rest('companies', { name: 'Acme Inc', website: 'https://acme.example', phones: ['+201001234500'] });
+    const acme2 = await rest('companies', { name: 'ACME', website: 'acme.example' });
+    const ada = await rest('contacts', { first_name: 'Ada', phones: ['+201001234567'], company_id: acme.id });
+    const solo = await rest('contacts', { first_name: 'Solo' });
+    const deal = await rest('deals', { title: 'Big one', value: 1200.5, contact_id: ada.id, company_id: acme.id, expected_close_date: '2027-01-31' });
+    await runtime.db.asSystem((tx) =>
+      tx.query(
+        `INSERT INTO timeline_entries (organization_id, event_id, type, source, occurred_at, actor_id, contact_id, deal_id, company_id, summary, data)
+         VALUES ($1, gen_random_uuid(), 'NOTE', 'crm', now(), $2, $3, $4, $5, 'A note', '{"body":"hello"}')`,
+        [t.ctx.organizationId, t.ctx.userId, ada.id, deal.id, acme.id],
+      ),
+    );
+
+    await call('GET', '/functions/v1/mobile-api/contacts', { headers: t.session, query: '?limit=10&search=Ada' });
+    for (const id of [ada.id, solo.id]) await call('GET', '/functions/v1/mobile-api/contacts/{id}', { params: { id }, headers: t.session });
+    await call('POST', '/functions/v1/search-companies', { headers: t.key, payload: { searchTerm: 'acme' } });
+    const groups = await call('POST', '/functions/v1/find-duplicate-companies', { headers: t.key, payload: {} });
+    expect(groups.json().groups.length).toBeGreaterThan(0);
+    await call('GET', '/functions/v1/deals/board', { headers: t.key });
+    await call('POST', '/functions/v1/deals/{id}/move', { params: { id: deal.id }, headers: t.key, payload: { stage: 'QUALIFIED', position: 0 } });
+    for (const [entity, id] of [['contacts', ada.id], ['companies', acme.id], ['deals', deal.id]]) {
+      const page = await call('GET', `/functions/v1/${entity}/{id}/timeline`, { params: { id }, headers: t.key, query: '?limit=1' });
+      expect(page.json().entries.length).toBe(1);
+    }
+    const merge = { companyIds: [acme.id, acme2.id], primaryCompanyId: acme.id };
+    const merged = await call('POST', '/functions/v1/find-duplicate-companies', { headers: t.key, payload: merge });
+    expect(merged.json().merged_company_ids).toEqual([acme2.id]);
+
+    const csv = { ...t.key, 'content-type': 'text/csv' };
+    const rows = 'first_name,phone,email\nBea,+201001234599,bea@example.com\n,,not-an-email\n';
+    const job = await call('POST', '/functions/v1/contacts/import', { headers: csv, payload: rows });
+    expect(job.json()).toMatchObject({ status: 'completed', created: 1, failed: 1 });
+    await call('POST', '/functions/v1/companies/import', { headers: csv, payload: 'name,country\nGlobex,EG\n' });
+    await call('GET', '/functions/v1/imports', { headers: t.key });
+    await call('GET', '/functions/v1/imports/{id}', { params: { id: job.json().id }, headers: t.key });
+    await call('GET', '/functions/v1/contacts/export', { headers: t.key });
+    await call('GET', '/functions/v1/companies/export', { headers: t.key, query: '?columns=id,name' });
+  });
+
+  it('should answer billing, onboarding and webhook actions as declared', async () => {
+    const t: TestTenant = await createTestTenant(app);
+    await call('GET', '/functions/v1/subscription', { headers: t.key });
+    await call('GET', '/functions/v1/onboarding', { headers: t.session });
+    const act = (action: string, payload: object = {}) =>
+      call('POST', '/functions/v1/onboarding/{action}', { params: { action }, headers: t.session, payload });
+    expect((await act('verify-email')).json()).toMatchObject({ sent: false, reason: 'already_verified' });
+    expect((await act('select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('awaiting_billing_event');
+    const event = (start: string) => JSON.stringify({
+      organization_id: t.ctx.organizationId, plan_id: 'starter', storefront_store_id: 12345, status: 'trialing', current_period_start: start,
+      current_period_end: '2099-01-01T00:00:00Z', trial_start: null, trial_end: '2099-01-01T00:00:00Z', cancel_at_period_end: false,
+    });
+    const billing = (body: string) => {
+      const headers = { 'content-type': 'application/json', 'x-billing-signature': sign(body) };
+      return call('POST', '/functions/v1/storefront-billing-webhook', { headers, payload: body });
+    };
+    expect((await billing(event('2026-06-01T00:00:00Z'))).json()).toMatchObject({ ok: true, applied: true, storefront_store_id: '12345' });
+    expect((await billing(event('2026-05-01T00:00:00Z'))).json()).toMatchObject({ applied: false, reason: 'stale_event' });
+    expect((await call('GET', '/functions/v1/subscription', { headers: t.session })).json()).toMatchObject({ status: 'Trial', plan: { id: 'starter' } });
+    expect((await act('skip-channels')).json()).toMatchObject({ onboarding_completed: true, current_step: null });
+    await act('finish');
+
+    const hook = await app.inject({
+      method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...t.session, prefer: 'return=representation' },
+      payload: { name: 'broken', url: `${receiver.url}/broken`, events: ['contact.created'] },
+    });
+    expect(hook.statusCode).toBe(201);
+    const test = await call('POST', '/functions/v1/webhooks/{id}/test', { params: { id: hook.json()[0].id }, headers: t.session });
+    expect(test.json()).toMatchObject({ success: false, status_code: 500 });
+    await call('POST', '/functions/v1/webhooks/logs/{id}/retry', { params: { id: test.json().log_id }, headers: t.session });
+  });
+
+  it('should have called every operation the document gives a 2xx schema, outside messaging and calls', () => {
+    const described = operationsOf(doc)
+      .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
+      .map(({ name }) => name);
+    expect(described).toHaveLength(39);
+    expect([...checked].sort()).toEqual(described.sort());
+  });
+});
