@@ -5,13 +5,14 @@ import { type Config, CONFIG, createOutboundClient, Database } from '@engage/pla
 import { CLOCK, systemClock } from '@engage/shared-kernel';
 import { CallRegistration } from './application/call-registration.service';
 import { CALLS_OUTBOUND, CallRecordingController } from './http/call-recording.controller';
+import { CallPipelineModule } from './pipeline.module';
 
-// Call intelligence (docs/calls.md): registering call recordings from the mobile API. The processing
-// pipeline (transcription, analysis) and meeting recordings build on the same records.
+// Call intelligence (docs/calls.md): registering call recordings from the mobile API, the processing
+// pipeline (transcription, analysis) on the same records.
 // multipart/form-data parsing (@fastify/multipart) is registered by the CRM module it imports
 // (CsvBodyParser): one registration per server, which marks requests and reads nothing itself.
 @Module({
-  imports: [IdentityModule, CrmModule],
+  imports: [IdentityModule, CrmModule, CallPipelineModule],
   controllers: [CallRecordingController],
   providers: [
     { provide: CLOCK, useValue: systemClock },

@@ -1,0 +1,33 @@
+import type { AnalyserChooser } from '../application/call-processor';
+import { localAnalysis } from '../application/call-processor';
+import type { AiProviderChoice, AiProviderResolver, Analyser } from '../application/providers';
+import { OpenAiAnalyser } from './openai-analyser';
+
+// Until the re-engagement settings arrive (a customer's own key with the scope "all AI features"),
+// every organization's analysis uses the platform default.
+export class PlatformDefaultAiResolver implements AiProviderResolver {
+  async providerFor(): Promise<AiProviderChoice> {
+    return { kind: 'platform-default' };
+  }
+}
+
+export const LOCAL_ANALYSER: Analyser = { analyse: async (transcript) => localAnalysis(transcript) };
+
+// The analyser of an organization: its own key when the resolver gives one, else the platform
+// default AI (AI_BASE_URL), else the local heuristic analyser.
+export class ConfiguredAnalysers implements AnalyserChooser {
+  private readonly platformDefault: Analyser;
+
+  constructor(
+    private readonly resolver: AiProviderResolver,
+    platform: { baseUrl?: string; apiKey?: string; model: string },
+  ) {
+    this.platformDefault = platform.baseUrl ? new OpenAiAnalyser({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, model: platform.model }) : LOCAL_ANALYSER;
+  }
+
+  async analyserFor(organizationId: string): Promise<Analyser> {
+    const choice = await this.resolver.providerFor(organizationId);
+    if (choice.kind === 'customer-key') return new OpenAiAnalyser({ baseUrl: choice.baseUrl, apiKey: choice.apiKey, model: choice.model });
+    return this.platformDefault;
+  }
+}
