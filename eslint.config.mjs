@@ -21,7 +21,7 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: ['@engage/platform/testing', '@engage/identity/testing'],
+          allow: ['@engage/platform/testing', '@engage/identity/testing', '@engage/calls/testing'],
           depConstraints: [
             { sourceTag: 'scope:shared-kernel', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:shared-kernel'] },

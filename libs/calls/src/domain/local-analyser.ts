@@ -62,10 +62,12 @@ export function analyseLocally(text: string, maxKeywords = 8): LocalAnalysis {
       const negated = [tokens[index - 1], tokens[index - 2]].some((before) => before !== undefined && NEGATORS.has(before));
       score += negated ? -polarity : polarity;
     }
-    if (token.length < 3 || /^\p{N}+$/u.test(token) || inSet(STOPWORDS, token) || NEGATORS.has(token)) return;
-    const entry = counts.get(token);
+    // Keywords are topics: sentiment words, stop words and numbers are not; "وال…" (and the …) counts as "ال…".
+    if (polarity !== 0 || token.length < 3 || /^\p{N}+$/u.test(token) || inSet(STOPWORDS, token) || NEGATORS.has(token)) return;
+    const key = token.length > 4 && token.startsWith('وال') ? token.slice(1) : token;
+    const entry = counts.get(key);
     if (entry) entry.count += 1;
-    else counts.set(token, { count: 1, first: index });
+    else counts.set(key, { count: 1, first: index });
   });
   const keywords = [...counts.entries()]
     .sort(([, a], [, b]) => b.count - a.count || a.first - b.first)
