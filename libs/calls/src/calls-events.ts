@@ -1,27 +1,35 @@
 import { defineEvent } from '@engage/shared-kernel';
 
-// A cloud recording of a meeting, as the calls context will publish it. Provisional: nothing
-// produces it yet, so its shape is fixed when the producer lands (and docs/webhooks.md with it).
+// A meeting's cloud recording, imported from Zoom as a call record (docs/calls.md, "Meeting recordings").
 export type MeetingRecording = {
-  id: string;
+  call_record_id: string;
   organization_id: string;
   meeting_id: string;
+  meeting_uuid: string;
   topic: string | null;
-  start_time: string;
+  host_id: string | null;
+  host_email: string | null;
+  start_time: string | null;
   duration_minutes: number | null;
   share_url: string | null;
+  recording_url: string;
   created_at: string;
 };
 
 export type RecordingPayload = { recording: MeetingRecording; actor_id: string | null };
 
-// §6 lists it among the webhook kinds; until the calls context records meetings it is in the
-// catalogue (webhook configurations may subscribe to it) and never emitted.
+// §6's Meeting kind: emitted once a recording file of the meeting is stored and its call record
+// has entered the processing pipeline.
 export const ZOOM_RECORDING_COMPLETED = defineEvent<RecordingPayload>({
   name: 'zoom.recording.completed',
   source: 'calls',
   version: 1,
-  description: 'a meeting’s cloud recording finished processing',
-  produced: false,
-  webhook: { record: 'recording', fields: ['id', 'organization_id', 'meeting_id', 'topic', 'start_time', 'duration_minutes', 'share_url', 'created_at'] },
+  description: 'a meeting’s cloud recording was imported from Zoom as a call record',
+  webhook: {
+    record: 'recording',
+    fields: [
+      'call_record_id', 'organization_id', 'meeting_id', 'meeting_uuid', 'topic', 'host_id', 'host_email', 'start_time', 'duration_minutes', 'share_url',
+      'recording_url', 'created_at',
+    ],
+  },
 });

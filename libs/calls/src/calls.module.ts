@@ -6,13 +6,14 @@ import { CLOCK, systemClock } from '@engage/shared-kernel';
 import { CallRegistration } from './application/call-registration.service';
 import { CALLS_OUTBOUND, CallRecordingController } from './http/call-recording.controller';
 import { CallPipelineModule } from './pipeline.module';
+import { ZoomModule } from './zoom.module';
 
 // Call intelligence (docs/calls.md): registering call recordings from the mobile API, the processing
-// pipeline (transcription, analysis) on the same records.
+// pipeline (transcription, analysis) and Zoom's meeting recordings, all on the same records.
 // multipart/form-data parsing (@fastify/multipart) is registered by the CRM module it imports
 // (CsvBodyParser): one registration per server, which marks requests and reads nothing itself.
 @Module({
-  imports: [IdentityModule, CrmModule, CallPipelineModule],
+  imports: [IdentityModule, CrmModule, CallPipelineModule, ZoomModule],
   controllers: [CallRecordingController],
   providers: [
     { provide: CLOCK, useValue: systemClock },

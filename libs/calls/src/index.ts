@@ -4,6 +4,7 @@ import { ZOOM_RECORDING_COMPLETED } from './calls-events';
 import { CALL_RECEIVED } from './application/call-received.event';
 import { processCallJob } from './application/call-processing.job';
 import { CALL_ANALYZED, CALL_FAILED } from './application/pipeline-events';
+import { zoomImportJob } from './application/zoom-import';
 import { CALLS_SETTINGS } from './calls.settings';
 import { CALL_TABLES } from './infrastructure/exposed-tables';
 import { CreateCallRecords1763800013001 } from './infrastructure/migrations/0001-create-call-records';
@@ -22,12 +23,14 @@ export { recordingKey } from './domain/recording-key';
 export { CALLS_SETTINGS } from './calls.settings';
 export { CALL_ANALYZED, CALL_FAILED, type ProcessedCall, type ProcessedCallPayload } from './application/pipeline-events';
 export { enqueueCallProcessing, processCallJob } from './application/call-processing.job';
+export { zoomImportJob } from './application/zoom-import';
+export { zoomSignature } from './domain/zoom-signature';
 
 export const callsMigrations: MigrationClass[] = [CreateCallRecords1763800013001];
 
 // Call intelligence as the composition sees it (docs/calls.md): call records (served read-only),
 // POST /functions/v1/mobile-api/call-recording, which registers them and emits call.received, and the
-// pipeline that transcribes and analyses them (a job per record).
+// pipeline that transcribes and analyses them (a job per record), and Zoom's meeting recordings.
 export const callsManifest = defineContext({
   name: 'calls',
   module: CallsModule,
@@ -36,5 +39,5 @@ export const callsManifest = defineContext({
   publishes: [CALL_RECEIVED, ZOOM_RECORDING_COMPLETED, CALL_ANALYZED, CALL_FAILED],
   consumes: {},
   settings: CALLS_SETTINGS,
-  jobs: { jobs: [processCallJob] },
+  jobs: { jobs: [processCallJob, zoomImportJob] },
 });

@@ -19,15 +19,27 @@ export class OrganizationSettings {
 
   // undefined: no such organization; key null: the organization has no provider key.
   async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {
-    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    const secret = await this.secret(organizationId, 'appgain_api_key');
+    return secret && { key: secret.value };
+  }
+
+  // A sealed setting (SECRET_SETTINGS), opened. undefined: no such organization; value null: not set.
+  async secret(organizationId: string, name: 'appgain_api_key' | 'zoom_secret_token'): Promise<{ value: string | null } | undefined> {
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->$2::text AS sealed FROM organizations WHERE id = $1`, [organizationId, name]);
     if (!row) return undefined;
     const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
-    if (typeof sealed !== 'string') return { key: null };
+    if (typeof sealed !== 'string') return { value: null };
     try {
-      return { key: this.secrets.open(sealed) };
+      return { value: this.secrets.open(sealed) };
     } catch {
       // Sealed with another ENCRYPTION_KEY: as good as missing; it must be set again.
-      return { key: null };
+      return { value: null };
     }
+  }
+
+  // A plain (unsealed) text setting such as suite_id; null when unset or not text.
+  async text(organizationId: string, name: string): Promise<string | null> {
+    const [row] = await this.db.systemQuery<{ value: unknown }>(`SELECT settings->>$2::text AS value FROM organizations WHERE id = $1`, [organizationId, name]);
+    return typeof row?.value === 'string' ? row.value : null;
   }
 }

@@ -6,7 +6,7 @@ import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain
 import { hashPassword } from '../infrastructure/password-hasher';
 
 // Organization settings whose values are secrets: sealed at rest, never returned.
-export const SECRET_SETTINGS = new Set(['appgain_api_key']);
+export const SECRET_SETTINGS = new Set(['appgain_api_key', 'zoom_secret_token']);
 const SETTING_KEY = /^[a-z][a-z0-9_]{0,62}$/;
 
 const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() });
@@ -62,6 +62,16 @@ export class OrganizationService {
     const stored = SECRET_SETTINGS.has(key) ? { sealed: this.secrets.seal(value) } : value;
     const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
       tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),
+    );
+    if (updated === 0) throw NotFound('organization', organizationId);
+  }
+
+  // Removes a setting (an unset one is not an error).
+  async clearSetting(organizationId: string, key: string): Promise<void> {
+    if (!isUuid(organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
+    if (!SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
+    const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
+      tx.execute(`UPDATE organizations SET settings = settings - $1::text, updated_at = now() WHERE id = $2`, [key, organizationId]),
     );
     if (updated === 0) throw NotFound('organization', organizationId);
   }

@@ -1,0 +1,51 @@
+import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { assertAllowed, Authenticated, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
+import { ApiErrors } from '@engage/platform';
+import { DomainError } from '@engage/shared-kernel';
+
+const TOKEN = /^[\x21-\x7e]{8,256}$/;
+
+// Settings → Integrations → Zoom: OWNER and ADMIN set the secret token of their Zoom app (sealed,
+// never shown again); the answer says whether one is set and the address to give Zoom.
+@ApiTags('calls')
+@Controller('functions/v1/zoom-settings')
+@Authenticated('session')
+export class ZoomSettingsController {
+  constructor(
+    private readonly organizations: OrganizationService,
+    private readonly settings: OrganizationSettings,
+  ) {}
+
+  @ApiErrors(403)
+  @Get()
+  async show(@CurrentCaller() caller: Caller) {
+    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    return this.view(caller.ctx.organizationId);
+  }
+
+  @ApiErrors(400, 403)
+  @Put()
+  async set(@CurrentCaller() caller: Caller, @Body() body: unknown) {
+    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    const token = (body as { secret_token?: unknown } | null)?.secret_token;
+    if (typeof token !== 'string' || !TOKEN.test(token)) {
+      throw new DomainError('validation', 'validation_failed', 'secret_token must be 8 to 256 printable characters without spaces');
+    }
+    await this.organizations.setSetting(caller.ctx.organizationId, 'zoom_secret_token', token);
+    return this.view(caller.ctx.organizationId);
+  }
+
+  @ApiErrors(403)
+  @Delete()
+  @HttpCode(204)
+  async clear(@CurrentCaller() caller: Caller): Promise<void> {
+    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    await this.organizations.clearSetting(caller.ctx.organizationId, 'zoom_secret_token');
+  }
+
+  private async view(organizationId: string) {
+    const secret = await this.settings.secret(organizationId, 'zoom_secret_token');
+    return { secret_token_set: Boolean(secret?.value), webhook_path: `/functions/v1/zoom-webhook/${organizationId}` };
+  }
+}
