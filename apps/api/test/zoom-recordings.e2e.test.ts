@@ -148,6 +148,33 @@ describe('Zoom meeting recordings', () => {
     expect(emitted.payload.recording).toMatchObject({ call_record_id: id, meeting_id: '84759302112', topic: 'Quarterly review', host_email: 'host@example.com' });
   });
 
+  it('fails the meeting record with its reason when the organization has no suite id or Zoom refuses the download', async () => {
+    const event = (token: string, uuid: string) => JSON.stringify({
+      event: 'recording.completed', download_token: token,
+      payload: { object: { uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }] } },
+    });
+    const statusOf = async (id: string) => {
+      for (let i = 0; i < 300; i++) {
+        const [row] = await runtime.db.systemQuery<{ status: string; failure_reason: string | null }>('SELECT status, failure_reason FROM call_records WHERE id = $1', [id]);
+        if (row.status !== 'received') return row;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('still received');
+    };
+    const noSuite = await send(b.ctx.organizationId, event('zoom-download-token', `u-${randomUUID()}`), { secret: 'secret-token-of-org-b' });
+    expect(await statusOf(noSuite.json().call_record_ids[0])).toEqual({
+      status: 'failed', failure_reason: 'the organization has no suite id (organization setting suite_id): the recording cannot be stored',
+    });
+    const refused = await send(a.ctx.organizationId, event('expired-token', `u-${randomUUID()}`));
+    expect(await statusOf(refused.json().call_record_ids[0])).toEqual({ status: 'failed', failure_reason: "Zoom's download answered 401" });
+  });
+
+  it('keeps the secret token sealed at rest', async () => {
+    const [row] = await runtime.db.systemQuery<{ stored: string }>(`SELECT settings->>'zoom_secret_token' AS stored FROM organizations WHERE id = $1`, [a.ctx.organizationId]);
+    expect(row.stored).toContain('sealed');
+    expect(row.stored).not.toContain('secret-token-of-org-a');
+  });
+
   it('lets OWNER and ADMIN set and clear the secret token, never showing it; others get 403 and bad input 400', async () => {
     const shown = await app.inject({ method: 'GET', url: '/functions/v1/zoom-settings', headers: a.session });
     expect(shown.json()).toEqual({ secret_token_set: true, webhook_path: `/functions/v1/zoom-webhook/${a.ctx.organizationId}` });

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalObjectStorage, OutboundClient } from '@engage/platform';
+import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
+import type { CallRow } from '../application/call-processor';
+import { ProviderError } from '../application/providers';
+import { StoredRecordingReader } from './recording-reader';
+
+describe('reading a recording back', () => {
+  const cert = createSelfSignedCert();
+  const dir = mkdtempSync(join(tmpdir(), 'engage-recordings-'));
+  const storage = new LocalObjectStorage(dir, 'http://cdn.test');
+  let cdn: HttpsReceiver;
+  const audio = Buffer.from([0xff, 0xfb, 0x90, 0x00, 1, 2, 3, 0, 255]);
+  beforeAll(async () => {
+    cdn = await startHttpsReceiver(cert, (request, res) => {
+      if (request.path !== '/r/call.mp3') return { status: 404 };
+      res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(audio);
+      return { status: 200 };
+    });
+  });
+  afterAll(async () => {
+    await cdn.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const row = (over: Partial<CallRow>): CallRow => ({
+    id: '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11', status: 'received', source: 'mobile', contact_id: null, recording_url: null, recording_key: null,
+    recording_content_type: null, transcription: null, ...over,
+  });
+
+  it('reads a stored key from the storage, and an address through the SSRF-safe client', async () => {
+    const allowed = new StoredRecordingReader(storage, new OutboundClient({ allowHosts: ['127.0.0.1'], extraCa: cert.cert }));
+    await storage.put('s/2026/11/a.wav', Buffer.from('RIFF-bytes'), { contentType: 'audio/wav' });
+    const stored = await allowed.read(row({ recording_key: 's/2026/11/a.wav', recording_content_type: 'audio/wav' }));
+    expect([stored.bytes.toString(), stored.filename, stored.contentType]).toEqual(['RIFF-bytes', '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.wav', 'audio/wav']);
+    const fetched = await allowed.read(row({ recording_url: `${cdn.url}/r/call.mp3` }));
+    expect([fetched.bytes.equals(audio), fetched.filename, fetched.contentType]).toEqual([true, '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.mp3', 'audio/mpeg']);
+  });
+
+  it('fails for good on a missing file, a 404 and a private address; a 5xx may pass', async () => {
+    const reader = new StoredRecordingReader(storage, new OutboundClient({ extraCa: cert.cert }));
+    const failure = (r: CallRow) => reader.read(r).then(() => null, (e: ProviderError) => [e instanceof ProviderError, e.retryable, e.message]);
+    expect(await failure(row({ recording_key: 's/2026/11/gone.wav' }))).toEqual([true, false, 'the stored recording is missing']);
+    expect(await failure(row({ recording_url: `${cdn.url}/r/call.mp3` }))).toEqual([true, false, expect.stringMatching(/^the recording cannot be fetched: IP address targets/)]);
+    const allowed = new StoredRecordingReader(storage, new OutboundClient({ allowHosts: ['127.0.0.1'], extraCa: cert.cert }));
+    expect(await allowed.read(row({ recording_url: `${cdn.url}/r/other.mp3` })).catch((e: ProviderError) => [e.retryable, e.message])).toEqual([false, "the recording's address answered 404"]);
+    cdn.behave(() => ({ status: 503 }));
+    expect(await allowed.read(row({ recording_url: `${cdn.url}/r/call.mp3` })).catch((e: ProviderError) => [e.retryable, e.message])).toEqual([true, "the recording's address answered 503"]);
+  });
+});
