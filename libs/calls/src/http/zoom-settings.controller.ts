@@ -45,7 +45,7 @@ export class ZoomSettingsController {
   }
 
   private async view(organizationId: string) {
-    const secret = await this.settings.secret(organizationId, 'zoom_secret_token');
-    return { secret_token_set: Boolean(secret?.value), webhook_path: `/functions/v1/zoom-webhook/${organizationId}` };
+    const secret = await this.settings.zoomSecretToken(organizationId);
+    return { secret_token_set: Boolean(secret), webhook_path: `/functions/v1/zoom-webhook/${organizationId}` };
   }
 }

@@ -29,7 +29,7 @@ export class ZoomWebhookController {
   @HttpCode(200)
   @RawBody({ limitBytes: ZOOM_BODY_LIMIT_BYTES })
   async receive(@Param('organizationId') organizationId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
-    const secret = isUuid(organizationId) ? (await this.settings.secret(organizationId.toLowerCase(), 'zoom_secret_token'))?.value : null;
+    const secret = isUuid(organizationId) ? await this.settings.zoomSecretToken(organizationId.toLowerCase()) : null;
     // An unknown organization and one without a secret token look alike.
     if (!secret) throw NotFound('zoom_webhook');
     if (request.body !== undefined && !Buffer.isBuffer(request.body)) {

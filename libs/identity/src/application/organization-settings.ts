@@ -19,27 +19,29 @@ export class OrganizationSettings {
 
   // undefined: no such organization; key null: the organization has no provider key.
   async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {
-    const secret = await this.secret(organizationId, 'appgain_api_key');
-    return secret && { key: secret.value };
-  }
-
-  // A sealed setting (SECRET_SETTINGS), opened. undefined: no such organization; value null: not set.
-  async secret(organizationId: string, name: 'appgain_api_key' | 'zoom_secret_token'): Promise<{ value: string | null } | undefined> {
-    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->$2::text AS sealed FROM organizations WHERE id = $1`, [organizationId, name]);
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
     if (!row) return undefined;
     const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
-    if (typeof sealed !== 'string') return { value: null };
+    if (typeof sealed !== 'string') return { key: null };
     try {
-      return { value: this.secrets.open(sealed) };
+      return { key: this.secrets.open(sealed) };
     } catch {
       // Sealed with another ENCRYPTION_KEY: as good as missing; it must be set again.
-      return { value: null };
+      return { key: null };
     }
   }
 
-  // A plain (unsealed) text setting such as suite_id; null when unset or not text.
-  async text(organizationId: string, name: string): Promise<string | null> {
-    const [row] = await this.db.systemQuery<{ value: unknown }>(`SELECT settings->>$2::text AS value FROM organizations WHERE id = $1`, [organizationId, name]);
-    return typeof row?.value === 'string' ? row.value : null;
+  // The organization's Zoom secret token (zoom_secret_token, sealed). undefined: no such
+  // organization; null: none set, or sealed with another ENCRYPTION_KEY.
+  async zoomSecretToken(organizationId: string): Promise<string | null | undefined> {
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'zoom_secret_token' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    if (!row) return undefined;
+    const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
+    if (typeof sealed !== 'string') return null;
+    try {
+      return this.secrets.open(sealed);
+    } catch {
+      return null;
+    }
   }
 }
