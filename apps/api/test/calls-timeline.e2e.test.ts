@@ -28,7 +28,8 @@ describe('call analysis on the contact timeline', () => {
 
   beforeAll(async () => {
     peer = await new LoopbackProviders().start();
-    runtime = await startTestRuntime({ role: 'all', migrations: CONTEXT_MIGRATIONS, env: { TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl, JOBS_POLL_MS: '50' } });
+    const env = { TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl, JOBS_POLL_MS: '50' };
+    runtime = await startTestRuntime({ role: 'all', migrations: CONTEXT_MIGRATIONS, env });
     app = await createApiApp(runtime);
     t = await createTestTenant(app);
   });
@@ -40,10 +41,12 @@ describe('call analysis on the contact timeline', () => {
 
   async function callOf(contactId: string, text: string): Promise<string> {
     const id = randomUUID();
-    const stored = await new LocalObjectStorage(join(runtime.config.DATA_DIR, 'cdn'), 'http://cdn.test').put(`s/2026/11/${id}.wav`, wavSaying(text), { contentType: 'audio/wav' });
+    const storage = new LocalObjectStorage(join(runtime.config.DATA_DIR, 'cdn'), 'http://cdn.test');
+    const stored = await storage.put(`s/2026/11/${id}.wav`, wavSaying(text), { contentType: 'audio/wav' });
     await runtime.db.inTenant(t.ctx, async (tx) => {
       await tx.query(
-        `INSERT INTO call_records (id, organization_id, contact_id, recording_url, recording_key, recording_content_type) VALUES ($1, $2, $3, $4, $5, 'audio/wav')`,
+        `INSERT INTO call_records (id, organization_id, contact_id, recording_url, recording_key, recording_content_type)
+         VALUES ($1, $2, $3, $4, $5, 'audio/wav')`,
         [id, t.ctx.organizationId, contactId, stored.url, stored.key],
       );
       await enqueueCallProcessing(tx, id);
@@ -62,7 +65,8 @@ describe('call analysis on the contact timeline', () => {
   };
 
   it('should show call.analyzed with sentiment, keywords, action items and summary, and call.failed with its reason', async () => {
-    const contact = await app.inject({ method: 'POST', url: '/rest/v1/contacts', headers: { ...t.session, prefer: 'return=representation' }, payload: { first_name: 'Mona' } });
+    const headers = { ...t.session, prefer: 'return=representation' };
+    const contact = await app.inject({ method: 'POST', url: '/rest/v1/contacts', headers, payload: { first_name: 'Mona' } });
     expect(contact.statusCode).toBe(201);
     const contactId = contact.json()[0].id as string;
 
@@ -77,6 +81,8 @@ describe('call analysis on the contact timeline', () => {
     peer.completionScript.push({ content: 'not json' }, { content: 'still not json' });
     const failedId = await callOf(contactId, 'hello');
     const failed = await entryOf(contactId, 'call.failed');
-    expect(failed).toMatchObject({ summary: 'Call processing failed: the AI answered twice with malformed analysis (the answer is not JSON)', data: { call_record_id: failedId } });
+    expect(failed).toMatchObject({
+      summary: 'Call processing failed: the AI answered twice with malformed analysis (the answer is not JSON)', data: { call_record_id: failedId },
+    });
   });
 });

@@ -33,7 +33,9 @@ describe('Zoom meeting recordings', () => {
     });
     runtime = await startTestRuntime({
       role: 'all', migrations: CONTEXT_MIGRATIONS,
-      env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl, JOBS_POLL_MS: '50' },
+      env: {
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl, JOBS_POLL_MS: '50',
+      },
     });
     app = await createApiApp(runtime);
     a = await createTestTenant(app, 'Org A');
@@ -65,7 +67,8 @@ describe('Zoom meeting recordings', () => {
     const res = await send(a.ctx.organizationId, body);
     expect(res.statusCode).toBe(200);
     const { createHmac } = await import('node:crypto');
-    expect(res.json()).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: createHmac('sha256', 'secret-token-of-org-a').update('qgg8vlvZRS6UYooatFL8Aw').digest('hex') });
+    const encryptedToken = createHmac('sha256', 'secret-token-of-org-a').update('qgg8vlvZRS6UYooatFL8Aw').digest('hex');
+    expect(res.json()).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken });
   });
 
   it('refuses an altered byte, a stale timestamp, another organization’s secret, and unknown or unconfigured organizations', async () => {
@@ -79,7 +82,8 @@ describe('Zoom meeting recordings', () => {
     const other = await send(a.ctx.organizationId, body, { secret: 'secret-token-of-org-b' });
     expect(other.statusCode).toBe(401);
     expect((await send(b.ctx.organizationId, body, { secret: 'secret-token-of-org-b' })).statusCode).toBe(200);
-    const missing = await app.inject({ method: 'POST', url: `/functions/v1/zoom-webhook/${a.ctx.organizationId}`, payload: body, headers: { 'content-type': 'application/json' } });
+    const url = `/functions/v1/zoom-webhook/${a.ctx.organizationId}`;
+    const missing = await app.inject({ method: 'POST', url, payload: body, headers: { 'content-type': 'application/json' } });
     expect(missing.statusCode).toBe(401);
     const c = await createTestTenant(app, 'Org C without Zoom');
     expect((await send(c.ctx.organizationId, body)).statusCode).toBe(404);
@@ -102,7 +106,7 @@ describe('Zoom meeting recordings', () => {
     expect(big.statusCode).toBe(413);
   });
 
-  it('imports recording.completed: downloads the audio with the token, stores it, processes the meeting call record, emits zoom.recording.completed', async () => {
+  it('imports recording.completed: the audio downloaded with the token, stored, its call record processed, zoom.recording.completed emitted', async () => {
     const meetingUuid = `uuid-${randomUUID()}`;
     const event = {
       event: 'recording.completed', event_ts: Date.now(), download_token: 'zoom-download-token',
@@ -111,8 +115,14 @@ describe('Zoom meeting recordings', () => {
           uuid: meetingUuid, id: 84759302112, host_id: 'host-1', host_email: 'host@example.com', topic: 'Quarterly review', start_time: '2026-11-24T10:00:00Z',
           duration: 42, share_url: 'https://zoom.example/rec/share/abc',
           recording_files: [
-            { id: 'f-video', file_type: 'MP4', file_extension: 'MP4', recording_type: 'shared_screen_with_speaker_view', download_url: `${zoom.url}/rec/download/video` },
-            { id: 'f-audio', file_type: 'M4A', file_extension: 'M4A', recording_type: 'audio_only', file_size: audio.length, download_url: `${zoom.url}/rec/download/audio` },
+            {
+              id: 'f-video', file_type: 'MP4', file_extension: 'MP4', recording_type: 'shared_screen_with_speaker_view',
+              download_url: `${zoom.url}/rec/download/video`,
+            },
+            {
+              id: 'f-audio', file_type: 'M4A', file_extension: 'M4A', recording_type: 'audio_only', file_size: audio.length,
+              download_url: `${zoom.url}/rec/download/audio`,
+            },
           ],
         },
       },
@@ -133,7 +143,9 @@ describe('Zoom meeting recordings', () => {
     expect(row).toMatchObject({
       status: 'completed', source: 'meeting', duration_seconds: 2520, notes: 'Quarterly review', agent_identifier: 'host@example.com',
       transcription: 'thank you for joining, we will send the proposal on monday', recording_content_type: 'audio/mp4', recording_bytes: audio.length,
-      meeting: expect.objectContaining({ meeting_id: '84759302112', meeting_uuid: meetingUuid, topic: 'Quarterly review', host_id: 'host-1', recording_type: 'audio_only' }),
+      meeting: expect.objectContaining({
+        meeting_id: '84759302112', meeting_uuid: meetingUuid, topic: 'Quarterly review', host_id: 'host-1', recording_type: 'audio_only',
+      }),
     });
     expect(row!.recording_key).toMatch(new RegExp(`^suite-a/\\d{4}/\\d{2}/${id}\\.m4a$`));
     expect((row!.analysis as Record<string, unknown>).analyser).toBe('ai');
@@ -145,17 +157,22 @@ describe('Zoom meeting recordings', () => {
     const [emitted] = await runtime.db.systemQuery<{ payload: { recording: Record<string, unknown> } }>(
       `SELECT payload FROM outbox WHERE type = 'zoom.recording.completed' AND aggregate_id = $1`, [id],
     );
-    expect(emitted.payload.recording).toMatchObject({ call_record_id: id, meeting_id: '84759302112', topic: 'Quarterly review', host_email: 'host@example.com' });
+    expect(emitted.payload.recording).toMatchObject({
+      call_record_id: id, meeting_id: '84759302112', topic: 'Quarterly review', host_email: 'host@example.com',
+    });
   });
 
   it('fails the meeting record with its reason when the organization has no suite id or Zoom refuses the download', async () => {
     const event = (token: string, uuid: string) => JSON.stringify({
       event: 'recording.completed', download_token: token,
-      payload: { object: { uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }] } },
+      payload: {
+        object: { uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }] },
+      },
     });
     const statusOf = async (id: string) => {
       for (let i = 0; i < 300; i++) {
-        const [row] = await runtime.db.systemQuery<{ status: string; failure_reason: string | null }>('SELECT status, failure_reason FROM call_records WHERE id = $1', [id]);
+        const read = 'SELECT status, failure_reason FROM call_records WHERE id = $1';
+        const [row] = await runtime.db.systemQuery<{ status: string; failure_reason: string | null }>(read, [id]);
         if (row.status !== 'received') return row;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -170,7 +187,8 @@ describe('Zoom meeting recordings', () => {
   });
 
   it('keeps the secret token sealed at rest', async () => {
-    const [row] = await runtime.db.systemQuery<{ stored: string }>(`SELECT settings->>'zoom_secret_token' AS stored FROM organizations WHERE id = $1`, [a.ctx.organizationId]);
+    const read = `SELECT settings->>'zoom_secret_token' AS stored FROM organizations WHERE id = $1`;
+    const [row] = await runtime.db.systemQuery<{ stored: string }>(read, [a.ctx.organizationId]);
     expect(row.stored).toContain('sealed');
     expect(row.stored).not.toContain('secret-token-of-org-a');
   });
@@ -187,7 +205,8 @@ describe('Zoom meeting recordings', () => {
     await app.get(OrganizationService).createUser({ organizationId: a.ctx.organizationId, email, password: 'agent password 1', role: 'AGENT' });
     const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'agent password 1' } });
     const agent = { authorization: `Bearer ${login.json().access_token}` };
-    expect((await app.inject({ method: 'PUT', url: '/functions/v1/zoom-settings', headers: agent, payload: { secret_token: 'agent-chosen-token' } })).statusCode).toBe(403);
+    const byAgent = await app.inject({ method: 'PUT', url: '/functions/v1/zoom-settings', headers: agent, payload: { secret_token: 'agent-chosen-token' } });
+    expect(byAgent.statusCode).toBe(403);
 
     const c = await createTestTenant(app, 'Org C');
     await app.inject({ method: 'PUT', url: '/functions/v1/zoom-settings', headers: c.session, payload: { secret_token: 'temporary-token-c' } });

@@ -31,7 +31,11 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<NodeJS.Signals | number | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.signalCode ?? child.exitCode) : child.once('exit', (code, signal) => r(signal ?? code))));
+const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | number | null>((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) r(child.signalCode ?? child.exitCode);
+    else child.once('exit', (code, signal) => r(signal ?? code));
+  });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -79,7 +83,8 @@ describe('call processing survives a killed worker', () => {
       DATABASE_URL: runtime.config.DATABASE_URL, DATA_DIR: dataDir, LOG_LEVEL: 'info', KAFKA_BROKERS: '', JOBS_POLL_MS: '50',
       TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl,
     };
-    const status = () => runtime.db.systemQuery<{ status: string; attempts: number }>('SELECT status, attempts FROM call_records WHERE id = $1', [id]).then((r) => r[0]);
+    const status = () =>
+      runtime.db.systemQuery<{ status: string; attempts: number }>('SELECT status, attempts FROM call_records WHERE id = $1', [id]).then((r) => r[0]);
 
     peer.transcriptionScript.push({ hang: true });
     const first = await startWorker(env);

@@ -18,6 +18,7 @@ export const CALLS_SETTINGS = {
   TRANSCRIBE_API_KEY: stringSetting({ group: 'calls', sensitive: true, maxLength: 4096, description: 'bearer key of TRANSCRIBE_BASE_URL' }),
   TRANSCRIBE_MODEL: stringSetting({ group: 'calls', default: 'whisper-1', ...MODEL, description: 'speech-to-text model' }),
   TRANSCRIBE_LANGUAGE: enumSetting({
-    group: 'calls', default: 'auto', values: ['auto', 'ar', 'en'], description: 'language hint sent with each recording (auto: the model detects Arabic, English or both)',
+    group: 'calls', default: 'auto', values: ['auto', 'ar', 'en'],
+    description: 'language hint sent with each recording (auto: the model detects Arabic, English or both)',
   }),
 };

@@ -25,7 +25,8 @@ export function transcriberOf(config: Config): Transcriber | null {
         const s = settingsOf(config, CALLS_SETTINGS);
         const analysers = new ConfiguredAnalysers(resolver, { baseUrl: s.AI_BASE_URL, apiKey: s.AI_API_KEY, model: s.AI_MODEL });
         const recordings = new StoredRecordingReader(storage, createOutboundClient(config, { keepAlive: false }));
-        return new CallProcessor({ db, transcriber: transcriberOf(config), analysers, recordings, language: s.TRANSCRIBE_LANGUAGE, maxAttempts: CALL_PROCESSING_ATTEMPTS });
+        const transcriber = transcriberOf(config);
+        return new CallProcessor({ db, transcriber, analysers, recordings, language: s.TRANSCRIBE_LANGUAGE, maxAttempts: CALL_PROCESSING_ATTEMPTS });
       },
     },
   ],

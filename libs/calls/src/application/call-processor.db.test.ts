@@ -51,12 +51,15 @@ describe('the call processing pipeline on the job runner', () => {
     const processor = new CallProcessor({
       db,
       transcriber: opts.transcribe === false ? null : new OpenAiTranscriber({ baseUrl: peer.baseUrl, apiKey: 'sk-t', model: 'whisper-1' }),
-      analysers: new ConfiguredAnalysers(new PlatformDefaultAiResolver(), { baseUrl: opts.ai === false ? undefined : peer.baseUrl, apiKey: 'sk-a', model: 'gpt-test' }),
+      analysers: new ConfiguredAnalysers(new PlatformDefaultAiResolver(), {
+        baseUrl: opts.ai === false ? undefined : peer.baseUrl, apiKey: 'sk-a', model: 'gpt-test',
+      }),
       recordings: new StoredRecordingReader(storage, new OutboundClient()),
       language: 'auto',
       maxAttempts: processCallJob.retry.maxAttempts,
     });
-    const job = defineJob({ name: processCallJob.name, handler: processor, retry: { ...processCallJob.retry, baseMs: 20, maxMs: 100 }, leaseMs: opts.leaseMs ?? 60_000 });
+    const retry = { ...processCallJob.retry, baseMs: 20, maxMs: 100 };
+    const job = defineJob({ name: processCallJob.name, handler: processor, retry, leaseMs: opts.leaseMs ?? 60_000 });
     const runner = new JobRunner(db, { jobs: [job], schedules: [], concurrency: 1, pollMs: 20 });
     runners.push(runner);
     void runner.start();
@@ -70,7 +73,8 @@ describe('the call processing pipeline on the job runner', () => {
     const key = `suite-1/2026/11/${id}.wav`;
     const stored = await storage.put(key, wavSaying(text), { contentType: 'audio/wav' });
     const contactId = await runtime.db.inTenant(ctx, async (tx) => {
-      const [contact] = await tx.query<{ id: string }>(`INSERT INTO contacts (organization_id, first_name) VALUES ($1, 'Mona') RETURNING id`, [ctx.organizationId]);
+      const insertContact = `INSERT INTO contacts (organization_id, first_name) VALUES ($1, 'Mona') RETURNING id`;
+      const [contact] = await tx.query<{ id: string }>(insertContact, [ctx.organizationId]);
       await tx.query(
         `INSERT INTO call_records (id, organization_id, contact_id, recording_url, recording_key, recording_content_type, recording_bytes)
          VALUES ($1, $2, $3, $4, $5, 'audio/wav', $6)`,
@@ -83,19 +87,25 @@ describe('the call processing pipeline on the job runner', () => {
   }
 
   const record = (id: string) =>
-    runtime.db.systemQuery<{ status: string; transcription: string | null; analysis: Record<string, unknown> | null; failure_reason: string | null; attempts: number }>(
+    runtime.db.systemQuery<{
+      status: string; transcription: string | null; analysis: Record<string, unknown> | null; failure_reason: string | null; attempts: number;
+    }>(
       'SELECT status, transcription, analysis, failure_reason, attempts FROM call_records WHERE id = $1',
       [id],
     ).then((rows) => rows[0]);
   const events = (id: string) =>
-    runtime.db.systemQuery<{ type: string; payload: { call: Record<string, unknown> } }>('SELECT type, payload FROM outbox WHERE aggregate_id = $1 ORDER BY seq', [id]);
+    runtime.db.systemQuery<{ type: string; payload: { call: Record<string, unknown> } }>(
+      'SELECT type, payload FROM outbox WHERE aggregate_id = $1 ORDER BY seq', [id],
+    );
   const settled = (id: string) => eventually(() => record(id), (r) => ['completed', 'failed', 'transcription_unavailable'].includes(r.status));
 
   it('takes a recording from received to completed: transcription stored, AI analysis, call.analyzed for the timeline', async () => {
     startRunner();
     const { id, ctx, contactId } = await recordCall('thank you, please send the updated quotation tomorrow');
     const done = await settled(id);
-    expect(done).toMatchObject({ status: 'completed', transcription: 'thank you, please send the updated quotation tomorrow', failure_reason: null, attempts: 1 });
+    expect(done).toMatchObject({
+      status: 'completed', transcription: 'thank you, please send the updated quotation tomorrow', failure_reason: null, attempts: 1,
+    });
     expect(done.analysis).toEqual({
       analyser: 'ai', model: 'gpt-test', sentiment: 'positive', keywords: ['thank', 'please', 'updated'], action_items: ['Send the quote'],
       summary: 'The customer said: thank you, please send the updated quotation tomorrow',
@@ -129,7 +139,9 @@ describe('the call processing pipeline on the job runner', () => {
     startRunner();
     for (let i = 0; i < 6; i++) peer.transcriptionScript.push({ status: 503, body: { error: { message: 'down for maintenance' } } });
     const { id } = await recordCall('anyone there');
-    expect(await settled(id)).toMatchObject({ status: 'failed', attempts: 6, failure_reason: 'gave up after 6 attempts: transcription answered 503: down for maintenance' });
+    expect(await settled(id)).toMatchObject({
+      status: 'failed', attempts: 6, failure_reason: 'gave up after 6 attempts: transcription answered 503: down for maintenance',
+    });
   });
 
   it('says transcription_unavailable when no transcription provider is configured, and uses the local analyser when no AI is', async () => {

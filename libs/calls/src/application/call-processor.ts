@@ -34,6 +34,8 @@ export interface CallProcessorDeps {
   maxAttempts: number;
 }
 
+type Outcome = { status: 'completed' | 'failed'; analysis: CallAnalysis | null; reason: string | null; at: Date };
+
 const FINAL = new Set(['completed', 'failed', 'transcription_unavailable']);
 const UNAVAILABLE = 'no transcription provider is configured (TRANSCRIBE_BASE_URL is unset): the recording is kept, not transcribed or analysed';
 const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() });
@@ -68,16 +70,17 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
 
   private async process(ctx: RequestContext, row: CallRow): Promise<void> {
     const { db, transcriber } = this.deps;
-    if (!transcriber) {
-      await db.inTenant(ctx, (tx) =>
-        tx.execute(`UPDATE call_records SET status = 'transcription_unavailable', failure_reason = $2, updated_at = now() WHERE id = $1 AND status = $3`, [
-          row.id, UNAVAILABLE, row.status,
-        ]),
-      );
-      return;
-    }
     let transcript = row.transcription;
     if (transcript === null) {
+      // No provider: said on the record. (A transcription stored earlier is analysed all the same.)
+      if (!transcriber) {
+        await db.inTenant(ctx, (tx) =>
+          tx.execute(`UPDATE call_records SET status = 'transcription_unavailable', failure_reason = $2, updated_at = now() WHERE id = $1 AND status = $3`, [
+            row.id, UNAVAILABLE, row.status,
+          ]),
+        );
+        return;
+      }
       const started = await db.inTenant(ctx, (tx) =>
         tx.execute(
           `UPDATE call_records SET status = 'transcribing', attempts = attempts + 1, processing_started_at = coalesce(processing_started_at, now()),
@@ -120,7 +123,7 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
     });
   }
 
-  private async publish(tx: Tx, ctx: RequestContext, row: CallRow, outcome: { status: 'completed' | 'failed'; analysis: CallAnalysis | null; reason: string | null; at: Date }) {
+  private async publish(tx: Tx, ctx: RequestContext, row: CallRow, outcome: Outcome) {
     const { analysis } = outcome;
     const call: ProcessedCall = {
       id: row.id, organization_id: ctx.organizationId, contact_id: row.contact_id, source: row.source, status: outcome.status,

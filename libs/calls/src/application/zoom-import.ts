@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, OutboundError, type OutboundClient, type Tx } from '@engage/platform';
+import {
+  type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, OutboundError, type OutboundClient, type Tx,
+} from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { ZOOM_RECORDING_COMPLETED } from '../calls-events';
 import { AUDIO_FILE_TYPES, type ZoomRecordingCompleted } from '../domain/zoom-event';
@@ -102,14 +104,18 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
         start_time: (m.start_time as string | null) ?? null, duration_minutes: (m.duration_minutes as number | null) ?? null,
         share_url: (m.share_url as string | null) ?? null, recording_url: stored.url, created_at: updated.created_at.toISOString(),
       };
-      await tx.emit([ZOOM_RECORDING_COMPLETED.create({ organizationId: ctx.organizationId, aggregateId: payload.callRecordId, payload: { recording, actor_id: null } })]);
+      const { organizationId } = ctx;
+      const event = ZOOM_RECORDING_COMPLETED.create({ organizationId, aggregateId: payload.callRecordId, payload: { recording, actor_id: null } });
+      await tx.emit([event]);
     });
   }
 
   private async download(payload: ZoomImportPayload): Promise<Buffer> {
     const headers: Record<string, string> = payload.downloadToken ? { authorization: `Bearer ${payload.downloadToken}` } : {};
     try {
-      const response = await this.deps.outbound.request({ url: payload.downloadUrl, method: 'GET', headers, maxBodyBytes: MAX_MEETING_AUDIO_BYTES + 1, timeoutMs: 300_000 });
+      const response = await this.deps.outbound.request({
+        url: payload.downloadUrl, method: 'GET', headers, maxBodyBytes: MAX_MEETING_AUDIO_BYTES + 1, timeoutMs: 300_000,
+      });
       if (response.truncated) throw new ProviderError(`the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`, false);
       if (response.status < 200 || response.status > 299) {
         throw new ProviderError(`Zoom's download answered ${response.status}`, response.status >= 500 || response.status === 429);

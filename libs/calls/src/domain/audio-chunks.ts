@@ -20,7 +20,9 @@ export function splitRecording(bytes: Buffer, maxBytes: number): Buffer[] {
   const format = splittableFormatOf(bytes);
   if (format === 'wav') return splitWav(bytes, maxBytes);
   if (format === 'mp3') return splitMp3(bytes, maxBytes);
-  throw new UnsplittableRecording(`a recording of ${bytes.length} bytes exceeds the transcription limit of ${maxBytes} bytes and only WAV and MP3 can be split`);
+  throw new UnsplittableRecording(
+    `a recording of ${bytes.length} bytes exceeds the transcription limit of ${maxBytes} bytes and only WAV and MP3 can be split`,
+  );
 }
 
 interface RiffChunk {

@@ -41,7 +41,8 @@ export class ZoomWebhookController {
     });
     if (!check.ok) {
       if (check.reason === 'stale_timestamp') throw Unauthorized('zoom.stale_timestamp', STALE);
-      throw Unauthorized('zoom.invalid_signature', check.reason === 'missing_signature' ? 'The signature headers are missing' : 'The signature does not match the body');
+      const message = check.reason === 'missing_signature' ? 'The signature headers are missing' : 'The signature does not match the body';
+      throw Unauthorized('zoom.invalid_signature', message);
     }
     const body = parseJsonObject(rawBody);
     if (body.event === 'endpoint.url_validation') {
@@ -72,6 +73,8 @@ function parseJsonObject(raw: Buffer): Record<string, unknown> {
   } catch {
     throw new DomainError('validation', 'zoom.invalid_json', 'The body is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DomainError('validation', 'zoom.invalid_json', 'The body is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DomainError('validation', 'zoom.invalid_json', 'The body is not a JSON object');
+  }
   return value as Record<string, unknown>;
 }

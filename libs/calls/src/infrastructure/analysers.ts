@@ -22,7 +22,8 @@ export class ConfiguredAnalysers implements AnalyserChooser {
     private readonly resolver: AiProviderResolver,
     platform: { baseUrl?: string; apiKey?: string; model: string },
   ) {
-    this.platformDefault = platform.baseUrl ? new OpenAiAnalyser({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, model: platform.model }) : LOCAL_ANALYSER;
+    const { baseUrl, apiKey, model } = platform;
+    this.platformDefault = baseUrl ? new OpenAiAnalyser({ baseUrl, apiKey, model }) : LOCAL_ANALYSER;
   }
 
   async analyserFor(organizationId: string): Promise<Analyser> {

@@ -39,10 +39,14 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
   it('says which failures are worth retrying, without the key in the message', async () => {
     const transcriber = new OpenAiTranscriber({ baseUrl: peer.baseUrl, apiKey: 'sk-secret-key', model: 'whisper-1' });
     const recording = { bytes: wavSaying('hi'), filename: 'a.wav', contentType: 'audio/wav' };
-    peer.transcriptionScript.push({ status: 503, body: { error: { message: 'overloaded' } } }, { status: 429, body: {} }, { status: 400, body: { error: { message: 'bad audio' } } });
+    peer.transcriptionScript.push(
+      { status: 503, body: { error: { message: 'overloaded' } } }, { status: 429, body: {} }, { status: 400, body: { error: { message: 'bad audio' } } },
+    );
     const outcomes = [];
     for (let i = 0; i < 3; i++) outcomes.push(await transcriber.transcribe(recording, 'auto').catch((e: ProviderError) => [e.retryable, e.message]));
-    expect(outcomes).toEqual([[true, 'transcription answered 503: overloaded'], [true, 'transcription answered 429: {}'], [false, 'transcription answered 400: bad audio']]);
+    expect(outcomes).toEqual([
+      [true, 'transcription answered 503: overloaded'], [true, 'transcription answered 429: {}'], [false, 'transcription answered 400: bad audio'],
+    ]);
     const down = new OpenAiTranscriber({ baseUrl: 'http://127.0.0.1:1/v1', model: 'whisper-1' });
     await expect(down.transcribe(recording, 'auto')).rejects.toMatchObject({ retryable: true });
     peer.transcriptionScript.push({ hang: true });
@@ -73,7 +77,9 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
     peer.completionScript.push({ content: '{"sentiment":"happy","keywords":[],"action_items":[],"summary":""}' }, { content: '{"sentiment":"neutral"}' });
     const failure = await analyser.analyse('hello').catch((e: ProviderError) => e);
     expect(failure).toBeInstanceOf(ProviderError);
-    expect(failure).toMatchObject({ retryable: false, message: 'the AI answered twice with malformed analysis (keywords must be a list of at most 20 strings)' });
+    expect(failure).toMatchObject({
+      retryable: false, message: 'the AI answered twice with malformed analysis (keywords must be a list of at most 20 strings)',
+    });
     expect(peer.completions).toHaveLength(4);
 
     peer.completionScript.push({ status: 500, body: { error: { message: 'upstream' } } });

@@ -42,10 +42,12 @@ describe('reading a recording back', () => {
     const reader = new StoredRecordingReader(storage, new OutboundClient({ extraCa: cert.cert }));
     const failure = (r: CallRow) => reader.read(r).then(() => null, (e: ProviderError) => [e instanceof ProviderError, e.retryable, e.message]);
     expect(await failure(row({ recording_key: 's/2026/11/gone.wav' }))).toEqual([true, false, 'the stored recording is missing']);
-    expect(await failure(row({ recording_url: `${cdn.url}/r/call.mp3` }))).toEqual([true, false, expect.stringMatching(/^the recording cannot be fetched: IP address targets/)]);
+    const blocked = await failure(row({ recording_url: `${cdn.url}/r/call.mp3` }));
+    expect(blocked).toEqual([true, false, expect.stringMatching(/^the recording cannot be fetched: IP address targets/)]);
     const allowed = new StoredRecordingReader(storage, new OutboundClient({ allowHosts: ['127.0.0.1'], extraCa: cert.cert }));
-    expect(await allowed.read(row({ recording_url: `${cdn.url}/r/other.mp3` })).catch((e: ProviderError) => [e.retryable, e.message])).toEqual([false, "the recording's address answered 404"]);
+    const outcome = (url: string) => allowed.read(row({ recording_url: url })).catch((e: ProviderError) => [e.retryable, e.message]);
+    expect(await outcome(`${cdn.url}/r/other.mp3`)).toEqual([false, "the recording's address answered 404"]);
     cdn.behave(() => ({ status: 503 }));
-    expect(await allowed.read(row({ recording_url: `${cdn.url}/r/call.mp3` })).catch((e: ProviderError) => [e.retryable, e.message])).toEqual([true, "the recording's address answered 503"]);
+    expect(await outcome(`${cdn.url}/r/call.mp3`)).toEqual([true, "the recording's address answered 503"]);
   });
 });

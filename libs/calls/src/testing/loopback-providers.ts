@@ -92,7 +92,8 @@ export class LoopbackProviders {
     const scripted = this.completionScript.shift();
     if (scripted && !('content' in scripted)) return scripted;
     const content = scripted?.content ?? JSON.stringify(defaultAnalysis(parsed));
-    return { status: 200, body: { id: 'chatcmpl-loopback', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] } };
+    const choices = [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }];
+    return { status: 200, body: { id: 'chatcmpl-loopback', object: 'chat.completion', choices } };
   }
 }
 

@@ -34,7 +34,8 @@ export class OrganizationSettings {
   // The organization's Zoom secret token (zoom_secret_token, sealed). undefined: no such
   // organization; null: none set, or sealed with another ENCRYPTION_KEY.
   async zoomSecretToken(organizationId: string): Promise<string | null | undefined> {
-    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'zoom_secret_token' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    const query = `SELECT settings->'zoom_secret_token' AS sealed FROM organizations WHERE id = $1`;
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(query, [organizationId]);
     if (!row) return undefined;
     const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
     if (typeof sealed !== 'string') return null;
