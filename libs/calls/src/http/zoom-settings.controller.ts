@@ -1,10 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsString, Matches } from 'class-validator';
 import { assertAllowed, Authenticated, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
 import { ApiErrors } from '@engage/platform';
-import { DomainError } from '@engage/shared-kernel';
 
-const TOKEN = /^[\x21-\x7e]{8,256}$/;
+export class ZoomSecretTokenDto {
+  @ApiProperty({ description: "the Secret Token of the organization's Zoom app (shown once in Zoom's Marketplace)", minLength: 8, maxLength: 256 })
+  @IsString()
+  @Matches(/^[\x21-\x7e]{8,256}$/, { message: 'secret_token must be 8 to 256 printable characters without spaces' })
+  secret_token: string;
+}
 
 // Settings → Integrations → Zoom: OWNER and ADMIN set the secret token of their Zoom app (sealed,
 // never shown again); the answer says whether one is set and the address to give Zoom.
@@ -26,13 +31,9 @@ export class ZoomSettingsController {
 
   @ApiErrors(400, 403)
   @Put()
-  async set(@CurrentCaller() caller: Caller, @Body() body: unknown) {
+  async set(@CurrentCaller() caller: Caller, @Body() body: ZoomSecretTokenDto) {
     assertAllowed(caller.ctx.role, 'organization.settings.manage');
-    const token = (body as { secret_token?: unknown } | null)?.secret_token;
-    if (typeof token !== 'string' || !TOKEN.test(token)) {
-      throw new DomainError('validation', 'validation_failed', 'secret_token must be 8 to 256 printable characters without spaces');
-    }
-    await this.organizations.setSetting(caller.ctx.organizationId, 'zoom_secret_token', token);
+    await this.organizations.setSetting(caller.ctx.organizationId, 'zoom_secret_token', body.secret_token);
     return this.view(caller.ctx.organizationId);
   }
 
