@@ -37,7 +37,9 @@ export class OpenAiTranscriber implements Transcriber {
   private async piece(recording: Recording, bytes: Buffer, index: number, count: number, language: LanguageHint): Promise<string> {
     const form = new FormData();
     const filename = count === 1 ? recording.filename : recording.filename.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `-part${index + 1}${ext}`);
-    form.append('file', new Blob([new Uint8Array(bytes)], { type: recording.contentType }), filename);
+    // A view of the piece, not a copy (the Blob takes its own).
+    const view = new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length);
+    form.append('file', new Blob([view], { type: recording.contentType }), filename);
     form.append('model', this.options.model);
     form.append('response_format', 'json');
     if (language !== 'auto') form.append('language', language);
