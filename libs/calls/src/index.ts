@@ -8,6 +8,7 @@ import { zoomImportJob } from './application/zoom-import';
 import { CALLS_SETTINGS } from './calls.settings';
 import { CALL_TABLES } from './infrastructure/exposed-tables';
 import { CreateCallRecords1763800013001 } from './infrastructure/migrations/0001-create-call-records';
+import { IndexMeetingRecordings1763800013101 } from './infrastructure/migrations/0101-index-meeting-recordings';
 
 export { CallsModule } from './calls.module';
 export { ZOOM_RECORDING_COMPLETED, type MeetingRecording, type RecordingPayload } from './calls-events';
@@ -26,7 +27,11 @@ export { enqueueCallProcessing, processCallJob } from './application/call-proces
 export { zoomImportJob } from './application/zoom-import';
 export { zoomSignature } from './domain/zoom-signature';
 
-export const callsMigrations: MigrationClass[] = [CreateCallRecords1763800013001];
+export const callsMigrations: MigrationClass[] = [
+  CreateCallRecords1763800013001,
+  // Zoom meeting recordings (docs/calls.md).
+  IndexMeetingRecordings1763800013101,
+];
 
 // Call intelligence as the composition sees it (docs/calls.md): call records (served read-only),
 // POST /functions/v1/mobile-api/call-recording, which registers them and emits call.received, and the

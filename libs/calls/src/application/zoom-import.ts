@@ -36,7 +36,10 @@ export const ZOOM_IMPORT_ATTEMPTS = 5;
 // when it gets no quick 200) adds nothing. Returns the records created.
 export async function recordMeeting(tx: Tx, organizationId: string, event: ZoomRecordingCompleted): Promise<string[]> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zoom:${organizationId}:${event.meeting.meeting_uuid}`]);
-  const [seen] = await tx.query(`SELECT 1 FROM call_records WHERE source = 'meeting' AND meeting->>'meeting_uuid' = $1 LIMIT 1`, [event.meeting.meeting_uuid]);
+  const [seen] = await tx.query(
+    `SELECT 1 FROM call_records WHERE organization_id = $1 AND source = 'meeting' AND meeting->>'meeting_uuid' = $2 LIMIT 1`,
+    [organizationId, event.meeting.meeting_uuid],
+  );
   if (seen) return [];
   const ids: string[] = [];
   for (const file of event.files.filter((f) => AUDIO_FILE_TYPES.has(f.file_type))) {
