@@ -18,15 +18,14 @@ export class StoredRecordingReader implements RecordingReader {
   async read(row: CallRow): Promise<Recording> {
     const contentType = row.recording_content_type ?? 'application/octet-stream';
     const filename = nameOf(row);
-    if (row.recording_key && this.storage.open) {
-      let stream: Readable;
-      try {
-        stream = await this.storage.open(row.recording_key);
-      } catch (error) {
-        const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-        throw new ProviderError(missing ? 'the stored recording is missing' : `the stored recording cannot be read: ${(error as Error).message}`, !missing);
+    if (row.recording_key && this.storage.read) {
+      const stored = await this.storage.read(row.recording_key);
+      if (!stored) throw new ProviderError('the stored recording is missing', false);
+      if (stored.bytes > MAX_RECORDING_BYTES) {
+        stored.body.destroy();
+        throw new ProviderError(`the stored recording is larger than ${MAX_RECORDING_BYTES} bytes`, false);
       }
-      return { bytes: await collect(stream), filename, contentType };
+      return { bytes: await collect(stored.body), filename, contentType };
     }
     if (!row.recording_url) throw new ProviderError('the call record has no recording', false);
     try {
