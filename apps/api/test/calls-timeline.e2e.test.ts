@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { enqueueCallProcessing } from '@engage/calls';
 import { LoopbackProviders, wavSaying } from '@engage/calls/testing';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
+import { OrganizationService } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import { LocalObjectStorage, type PlatformRuntime } from '@engage/platform';
+import type { PlatformRuntime } from '@engage/platform';
 import { startTestRuntime } from '@engage/platform/testing';
 import { createApiApp } from '../src/create-api-app';
 
@@ -17,8 +16,8 @@ interface TimelineEntry {
   data: Record<string, unknown>;
 }
 
-// In the composed app (role 'all'): a call record of a contact goes through the pipeline against
-// loopback transcription and AI peers, and the CRM shows the outcome on the contact's timeline
+// In the composed app (role 'all'): a contact's call uploaded to /call-recording goes through the
+// pipeline against loopback transcription and AI peers, and the CRM shows the outcome on the contact's timeline
 // from the calls context's declared projection.
 describe('call analysis on the contact timeline', () => {
   let runtime: PlatformRuntime;
@@ -32,6 +31,7 @@ describe('call analysis on the contact timeline', () => {
     runtime = await startTestRuntime({ role: 'all', migrations: CONTEXT_MIGRATIONS, env });
     app = await createApiApp(runtime);
     t = await createTestTenant(app);
+    await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'suite_id', 'suite-t');
   });
   afterAll(async () => {
     await app.close();
@@ -39,19 +39,19 @@ describe('call analysis on the contact timeline', () => {
     await peer.stop();
   });
 
+  // A recording uploaded through POST /functions/v1/mobile-api/call-recording (multipart, API key).
   async function callOf(contactId: string, text: string): Promise<string> {
-    const id = randomUUID();
-    const storage = new LocalObjectStorage(join(runtime.config.DATA_DIR, 'cdn'), 'http://cdn.test');
-    const stored = await storage.put(`s/2026/11/${id}.wav`, wavSaying(text), { contentType: 'audio/wav' });
-    await runtime.db.inTenant(t.ctx, async (tx) => {
-      await tx.query(
-        `INSERT INTO call_records (id, organization_id, contact_id, recording_url, recording_key, recording_content_type)
-         VALUES ($1, $2, $3, $4, $5, 'audio/wav')`,
-        [id, t.ctx.organizationId, contactId, stored.url, stored.key],
-      );
-      await enqueueCallProcessing(tx, id);
-    });
-    return id;
+    const boundary = `----e2e${randomUUID()}`;
+    const payload = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="contact_id"\r\n\r\n${contactId}\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+      wavSaying(text),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const headers = { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const res = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/call-recording', payload, headers });
+    expect(res.json()).toMatchObject({ success: true, status: 'received', contact_matched: true, recording_stored: true });
+    return res.json().call_record_id as string;
   }
 
   const entryOf = async (contactId: string, type: string): Promise<TimelineEntry> => {

@@ -49,7 +49,13 @@ describe('call recordings in the composed app', () => {
     }
     const entry = entries.find((e) => e.type === 'call.received');
     expect(entry).toMatchObject({ summary: 'Outbound call recorded (2:05)', data: { id: res.json().call_record_id, direction: 'outbound', duration_seconds: 125 } });
-    const read = await app.inject({ method: 'GET', url: `/rest/v1/call_records?id=eq.${res.json().call_record_id}&select=status,contact_id,recording_content_type`, headers: t.session });
-    expect(read.json()).toEqual([{ status: 'received', contact_id: contact.id, recording_content_type: 'audio/ogg' }]);
+    // No transcription provider is configured here: the pipeline says so on the record.
+    const url = `/rest/v1/call_records?id=eq.${res.json().call_record_id}&select=status,contact_id,recording_content_type`;
+    let rows: { status: string }[] = [];
+    for (let i = 0; i < 250 && rows[0]?.status !== 'transcription_unavailable'; i++) {
+      await sleep(40);
+      rows = (await app.inject({ method: 'GET', url, headers: t.session })).json();
+    }
+    expect(rows).toEqual([{ status: 'transcription_unavailable', contact_id: contact.id, recording_content_type: 'audio/ogg' }]);
   });
 });

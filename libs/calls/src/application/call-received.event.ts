@@ -1,8 +1,8 @@
 import { defineEvent, isPayloadObject, pickScalars, type TimelineProjection, uuidOrNull } from '@engage/shared-kernel';
 import type { CallRecordView } from '../domain/call-record';
 
-// Internal for now (no §6 webhook kind is about it): the processing pipeline starts from it, and
-// the contact's timeline shows the call as soon as it is registered.
+// Internal for now (no §6 webhook kind is about it): the contact's timeline shows the call as soon
+// as it is registered (its processing job is enqueued with it, call-processing.job.ts).
 export type CallReceivedPayload = { call_record: CallRecordView; actor_id: string | null };
 
 const minutes = (seconds: unknown): string =>

@@ -5,6 +5,7 @@ import { Forbidden, NotFound, type RequestContext, toView } from '@engage/shared
 import { CALL_RECORDS, type CallDirection, type CallRecordRow, type CallRecordView } from '../domain/call-record';
 import { CALL_INSERT, INSERT_CALL_RECORD, MEMBER_BY_EMAIL } from '../infrastructure/call-record.sql';
 import { CALL_RECEIVED } from './call-received.event';
+import { enqueueCallProcessing } from './call-processing.job';
 
 // The optional facts of §4.4 POST /call-recording, validated by the request's DTO.
 export interface CallFields {
@@ -57,8 +58,8 @@ export class CallRegistration {
       const [inserted] = await tx.query<CallRecordRow>(INSERT_CALL_RECORD, CALL_INSERT.values(values), {
         violations: { call_records_contact_fkey: () => NotFound('contact', contactId ?? undefined) },
       });
-      // The processing pipeline (transcription, analysis) starts from this event: its consumer, or a
-      // job it enqueues, picks the record up; nothing else is queued here.
+      // Its processing job (transcription, analysis) exists only if the record does.
+      await enqueueCallProcessing(tx, id);
       await tx.emit([CALL_RECEIVED.create({ organizationId: ctx.organizationId, aggregateId: id, payload: { call_record: toView(CALL_RECORDS, inserted), actor_id: ctx.userId } })]);
       return inserted;
     });
