@@ -166,7 +166,9 @@ describe('Zoom meeting recordings', () => {
     const event = (token: string, uuid: string) => JSON.stringify({
       event: 'recording.completed', download_token: token,
       payload: {
-        object: { uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }] },
+        object: {
+          uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }],
+        },
       },
     });
     const statusOf = async (id: string) => {
