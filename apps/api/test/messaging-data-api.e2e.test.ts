@@ -29,6 +29,10 @@ describe('messaging tables on /rest/v1', () => {
     const channels = await app.inject({ method: 'GET', url: '/rest/v1/channel_accounts?select=*', headers: a.session });
     expect(channels.json()).toHaveLength(1);
     expect(channels.json()[0]).not.toHaveProperty('inbound_token_hash');
+    expect(channels.json()[0]).not.toHaveProperty('access_token_sealed');
+    // Each conversation names its channel's kind and when its window closes (none on the chat app).
+    const kinds = await app.inject({ method: 'GET', url: '/rest/v1/conversations?select=channel_kind,window_closes_at', headers: a.session });
+    expect(kinds.json()).toEqual([{ channel_kind: 'chat_app', window_closes_at: null }]);
     const write = await app.inject({ method: 'POST', url: '/rest/v1/messages', headers: { ...a.session, 'content-type': 'application/json' }, payload: { content: 'forged' } });
     expect(write.statusCode).toBeGreaterThanOrEqual(400);
     expect(write.statusCode).toBeLessThan(500);

@@ -7,6 +7,7 @@ import { MESSAGING_EVENTS } from './application/messaging-events';
 import { CreateMessagingTables1763800003001 } from './infrastructure/migrations/0001-create-messaging-tables';
 import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0002-index-pending-messages';
 import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrations/0003-inbound-events-without-locks';
+import { ChannelAdapters1763800003004 } from './infrastructure/migrations/0004-channel-adapters';
 
 export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
@@ -14,7 +15,7 @@ export { PendingSendSweeper } from './application/pending-send.sweeper';
 export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 
-export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001, IndexPendingMessages1763800003002, InboundEventsWithoutLocks1763800003003];
+export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001, IndexPendingMessages1763800003002, InboundEventsWithoutLocks1763800003003, ChannelAdapters1763800003004];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go
 // through the messaging endpoints.

@@ -17,6 +17,8 @@ import { PendingSendSweeper } from './application/pending-send.sweeper';
 import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
+import { CHANNEL_PROVIDERS } from './channels.providers';
+import { ChannelAdapters } from './application/channel-adapter.port';
 import { ProviderHolder } from './infrastructure/provider-holder';
 import { ObjectMediaStore } from './infrastructure/object-media-store';
 import { createMediaFetcher } from './infrastructure/media-fetcher';
@@ -47,7 +49,8 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
         new SendService(db, contacts, settings, provider, gapsOf(config), (fields, line) => log.debug(fields, line)),
     },
     { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
-    { provide: ConversationService, inject: [Database, SendService, ContactService], useFactory: (db: Database, sends: SendService, contacts: ContactService) => new ConversationService(db, sends, contacts) },
+    ...CHANNEL_PROVIDERS,
+    { provide: ConversationService, inject: [Database, ChannelAdapters], useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters) },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
     // Re-hosted media go to the platform's object storage (the CDN, or its local stand-in).

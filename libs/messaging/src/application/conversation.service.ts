@@ -1,9 +1,10 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
-import type { ContactService } from '@engage/crm';
 import { characterCount, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
 import { type ConversationStatus, isConversationStatus, parseStatusChange } from '../domain/statuses';
 import {
+  type ChannelAccountRow,
+  CHANNEL_BY_ID,
   CONVERSATION_BY_ID,
   CONVERSATION_FOR_UPDATE,
   CONVERSATION_MESSAGES,
@@ -16,7 +17,8 @@ import {
   UNREAD_COUNTS,
 } from '../infrastructure/messaging.sql';
 import { CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED, conversationEvent } from './messaging-events';
-import type { SendOutcome, SendService } from './send.service';
+import type { ChannelAdapters } from './channel-adapter.port';
+import type { SendOutcome } from './send.service';
 import { type ConversationView, toConversationView, toMessageView, type MessageView } from './views';
 
 export interface ConversationQuery {
@@ -36,8 +38,7 @@ const assertId = (id: string) => {
 export class ConversationService {
   constructor(
     private readonly db: Database,
-    private readonly sends: SendService,
-    private readonly contacts: ContactService,
+    private readonly adapters: ChannelAdapters,
   ) {}
 
   async list(ctx: RequestContext, q: ConversationQuery) {
@@ -69,23 +70,17 @@ export class ConversationService {
     return this.db.inTenant(ctx, async (tx) => (await tx.query<{ total: number; conversations: number; by_status: Record<string, number> }>(UNREAD_COUNTS, [mine ? ctx.userId : null]))[0]);
   }
 
-  // The reply goes to the conversation's contact through the same path as chat-lite-send.
+  // The reply goes out on the conversation's own channel, through that kind's adapter (422 when
+  // the kind has none or is not answered from the inbox).
   async reply(ctx: RequestContext, id: string, input: { message: string; media_urls?: string[] }): Promise<SendOutcome> {
     assertId(id);
     if (characterCount(input.message) > MAX_MESSAGE_CHARACTERS) throw invalid(`message must be at most ${MAX_MESSAGE_CHARACTERS} characters`);
-    const conversation = await this.db.inTenant(ctx, (tx) => this.find(tx, id));
-    const contact = await this.contacts.get(ctx, conversation.contact_id);
-    if (contact.phones.length === 0) throw invalid('the contact of this conversation has no phone number');
-    return this.sends.send(ctx, {
-      to: contact.phones[0],
-      message: input.message,
-      organizationId: ctx.organizationId,
-      conversationId: id,
-      contactName: null,
-      from: null,
-      mediaUrls: input.media_urls ?? [],
-      crossChannel: null,
+    const { conversation, channel } = await this.db.inTenant(ctx, async (tx) => {
+      const row = await this.find(tx, id);
+      const [account] = await tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [row.channel_account_id]);
+      return { conversation: row, channel: account };
     });
+    return this.adapters.forReply(channel.kind).reply(ctx, conversation, { message: input.message, mediaUrls: input.media_urls ?? [] });
   }
 
   async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }): Promise<ConversationView> {

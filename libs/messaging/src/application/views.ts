@@ -2,11 +2,14 @@ import type { ConversationRow, MessageRow } from '../infrastructure/messaging.sq
 
 // Records as plain objects for responses and event payloads (no internal columns).
 export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
-export type ConversationView = Omit<ConversationRow, 'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until'> & {
+export type ConversationView = Omit<ConversationRow, 'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until' | 'last_customer_message_at' | 'window_closes_at'> & {
   created_at: string;
   updated_at: string;
   last_message_at: string | null;
   snoozed_until: string | null;
+  last_customer_message_at: string | null;
+  // When the channel's free-form window closes (null: the channel has no window).
+  window_closes_at: string | null;
 };
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
@@ -17,9 +20,10 @@ export function toMessageView(row: MessageRow): MessageView {
 }
 
 export function toConversationView(row: ConversationRow): ConversationView {
-  const { id, organization_id, contact_id, channel_account_id, status, assignee_id, unread_count } = row;
+  const { id, organization_id, contact_id, channel_account_id, channel_kind, status, assignee_id, unread_count } = row;
   return {
-    id, organization_id, contact_id, channel_account_id, status, assignee_id, unread_count,
+    id, organization_id, contact_id, channel_account_id, channel_kind, status, assignee_id, unread_count,
+    last_customer_message_at: iso(row.last_customer_message_at ?? null), window_closes_at: iso(row.window_closes_at ?? null),
     snoozed_until: iso(row.snoozed_until), last_message_at: iso(row.last_message_at), created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)!,
   };
 }

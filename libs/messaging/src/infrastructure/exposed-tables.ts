@@ -3,7 +3,7 @@ import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The messaging tables the data API serves read-only (/rest/v1): no record writer is registered,
 // so writes go through the messaging endpoints. Every column is declared once (a test compares the
-// declarations with the database); the channel's token hash is declared hidden, so it is never served.
+// declarations with the database); the channel's token hash is declared hidden, so it is never served, nor is a channel's sealed access token.
 
 const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 
@@ -12,6 +12,7 @@ export const CHANNEL_ACCOUNTS = declareTable({
   columns: {
     id: uuid, organization_id: uuid, kind: text, name: text, is_active: column('boolean'), auto_created: column('boolean'),
     inbound_token_hash: column('bytea', { nullable: true, api: 'hidden' }), created_at: at, updated_at: at,
+    external_account_id: textOrNull, access_token_sealed: column('text', { nullable: true, api: 'hidden' }),
   },
 });
 
@@ -20,6 +21,7 @@ export const CONVERSATIONS = declareTable({
   columns: {
     id: uuid, organization_id: uuid, contact_id: uuid, channel_account_id: uuid, status: text, snoozed_until: atOrNull, assignee_id: uuidOrNull,
     last_message_at: atOrNull, unread_count: column('integer'), created_at: at, updated_at: at,
+    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull,
   },
 });
 

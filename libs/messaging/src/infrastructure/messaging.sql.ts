@@ -11,6 +11,9 @@ export interface ConversationRow {
   assignee_id: string | null;
   last_message_at: Date | null;
   unread_count: number;
+  channel_kind: string;
+  last_customer_message_at: Date | null;
+  window_closes_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -39,11 +42,12 @@ export interface ChannelAccountRow {
   name: string;
   is_active: boolean;
   auto_created: boolean;
+  external_account_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export const CHANNEL_ACCOUNT_COLUMNS = 'id, organization_id, kind, name, is_active, auto_created, created_at, updated_at';
+export const CHANNEL_ACCOUNT_COLUMNS = 'id, organization_id, kind, name, is_active, auto_created, external_account_id, created_at, updated_at';
 
 // §4.1 step 6: the most recent active chat-app account.
 export const FIRST_ACTIVE_CHANNEL = `

@@ -68,8 +68,9 @@ function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<
   }
 }
 
-// A 402 names what ran out (the limit, its value and the usage): clients of the functions family
-// read it from `details` as the other families' clients do.
+// A 402 names what ran out (the limit, its value and the usage), a 422 the rule that refused (e.g.
+// which messaging window closed and when): clients of the functions family read it from `details`
+// as the other families' clients do.
 function factsOf(problem: Problem): { details?: unknown } {
-  return problem.status === 402 && problem.details !== undefined ? { details: problem.details } : {};
+  return (problem.status === 402 || problem.status === 422) && problem.details !== undefined ? { details: problem.details } : {};
 }

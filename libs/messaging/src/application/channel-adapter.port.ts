@@ -1,0 +1,45 @@
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import { type ChannelCapabilities, CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
+import { type ChannelKind, isChannelKind } from '../domain/statuses';
+import type { ConversationRow } from '../infrastructure/messaging.sql';
+import type { SendOutcome } from './send.service';
+
+export interface ReplyInput {
+  message: string;
+  mediaUrls: string[];
+}
+
+// One kind of channel: what it can do and how a reply goes out on it. The reply path, the send
+// path and the worker ask the adapter (or its declared capabilities), never the kind's name.
+export interface ChannelAdapter {
+  readonly kind: ChannelKind;
+  readonly capabilities: ChannelCapabilities;
+  reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome>;
+}
+
+export const CHANNEL_ADAPTERS = Symbol('CHANNEL_ADAPTERS');
+
+// The adapters of this installation, by kind.
+export class ChannelAdapters {
+  private readonly byKind = new Map<string, ChannelAdapter>();
+
+  constructor(adapters: ChannelAdapter[]) {
+    for (const adapter of adapters) this.byKind.set(adapter.kind, adapter);
+  }
+
+  capabilitiesOf(kind: string): ChannelCapabilities | null {
+    return isChannelKind(kind) ? CHANNEL_CAPABILITIES[kind] : null;
+  }
+
+  // The adapter a reply on this kind goes through: 422 when the kind has none (yet) or its
+  // conversations are not answered from the inbox.
+  forReply(kind: string): ChannelAdapter {
+    const capabilities = this.capabilitiesOf(kind);
+    if (capabilities && !capabilities.agentReply) {
+      throw new DomainError('unprocessable', 'channel.reply_not_allowed', `Conversations on ${kind} channels cannot be answered from the inbox`, { channel_kind: kind });
+    }
+    const adapter = this.byKind.get(kind);
+    if (!adapter) throw new DomainError('unprocessable', 'channel.no_adapter', `Sending on ${kind} channels is not available on this server`, { channel_kind: kind });
+    return adapter;
+  }
+}
