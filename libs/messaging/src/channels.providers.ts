@@ -1,12 +1,31 @@
 import type { Provider } from '@nestjs/common';
+import type pino from 'pino';
 import { ContactService } from '@engage/crm';
+import { CONFIG, type Config, Database, PLATFORM_LOG, settingsOf } from '@engage/platform';
 import { ChatAppAdapter } from './application/adapters/chat-app.adapter';
 import { ChannelAdapters } from './application/channel-adapter.port';
+import { InboundSignal } from './application/inbound-receiver';
+import { MetaInbound } from './application/meta-inbound';
 import { SendService } from './application/send.service';
+import { SocialInbound } from './application/social-inbound';
+import { MESSAGING_SETTINGS } from './messaging.settings';
 
-// The channel adapters of the messaging context (kept apart from the module so adding a kind does
-// not touch its wiring).
+// The channel adapters of the messaging context and the Meta webhook's receiver (kept apart from
+// the module so adding a kind does not touch its wiring).
 export const CHANNEL_PROVIDERS: Provider[] = [
   { provide: ChatAppAdapter, inject: [SendService, ContactService], useFactory: (sends: SendService, contacts: ContactService) => new ChatAppAdapter(sends, contacts) },
   { provide: ChannelAdapters, inject: [ChatAppAdapter], useFactory: (chatApp: ChatAppAdapter) => new ChannelAdapters([chatApp]) },
+  {
+    provide: SocialInbound,
+    inject: [ContactService, ChannelAdapters],
+    useFactory: (contacts: ContactService, adapters: ChannelAdapters) => new SocialInbound(contacts, (kind) => adapters.capabilitiesOf(kind)),
+  },
+  {
+    provide: MetaInbound,
+    inject: [Database, InboundSignal, CONFIG, PLATFORM_LOG],
+    useFactory: (db: Database, signal: InboundSignal, config: Config, log: pino.Logger) => {
+      const s = settingsOf(config, MESSAGING_SETTINGS);
+      return new MetaInbound(db, signal, { appSecret: s.META_APP_SECRET, verifyToken: s.META_VERIFY_TOKEN }, (fields, line) => log.info(fields, line));
+    },
+  },
 ];

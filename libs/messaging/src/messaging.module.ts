@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
-import { CONFIG, type Config, Database, OBJECT_STORAGE, type ObjectStorage, PLATFORM_LOG, publicUrl, settingsOf } from '@engage/platform';
+import { CONFIG, type Config, Database, OBJECT_STORAGE, type ObjectStorage, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
 import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
-import { InboundProcessor } from './application/inbound-processor';
+import { INBOUND_LANES, InboundProcessor } from './application/inbound-processor';
+import { SocialInbound } from './application/social-inbound';
 import { InboundPurge } from './application/inbound-purge';
 import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
 import { InboundWorker } from './application/inbound.worker';
@@ -16,6 +17,7 @@ import { SendService } from './application/send.service';
 import { PendingSendSweeper } from './application/pending-send.sweeper';
 import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
+import { MetaWebhookController } from './http/meta-webhook.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { CHANNEL_PROVIDERS } from './channels.providers';
 import { ChannelAdapters } from './application/channel-adapter.port';
@@ -32,7 +34,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController],
   providers: [
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
@@ -48,7 +50,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
         new SendService(db, contacts, settings, provider, gapsOf(config), (fields, line) => log.debug(fields, line)),
     },
-    { provide: ChannelAccountService, inject: [Database], useFactory: (db: Database) => new ChannelAccountService(db) },
+    { provide: ChannelAccountService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new ChannelAccountService(db, box) },
     ...CHANNEL_PROVIDERS,
     { provide: ConversationService, inject: [Database, ChannelAdapters], useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters) },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
@@ -61,12 +63,12 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
     {
       provide: InboundProcessor,
-      inject: [Database, ContactService, ObjectMediaStore, CONFIG],
-      useFactory: (db: Database, contacts: ContactService, store: ObjectMediaStore, config: Config) =>
+      inject: [Database, ContactService, ObjectMediaStore, CONFIG, SocialInbound],
+      useFactory: (db: Database, contacts: ContactService, store: ObjectMediaStore, config: Config, social: SocialInbound) =>
         new InboundProcessor(db, contacts, {
           store,
           fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
-        }),
+        }, INBOUND_LANES, social),
     },
     // The hot queue inboundQueue: the platform's runner drives it in worker and all-in-one processes.
     {

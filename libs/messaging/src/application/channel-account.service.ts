@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, NotFound, isUuid, type RequestContext } from '@engage/shared-kernel';
-import type { Database } from '@engage/platform';
+import type { Database, SecretBox } from '@engage/platform';
 import { isAllowed } from '@engage/identity';
 import { CHANNEL_KINDS, isChannelKind } from '../domain/statuses';
-import { type ChannelAccountRow, INSERT_CHANNEL, LIST_CHANNELS, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
+import { type ChannelAccountRow, INSERT_CHANNEL, INSERT_META_CHANNEL, LIST_CHANNELS, SET_CHANNEL_ACTIVE, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
+import { parseMetaAccount } from '../domain/channel-setup';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
 
@@ -21,19 +22,34 @@ const assertManager = (ctx: RequestContext) => {
 
 export interface ChannelWithToken {
   channel_account: ChannelAccountRow;
-  // Shown once; only its hash is stored.
-  inbound_token: string;
+  // Shown once; only its hash is stored. Meta channels have none: Meta signs its requests.
+  inbound_token?: string;
   inbound_path: string;
 }
 
+export type ChannelInput = { kind?: unknown; name?: unknown } & Record<string, unknown>;
+
+// Another organization (or this one) already connected that page or Instagram account.
+const ALREADY_CONNECTED = { unique: () => new DomainError('conflict', 'channel.already_connected', 'This page or Instagram account is already connected to a channel account') };
+
 // Channel accounts and the secret token each presents on the inbound receiver.
 export class ChannelAccountService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
 
-  async create(ctx: RequestContext, input: { kind?: unknown; name?: unknown }): Promise<ChannelWithToken> {
+  async create(ctx: RequestContext, input: ChannelInput): Promise<ChannelWithToken> {
     assertManager(ctx);
     if (!isChannelKind(input.kind)) throw new DomainError('validation', 'validation_failed', `kind must be one of ${CHANNEL_KINDS.join(', ')}`);
     if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) throw new DomainError('validation', 'validation_failed', 'name must be 1 to 200 characters');
+    const meta = parseMetaAccount(input.kind, input);
+    if (meta) {
+      // The token is sealed before it is stored and never returned.
+      const params = [input.kind, input.name.trim(), meta.accountId, this.box.seal(meta.accessToken)];
+      const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_META_CHANNEL, params, { violations: ALREADY_CONNECTED }));
+      return { channel_account: row, inbound_path: '/functions/v1/meta-webhook' };
+    }
     const token = newToken();
     const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_CHANNEL, [input.kind, (input.name as string).trim(), hashToken(token)]));
     return withToken(row, token);
@@ -46,6 +62,14 @@ export class ChannelAccountService {
     const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(SET_CHANNEL_TOKEN, [id, hashToken(token)]));
     if (!row) throw NotFound('channel_account', id);
     return withToken(row, token);
+  }
+
+  async setActive(ctx: RequestContext, id: string, active: boolean): Promise<ChannelAccountRow> {
+    assertManager(ctx);
+    if (!isUuid(id)) throw NotFound('channel_account', id);
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(SET_CHANNEL_ACTIVE, [id, active]));
+    if (!row) throw NotFound('channel_account', id);
+    return row;
   }
 
   list(ctx: RequestContext): Promise<ChannelAccountRow[]> {

@@ -21,6 +21,9 @@ import {
 import { upsertConversation } from './conversation-store';
 import { BROADCAST_RESPONSE, CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_STATUS_EVENTS, conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
+import { NotYet, Settled } from './inbound-outcomes';
+import { isSocialPayload, type SocialPayload } from '../domain/meta-webhook';
+import type { SocialInbound } from './social-inbound';
 
 export const MAX_INBOUND_ATTEMPTS = 8;
 // Work units (batches, or single events) processed at once by one worker, each in its own
@@ -42,10 +45,6 @@ interface DueEvent {
   payload: InboundPayload;
 }
 
-// Not an error: the outcome is final and the event is done.
-class Settled extends Error {}
-// Worth another try later (e.g. a status callback that arrived before the send committed).
-class NotYet extends Error {}
 
 // §4.3, the background half. Each stored event is claimed (FOR UPDATE SKIP LOCKED) in its tenant's
 // transaction and marked processed in that same transaction, so a crash anywhere leaves it to be
@@ -56,6 +55,8 @@ export class InboundProcessor {
     private readonly contacts: ContactService,
     private readonly media?: { store: MediaStore; fetch: MediaFetcher },
     private readonly lanes = INBOUND_LANES,
+    // Messenger and Instagram events (absent where only the chat app is processed).
+    private readonly social?: SocialInbound,
   ) {}
 
   // Returns how many events were settled. The due messages of an organization go in batches (one
@@ -71,7 +72,9 @@ export class InboundProcessor {
     const lane = async (): Promise<void> => {
       while (next < units.length) {
         const unit = units[next++];
-        done += unit.length === 1 && unit[0].payload?.type !== 'message' ? Number(await this.processOne(unit[0].id, unit[0].organization_id, unit[0].payload)) : await this.processBatch(unit);
+        if (unit[0].payload?.type === 'message') done += await this.processBatch(unit);
+        // One at a time, in order (a Messenger or Instagram customer's events form one unit).
+        else for (const event of unit) done += Number(await this.processOne(event.id, event.organization_id, event.payload));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(this.lanes, units.length)) }, lane));
@@ -129,9 +132,9 @@ export class InboundProcessor {
     }
   }
 
-  private async rehost(organizationId: string, payload: InboundPayload): Promise<StoredMedia[] | undefined> {
+  private async rehost(organizationId: string, payload: InboundPayload | SocialPayload): Promise<StoredMedia[] | undefined> {
     if (!this.media) return undefined;
-    if (payload?.type !== 'message' || payload.media.length === 0) return undefined;
+    if ((payload?.type !== 'message' && payload?.type !== 'social_message') || payload.media.length === 0) return undefined;
     const { store, fetch } = this.media;
     return Promise.all(
       payload.media.map(async ({ url, kind }): Promise<StoredMedia> => {
@@ -147,7 +150,11 @@ export class InboundProcessor {
   }
 
   private async apply(tx: Tx, ctx: RequestContext, event: InboundEventRow, media?: StoredMedia[]): Promise<void> {
-    const payload = event.payload as unknown as InboundPayload;
+    const payload = event.payload as unknown as InboundPayload | SocialPayload;
+    if (isSocialPayload(payload)) {
+      if (!this.social) throw new NotYet('no social channel handler in this process');
+      return this.social.apply(tx, ctx, event, payload, media);
+    }
     if (payload.type === 'status') return this.applyStatus(tx, ctx, event, payload);
     const [seen] = await tx.query(INBOUND_EXISTS, [event.channel_account_id, payload.id]);
     if (seen) throw new Settled(`duplicate of provider message ${payload.id}`);
@@ -193,9 +200,15 @@ export class InboundProcessor {
 
 // Work for the lanes: each organization's message events in as few batches of about BATCH_SIZE as
 // fit (a batch costs about the same for 5 events as for 50; senders are spread by a hash, so a
-// batch can be somewhat larger), a sender always in the same batch; other events alone.
+// batch can be somewhat larger), a sender always in the same batch; a Meta customer's events in one
+// unit, in order; other events alone.
 function workUnits(due: DueEvent[]): DueEvent[][] {
-  const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message').map((event) => [event]);
+  const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message' && !isSocialPayload(event.payload)).map((event) => [event]);
+  const social = groupBy(
+    due.filter((event) => isSocialPayload(event.payload)),
+    (event) => `${event.organization_id}:${(event.payload as unknown as SocialPayload).user}`,
+  );
+  units.push(...social.values());
   const messages = groupBy(
     due.filter((event) => event.payload?.type === 'message'),
     (event) => event.organization_id,

@@ -33,7 +33,7 @@ const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && 
 // Ids are numeric strings at Meta; anything else (or too long) is not an id.
 const id = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number') && /^[\w.:-]{1,100}$/.test(String(v)) ? String(v) : null;
 // PostgreSQL cannot store NUL; a long text is cut rather than the event lost.
-const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.replace(/\u0000/g, '').slice(0, max) : '');
+const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.replaceAll('\u0000', '').slice(0, max) : '');
 const time = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? new Date(v).toISOString() : null);
 
 // The events of a verified webhook body. Shapes Meta documents but we do not use (reactions,

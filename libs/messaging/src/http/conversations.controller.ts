@@ -42,6 +42,14 @@ export class AssignDto {
 export class ChannelAccountDto {
   @ApiProperty({ enum: CHANNEL_KINDS }) @IsIn(CHANNEL_KINDS) kind!: string;
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name!: string;
+  @ApiProperty({ required: false, description: 'messenger: the Facebook page id' }) @IsOptional() @IsString() @MaxLength(64) page_id?: string;
+  @ApiProperty({ required: false, description: 'instagram: the Instagram professional account id' }) @IsOptional() @IsString() @MaxLength(64) instagram_account_id?: string;
+  @ApiProperty({ required: false, description: 'messenger, instagram: the page access token (write-only, stored sealed)', writeOnly: true })
+  @IsOptional() @IsString() @MaxLength(1000) page_access_token?: string;
+}
+
+export class ChannelActiveDto {
+  @ApiProperty() @IsBoolean() is_active!: boolean;
 }
 
 // The agents' inbox (session of a member, or the organization's API key).
@@ -101,9 +109,16 @@ export class ConversationsController {
     return this.channels.list(caller.ctx);
   }
 
+  @ApiErrors(409)
   @Post('channel-accounts')
   createChannel(@CurrentCaller() caller: Caller, @Body() body: ChannelAccountDto) {
-    return this.channels.create(caller.ctx, body);
+    return this.channels.create(caller.ctx, { ...body });
+  }
+
+  @ApiErrors(404)
+  @Patch('channel-accounts/:id')
+  setActive(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ChannelActiveDto) {
+    return this.channels.setActive(caller.ctx, id, body.is_active);
   }
 
   @ApiErrors(404)

@@ -148,15 +148,15 @@ describe('agent inbox /functions/v1/messaging', () => {
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'fax', name: 'x' })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'instagram' })).statusCode).toBe(400);
     expect((await call('POST', '/channel-accounts', t.session, { kind: 'instagram', name: 'x'.repeat(201) })).statusCode).toBe(400);
-    expect((await call('POST', '/channel-accounts', {}, { kind: 'instagram', name: 'IG' })).statusCode).toBe(401);
+    expect((await call('POST', '/channel-accounts', {}, { kind: 'email', name: 'Mail' })).statusCode).toBe(401);
     // An AGENT works the inbox but does not manage channels.
     const email = `agent.${t.ctx.organizationId}@example.com`;
     await app.get(OrganizationService).createUser({ organizationId: t.ctx.organizationId, email, password: 'agent password 1', role: 'AGENT' });
     const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'agent password 1' } });
     const agent = { authorization: `Bearer ${login.json().access_token}` };
     expect((await call('GET', '/conversations', agent)).statusCode).toBe(200);
-    expect((await call('POST', '/channel-accounts', agent, { kind: 'instagram', name: 'IG' })).statusCode).toBe(403);
-    const created = await call('POST', '/channel-accounts', t.session, { kind: 'instagram', name: 'IG' });
+    expect((await call('POST', '/channel-accounts', agent, { kind: 'email', name: 'Mail' })).statusCode).toBe(403);
+    const created = await call('POST', '/channel-accounts', t.session, { kind: 'email', name: 'Mail' });
     expect(created.statusCode).toBe(201);
     expect(created.json().inbound_token).toMatch(/^chs_/);
     const [stored] = await rows<{ inbound_token_hash: Buffer }>(t.ctx, 'SELECT inbound_token_hash FROM channel_accounts');

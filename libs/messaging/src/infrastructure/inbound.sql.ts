@@ -67,3 +67,12 @@ export const PURGE_PROCESSED_INBOUND = `
     WHERE e.id = h.id AND h.processed_at IS NOT NULL AND h.received_at < now() - make_interval(days => $1)
     RETURNING 1)
   SELECT count(*)::int AS n FROM gone`;
+
+// SYSTEM: the events of one verified Meta webhook request, each routed to the active channel account
+// of its kind holding the page (or Instagram account) id; the ids no such account holds come back.
+export const SYSTEM_STORE_META_EVENTS = `
+  WITH k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS k(kind, account, payload, n)),
+  routed AS (SELECT k.n, c.organization_id, c.id AS channel_id, k.payload FROM k JOIN channel_accounts c ON c.kind = k.kind AND c.external_account_id = k.account AND c.is_active),
+  stored AS (INSERT INTO inbound_events (organization_id, channel_account_id, payload) SELECT organization_id, channel_id, payload FROM routed ORDER BY n RETURNING id)
+  SELECT (SELECT count(*)::int FROM stored) AS stored,
+         coalesce((SELECT json_agg(DISTINCT k.kind || ':' || k.account) FROM k WHERE NOT EXISTS (SELECT 1 FROM routed r WHERE r.n = k.n)), '[]'::json) AS dropped`;

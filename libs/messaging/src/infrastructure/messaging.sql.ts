@@ -69,6 +69,15 @@ export const INSERT_CHANNEL = `
   INSERT INTO channel_accounts (organization_id, kind, name, inbound_token_hash) VALUES (app_org_id(), $1, $2, $3)
   RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 
+export const INSERT_META_CHANNEL = `
+  INSERT INTO channel_accounts (organization_id, kind, name, external_account_id, access_token_sealed) VALUES (app_org_id(), $1, $2, $3, $4)
+  RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
+
+// The sealed access token: read only by the adapter that sends with it.
+export const CHANNEL_SECRET = `SELECT external_account_id, access_token_sealed FROM channel_accounts WHERE id = $1`;
+
+export const SET_CHANNEL_ACTIVE = `UPDATE channel_accounts SET is_active = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
+
 export const SET_CHANNEL_TOKEN = `UPDATE channel_accounts SET inbound_token_hash = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 
 export const LIST_CHANNELS = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts ORDER BY created_at DESC, id`;
