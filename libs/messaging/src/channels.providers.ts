@@ -1,7 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import type pino from 'pino';
 import { ContactService } from '@engage/crm';
-import { CONFIG, type Config, Database, PLATFORM_LOG, settingsOf } from '@engage/platform';
+import { CONFIG, type Config, Database, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
+import { systemClock } from '@engage/shared-kernel';
+import { MetaAdapter } from './application/adapters/meta.adapter';
+import { GraphSendApi } from './infrastructure/graph-send-api';
 import { ChatAppAdapter } from './application/adapters/chat-app.adapter';
 import { ChannelAdapters } from './application/channel-adapter.port';
 import { InboundSignal } from './application/inbound-receiver';
@@ -14,7 +17,15 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 // the module so adding a kind does not touch its wiring).
 export const CHANNEL_PROVIDERS: Provider[] = [
   { provide: ChatAppAdapter, inject: [SendService, ContactService], useFactory: (sends: SendService, contacts: ContactService) => new ChatAppAdapter(sends, contacts) },
-  { provide: ChannelAdapters, inject: [ChatAppAdapter], useFactory: (chatApp: ChatAppAdapter) => new ChannelAdapters([chatApp]) },
+  {
+    provide: ChannelAdapters,
+    inject: [ChatAppAdapter, Database, SecretBox, CONFIG],
+    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config) => {
+      const s = settingsOf(config, MESSAGING_SETTINGS);
+      const graph = new GraphSendApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
+      return new ChannelAdapters([chatApp, new MetaAdapter('messenger', db, box, graph, systemClock), new MetaAdapter('instagram', db, box, graph, systemClock)]);
+    },
+  },
   {
     provide: SocialInbound,
     inject: [ContactService, ChannelAdapters],

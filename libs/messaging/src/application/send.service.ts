@@ -7,11 +7,11 @@ import type { OrganizationSettings } from '@engage/identity';
 import { attachmentOf, gapBetween, planCalls, type ProviderBody } from '../domain/provider-calls';
 import { cleanRecipient, type SendRequest } from '../domain/send-request';
 import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
-import { CONVERSATION_BY_ID, type ConversationRow, FINISH_SEND, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
+import { CONVERSATION_BY_ID, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
+import { type Attempt, finishSend } from './finish-send';
 import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
-import { MESSAGE_FAILED, MESSAGE_SENT, messageEvent } from './messaging-events';
-import { type MessagingProvider, ProviderError, type ProviderResult } from './messaging-provider.port';
-import { toMessageView, type MessageView } from './views';
+import { type MessagingProvider, ProviderError } from './messaging-provider.port';
+import type { MessageView } from './views';
 
 export interface SendOutcome {
   success: true;
@@ -34,11 +34,6 @@ export class SendFailed extends Error {
 export interface SendSettings {
   gapMinMs: number;
   gapMaxMs: number;
-}
-
-interface Attempt {
-  result: ProviderResult | null;
-  error: string | null;
 }
 
 // §4.1 with nothing lost: validate (done by the caller), clean the number, read the provider key,
@@ -85,7 +80,7 @@ export class SendService {
       }
     }
 
-    const messages = await this.db.inTenant(ctx, (tx) => this.finish(tx, ctx, pending.messageIds, attempts));
+    const messages = await this.db.inTenant(ctx, (tx) => finishSend(tx, ctx, pending.messageIds, attempts));
     if (failure !== null) throw new SendFailed(failure, messages);
     return {
       success: true,
@@ -148,20 +143,5 @@ export class SendService {
       messageIds.push(row.id);
     }
     return { conversation, contactId: contact.id, messageIds };
-  }
-
-  // Each PENDING row becomes SENT (provider id, message.sent) or FAILED (provider's words, message.failed).
-  private async finish(tx: Tx, ctx: RequestContext, messageIds: string[], attempts: Attempt[]): Promise<MessageView[]> {
-    const messages: MessageView[] = [];
-    for (const [index, attempt] of attempts.entries()) {
-      const metadata = attempt.result ? { provider_response: { status: attempt.result.status, message: attempt.result.message } } : { provider_error: attempt.error };
-      const [row] = await tx.query<MessageRow>(FINISH_SEND, [messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata)]);
-      // Gone or no longer PENDING: the sweeper already failed it as interrupted; its event is out.
-      if (!row) continue;
-      const view = toMessageView(row);
-      messages.push(view);
-      await tx.emit([messageEvent(attempt.result ? MESSAGE_SENT : MESSAGE_FAILED, ctx, view)]);
-    }
-    return messages;
   }
 }

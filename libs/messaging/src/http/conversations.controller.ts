@@ -1,4 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { SendFailed } from '../application/send.service';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
@@ -85,11 +87,18 @@ export class ConversationsController {
     return this.conversations.markRead(caller.ctx, id);
   }
 
-  @ApiErrors(404)
+  @ApiErrors(404, 422)
   @Post('conversations/:id/reply')
   @HttpCode(200)
-  reply(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ReplyDto) {
-    return this.conversations.reply(caller.ctx, id, body);
+  async reply(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ReplyDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    try {
+      return await this.conversations.reply(caller.ctx, id, body);
+    } catch (error) {
+      // As chat-lite-send (§7): the attempt is stored FAILED and the answer carries the provider's message.
+      if (!(error instanceof SendFailed)) throw error;
+      void reply.status(500);
+      return { error: error.message, code: 'provider_error' };
+    }
   }
 
   @ApiErrors(404)

@@ -74,7 +74,7 @@ export const INSERT_META_CHANNEL = `
   RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 
 // The sealed access token: read only by the adapter that sends with it.
-export const CHANNEL_SECRET = `SELECT external_account_id, access_token_sealed FROM channel_accounts WHERE id = $1`;
+export const CHANNEL_SECRET = `SELECT external_account_id, access_token_sealed, is_active FROM channel_accounts WHERE id = $1`;
 
 export const SET_CHANNEL_ACTIVE = `UPDATE channel_accounts SET is_active = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 

@@ -1,0 +1,170 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { crmMigrations } from '@engage/crm';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { type PlatformRuntime, SecretBox } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import type { RequestContext } from '@engage/shared-kernel';
+import { MetaAdapter } from '../application/adapters/meta.adapter';
+import { InboundProcessor } from '../application/inbound-processor';
+import { messagingMigrations } from '../index';
+import { GraphSendApi } from '../infrastructure/graph-send-api';
+import type { ConversationRow } from '../infrastructure/messaging.sql';
+import { MessagingModule } from '../messaging.module';
+import { GraphApiFake, metaBody, metaSender } from '../testing/meta-peers';
+
+const SECRET = 'meta-app-secret-for-send-tests';
+const TOKEN = `EAAG${'t'.repeat(40)}`;
+const H = 3_600_000;
+const graph = new GraphApiFake();
+let app: NestFastifyApplication;
+let runtime: PlatformRuntime;
+let close: () => Promise<void>;
+let send: ReturnType<typeof metaSender>;
+let next = 500_000;
+const newId = () => String(Date.now()) + String(++next);
+
+beforeAll(async () => {
+  await graph.start();
+  ({ app, runtime, close } = await startTestApp([MessagingModule], {
+    role: 'api',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
+    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify-token-x', META_GRAPH_URL: graph.url },
+  }));
+  await app.listen(0, '127.0.0.1');
+  send = metaSender((await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1'), SECRET);
+});
+afterAll(async () => {
+  await close();
+  await graph.stop();
+});
+
+const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
+const events = (t: TestTenant, type: string) =>
+  runtime.db.asSystem((tx) => tx.query<{ payload: { message: { id: string; status: string; error: string | null } } }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [t.ctx.organizationId, type]));
+const drain = async () => {
+  while ((await app.get(InboundProcessor).processDue()) > 0);
+};
+const reply = (t: TestTenant, id: string, headers: Record<string, string>, payload: object) =>
+  app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${id}/reply`, headers, payload });
+
+// A tenant whose page received one message from customer `psid`: its conversation.
+async function customerWrote(kind: 'messenger' | 'instagram' = 'messenger') {
+  const t = await createTestTenant(app);
+  const accountId = newId();
+  const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
+  expect((await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: 'P', [field]: accountId, page_access_token: TOKEN } })).statusCode).toBe(201);
+  const psid = `psid-${newId()}`;
+  await send(metaBody(kind === 'messenger' ? 'page' : 'instagram', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'Hi there' } }]));
+  await drain();
+  const [conversation] = await rows<ConversationRow>(t, 'SELECT * FROM conversations');
+  return { t, accountId, psid, conversation };
+}
+const setLastCustomerMessage = (t: TestTenant, at: Date) => rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
+
+describe('replies on Messenger and Instagram through the Graph API', () => {
+  it('should send text, image, video and file to the customer with the page token, SENT with Graph message ids', async () => {
+    const { t, accountId, psid, conversation } = await customerWrote();
+    const before = graph.calls.length;
+    const media = ['https://cdn.example.com/a.png', 'https://cdn.example.com/b.mp4', 'https://cdn.example.com/c.pdf'];
+    const res = await reply(t, conversation.id, t.session, { message: 'Yes, in stock', media_urls: media });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ success: true, conversationId: conversation.id, contactId: conversation.contact_id, result: { recipient_id: psid } });
+    const calls = graph.calls.slice(before);
+    expect(calls.map((c) => [c.method, c.path, c.authorization])).toEqual(Array(4).fill(['POST', `/v23.0/${accountId}/messages`, `Bearer ${TOKEN}`]));
+    expect(calls.map((c) => c.body)).toEqual([
+      { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'Yes, in stock' } },
+      ...[['image', media[0]], ['video', media[1]], ['file', media[2]]].map(([type, url]) => ({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type, payload: { url, is_reusable: true } } } })),
+    ]);
+    const stored = await rows<{ status: string; external_id: string; content: string }>(t, "SELECT status, external_id, content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    expect(stored.map((m) => m.status)).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
+    expect(stored.every((m) => m.external_id.startsWith('m_fake_'))).toBe(true);
+    expect(await events(t, 'message.sent')).toHaveLength(4);
+
+    // Receipts: delivery by message id, then Messenger's read watermark for everything before it.
+    await send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } }]));
+    await drain();
+    expect((await events(t, 'message.delivered')).map((e) => e.payload.message.status)).toEqual(['DELIVERED']);
+    await send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, read: { watermark: Date.now() + 1000 } }]));
+    await drain();
+    expect((await rows<{ status: string }>(t, "SELECT status FROM messages WHERE direction = 'OUTBOUND'")).map((m) => m.status)).toEqual(['READ', 'READ', 'READ', 'READ']);
+    expect(await events(t, 'message.read')).toHaveLength(4);
+  });
+
+  it("should store a refused send FAILED with Graph's reason and emit message.failed", async () => {
+    const { t, conversation } = await customerWrote('instagram');
+    graph.failNext(400, { message: "(#551) This person isn't available right now.", code: 551 });
+    const res = await reply(t, conversation.id, t.key, { message: 'Hello', media_urls: ['https://cdn.example.com/a.png'] });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: "Graph API error (400, code 551): (#551) This person isn't available right now.", code: 'provider_error' });
+    const stored = await rows<{ status: string; error: string }>(t, "SELECT status, error FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    expect(stored).toEqual([
+      { status: 'FAILED', error: "Graph API error (400, code 551): (#551) This person isn't available right now." },
+      { status: 'FAILED', error: 'Not sent: an earlier part of this send failed' },
+    ]);
+    expect((await events(t, 'message.failed')).map((e) => e.payload.message.error)).toEqual(stored.map((m) => m.error));
+  });
+
+  it('should refuse what the window forbids with 422 before storing or calling anything, and tag human replies after 24 hours', async () => {
+    const { t, conversation } = await customerWrote();
+    const view = (await app.inject({ method: 'GET', url: `/functions/v1/messaging/conversations/${conversation.id}`, headers: t.key })).json();
+    expect(view).toMatchObject({ channel_kind: 'messenger' });
+    expect(new Date(view.window_closes_at).getTime() - new Date(view.last_customer_message_at).getTime()).toBe(24 * H);
+
+    const wrote = new Date(Date.now() - 25 * H);
+    await setLastCustomerMessage(t, wrote);
+    const before = graph.calls.length;
+    const automated = await reply(t, conversation.id, t.key, { message: 'Still interested?' });
+    expect(automated.statusCode).toBe(422);
+    expect(automated.json()).toMatchObject({ code: 'channel.window_closed', details: { window: 'standard', closed_at: new Date(wrote.getTime() + 24 * H).toISOString() } });
+    expect(graph.calls.length).toBe(before);
+    expect(await rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
+
+    const human = await reply(t, conversation.id, t.session, { message: 'Sorry for the wait' });
+    expect(human.statusCode).toBe(200);
+    expect(graph.calls[graph.calls.length - 1].body).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT', message: { text: 'Sorry for the wait' } });
+
+    const eightDays = new Date(Date.now() - 8 * 24 * H);
+    await setLastCustomerMessage(t, eightDays);
+    const late = await reply(t, conversation.id, t.session, { message: 'Hello?' });
+    expect(late.statusCode).toBe(422);
+    expect(late.json()).toMatchObject({ code: 'channel.window_closed', details: { window: 'human_agent', closed_at: new Date(eightDays.getTime() + 7 * 24 * H).toISOString() } });
+    expect(graph.calls.length).toBe(before + 1);
+  });
+
+  it('should apply the window at 23:59:59, 24:00:00 and the 7-day edge with an injected clock', async () => {
+    const { t, psid, conversation } = await customerWrote();
+    const wrote = new Date(conversation.last_customer_message_at!);
+    let now = wrote;
+    const adapter = new MetaAdapter('messenger', runtime.db, app.get(SecretBox), new GraphSendApi(graph.url, 5000), { now: () => now });
+    const human: RequestContext = t.ctx;
+    const automated: RequestContext = { ...t.ctx, userId: null, role: 'SYSTEM' };
+    const last = () => graph.calls[graph.calls.length - 1].body;
+
+    now = new Date(wrote.getTime() + 24 * H - 1000);
+    await adapter.reply(automated, conversation, { message: 'at 23:59:59', mediaUrls: [] });
+    expect(last()).toEqual({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'at 23:59:59' } });
+    now = new Date(wrote.getTime() + 24 * H);
+    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [] })).rejects.toMatchObject({ code: 'channel.window_closed', details: { window: 'standard' } });
+    await adapter.reply(human, conversation, { message: 'human at 24:00:00', mediaUrls: [] });
+    expect(last()).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' });
+    now = new Date(wrote.getTime() + 7 * 24 * H - 1000);
+    await adapter.reply(human, conversation, { message: 'last second', mediaUrls: [] });
+    expect(last()).toMatchObject({ tag: 'HUMAN_AGENT', message: { text: 'last second' } });
+    now = new Date(wrote.getTime() + 7 * 24 * H);
+    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [] })).rejects.toMatchObject({ code: 'channel.window_closed', details: { window: 'human_agent' } });
+    expect((await rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at")).map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
+  });
+
+  it("should answer bad input with 400 and another organization's conversation with 404, sending nothing", async () => {
+    const { t, conversation } = await customerWrote();
+    const other = await createTestTenant(app);
+    const before = graph.calls.length;
+    expect((await reply(other, conversation.id, other.session, { message: 'hi' })).statusCode).toBe(404);
+    for (const bad of [{}, { message: '' }, { message: 7 }, { message: 'x', media_urls: 'https://a' }, { message: 'x', media_urls: ['javascript:alert(1)'] }, { message: 'x'.repeat(4097) }]) {
+      expect((await reply(t, conversation.id, t.session, bad)).statusCode).toBe(400);
+    }
+    expect((await reply(t, 'not-a-uuid', t.session, { message: 'x' })).statusCode).toBe(400);
+    expect(graph.calls.length).toBe(before);
+  });
+});
