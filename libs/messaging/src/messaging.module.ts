@@ -18,6 +18,7 @@ import { PendingSendSweeper } from './application/pending-send.sweeper';
 import { ChatLiteSendController } from './http/chat-lite-send.controller';
 import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
 import { MetaWebhookController } from './http/meta-webhook.controller';
+import { ChannelTestController } from './http/channel-test.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { CHANNEL_PROVIDERS } from './channels.providers';
 import { ChannelAdapters } from './application/channel-adapter.port';
@@ -34,7 +35,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController, ChannelTestController],
   providers: [
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },

@@ -15,6 +15,8 @@ export interface ChannelAdapter {
   readonly kind: ChannelKind;
   readonly capabilities: ChannelCapabilities;
   reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome>;
+  // A real call to the provider with the channel account's own credentials (absent: nothing to check).
+  check?(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }>;
 }
 
 export const CHANNEL_ADAPTERS = Symbol('CHANNEL_ADAPTERS');
@@ -29,6 +31,13 @@ export class ChannelAdapters {
 
   capabilitiesOf(kind: string): ChannelCapabilities | null {
     return isChannelKind(kind) ? CHANNEL_CAPABILITIES[kind] : null;
+  }
+
+  // The channel account's credentials tried against its provider.
+  async check(ctx: RequestContext, channel: { id: string; kind: string }): Promise<{ ok: boolean; error?: string }> {
+    const adapter = this.byKind.get(channel.kind);
+    if (!adapter?.check) throw new DomainError('unprocessable', 'channel.no_check', `${channel.kind} channel accounts have no provider credentials to check here`, { channel_kind: channel.kind });
+    return adapter.check(ctx, channel.id);
   }
 
   // The adapter a reply on this kind goes through: 422 when the kind has none (yet) or its

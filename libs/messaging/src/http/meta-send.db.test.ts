@@ -45,7 +45,7 @@ const events = (t: TestTenant, type: string) =>
 const drain = async () => {
   while ((await app.get(InboundProcessor).processDue()) > 0);
 };
-const reply = (t: TestTenant, id: string, headers: Record<string, string>, payload: object) =>
+const reply = (_t: TestTenant, id: string, headers: Record<string, string>, payload: object) =>
   app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${id}/reply`, headers, payload });
 
 // A tenant whose page received one message from customer `psid`: its conversation.
@@ -76,8 +76,11 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
       { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'Yes, in stock' } },
       ...[['image', media[0]], ['video', media[1]], ['file', media[2]]].map(([type, url]) => ({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type, payload: { url, is_reusable: true } } } })),
     ]);
-    const stored = await rows<{ status: string; external_id: string; content: string }>(t, "SELECT status, external_id, content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    const stored = await rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(t, "SELECT status, external_id, content, media FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
     expect(stored.map((m) => m.status)).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
+    // In the order sent: the text, then each attachment.
+    expect(stored.map((m) => m.content || m.media[0].kind)).toEqual(['Yes, in stock', 'image', 'video', 'document']);
+    expect(stored.map((m) => m.external_id)).toEqual(calls.map((_c, i) => `m_fake_${Number(stored[0].external_id.slice(7)) + i}`));
     expect(stored.every((m) => m.external_id.startsWith('m_fake_'))).toBe(true);
     expect(await events(t, 'message.sent')).toHaveLength(4);
 
@@ -102,7 +105,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
       { status: 'FAILED', error: "Graph API error (400, code 551): (#551) This person isn't available right now." },
       { status: 'FAILED', error: 'Not sent: an earlier part of this send failed' },
     ]);
-    expect((await events(t, 'message.failed')).map((e) => e.payload.message.error)).toEqual(stored.map((m) => m.error));
+    expect((await events(t, 'message.failed')).map((e) => e.payload.message.error).sort()).toEqual(stored.map((m) => m.error).sort());
   });
 
   it('should refuse what the window forbids with 422 before storing or calling anything, and tag human replies after 24 hours', async () => {
@@ -154,6 +157,20 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     now = new Date(wrote.getTime() + 7 * 24 * H);
     await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [] })).rejects.toMatchObject({ code: 'channel.window_closed', details: { window: 'human_agent' } });
     expect((await rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at")).map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
+  });
+
+  it('should test a channel account against the Graph API with its own token', async () => {
+    const { t, accountId } = await customerWrote();
+    const [channel] = await rows<{ id: string }>(t, "SELECT id FROM channel_accounts WHERE kind = 'messenger'");
+    const test = () => app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${channel.id}/test`, headers: t.key });
+    expect((await test()).json()).toEqual({ ok: true });
+    expect(graph.calls[graph.calls.length - 1]).toMatchObject({ method: 'GET', path: `/v23.0/${accountId}?fields=id`, authorization: `Bearer ${TOKEN}` });
+    graph.failNext(401, { message: 'Error validating access token: Session has expired', code: 190 });
+    expect((await test()).json()).toEqual({ ok: false, error: 'Error validating access token: Session has expired' });
+    const other = await createTestTenant(app);
+    expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${channel.id}/test`, headers: other.key })).statusCode).toBe(404);
+    const chatApp = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
+    expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${chatApp.channel_account.id}/test`, headers: t.key })).statusCode).toBe(422);
   });
 
   it("should answer bad input with 400 and another organization's conversation with 404, sending nothing", async () => {

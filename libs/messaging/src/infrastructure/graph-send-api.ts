@@ -16,6 +16,21 @@ export class GraphSendApi {
     private readonly timeoutMs: number,
   ) {}
 
+  // Whether the token can act for the account: GET /{id}?fields=id answers the id itself.
+  async check(accountId: string, accessToken: string): Promise<{ ok: boolean; error?: string }> {
+    try {
+      const res = await fetch(`${this.baseUrl.replace(/\/$/, '')}/${encodeURIComponent(accountId)}?fields=id`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const body = (await res.json().catch(() => ({}))) as { id?: unknown; error?: { message?: unknown } };
+      if (res.ok && String(body.id) === accountId) return { ok: true };
+      return { ok: false, error: typeof body.error?.message === 'string' ? body.error.message.slice(0, 500) : `Graph API answered HTTP ${res.status}` };
+    } catch (error) {
+      return { ok: false, error: `Graph API unreachable: ${(error as Error).message}` };
+    }
+  }
+
   async send(accountId: string, accessToken: string, message: GraphMessage): Promise<ProviderResult> {
     let res: Response;
     try {

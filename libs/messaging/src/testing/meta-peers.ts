@@ -51,6 +51,15 @@ export class GraphApiFake {
   }
 
   private async handle(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+    if (req.method === 'GET') {
+      // GET /{id}?fields=id: a known token may act for any id here; a queued failure answers otherwise.
+      const failure = this.failures.shift();
+      const id = (req.url ?? '').split('?')[0].split('/').pop();
+      this.calls.push({ method: 'GET', path: req.url ?? '', authorization: req.headers.authorization, body: {} });
+      if (failure) res.writeHead(failure.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: failure.error }));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

@@ -4,8 +4,8 @@ import type { Database, SecretBox, Tx } from '@engage/platform';
 import { CHANNEL_CAPABILITIES, decideWindow, type WindowDecision } from '../../domain/channel-capabilities';
 import { attachmentOf } from '../../domain/provider-calls';
 import type { GraphMessage, GraphSendApi } from '../../infrastructure/graph-send-api';
-import { CHANNEL_SECRET, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../../infrastructure/messaging.sql';
-import { CONTACT_CHANNEL_ID } from '../../infrastructure/social.sql';
+import { CHANNEL_SECRET, type ConversationRow } from '../../infrastructure/messaging.sql';
+import { CONTACT_CHANNEL_ID, INSERT_OUTBOUND_PART } from '../../infrastructure/social.sql';
 import { touchConversation } from '../conversation-store';
 import { type Attempt, finishSend } from '../finish-send';
 import type { ChannelAdapter, ReplyInput } from '../channel-adapter.port';
@@ -63,6 +63,12 @@ export class MetaAdapter implements ChannelAdapter {
     };
   }
 
+  async check(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }> {
+    const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<{ external_account_id: string | null; access_token_sealed: string | null }>(CHANNEL_SECRET, [channelAccountId]));
+    if (!channel?.external_account_id || !channel.access_token_sealed) return { ok: false, error: 'no page or access token stored' };
+    return this.graph.check(channel.external_account_id, this.box.open(channel.access_token_sealed));
+  }
+
   private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: Omit<GraphMessage, 'recipient'>[], decision: WindowDecision) {
     const [channel] = await tx.query<{ external_account_id: string | null; access_token_sealed: string | null; is_active: boolean }>(CHANNEL_SECRET, [conversation.channel_account_id]);
     if (!channel?.external_account_id || !channel.access_token_sealed) throw unprocessable('channel.not_connected', 'This channel account has no page or access token');
@@ -72,10 +78,10 @@ export class MetaAdapter implements ChannelAdapter {
     await touchConversation(tx, conversation.id, 0);
     const metadata = { window: decision.send, ...(ctx.userId ? { sender_user_id: ctx.userId } : {}), send_id: randomUUID() };
     const messageIds: string[] = [];
-    for (const m of messages) {
+    for (const [index, m] of messages.entries()) {
       const text = 'text' in m.message ? m.message.text : '';
       const media = 'attachment' in m.message ? [{ url: m.message.attachment.payload.url, kind: m.message.attachment.type === 'file' ? 'document' : m.message.attachment.type }] : [];
-      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [conversation.id, conversation.contact_id, conversation.channel_account_id, 'OUTBOUND', 'PENDING', text, JSON.stringify(media), null, JSON.stringify(metadata), null]);
+      const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [conversation.id, conversation.contact_id, conversation.channel_account_id, index, text, JSON.stringify(media), JSON.stringify(metadata)]);
       messageIds.push(row.id);
     }
     return { accountId: channel.external_account_id, token: this.box.open(channel.access_token_sealed), user: recipient.external_user_id, messageIds };
