@@ -4,8 +4,9 @@
 // - the inbound receiver at a fixed 1,000 requests/s for BENCH_INBOUND_SECONDS: acknowledgement
 //   latency (p99), zero loss (every 200 is a stored event and, once processed, one message), and the
 //   time from the end of the load until every event is processed; then the same against a bare
-//   Fastify + pg route running the same store statement, for the same worker.
-import { createHash, randomUUID } from 'node:crypto';
+//   Fastify + pg route running the same store statement, for the same worker;
+// - the Meta webhook (Messenger) under the same load: signed bodies from 1,000 customers of one page.
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -125,11 +126,16 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function inboundChannel(baseUrl, state, name) {
+// The Meta app secret the bench's api is started with (META_APP_SECRET).
+export const BENCH_META_SECRET = 'bench-meta-app-secret';
+let pages = 0;
+
+async function inboundChannel(baseUrl, state, name, meta = false) {
+  const fields = meta ? { kind: 'messenger', page_id: `${Date.now()}${++pages}`, page_access_token: `EAAG${'b'.repeat(40)}` } : { kind: 'chat_app' };
   const created = await fetch(`${baseUrl}/functions/v1/messaging/channel-accounts`, {
     method: 'POST',
     headers: { ...bearer(state), 'content-type': 'application/json' },
-    body: JSON.stringify({ kind: 'chat_app', name: `${name} ${Date.now()}` }),
+    body: JSON.stringify({ ...fields, name: `${name} ${Date.now()}` }),
   });
   if (created.status !== 201) throw new Error(`channel account: ${created.status} ${await created.text()}`);
   const { channel_account: channel, inbound_token: token } = await created.json();
@@ -138,6 +144,22 @@ async function inboundChannel(baseUrl, state, name) {
 
 function inboundLoad(url, { channel, token }, rate, seconds, connections) {
   let n = 0;
+  if (channel.kind === 'messenger') {
+    // One message of one of 1,000 customers per request, signed as Meta signs.
+    return pacedLoad({
+      url,
+      rate,
+      seconds,
+      connections,
+      headers: { 'content-type': 'application/json' },
+      headersOf: (payload) => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', BENCH_META_SECRET).update(payload).digest('hex')}` }),
+      body: () => {
+        n++;
+        const messaging = [{ sender: { id: `psid-${n % 1000}` }, recipient: { id: channel.external_account_id }, timestamp: Date.now(), message: { mid: `m_bench_${channel.id}_${n}`, text: `inbound ${n}` } }];
+        return JSON.stringify({ object: 'page', entry: [{ id: channel.external_account_id, time: Date.now(), messaging }] });
+      },
+    });
+  }
   return pacedLoad({
     url,
     rate,
@@ -160,7 +182,7 @@ export async function measureInbound(
   baseUrl,
   state,
   databaseUrl,
-  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100, bareUrl } = {},
+  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100, bareUrl, meta = false } = {},
 ) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -179,7 +201,7 @@ export async function measureInbound(
   const run = async (url) => {
     let warmup = null;
     if (warmupSeconds > 0) {
-      const warm = await inboundChannel(baseUrl, state, 'Bench inbound warm-up');
+      const warm = await inboundChannel(baseUrl, state, 'Bench inbound warm-up', meta);
       const { p50_ms, p99_ms, max_ms, ok, sent } = await inboundLoad(url(warm.channel), warm, rate, warmupSeconds, connections);
       await drain(warm.channel.id);
       warmup = { seconds: warmupSeconds, sent, acknowledged: ok, p50_ms, p99_ms, max_ms };
@@ -189,7 +211,7 @@ export async function measureInbound(
     // time the WAL enters a new segment, holding back every commit meanwhile: three times in the
     // measured 10 s, each a window of slow acknowledgements, for ours and the bare handler alike.
     const walRecycled = await client.query('CHECKPOINT').then(() => true, () => false);
-    const measured = await inboundChannel(baseUrl, state, 'Bench inbound');
+    const measured = await inboundChannel(baseUrl, state, 'Bench inbound', meta);
     const { channel } = measured;
     const loadWindow = cpuWindow();
     const result = await inboundLoad(url(channel), measured, rate, seconds, connections);
@@ -228,10 +250,10 @@ export async function measureInbound(
     };
   };
   try {
-    const ours = await run((channel) => `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`);
-    const bare = bareUrl ? await run((channel) => `${bareUrl}/messaging/inbound/${channel.id}`) : undefined;
+    const ours = await run((channel) => (meta ? `${baseUrl}/functions/v1/meta-webhook` : `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`));
+    const bare = bareUrl && !meta ? await run((channel) => `${bareUrl}/messaging/inbound/${channel.id}`) : undefined;
     return {
-      scenario: `inbound acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
+      scenario: `${meta ? 'Meta webhook' : 'inbound'} acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
       load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',
       ...ours,
       ...(bare && { bare }),

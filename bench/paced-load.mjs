@@ -66,7 +66,8 @@ class Connection {
   }
 }
 
-export async function pacedLoad({ url, rate, seconds, connections = 100, headers, body }) {
+// `headersOf(payload)`, when given, adds headers computed from each body (e.g. its signature).
+export async function pacedLoad({ url, rate, seconds, connections = 100, headers, body, headersOf }) {
   const target = new URL(url);
   const total = Math.round(rate * seconds);
   const latencies = [];
@@ -79,8 +80,12 @@ export async function pacedLoad({ url, rate, seconds, connections = 100, headers
   const idle = [];
   const started = performance.now();
   const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = (payload) => (headersOf ? Object.entries(headersOf(payload)).map(([name, value]) => `${name}: ${value}\r\n`).join('') : '');
   const build = (payload) =>
-    Buffer.concat([Buffer.from(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}content-length: ${Buffer.byteLength(payload)}\r\n\r\n`, 'latin1'), Buffer.from(payload)]);
+    Buffer.concat([
+      Buffer.from(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}${extra(payload)}content-length: ${Buffer.byteLength(payload)}\r\n\r\n`, 'latin1'),
+      Buffer.from(payload),
+    ]);
   let allDone;
   const everything = new Promise((resolve) => (allDone = resolve));
   const done = (connection, due, status) => {

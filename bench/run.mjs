@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { scenarios } from './scenarios.mjs';
 import { crmScenarios, measureCompanyImport, measureContactImport, residentMiB, seedCrm } from './crm-scenarios.mjs';
-import { measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
+import { BENCH_META_SECRET, measureInbound, messagingScenarios, setProviderKey, startWorker } from './messaging-scenarios.mjs';
 import { dataApiScenarios, seedDataApi } from './data-api-scenarios.mjs';
 import { measureWebhooks } from './webhook-scenarios.mjs';
 import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenarios.mjs';
@@ -26,6 +26,7 @@ const onlyFlag = process.argv.indexOf('--only');
 const only = (onlyFlag >= 0 ? process.argv[onlyFlag + 1] : process.env.BENCH_ONLY)?.toLowerCase().split(',');
 const selected = (scenarioName) => !only || only.some((part) => scenarioName.toLowerCase().includes(part.trim()));
 const INBOUND = 'inbound acknowledgement at 1,000 req/s';
+const META_INBOUND = 'Meta webhook acknowledgement at 1,000 req/s';
 const IMPORT = 'CSV import of 100,000 contacts';
 const COMPANY_IMPORT = 'CSV import of 20,000 companies';
 const WEBHOOKS = 'webhook deliveries';
@@ -105,7 +106,7 @@ async function main() {
   const jwtSecret = randomBytes(32).toString('base64url');
   // The messaging scenarios' delivery provider, on loopback in a process of its own.
   const provider = await startProcess(process.execPath, [join(root, 'bench', 'loopback-provider.mjs')], {});
-  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000', BILLING_WEBHOOK_SECRET: BILLING_SECRET };
+  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000', BILLING_WEBHOOK_SECRET: BILLING_SECRET, META_APP_SECRET: BENCH_META_SECRET, META_VERIFY_TOKEN: 'bench-verify-token' };
   // With the young-generation size `npm run start:api` gives it (docs/operations.md).
   const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
@@ -123,6 +124,7 @@ async function main() {
   let contactImport = null;
   let companyImport = null;
   let inbound = null;
+  let metaInbound = null;
   let worker;
   const compare = async (scenario) => {
     await measure(ours.url, scenario.ours, state); // warm-up, not recorded
@@ -152,11 +154,12 @@ async function main() {
     const dataApi = dataApiScenarios.filter((scenario) => selected(scenario.name));
     if (dataApi.length > 0 || selected(FAIRNESS)) await seedDataApi(databaseUrl, demo.organization_id, demo.owner_email);
     for (const scenario of dataApi) await compare(scenario);
-    if (selected(INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
+    if (selected(INBOUND) || selected(META_INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
     if (selected(FAIRNESS)) fairness = await measureFairness({ root, env, databaseUrl, base: ours.url, state, seconds, drained });
     if (selected(INBOUND)) {
       inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, bareUrl: bare.url });
     }
+    if (selected(META_INBOUND)) metaInbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, meta: true });
     // Into the 20,000 seeded companies (after the duplicates scenario, which reads them).
     if (selected(COMPANY_IMPORT)) companyImport = await measureCompanyImport(ours.url, state, ours.child.pid);
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
@@ -180,11 +183,11 @@ async function main() {
         `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
   }
-  if (inbound) {
+  for (const load of [inbound, metaInbound].filter(Boolean)) {
     process.stdout.write(
-      `\n${inbound.scenario}: ${inbound.acknowledged} acknowledged of ${inbound.sent} sent, p50 ${inbound.p50_ms} ms, p99 ${inbound.p99_ms} ms, max ${inbound.max_ms} ms, ` +
-        `lost ${inbound.lost}, all processed ${inbound.all_processed_seconds_after_load ?? 'NOT'} s after the load\n` +
-        (inbound.bare ? `  bare handler, same SQL and worker: p50 ${inbound.bare.p50_ms} ms, p99 ${inbound.bare.p99_ms} ms, max ${inbound.bare.max_ms} ms, lost ${inbound.bare.lost}\n` : ''),
+      `\n${load.scenario}: ${load.acknowledged} acknowledged of ${load.sent} sent, p50 ${load.p50_ms} ms, p99 ${load.p99_ms} ms, max ${load.max_ms} ms, ` +
+        `lost ${load.lost}, all processed ${load.all_processed_seconds_after_load ?? 'NOT'} s after the load\n` +
+        (load.bare ? `  bare handler, same SQL and worker: p50 ${load.bare.p50_ms} ms, p99 ${load.bare.p99_ms} ms, max ${load.bare.max_ms} ms, lost ${load.bare.lost}\n` : ''),
     );
   }
   for (const result of [companyImport, contactImport].filter(Boolean)) {
@@ -211,6 +214,7 @@ async function main() {
         database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
         results: rows,
         inbound,
+        meta_inbound: metaInbound,
         contact_import: contactImport,
         company_import: companyImport,
         webhooks,

@@ -16,14 +16,19 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 // The channel adapters of the messaging context and the Meta webhook's receiver (kept apart from
 // the module so adding a kind does not touch its wiring).
 export const CHANNEL_PROVIDERS: Provider[] = [
-  { provide: ChatAppAdapter, inject: [SendService, ContactService], useFactory: (sends: SendService, contacts: ContactService) => new ChatAppAdapter(sends, contacts) },
+  {
+    provide: ChatAppAdapter,
+    inject: [SendService, ContactService],
+    useFactory: (sends: SendService, contacts: ContactService) => new ChatAppAdapter(sends, contacts),
+  },
   {
     provide: ChannelAdapters,
     inject: [ChatAppAdapter, Database, SecretBox, CONFIG],
     useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config) => {
       const s = settingsOf(config, MESSAGING_SETTINGS);
       const graph = new GraphSendApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
-      return new ChannelAdapters([chatApp, new MetaAdapter('messenger', db, box, graph, systemClock), new MetaAdapter('instagram', db, box, graph, systemClock)]);
+      const meta = (['messenger', 'instagram'] as const).map((kind) => new MetaAdapter(kind, db, box, graph, systemClock));
+      return new ChannelAdapters([chatApp, ...meta]);
     },
   },
   {

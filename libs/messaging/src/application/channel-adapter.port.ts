@@ -36,7 +36,9 @@ export class ChannelAdapters {
   // The channel account's credentials tried against its provider.
   async check(ctx: RequestContext, channel: { id: string; kind: string }): Promise<{ ok: boolean; error?: string }> {
     const adapter = this.byKind.get(channel.kind);
-    if (!adapter?.check) throw new DomainError('unprocessable', 'channel.no_check', `${channel.kind} channel accounts have no provider credentials to check here`, { channel_kind: channel.kind });
+    if (!adapter?.check) {
+      throw new DomainError('unprocessable', 'channel.no_check', `${channel.kind} channel accounts have no provider credentials to check here`, { channel_kind: channel.kind });
+    }
     return adapter.check(ctx, channel.id);
   }
 
@@ -45,10 +47,13 @@ export class ChannelAdapters {
   forReply(kind: string): ChannelAdapter {
     const capabilities = this.capabilitiesOf(kind);
     if (capabilities && !capabilities.agentReply) {
-      throw new DomainError('unprocessable', 'channel.reply_not_allowed', `Conversations on ${kind} channels cannot be answered from the inbox`, { channel_kind: kind });
+      const message = `Conversations on ${kind} channels cannot be answered from the inbox`;
+      throw new DomainError('unprocessable', 'channel.reply_not_allowed', message, { channel_kind: kind });
     }
     const adapter = this.byKind.get(kind);
-    if (!adapter) throw new DomainError('unprocessable', 'channel.no_adapter', `Sending on ${kind} channels is not available on this server`, { channel_kind: kind });
+    if (!adapter) {
+      throw new DomainError('unprocessable', 'channel.no_adapter', `Sending on ${kind} channels is not available on this server`, { channel_kind: kind });
+    }
     return adapter;
   }
 }

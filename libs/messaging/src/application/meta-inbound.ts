@@ -40,14 +40,17 @@ export class MetaInbound {
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
     const ok = query['hub.mode'] === 'subscribe' && typeof token === 'string' && sameText(token, verifyToken);
-    if (!ok || typeof challenge !== 'string' || !/^[\w.-]{1,200}$/.test(challenge)) throw new DomainError('forbidden', 'meta.verification_failed', 'Wrong verify token or handshake');
+    if (!ok || typeof challenge !== 'string' || !/^[\w.-]{1,200}$/.test(challenge)) {
+      throw new DomainError('forbidden', 'meta.verification_failed', 'Wrong verify token or handshake');
+    }
     return challenge;
   }
 
   async receive(raw: Buffer, signature: string | undefined): Promise<{ received: true; stored: number }> {
     const { appSecret } = this.configured();
     if (!metaSignatureMatches(raw, signature, appSecret)) {
-      throw Unauthorized('meta.invalid_signature', signature === undefined ? 'The X-Hub-Signature-256 header is missing' : 'The signature does not match the body');
+      const why = signature === undefined ? 'The X-Hub-Signature-256 header is missing' : 'The signature does not match the body';
+      throw Unauthorized('meta.invalid_signature', why);
     }
     let body: unknown;
     try {

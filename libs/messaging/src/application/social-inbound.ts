@@ -7,7 +7,9 @@ import { windowClosesAt } from '../domain/channel-capabilities';
 import type { SocialPayload } from '../domain/meta-webhook';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
-import { type ConversationRow, INBOUND_EXISTS, INSERT_INBOUND_MESSAGE, INSERT_MESSAGE, type MessageRow, SET_CONVERSATION_STATUS, SET_MESSAGE_STATUS } from '../infrastructure/messaging.sql';
+import {
+  type ConversationRow, INBOUND_EXISTS, INSERT_INBOUND_MESSAGE, INSERT_MESSAGE, type MessageRow, SET_CONVERSATION_STATUS, SET_MESSAGE_STATUS,
+} from '../infrastructure/messaging.sql';
 import { CHANNEL_CONTACT, INSERT_CHANNEL_CONTACT, MOVE_WINDOW, OUTBOUND_BEFORE_WATERMARK, OUTBOUND_BY_EXTERNAL_IDS } from '../infrastructure/social.sql';
 import { upsertConversation } from './conversation-store';
 import { NotYet, Settled } from './inbound-outcomes';
@@ -40,11 +42,14 @@ export class SocialInbound {
     if (payload.echo && event.attempts === 0) throw new NotYet('echo: the send that made it may not have recorded its id yet');
     const contactId = await this.contactOf(tx, ctx, channelId, payload.user);
     let conversation = await upsertConversation(tx, ctx, contactId, channelId, payload.echo ? 0 : 1);
-    const metadata = { reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id), ...(payload.postback ? { postback: payload.postback } : {}) };
+    const metadata = {
+      reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id), ...(payload.postback ? { postback: payload.postback } : {}),
+    };
     const content = JSON.stringify(media ?? payload.media);
     if (payload.echo) {
       // Sent from Meta's own inbox (or another app of the page): kept as an outbound message.
-      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [conversation.id, contactId, channelId, 'OUTBOUND', 'SENT', payload.text, content, payload.id, JSON.stringify({ ...metadata, echo: true }), null]);
+      const echo = JSON.stringify({ ...metadata, echo: true });
+      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [conversation.id, contactId, channelId, 'OUTBOUND', 'SENT', payload.text, content, payload.id, echo, null]);
       if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
       return tx.emit([messageEvent(MESSAGE_SENT, ctx, toMessageView(row))]);
     }
@@ -58,7 +63,8 @@ export class SocialInbound {
     const wrote = payload.timestamp && new Date(payload.timestamp) < now ? new Date(payload.timestamp) : now;
     const kind = conversation.channel_kind;
     await tx.query(MOVE_WINDOW, [conversation.id, wrote, windowClosesAt(this.capabilitiesOf(kind)?.window ?? null, wrote)]);
-    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contactId, channelId, payload.text, content, payload.id, JSON.stringify(metadata)]);
+    const values = [conversation.id, contactId, channelId, payload.text, content, payload.id, JSON.stringify(metadata)];
+    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, values);
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     await tx.emit([messageEvent(MESSAGE_RECEIVED, ctx, toMessageView(row), { contact_id: contactId })]);
   }

@@ -36,7 +36,9 @@ export type WindowDecision = { send: 'free_form' } | { send: 'human_agent_tag' }
 // sent that the provider would silently drop.
 export function decideWindow(rule: WindowRule | null, lastCustomerMessageAt: Date | null, now: Date, human: boolean): WindowDecision {
   if (!rule) return { send: 'free_form' };
-  if (!lastCustomerMessageAt) throw windowClosed('standard', null, 'The customer has not written on this channel yet, so the business may not start the conversation');
+  if (!lastCustomerMessageAt) {
+    throw windowClosed('standard', null, 'The customer has not written on this channel yet, so the business may not start the conversation');
+  }
   const since = now.getTime() - lastCustomerMessageAt.getTime();
   const freeFormClosed = new Date(lastCustomerMessageAt.getTime() + rule.freeFormHours * HOUR);
   if (since < rule.freeFormHours * HOUR) return { send: 'free_form' };
@@ -52,7 +54,9 @@ export function decideWindow(rule: WindowRule | null, lastCustomerMessageAt: Dat
 const windowClosed = (window: 'standard' | 'human_agent', closedAt: Date | null, message: string) =>
   new DomainError('unprocessable', 'channel.window_closed', message, { window, closed_at: closedAt?.toISOString() ?? null });
 
-const META: ChannelCapabilities = { sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true, window: META_WINDOW };
+const META: ChannelCapabilities = {
+  sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true, window: META_WINDOW,
+};
 
 // Every kind's declaration. Email and SMS are declared ahead of their adapters, so the reply path
 // can tell "not available yet" from "not allowed" (SMS replies are not part of the inbox, §1).

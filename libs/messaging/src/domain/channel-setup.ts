@@ -12,6 +12,8 @@ export function parseMetaAccount(kind: string, input: Record<string, unknown>): 
   const accountId = input[field];
   if (typeof accountId !== 'string' || !/^\d{1,64}$/.test(accountId)) throw invalid(`${field} is required: the numeric id Meta gives the account`);
   const token = input.page_access_token;
-  if (typeof token !== 'string' || !/^[\x21-\x7e]{20,1000}$/.test(token)) throw invalid('page_access_token is required: the page access token (20 to 1000 printable characters)');
+  if (typeof token !== 'string' || !/^[\x21-\x7e]{20,1000}$/.test(token)) {
+    throw invalid('page_access_token is required: the page access token (20 to 1000 printable characters)');
+  }
   return { accountId, accessToken: token };
 }

@@ -4,7 +4,10 @@ import { DomainError } from '@engage/shared-kernel';
 // What the worker gets from a Meta webhook event (Messenger or Instagram), one per customer action.
 // `user` is the customer's page-scoped id (the recipient of an echo, the sender otherwise).
 export type SocialPayload =
-  | { type: 'social_message'; id: string; user: string; echo: boolean; text: string; media: { url: string; kind: string }[]; reply_to: string | null; timestamp: string | null; postback: string | null }
+  | {
+      type: 'social_message'; id: string; user: string; echo: boolean; text: string; media: { url: string; kind: string }[];
+      reply_to: string | null; timestamp: string | null; postback: string | null;
+    }
   | { type: 'social_receipt'; user: string; status: 'delivered' | 'read'; mids: string[]; watermark: string | null };
 
 export interface MetaEvent {
@@ -79,7 +82,8 @@ function parseMessaging(m: Obj | null): SocialPayload | null {
   if (postback && sender) {
     const mid = id(postback.mid) ?? `postback:${sender}:${String(m.timestamp)}`;
     const title = text(postback.title, 1000) || text(postback.payload, 1000);
-    return { type: 'social_message', id: mid, user: sender, echo: false, text: title, media: [], reply_to: null, timestamp, postback: text(postback.payload, 1000) || null };
+    const value = text(postback.payload, 1000) || null;
+    return { type: 'social_message', id: mid, user: sender, echo: false, text: title, media: [], reply_to: null, timestamp, postback: value };
   }
   for (const status of ['delivery', 'read'] as const) {
     const receipt = obj(m[status]);

@@ -21,7 +21,9 @@ export class ChannelTestController {
   @HttpCode(200)
   async test(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ ok: boolean; error?: string }> {
     const { ctx } = caller;
-    if (ctx.role !== 'API_KEY' && !isAllowed(ctx.role, 'organization.settings.manage')) throw new DomainError('forbidden', 'insufficient_role', `Role ${ctx.role} may not manage channel accounts`);
+    if (ctx.role !== 'API_KEY' && !isAllowed(ctx.role, 'organization.settings.manage')) {
+      throw new DomainError('forbidden', 'insufficient_role', `Role ${ctx.role} may not manage channel accounts`);
+    }
     if (!isUuid(id)) throw NotFound('channel_account', id);
     const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [id]));
     if (!channel) throw NotFound('channel_account', id);

@@ -28,7 +28,9 @@ export class MetaWebhookController {
   @RawBody({ limitBytes: META_BODY_LIMIT_BYTES })
   receive(@Req() request: FastifyRequest) {
     // Another media type's parser would hand over decoded text, not the bytes signed.
-    if (request.body !== undefined && !Buffer.isBuffer(request.body)) throw new DomainError('unsupported_media_type', 'meta.not_json', 'Send the event as Content-Type: application/json');
+    if (request.body !== undefined && !Buffer.isBuffer(request.body)) {
+      throw new DomainError('unsupported_media_type', 'meta.not_json', 'Send the event as Content-Type: application/json');
+    }
     const signature = request.headers['x-hub-signature-256'];
     return this.meta.receive(request.body ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
   }

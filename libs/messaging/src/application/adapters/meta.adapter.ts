@@ -13,6 +13,8 @@ import { ProviderError } from '../messaging-provider.port';
 import { SendFailed, type SendOutcome } from '../send.service';
 
 const GRAPH_TYPE = { image: 'image', video: 'video', document: 'file' } as const;
+type PlannedMessage = Omit<GraphMessage, 'recipient'>;
+type ChannelSecret = { external_account_id: string | null; access_token_sealed: string | null; is_active: boolean };
 
 // A person in the inbox (a member's session), as opposed to an API key, a rule, a bot or a sequence.
 const writtenByHuman = (ctx: RequestContext) => ctx.userId !== null && ctx.role !== 'API_KEY' && ctx.role !== 'SYSTEM';
@@ -64,14 +66,16 @@ export class MetaAdapter implements ChannelAdapter {
   }
 
   async check(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }> {
-    const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<{ external_account_id: string | null; access_token_sealed: string | null }>(CHANNEL_SECRET, [channelAccountId]));
+    const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelSecret>(CHANNEL_SECRET, [channelAccountId]));
     if (!channel?.external_account_id || !channel.access_token_sealed) return { ok: false, error: 'no page or access token stored' };
     return this.graph.check(channel.external_account_id, this.box.open(channel.access_token_sealed));
   }
 
-  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: Omit<GraphMessage, 'recipient'>[], decision: WindowDecision) {
-    const [channel] = await tx.query<{ external_account_id: string | null; access_token_sealed: string | null; is_active: boolean }>(CHANNEL_SECRET, [conversation.channel_account_id]);
-    if (!channel?.external_account_id || !channel.access_token_sealed) throw unprocessable('channel.not_connected', 'This channel account has no page or access token');
+  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: PlannedMessage[], decision: WindowDecision) {
+    const [channel] = await tx.query<ChannelSecret>(CHANNEL_SECRET, [conversation.channel_account_id]);
+    if (!channel?.external_account_id || !channel.access_token_sealed) {
+      throw unprocessable('channel.not_connected', 'This channel account has no page or access token');
+    }
     if (!channel.is_active) throw unprocessable('channel.inactive', 'This channel account is not active');
     const [recipient] = await tx.query<{ external_user_id: string }>(CONTACT_CHANNEL_ID, [conversation.channel_account_id, conversation.contact_id]);
     if (!recipient) throw unprocessable('channel.no_recipient', 'The contact has not written on this channel, so it has no address there');
@@ -80,8 +84,11 @@ export class MetaAdapter implements ChannelAdapter {
     const messageIds: string[] = [];
     for (const [index, m] of messages.entries()) {
       const text = 'text' in m.message ? m.message.text : '';
-      const media = 'attachment' in m.message ? [{ url: m.message.attachment.payload.url, kind: m.message.attachment.type === 'file' ? 'document' : m.message.attachment.type }] : [];
-      const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [conversation.id, conversation.contact_id, conversation.channel_account_id, index, text, JSON.stringify(media), JSON.stringify(metadata)]);
+      const attachment = 'attachment' in m.message ? m.message.attachment : null;
+      const media = attachment ? [{ url: attachment.payload.url, kind: attachment.type === 'file' ? 'document' : attachment.type }] : [];
+      const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [
+        conversation.id, conversation.contact_id, conversation.channel_account_id, index, text, JSON.stringify(media), JSON.stringify(metadata),
+      ]);
       messageIds.push(row.id);
     }
     return { accountId: channel.external_account_id, token: this.box.open(channel.access_token_sealed), user: recipient.external_user_id, messageIds };
@@ -91,8 +98,10 @@ export class MetaAdapter implements ChannelAdapter {
 const unprocessable = (code: string, message: string) => new DomainError('unprocessable', code, message);
 
 // The text first, then one message per attachment (the Send API carries no captions).
-function planMessages(input: ReplyInput, decision: WindowDecision): Omit<GraphMessage, 'recipient'>[] {
-  const how = decision.send === 'human_agent_tag' ? { messaging_type: 'MESSAGE_TAG' as const, tag: 'HUMAN_AGENT' as const } : { messaging_type: 'RESPONSE' as const };
+function planMessages(input: ReplyInput, decision: WindowDecision): PlannedMessage[] {
+  const how = decision.send === 'human_agent_tag'
+    ? { messaging_type: 'MESSAGE_TAG' as const, tag: 'HUMAN_AGENT' as const }
+    : { messaging_type: 'RESPONSE' as const };
   const attachments = input.mediaUrls.map((url) => attachmentOf(url, false));
   return [
     ...(input.message.length > 0 ? [{ ...how, message: { text: input.message } }] : []),
