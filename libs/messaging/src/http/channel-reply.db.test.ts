@@ -44,4 +44,11 @@ describe('the reply path asks the channel adapter', () => {
     const view = (await app.inject({ method: 'GET', url: `/functions/v1/messaging/conversations/${email}`, headers: t.key })).json();
     expect(view).toMatchObject({ channel_kind: 'email', window_closes_at: null });
   });
+
+  it('should answer 503 on the Meta webhook while the Meta app is not configured', async () => {
+    const handshake = await app.inject({ method: 'GET', url: '/functions/v1/meta-webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1' });
+    expect(handshake.statusCode).toBe(503);
+    const post = await app.inject({ method: 'POST', url: '/functions/v1/meta-webhook', headers: { 'content-type': 'application/json' }, payload: '{"object":"page","entry":[]}' });
+    expect(post.statusCode).toBe(503);
+  });
 });

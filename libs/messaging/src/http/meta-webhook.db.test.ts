@@ -76,6 +76,8 @@ describe('POST /functions/v1/meta-webhook', () => {
     expect((await send(null, 'signed', '{not json')).status).toBe(400);
     expect((await send({ hello: 'world' })).status).toBe(400);
     expect((await send([1, 2])).status).toBe(400);
+    const huge = await send(null, 'signed', JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }));
+    expect(huge.status).toBe(413);
     const plain = await fetch(`${base}/functions/v1/meta-webhook`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(plain.status).toBeGreaterThanOrEqual(400);
     expect(plain.status).toBeLessThan(500);
