@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { DomainError, Unauthorized } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { metaSignatureMatches, parseMetaWebhook } from '../domain/meta-webhook';
-import { SYSTEM_STORE_META_EVENTS } from '../infrastructure/inbound.sql';
+import { MetaEventWriter } from './meta-event-writer';
 import type { InboundSignal } from './inbound-receiver';
 
 export interface MetaAppSettings {
@@ -21,12 +21,16 @@ const sameText = (a: string, b: string): boolean => {
 // stored (routed to the channel account holding the page or Instagram id) before the 200, and the
 // inbound worker does the rest, as for the chat app.
 export class MetaInbound {
+  private readonly writer: MetaEventWriter;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly signal: InboundSignal,
     private readonly settings: MetaAppSettings,
     private readonly log: (fields: Record<string, unknown>, line: string) => void,
-  ) {}
+  ) {
+    this.writer = new MetaEventWriter(db);
+  }
 
   private configured(): { appSecret: string; verifyToken: string } {
     const { appSecret, verifyToken } = this.settings;
@@ -60,14 +64,12 @@ export class MetaInbound {
     }
     const events = parseMetaWebhook(body);
     if (events.length === 0) return { received: true, stored: 0 };
-    const [row] = await this.db.systemQuery<{ stored: number; dropped: string[] }>(SYSTEM_STORE_META_EVENTS, [
-      events.map((e) => e.kind),
-      events.map((e) => e.accountId),
-      events.map((e) => JSON.stringify(e.payload)),
-    ]);
+    const stored = await this.writer.write(events);
+    const dropped = [...new Set(events.filter((_e, i) => !stored[i]).map((e) => `${e.kind}:${e.accountId}`))];
     // Acknowledged all the same: Meta retries (and eventually disables the app) on errors.
-    if (row.dropped.length > 0) this.log({ accounts: row.dropped }, 'meta webhook: events for accounts no active channel account holds were dropped');
-    if (row.stored > 0) this.signal.stored();
-    return { received: true, stored: row.stored };
+    if (dropped.length > 0) this.log({ accounts: dropped }, 'meta webhook: events for accounts no active channel account holds were dropped');
+    const count = stored.filter(Boolean).length;
+    if (count > 0) this.signal.stored();
+    return { received: true, stored: count };
   }
 }

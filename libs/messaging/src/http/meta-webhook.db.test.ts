@@ -121,6 +121,16 @@ describe('POST /functions/v1/meta-webhook', () => {
     expect(await rows(t, 'SELECT channel_kind FROM conversations')).toEqual([{ channel_kind: 'instagram' }]);
   });
 
+  it('should answer each of many concurrent requests with its own outcome (requests stored together)', async () => {
+    const { t, accountId } = await withPage();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_v, i) => send(metaBody('page', i % 4 === 0 ? '404404404' : accountId, [text(`c-${i % 7}`, `m_${newId()}`, `n${i}`)]))),
+    );
+    expect(answers.map((a) => a.body.stored)).toEqual(Array.from({ length: 40 }, (_v, i) => (i % 4 === 0 ? 0 : 1)));
+    await drain();
+    expect(await rows(t, 'SELECT 1 FROM messages')).toHaveLength(30);
+  });
+
   it('should route each event to its own organization only', async () => {
     const a = await withPage();
     const b = await withPage();

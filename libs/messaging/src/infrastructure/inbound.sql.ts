@@ -68,11 +68,13 @@ export const PURGE_PROCESSED_INBOUND = `
     RETURNING 1)
   SELECT count(*)::int AS n FROM gone`;
 
-// SYSTEM: the events of one verified Meta webhook request, each routed to the active channel account
-// of its kind holding the page (or Instagram account) id; the ids no such account holds come back.
+// SYSTEM: the events of verified Meta webhook requests ($1..$3 aligned), each routed to the active
+// channel account of its kind holding the page (or Instagram account) id. Answers, in the order
+// asked, whether each event was stored (false: no such account).
 export const SYSTEM_STORE_META_EVENTS = `
   WITH k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS k(kind, account, payload, n)),
-  routed AS (SELECT k.n, c.organization_id, c.id AS channel_id, k.payload FROM k JOIN channel_accounts c ON c.kind = k.kind AND c.external_account_id = k.account AND c.is_active),
-  stored AS (INSERT INTO inbound_events (organization_id, channel_account_id, payload) SELECT organization_id, channel_id, payload FROM routed ORDER BY n RETURNING id)
-  SELECT (SELECT count(*)::int FROM stored) AS stored,
-         coalesce((SELECT json_agg(DISTINCT k.kind || ':' || k.account) FROM k WHERE NOT EXISTS (SELECT 1 FROM routed r WHERE r.n = k.n)), '[]'::json) AS dropped`;
+  routed AS MATERIALIZED (
+    SELECT k.n, c.organization_id, c.id AS channel_id, k.payload
+    FROM k JOIN channel_accounts c ON c.kind = k.kind AND c.external_account_id = k.account AND c.is_active),
+  stored AS (INSERT INTO inbound_events (organization_id, channel_account_id, payload) SELECT organization_id, channel_id, payload FROM routed ORDER BY n)
+  SELECT (r.n IS NOT NULL) AS stored FROM k LEFT JOIN routed r ON r.n = k.n ORDER BY k.n`;
