@@ -1,5 +1,6 @@
 import type { Database } from '@engage/platform';
 import { SYSTEM_AUTH_AND_STORE_INBOUND, SYSTEM_AUTH_AND_STORE_INBOUND_MANY } from '../infrastructure/inbound.sql';
+import { GroupedWrites } from './grouped-writes';
 
 export interface InboundWrite {
   channelId: string;
@@ -14,68 +15,36 @@ export interface InboundWritten {
   id: string | null;
 }
 
-interface Waiting {
-  write: InboundWrite;
-  resolve: (row: InboundWritten | undefined) => void;
-  reject: (error: unknown) => void;
-}
-
 // Statements on their way at once, and requests in one statement at most.
 const MAX_IN_FLIGHT = 2;
 const MAX_GROUP = 200;
 
-// The receiver's writes. A request goes to the database at once while fewer than MAX_IN_FLIGHT
-// statements are on their way; otherwise it waits for the next one, together with the others
-// that arrived meanwhile, in one statement. A quiet receiver pays one statement per request; a busy
-// one pays one per group, which keeps the database's share of each acknowledgement small. Each
-// request is answered only after the statement holding it has committed.
+// The chat-app receiver's writes, group-committed (GroupedWrites): each request authenticates its
+// channel and stores its event in the statement that holds it.
 export class InboundWriter {
-  private waiting: Waiting[] = [];
-  private inFlight = 0;
+  private readonly writes: GroupedWrites<InboundWrite, InboundWritten | undefined>;
 
-  constructor(private readonly db: Database) {}
-
-  write(write: InboundWrite): Promise<InboundWritten | undefined> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ write, resolve, reject });
-      this.pump();
+  constructor(private readonly db: Database) {
+    this.writes = new GroupedWrites({
+      maxInFlight: MAX_IN_FLIGHT,
+      weight: () => 1,
+      maxWeight: MAX_GROUP,
+      many: async (writes) => {
+        const rows = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND_MANY, [
+          writes.map((w) => w.channelId),
+          writes.map((w) => w.tokenHash),
+          writes.map((w) => w.payload),
+        ], { prepare: true });
+        return rows.map((row) => (row.organization_id === null ? undefined : row));
+      },
+      one: async (w) => {
+        const [row] = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND, [w.channelId, w.tokenHash, w.payload], { prepare: true });
+        return row;
+      },
     });
   }
 
-  private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
-      const group = this.waiting.splice(0, MAX_GROUP);
-      this.inFlight++;
-      void this.run(group).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
-  }
-
-  private async run(group: Waiting[]): Promise<void> {
-    if (group.length > 1) {
-      try {
-        const rows = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND_MANY, [
-          group.map((w) => w.write.channelId),
-          group.map((w) => w.write.tokenHash),
-          group.map((w) => w.write.payload),
-        ], { prepare: true });
-        group.forEach((w, i) => w.resolve(rows[i].organization_id === null ? undefined : rows[i]));
-        return;
-      } catch {
-        // One request the database refuses must not fail the others: each goes alone.
-      }
-    }
-    await Promise.all(
-      group.map(async (w) => {
-        try {
-          const [row] = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND, [w.write.channelId, w.write.tokenHash, w.write.payload], { prepare: true });
-          w.resolve(row);
-        } catch (error) {
-          w.reject(error);
-        }
-      }),
-    );
+  write(write: InboundWrite): Promise<InboundWritten | undefined> {
+    return this.writes.write(write);
   }
 }
