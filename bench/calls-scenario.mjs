@@ -3,7 +3,7 @@
 // throughput and the api's peak resident memory (streaming keeps it far below the 500 MB sent).
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { residentMiB } from './crm-scenarios.mjs';
+import { sampleResident } from './crm-scenarios.mjs';
 
 export const CALL_UPLOADS = 'call recording uploads, 10 x 50 MB';
 const UPLOADS = 10;
@@ -64,12 +64,7 @@ function upload(base, accessToken) {
 }
 
 export async function measureCallUploads(base, state, serverPid) {
-  const before = residentMiB(serverPid);
-  let peak = before;
-  const sampler = setInterval(() => {
-    const now = residentMiB(serverPid);
-    if (now !== null && (peak === null || now > peak)) peak = now;
-  }, 100);
+  const memory = sampleResident(serverPid);
   const started = process.hrtime.bigint();
   try {
     const answers = await Promise.all(Array.from({ length: UPLOADS }, () => upload(base, state.accessToken)));
@@ -82,10 +77,10 @@ export async function measureCallUploads(base, state, serverPid) {
       file_bytes: FILE_BYTES,
       seconds: Number(seconds.toFixed(2)),
       megabytes_per_second: Number(((UPLOADS * FILE_BYTES) / 1e6 / seconds).toFixed(1)),
-      server_rss_before_mib: before,
-      server_rss_peak_mib: peak,
+      server_rss_before_mib: memory.before,
+      server_rss_peak_mib: memory.stop(),
     };
   } finally {
-    clearInterval(sampler);
+    memory.stop();
   }
 }

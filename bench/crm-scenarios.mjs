@@ -95,6 +95,17 @@ export function residentMiB(pid) {
   }
 }
 
+// Samples a process's resident memory every 100 ms until stop() is called, which answers the peak.
+export function sampleResident(pid) {
+  const before = residentMiB(pid);
+  let peak = before;
+  const sampler = setInterval(() => {
+    const now = residentMiB(pid);
+    if (now !== null && (peak === null || now > peak)) peak = now;
+  }, 100);
+  return { before, stop: () => (clearInterval(sampler), peak) };
+}
+
 // Streams a generated CSV of `rows` contacts to POST /functions/v1/contacts/import (one in 50 rows
 // repeats an earlier phone in another written form, one in 200 has a bad phone) while sampling the
 // server's memory every 100 ms.
@@ -134,12 +145,7 @@ async function measureImport(baseUrl, state, serverPid, { entity, header, row, r
     }
     if (chunk) yield chunk;
   }
-  const before = residentMiB(serverPid);
-  let peak = before;
-  const sampler = setInterval(() => {
-    const now = residentMiB(serverPid);
-    if (now !== null && (peak === null || now > peak)) peak = now;
-  }, 100);
+  const memory = sampleResident(serverPid);
   const started = process.hrtime.bigint();
   try {
     const response = await fetch(`${baseUrl}/functions/v1/${entity}/import`, {
@@ -156,11 +162,11 @@ async function measureImport(baseUrl, state, serverPid, { entity, header, row, r
       rows,
       seconds: Number(seconds.toFixed(1)),
       rows_per_second: Math.round(rows / seconds),
-      server_rss_before_mib: before,
-      server_rss_peak_mib: peak,
+      server_rss_before_mib: memory.before,
+      server_rss_peak_mib: memory.stop(),
       job: { processed: job.processed, created: job.created, updated: job.updated, failed: job.failed },
     };
   } finally {
-    clearInterval(sampler);
+    memory.stop();
   }
 }

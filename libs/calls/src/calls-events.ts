@@ -1,17 +1,10 @@
 import { defineEvent } from '@engage/shared-kernel';
+import type { ZoomMeeting } from './domain/zoom-event';
 
 // A meeting's cloud recording, imported from Zoom as a call record (docs/calls.md, "Meeting recordings").
-export type MeetingRecording = {
+export type MeetingRecording = ZoomMeeting & {
   call_record_id: string;
   organization_id: string;
-  meeting_id: string;
-  meeting_uuid: string;
-  topic: string | null;
-  host_id: string | null;
-  host_email: string | null;
-  start_time: string | null;
-  duration_minutes: number | null;
-  share_url: string | null;
   recording_url: string;
   created_at: string;
 };
