@@ -36,8 +36,11 @@ function ensureSchemathesis() {
 
 function startApi(dataDir) {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
-  // The billing bridge configured, so its route answers what it would in service (401 unsigned), not 503.
+  // The billing bridge and the Meta app configured, so their routes answer what they would in service
+  // (401 unsigned, 403 for a wrong handshake token), not 503.
   env.BILLING_WEBHOOK_SECRET = randomBytes(24).toString('hex');
+  env.META_APP_SECRET = randomBytes(24).toString('hex');
+  env.META_VERIFY_TOKEN = randomBytes(24).toString('hex');
   delete env.DATABASE_URL;
   delete env.KAFKA_BROKERS;
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js'), '--with-worker'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
