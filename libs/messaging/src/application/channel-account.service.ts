@@ -3,8 +3,9 @@ import { DomainError, NotFound, isUuid, type RequestContext } from '@engage/shar
 import type { Database, SecretBox } from '@engage/platform';
 import { isAllowed } from '@engage/identity';
 import { CHANNEL_KINDS, isChannelKind } from '../domain/statuses';
-import { type ChannelAccountRow, INSERT_CHANNEL, INSERT_META_CHANNEL, LIST_CHANNELS, SET_CHANNEL_ACTIVE, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
+import { type ChannelAccountRow, INSERT_CHANNEL, INSERT_META_CHANNEL, CHANNEL_KIND, LIST_CHANNELS, SET_CHANNEL_ACTIVE, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
 import { parseMetaAccount } from '../domain/channel-setup';
+import { CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
 
@@ -59,8 +60,16 @@ export class ChannelAccountService {
     assertManager(ctx);
     if (!isUuid(id)) throw NotFound('channel_account', id);
     const token = newToken();
-    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(SET_CHANNEL_TOKEN, [id, hashToken(token)]));
-    if (!row) throw NotFound('channel_account', id);
+    const row = await this.db.inTenant(ctx, async (tx) => {
+      const [found] = await tx.query<{ kind: string }>(CHANNEL_KIND, [id]);
+      if (!found) throw NotFound('channel_account', id);
+      // Only a receiver addressed by the account's own token has one to rotate.
+      if (!(isChannelKind(found.kind) && CHANNEL_CAPABILITIES[found.kind].inboundToken)) {
+        throw new DomainError('validation', 'channel.no_inbound_token', `A ${found.kind} channel account has no inbound token: its provider's signature authenticates what it sends`);
+      }
+      const [updated] = await tx.query<ChannelAccountRow>(SET_CHANNEL_TOKEN, [id, hashToken(token)]);
+      return updated;
+    });
     return withToken(row, token);
   }
 

@@ -105,6 +105,12 @@ export class SendService {
       if (!req.conversationId) return null;
       const [row] = await tx.query<ConversationRow>(CONVERSATION_BY_ID, [req.conversationId]);
       if (!row) throw NotFound('conversation', req.conversationId);
+      // chat-lite-send speaks through the chat-app provider: a conversation on another channel
+      // (Messenger, Instagram, email) is answered through its own adapter and window rule, never here.
+      if (!req.crossChannel && !SENDING_ADAPTER[row.channel_kind as ChannelKind]) {
+        throw new DomainError('validation', 'channel.cannot_send',
+          `conversationId is a ${row.channel_kind} conversation, which chat-lite-send cannot send on; reply with POST /functions/v1/messaging/conversations/${row.id}/reply`);
+      }
       return row;
     });
     if (!conversation || req.to !== null) return { conversation, phone: null };

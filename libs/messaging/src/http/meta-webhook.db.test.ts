@@ -186,6 +186,11 @@ describe('Meta channel accounts', () => {
 
     // Deactivated: its events are dropped; another organization cannot touch it.
     const id = created.json().channel_account.id;
+    // Its inbound events are verified by the app's signature: it has no inbound token to rotate.
+    const rotate = await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/rotate-token`, headers: t.key });
+    expect(rotate.statusCode).toBe(400);
+    expect(rotate.json().code).toBe('channel.no_inbound_token');
+    expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/rotate-token`, headers: other.key })).statusCode).toBe(404);
     expect((await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: other.key, payload: { is_active: false } })).statusCode).toBe(404);
     expect((await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: 'no' } })).statusCode).toBe(400);
     expect((await app.inject({ method: 'PATCH', url: '/functions/v1/messaging/channel-accounts/nope', headers: t.key, payload: { is_active: false } })).statusCode).toBe(404);

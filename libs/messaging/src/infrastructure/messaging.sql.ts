@@ -78,6 +78,7 @@ export const CHANNEL_SECRET = `SELECT external_account_id, access_token_sealed, 
 
 export const SET_CHANNEL_ACTIVE = `UPDATE channel_accounts SET is_active = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 
+export const CHANNEL_KIND = `SELECT kind FROM channel_accounts WHERE id = $1`;
 export const SET_CHANNEL_TOKEN = `UPDATE channel_accounts SET inbound_token_hash = $2, updated_at = now() WHERE id = $1 RETURNING ${CHANNEL_ACCOUNT_COLUMNS}`;
 
 export const LIST_CHANNELS = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts ORDER BY created_at DESC, id`;
