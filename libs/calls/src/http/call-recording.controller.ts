@@ -3,13 +3,14 @@ import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller, OrganizationSettings } from '@engage/identity';
-import { ApiErrors, OBJECT_STORAGE, type ObjectStorage, type OutboundClient } from '@engage/platform';
+import { ApiAnswer, ApiErrors, OBJECT_STORAGE, type ObjectStorage, type OutboundClient } from '@engage/platform';
 import { CLOCK, type Clock, DomainError } from '@engage/shared-kernel';
 import { CallRegistration, type Registered } from '../application/call-registration.service';
 import { vetRecordingUrl } from '../application/recording-url';
 import { recordingKey } from '../domain/recording-key';
 import { parseCallRecording, CallRecordingDto } from './call-recording.dto';
 import { readMultipartCall, type StoredRecording } from './recording-upload';
+import { CALL_REGISTERED } from './calls.responses';
 
 export const CALLS_OUTBOUND = Symbol('CALLS_OUTBOUND');
 
@@ -28,6 +29,7 @@ export class CallRecordingController {
   ) {}
 
   @ApiErrors(400, 401, 403, 404, 413)
+  @ApiAnswer(200, CALL_REGISTERED)
   @Post('call-recording')
   @HttpCode(200)
   @ApiConsumes('multipart/form-data', 'application/json')

@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { assertAllowed, Authenticated, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { ZOOM_SETTINGS } from './calls.responses';
 
 export class ZoomSecretTokenDto {
   @ApiProperty({ description: "the Secret Token of the organization's Zoom app (shown once in Zoom's Marketplace)", minLength: 8, maxLength: 256 })
@@ -23,6 +24,7 @@ export class ZoomSettingsController {
   ) {}
 
   @ApiErrors(403)
+  @ApiAnswer(200, ZOOM_SETTINGS)
   @Get()
   async show(@CurrentCaller() caller: Caller) {
     assertAllowed(caller.ctx.role, 'organization.settings.manage');
@@ -30,6 +32,7 @@ export class ZoomSettingsController {
   }
 
   @ApiErrors(400, 403)
+  @ApiAnswer(200, ZOOM_SETTINGS)
   @Put()
   async set(@CurrentCaller() caller: Caller, @Body() body: ZoomSecretTokenDto) {
     assertAllowed(caller.ctx.role, 'organization.settings.manage');

@@ -2,11 +2,12 @@ import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { OrganizationSettings } from '@engage/identity';
-import { ApiErrors, Database, RawBody } from '@engage/platform';
+import { ApiAnswer, ApiErrors, Database, RawBody } from '@engage/platform';
 import { DomainError, isUuid, NotFound, Unauthorized } from '@engage/shared-kernel';
 import { recordMeeting } from '../application/zoom-import';
 import { InvalidZoomEvent, parseRecordingCompleted } from '../domain/zoom-event';
 import { urlValidationAnswer, verifyZoomSignature } from '../domain/zoom-signature';
+import { ZOOM_WEBHOOK_ANSWER } from './calls.responses';
 
 export const ZOOM_BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -25,6 +26,7 @@ export class ZoomWebhookController {
   @ApiErrors(400, 401, 404, 413, 415)
   @ApiHeader({ name: 'x-zm-signature', required: true, description: 'v0= + hex HMAC-SHA256 of v0:{x-zm-request-timestamp}:{raw body} with the secret token' })
   @ApiHeader({ name: 'x-zm-request-timestamp', required: true, description: 'seconds since the epoch; more than 5 minutes away is refused' })
+  @ApiAnswer(200, ZOOM_WEBHOOK_ANSWER)
   @Post(':organizationId')
   @HttpCode(200)
   @RawBody({ limitBytes: ZOOM_BODY_LIMIT_BYTES })

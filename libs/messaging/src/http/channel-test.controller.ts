@@ -2,9 +2,10 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { DomainError, isUuid, NotFound } from '@engage/shared-kernel';
 import { Authenticated, type Caller, CurrentCaller, isAllowed } from '@engage/identity';
-import { ApiErrors, Database } from '@engage/platform';
+import { ApiAnswer, ApiErrors, Database } from '@engage/platform';
 import { ChannelAdapters } from '../application/channel-adapter.port';
 import { type ChannelAccountRow, CHANNEL_BY_ID } from '../infrastructure/messaging.sql';
+import { CHANNEL_CHECK } from './messaging.responses';
 
 // POST .../channel-accounts/<id>/test: the stored credentials tried against the provider (onboarding's channel step).
 @ApiTags('messaging')
@@ -17,6 +18,7 @@ export class ChannelTestController {
   ) {}
 
   @ApiErrors(403, 404, 422)
+  @ApiAnswer(200, CHANNEL_CHECK)
   @Post('channel-accounts/:id/test')
   @HttpCode(200)
   async test(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ ok: boolean; error?: string }> {

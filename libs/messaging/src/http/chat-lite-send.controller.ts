@@ -1,11 +1,12 @@
 import { type CanActivate, Controller, type ExecutionContext, HttpCode, Injectable, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { gateAs } from '@engage/platform';
+import { ApiAnswer, gateAs } from '@engage/platform';
 import { isUuid } from '@engage/shared-kernel';
 import { parseSendRequest } from '../domain/send-request';
 import { SendAuthorizer } from '../application/send-authorizer';
 import { SendFailed, SendService } from '../application/send.service';
+import { SEND_OUTCOME } from './messaging.responses';
 
 export const credentialsOf = (request: FastifyRequest) => {
   const authorization = request.headers.authorization;
@@ -43,6 +44,7 @@ export class ChatLiteSendController {
     private readonly authorizer: SendAuthorizer,
   ) {}
 
+  @ApiAnswer(200, SEND_OUTCOME)
   @Post('chat-lite-send')
   @HttpCode(200)
   @UseGuards(SenderGuard)

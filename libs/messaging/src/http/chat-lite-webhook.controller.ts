@@ -2,7 +2,8 @@ import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { InboundReceiver } from '../application/inbound-receiver';
-import { ApiErrors } from '@engage/platform';
+import { INBOUND_RECEIVED } from './messaging.responses';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
 
 // §4.3 inbound receiver: the provider posts here with the channel's secret token; the event is
 // stored and acknowledged at once (docs/messaging.md shows the payloads).
@@ -12,6 +13,7 @@ export class ChatLiteWebhookController {
   constructor(private readonly receiver: InboundReceiver) {}
 
   @ApiErrors(401, 404)
+  @ApiAnswer(200, INBOUND_RECEIVED)
   @Post(':channelAccountId')
   @HttpCode(200)
   receive(@Param('channelAccountId') channelAccountId: string, @Req() request: FastifyRequest) {

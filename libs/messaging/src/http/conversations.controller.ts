@@ -8,7 +8,8 @@ import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ChannelAccountService } from '../application/channel-account.service';
 import { ConversationService } from '../application/conversation.service';
 import { CHANNEL_KINDS, CONVERSATION_STATUSES } from '../domain/statuses';
-import { ApiErrors } from '@engage/platform';
+import { CHANNEL_ACCOUNT, CHANNEL_WITH_TOKEN, CONVERSATION, CONVERSATION_PAGE, CONVERSATION_WITH_MESSAGES, SEND_OUTCOME, UNREAD_COUNTS } from './messaging.responses';
+import { ApiAnswer, ApiErrors, json } from '@engage/platform';
 
 export class ConversationListQueryDto {
   @ApiProperty({ required: false, enum: CONVERSATION_STATUSES }) @IsOptional() @IsIn(CONVERSATION_STATUSES) status?: string;
@@ -64,23 +65,27 @@ export class ConversationsController {
     private readonly channels: ChannelAccountService,
   ) {}
 
+  @ApiAnswer(200, CONVERSATION_PAGE)
   @Get('conversations')
   list(@CurrentCaller() caller: Caller, @Query() q: ConversationListQueryDto) {
     return this.conversations.list(caller.ctx, { status: q.status, assignee_id: q.assignee_id, unassigned: q.unassigned, page: q.page ?? 1, limit: q.limit ?? 50 });
   }
 
+  @ApiAnswer(200, UNREAD_COUNTS)
   @Get('unread-counts')
   unread(@CurrentCaller() caller: Caller, @Query() q: UnreadQueryDto) {
     return this.conversations.unreadCounts(caller.ctx, q.mine === true);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CONVERSATION_WITH_MESSAGES)
   @Get('conversations/:id')
   get(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() q: MessagesQueryDto) {
     return this.conversations.get(caller.ctx, id, q.page ?? 1, q.limit ?? 50);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CONVERSATION)
   @Post('conversations/:id/read')
   @HttpCode(200)
   read(@CurrentCaller() caller: Caller, @Param('id') id: string) {
@@ -88,6 +93,7 @@ export class ConversationsController {
   }
 
   @ApiErrors(404, 422)
+  @ApiAnswer(200, SEND_OUTCOME)
   @Post('conversations/:id/reply')
   @HttpCode(200)
   async reply(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ReplyDto, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -102,35 +108,41 @@ export class ConversationsController {
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CONVERSATION)
   @Patch('conversations/:id/status')
   status(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: StatusDto) {
     return this.conversations.changeStatus(caller.ctx, id, body);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CONVERSATION)
   @Patch('conversations/:id/assignee')
   assign(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: AssignDto) {
     return this.conversations.assign(caller.ctx, id, body.assignee_id);
   }
 
+  @ApiAnswer(200, json.arrayOf(CHANNEL_ACCOUNT))
   @Get('channel-accounts')
   channelAccounts(@CurrentCaller() caller: Caller) {
     return this.channels.list(caller.ctx);
   }
 
   @ApiErrors(409)
+  @ApiAnswer(201, CHANNEL_WITH_TOKEN)
   @Post('channel-accounts')
   createChannel(@CurrentCaller() caller: Caller, @Body() body: ChannelAccountDto) {
     return this.channels.create(caller.ctx, { ...body });
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CHANNEL_ACCOUNT)
   @Patch('channel-accounts/:id')
   setActive(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ChannelActiveDto) {
     return this.channels.setActive(caller.ctx, id, body.is_active);
   }
 
   @ApiErrors(404)
+  @ApiAnswer(200, CHANNEL_WITH_TOKEN)
   @Post('channel-accounts/:id/rotate-token')
   @HttpCode(200)
   rotate(@CurrentCaller() caller: Caller, @Param('id') id: string) {

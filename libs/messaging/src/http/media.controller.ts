@@ -2,7 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { NotFound } from '@engage/shared-kernel';
-import { ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { ObjectMediaStore } from '../infrastructure/object-media-store';
 
 // Re-hosted inbound media kept in the local stand-in for the CDN. Names are SHA-256 of the content:
@@ -13,6 +13,7 @@ export class MediaController {
   constructor(private readonly store: ObjectMediaStore) {}
 
   @ApiErrors(404)
+  @ApiAnswer(200, { type: 'string', format: 'binary' }, 'The file, with its own media type', '*/*')
   @Get(':organizationId/:name')
   async get(@Param('organizationId') organizationId: string, @Param('name') name: string, @Res() reply: FastifyReply) {
     const file = await this.store.read(organizationId, name);

@@ -2,8 +2,9 @@ import { Controller, Get, Header, HttpCode, Post, Query, Req } from '@nestjs/com
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@engage/shared-kernel';
-import { ApiErrors, RawBody } from '@engage/platform';
+import { ApiAnswer, ApiErrors, json, RawBody } from '@engage/platform';
 import { MetaInbound } from '../application/meta-inbound';
+import { META_RECEIVED } from './messaging.responses';
 
 // Meta's webhook bodies are small (a batch of messaging events); a larger one is refused while it arrives.
 const META_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -15,6 +16,7 @@ export class MetaWebhookController {
   constructor(private readonly meta: MetaInbound) {}
 
   @ApiErrors(403, 503)
+  @ApiAnswer(200, json.text, 'The challenge, echoed', 'text/plain')
   @Get()
   @Header('Content-Type', 'text/plain; charset=utf-8')
   handshake(@Query() query: Record<string, unknown>): string {
@@ -23,6 +25,7 @@ export class MetaWebhookController {
 
   @ApiErrors(400, 401, 413, 415, 503)
   @ApiHeader({ name: 'X-Hub-Signature-256', required: true, description: 'sha256= + hex HMAC-SHA256 of the raw body with the Meta app secret' })
+  @ApiAnswer(200, META_RECEIVED)
   @Post()
   @HttpCode(200)
   @RawBody({ limitBytes: META_BODY_LIMIT_BYTES })
