@@ -1,34 +1,42 @@
-// The billing tables the data API serves, read-only: plans are written by migrations and the admin
-// CLI, subscriptions by the billing bridge.
-const timestamps = { created_at: 'timestamptz', updated_at: 'timestamptz' } as const;
+import { tableDefinition } from '@engage/platform';
+import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
-const plans = {
+// The billing tables the data API serves, read-only (plans are written by migrations and the admin
+// CLI, subscriptions by the billing bridge), every column declared once (a test compares the
+// declarations with the database).
+const { uuid, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
+const limit = column('integer', { nullable: true });
+
+export const SUBSCRIPTION_PLANS = declareTable({
   name: 'subscription_plans',
   columns: {
-    id: 'text', name: 'text', description: 'text', price: 'numeric', currency: 'text', interval: 'text', limit_contacts: 'int',
-    limit_conversations_per_month: 'int', limit_team_members: 'int', product_lookup_id: 'text', price_lookup_id: 'text', is_active: 'bool', ...timestamps,
+    id: text, name: text, description: text, price: column('numeric'), currency: text, interval: text, limit_contacts: limit,
+    limit_conversations_per_month: limit, limit_team_members: limit, product_lookup_id: textOrNull, price_lookup_id: textOrNull,
+    is_active: column('boolean'), created_at: at, updated_at: at,
   },
-} as const;
+});
 
-const subscriptions = {
+export const SUBSCRIPTIONS = declareTable({
   name: 'subscriptions',
   columns: {
-    id: 'uuid', organization_id: 'uuid', plan_id: 'text', billing_provider: 'text', storefront_store_id: 'text', shop_domain: 'text', status: 'text',
-    current_period_start: 'timestamptz', current_period_end: 'timestamptz', trial_start: 'timestamptz', trial_end: 'timestamptz',
-    cancel_at_period_end: 'bool', metadata: 'jsonb', owner_id: 'uuid', ...timestamps,
+    id: uuid, organization_id: uuid, plan_id: text, billing_provider: text, storefront_store_id: textOrNull, shop_domain: textOrNull, status: text,
+    current_period_start: atOrNull, current_period_end: atOrNull, trial_start: atOrNull, trial_end: atOrNull,
+    cancel_at_period_end: column('boolean'), metadata: column('jsonb'), owner_id: column('uuid', { nullable: true }), created_at: at, updated_at: at,
   },
-  foreignKeys: [{ name: 'subscriptions_plan_id_fkey', column: 'plan_id', references: { table: 'subscription_plans', column: 'id' } }],
-} as const;
+});
 
 // Members other than OWNER and ADMIN (and the organization's API keys) read which plan and in
 // which status, nothing else.
 const FOR_ALL_MEMBERS: readonly string[] = ['id', 'organization_id', 'plan_id', 'status'];
 const restricted = {
-  columns: Object.keys(subscriptions.columns).filter((column) => !FOR_ALL_MEMBERS.includes(column)),
+  columns: Object.keys(SUBSCRIPTIONS.columns).filter((name) => !FOR_ALL_MEMBERS.includes(name)),
   roles: ['OWNER', 'ADMIN', 'SYSTEM'] as const,
 };
 
 export const BILLING_TABLES = {
-  plans: { ...plans, readable: Object.keys(plans.columns) },
-  subscriptions: { ...subscriptions, readable: Object.keys(subscriptions.columns), restricted },
+  plans: tableDefinition(SUBSCRIPTION_PLANS),
+  subscriptions: tableDefinition(SUBSCRIPTIONS, {
+    foreignKeys: [{ name: 'subscriptions_plan_id_fkey', column: 'plan_id', references: { table: 'subscription_plans', column: 'id' } }],
+    restricted,
+  }),
 };
