@@ -34,7 +34,8 @@ export const messagingScenarios = [
 // Our server reads the provider key (sealed) from the organization's settings: set it through the
 // admin CLI, against the running server's database.
 export function setProviderKey(root, env, databaseUrl, organizationId) {
-  execFileSync(process.execPath, [join(root, 'dist', 'apps', 'api', 'admin.js'), 'set-org-setting', '--org', organizationId, '--key', 'appgain_api_key', '--value', 'bench-provider-key'], {
+  const args = ['set-org-setting', '--org', organizationId, '--key', 'appgain_api_key', '--value', 'bench-provider-key'];
+  execFileSync(process.execPath, [join(root, 'dist', 'apps', 'api', 'admin.js'), ...args], {
     cwd: root,
     env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -51,7 +52,9 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
   const sql = require(join(root, 'dist/out/libs/messaging/src/infrastructure/messaging.sql.js'));
   const contactSql = require(join(root, 'dist/out/libs/crm/src/infrastructure/contact.sql.js'));
   const { insertOutboxEvents } = require(join(root, 'dist/out/libs/platform/src/events/outbox.sql.js'));
-  const tenant = "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)";
+  const tenant =
+    "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), " +
+    "set_config('app.role', $3, true), set_config('app.request_id', $4, true)";
 
   async function inTenant(client, payload, role, requestId, work) {
     await client.query('BEGIN');
@@ -75,7 +78,11 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     const token = request.headers['x-channel-token'];
     if (typeof token !== 'string') return reply.status(401).send({});
     const tokenHash = createHash('sha256').update(token).digest();
-    const { rows: [row] } = await pool.query({ name: 'inbound', text: inboundSql.SYSTEM_AUTH_AND_STORE_INBOUND, values: [request.params.channelId, tokenHash, JSON.stringify(storedShape(request.body))] });
+    const { rows: [row] } = await pool.query({
+      name: 'inbound',
+      text: inboundSql.SYSTEM_AUTH_AND_STORE_INBOUND,
+      values: [request.params.channelId, tokenHash, JSON.stringify(storedShape(request.body))],
+    });
     if (!row || row.id === null) return reply.status(401).send({});
     return { received: true, id: String(row.id) };
   });
@@ -100,27 +107,51 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
         if (!contact) throw new Error(`bench recipient +${digits} is not seeded`);
         const { rows: [channel] } = await client.query(sql.FIRST_ACTIVE_CHANNEL);
         const { rows: [conversation] } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0]);
-        const { rows: [row] } = await client.query(sql.INSERT_MESSAGE, [conversation.id, contact.id, channel.id, 'OUTBOUND', 'PENDING', message, '[]', null, JSON.stringify({ random_string: 0 }), null]);
+        const { rows: [row] } = await client.query(sql.INSERT_MESSAGE, [
+          conversation.id, contact.id, channel.id, 'OUTBOUND', 'PENDING', message, '[]', null, JSON.stringify({ random_string: 0 }), null,
+        ]);
         return { contact, conversation, row };
       });
     } finally {
       client.release();
     }
     // Outside any transaction, as ours: no connection is held while the provider works.
-    const response = await fetch(`${notifyUrl}/${organizationId}/send`, { method: 'POST', headers: { 'content-type': 'application/json', appapikey: 'bench-provider-key' }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const response = await fetch(`${notifyUrl}/${organizationId}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', appapikey: 'bench-provider-key' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
     const result = await response.json();
     const again = await pool.connect();
     try {
       await inTenant(again, payload, check.role, request.id, async () => {
-        const { rows: [sent] } = await again.query(sql.FINISH_SEND, [stored.row.id, 'SENT', null, result.external_id ?? null, JSON.stringify({ provider_response: { status: result.status, message: result.message } })]);
+        const { rows: [sent] } = await again.query(sql.FINISH_SEND, [
+          stored.row.id, 'SENT', null, result.external_id ?? null, JSON.stringify({ provider_response: { status: result.status, message: result.message } }),
+        ]);
         await insertOutboxEvents(again, [
-          { id: randomUUID(), organizationId, source: 'messaging', type: 'message.sent', aggregateId: sent.id, payload: { message: sent, actor_id: payload.sub }, schemaVersion: 1, occurredAt: new Date().toISOString() },
+          {
+            id: randomUUID(),
+            organizationId,
+            source: 'messaging',
+            type: 'message.sent',
+            aggregateId: sent.id,
+            payload: { message: sent, actor_id: payload.sub },
+            schemaVersion: 1,
+            occurredAt: new Date().toISOString(),
+          },
         ]);
       });
     } finally {
       again.release();
     }
-    return { success: true, result, conversationId: stored.conversation.id, contactId: stored.contact.id, debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true } };
+    return {
+      success: true,
+      result,
+      conversationId: stored.conversation.id,
+      contactId: stored.contact.id,
+      debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
+    };
   });
 }
 
@@ -155,7 +186,14 @@ function inboundLoad(url, { channel, token }, rate, seconds, connections) {
       headersOf: (payload) => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', BENCH_META_SECRET).update(payload).digest('hex')}` }),
       body: () => {
         n++;
-        const messaging = [{ sender: { id: `psid-${n % 1000}` }, recipient: { id: channel.external_account_id }, timestamp: Date.now(), message: { mid: `m_bench_${channel.id}_${n}`, text: `inbound ${n}` } }];
+        const messaging = [
+          {
+            sender: { id: `psid-${n % 1000}` },
+            recipient: { id: channel.external_account_id },
+            timestamp: Date.now(),
+            message: { mid: `m_bench_${channel.id}_${n}`, text: `inbound ${n}` },
+          },
+        ];
         return JSON.stringify({ object: 'page', entry: [{ id: channel.external_account_id, time: Date.now(), messaging }] });
       },
     });
@@ -182,7 +220,14 @@ export async function measureInbound(
   baseUrl,
   state,
   databaseUrl,
-  { rate = 1000, seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10), warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5), connections = 100, bareUrl, meta = false } = {},
+  {
+    rate = 1000,
+    seconds = Number(process.env.BENCH_INBOUND_SECONDS ?? 10),
+    warmupSeconds = Number(process.env.BENCH_INBOUND_WARMUP_SECONDS ?? 5),
+    connections = 100,
+    bareUrl,
+    meta = false,
+  } = {},
 ) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });

@@ -83,7 +83,11 @@ export async function pacedLoad({ url, rate, seconds, connections = 100, headers
   const extra = (payload) => (headersOf ? Object.entries(headersOf(payload)).map(([name, value]) => `${name}: ${value}\r\n`).join('') : '');
   const build = (payload) =>
     Buffer.concat([
-      Buffer.from(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}${extra(payload)}content-length: ${Buffer.byteLength(payload)}\r\n\r\n`, 'latin1'),
+      Buffer.from(
+        `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}${extra(payload)}` +
+          `content-length: ${Buffer.byteLength(payload)}\r\n\r\n`,
+        'latin1',
+      ),
       Buffer.from(payload),
     ]);
   let allDone;

@@ -56,8 +56,9 @@ function measure(base, target, state) {
   return new Promise((resolve, reject) => {
     // setupRequest(state) gives a per-request rewrite (e.g. a different recipient on each send).
     const requests = target.setupRequest ? [{ setupRequest: target.setupRequest(state) }] : undefined;
-    autocannon({ url: `${base}${target.path}`, method: target.method ?? 'GET', body, headers, requests, connections, duration: seconds, pipelining: 1 }, (error, result) =>
-      error ? reject(error) : resolve(result),
+    autocannon(
+      { url: `${base}${target.path}`, method: target.method ?? 'GET', body, headers, requests, connections, duration: seconds, pipelining: 1 },
+      (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
 }
@@ -106,14 +107,36 @@ async function main() {
   const jwtSecret = randomBytes(32).toString('base64url');
   // The messaging scenarios' delivery provider, on loopback in a process of its own.
   const provider = await startProcess(process.execPath, [join(root, 'bench', 'loopback-provider.mjs')], {});
-  const env = { NOTIFY_URL: provider.url, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: jwtSecret, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000', BILLING_WEBHOOK_SECRET: BILLING_SECRET, META_APP_SECRET: BENCH_META_SECRET, META_VERIFY_TOKEN: 'bench-verify-token' };
+  const env = {
+    NOTIFY_URL: provider.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    DATABASE_POOL_SIZE: '10',
+    JWT_SECRET: jwtSecret,
+    LOGIN_LIMIT_PER_EMAIL: '1000000',
+    LOGIN_LIMIT_PER_IP: '1000000',
+    BILLING_WEBHOOK_SECRET: BILLING_SECRET,
+    META_APP_SECRET: BENCH_META_SECRET,
+    META_VERIFY_TOKEN: 'bench-verify-token',
+  };
   // With the young-generation size `npm run start:api` gives it (docs/operations.md).
   const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
-  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], { BENCH_DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: '10', BENCH_JWT_SECRET: jwtSecret, BENCH_NOTIFY_URL: provider.url, BENCH_BILLING_SECRET: BILLING_SECRET });
+  const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {
+    BENCH_DATABASE_URL: databaseUrl,
+    BENCH_POOL_SIZE: '10',
+    BENCH_JWT_SECRET: jwtSecret,
+    BENCH_NOTIFY_URL: provider.url,
+    BENCH_BILLING_SECRET: BILLING_SECRET,
+  });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
   const credentials = { email: demo.owner_email, password: demo.owner_password };
-  const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+  const login = await fetch(`${ours.url}/functions/v1/mobile-api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(credentials),
+  });
   const state = { credentials, accessToken: (await login.json()).access_token, organizationId: demo.organization_id };
   const all = [...scenarios, ...crmScenarios, ...messagingScenarios, ...billingScenarios].filter((scenario) => selected(scenario.name));
   await seedContacts(databaseUrl, demo.organization_id, 10_000);
@@ -176,28 +199,41 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   const pad = (value, width) => String(value).padEnd(width);
-  process.stdout.write(`\n${pad('scenario', 42)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`);
+  process.stdout.write(
+    `\n${pad('scenario', 42)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}` +
+      `${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`,
+  );
   for (const row of rows) {
     process.stdout.write(
       `${pad(row.scenario, 42)}${pad(Math.round(row.ours.requests_per_second), 12)}${pad(row.ours.p50_ms, 6)}${pad(row.ours.p99_ms, 6)}` +
-        `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
+        `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}` +
+        `${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
   }
   for (const load of [inbound, metaInbound].filter(Boolean)) {
     process.stdout.write(
       `\n${load.scenario}: ${load.acknowledged} acknowledged of ${load.sent} sent, p50 ${load.p50_ms} ms, p99 ${load.p99_ms} ms, max ${load.max_ms} ms, ` +
         `lost ${load.lost}, all processed ${load.all_processed_seconds_after_load ?? 'NOT'} s after the load\n` +
-        (load.bare ? `  bare handler, same SQL and worker: p50 ${load.bare.p50_ms} ms, p99 ${load.bare.p99_ms} ms, max ${load.bare.max_ms} ms, lost ${load.bare.lost}\n` : ''),
+        (load.bare
+          ? `  bare handler, same SQL and worker: p50 ${load.bare.p50_ms} ms, p99 ${load.bare.p99_ms} ms, ` +
+            `max ${load.bare.max_ms} ms, lost ${load.bare.lost}\n`
+          : ''),
     );
   }
   for (const result of [companyImport, contactImport].filter(Boolean)) {
-    process.stdout.write(`\n${result.scenario}: ${result.rows_per_second} rows/s, server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`);
+    process.stdout.write(
+      `\n${result.scenario}: ${result.rows_per_second} rows/s, ` +
+        `server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`,
+    );
   }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
   if (callUploads) {
     const u = callUploads;
-    process.stdout.write(`\n${u.scenario}: ${u.stored}/${u.uploads} stored in ${u.seconds} s, ${u.megabytes_per_second} MB/s, server RSS ${u.server_rss_before_mib} -> peak ${u.server_rss_peak_mib} MiB\n`);
+    process.stdout.write(
+      `\n${u.scenario}: ${u.stored}/${u.uploads} stored in ${u.seconds} s, ${u.megabytes_per_second} MB/s, ` +
+        `server RSS ${u.server_rss_before_mib} -> peak ${u.server_rss_peak_mib} MiB\n`,
+    );
   }
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const file = join(root, 'bench', 'results', `${name}.json`);

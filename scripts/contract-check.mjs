@@ -35,7 +35,15 @@ function ensureSchemathesis() {
 }
 
 function startApi(dataDir) {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000' };
+  const env = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    LOGIN_LIMIT_PER_EMAIL: '1000000',
+    LOGIN_LIMIT_PER_IP: '1000000',
+  };
   // The billing bridge and the Meta app configured, so their routes answer what they would in service
   // (401 unsigned, 403 for a wrong handshake token), not 503.
   env.BILLING_WEBHOOK_SECRET = randomBytes(24).toString('hex');

@@ -48,7 +48,10 @@ describe('call recordings in the composed app', () => {
       entries = (await app.inject({ method: 'GET', url: `/functions/v1/contacts/${contact.id}/timeline`, headers: t.key })).json().entries;
     }
     const entry = entries.find((e) => e.type === 'call.received');
-    expect(entry).toMatchObject({ summary: 'Outbound call recorded (2:05)', data: { id: res.json().call_record_id, direction: 'outbound', duration_seconds: 125 } });
+    expect(entry).toMatchObject({
+      summary: 'Outbound call recorded (2:05)',
+      data: { id: res.json().call_record_id, direction: 'outbound', duration_seconds: 125 },
+    });
     // No transcription provider is configured here: the pipeline says so on the record.
     const url = `/rest/v1/call_records?id=eq.${res.json().call_record_id}&select=status,contact_id,recording_content_type`;
     let rows: { status: string }[] = [];

@@ -31,7 +31,10 @@ function startPeer(): Promise<Server> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const answer = req.method === 'GET' ? { id: (req.url ?? '').split('?')[0].split('/').pop() } : { status: true, message: 'Message sent', external_id: `ext-${randomUUID()}` };
+      const answer =
+        req.method === 'GET'
+          ? { id: (req.url ?? '').split('?')[0].split('/').pop() }
+          : { status: true, message: 'Message sent', external_id: `ext-${randomUUID()}` };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
@@ -255,7 +258,10 @@ describe('what the function and auth routes answer, against /docs', () => {
     await call('GET', '/functions/v1/messaging/conversations/{id}', conversation);
     await call('POST', '/functions/v1/messaging/conversations/{id}/reply', { ...conversation, payload: { message: 'Yes, it is' } });
     await call('POST', '/functions/v1/messaging/conversations/{id}/read', conversation);
-    await call('PATCH', '/functions/v1/messaging/conversations/{id}/status', { ...conversation, payload: { status: 'SNOOZED', snoozed_until: '2099-01-01T00:00:00Z' } });
+    await call('PATCH', '/functions/v1/messaging/conversations/{id}/status', {
+      ...conversation,
+      payload: { status: 'SNOOZED', snoozed_until: '2099-01-01T00:00:00Z' },
+    });
     await call('PATCH', '/functions/v1/messaging/conversations/{id}/assignee', { ...conversation, payload: { assignee_id: t.ctx.userId } });
     const channel = { params: { id: account.id }, headers: t.session };
     await call('POST', '/functions/v1/messaging/channel-accounts/{id}/rotate-token', channel);
@@ -264,16 +270,24 @@ describe('what the function and auth routes answer, against /docs', () => {
       headers: t.session, payload: { kind: 'messenger', name: 'Shop page', page_id: PAGE_ID, page_access_token: 'EAAG-page-access-token-0123456789' },
     });
     expect(page.json()).not.toHaveProperty('inbound_token');
-    const tested = await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', { params: { id: page.json().channel_account.id }, headers: t.session });
+    const tested = await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', {
+      params: { id: page.json().channel_account.id },
+      headers: t.session,
+    });
     expect(tested.json()).toEqual({ ok: true });
     await call('GET', '/functions/v1/messaging/channel-accounts', { headers: t.key });
 
-    const challenge = await call('GET', '/functions/v1/meta-webhook', { query: `?hub.mode=subscribe&hub.verify_token=${META_VERIFY}&hub.challenge=1158201444` });
+    const challenge = await call('GET', '/functions/v1/meta-webhook', {
+      query: `?hub.mode=subscribe&hub.verify_token=${META_VERIFY}&hub.challenge=1158201444`,
+    });
     expect(challenge.body).toBe('1158201444');
     const message = { sender: { id: 'psid-1' }, recipient: { id: PAGE_ID }, timestamp: Date.now(), message: { mid: `m_${randomUUID()}`, text: 'Hello page' } };
     const event = JSON.stringify({ object: 'page', entry: [{ id: PAGE_ID, time: Date.now(), messaging: [message] }] });
     const signature = `sha256=${createHmac('sha256', META_SECRET).update(event).digest('hex')}`;
-    const stored = await call('POST', '/functions/v1/meta-webhook', { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: event });
+    const stored = await call('POST', '/functions/v1/meta-webhook', {
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      payload: event,
+    });
     expect(stored.json()).toEqual({ received: true, stored: 1 });
 
     // A re-hosted inbound image in the local stand-in for the CDN, as the inbound processor stores it.
@@ -309,13 +323,34 @@ describe('what the function and auth routes answer, against /docs', () => {
       const zoomHeaders = { 'content-type': 'application/json', 'x-zm-request-timestamp': ts, 'x-zm-signature': zoomSignature(secret, ts, Buffer.from(body)) };
       return call('POST', '/functions/v1/zoom-webhook/{organizationId}', { params: { organizationId: org }, headers: zoomHeaders, payload: body });
     };
-    expect((await zoom({ event: 'endpoint.url_validation', payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: Date.now() })).json().plainToken).toBe('qgg8vlvZRS6UYooatFL8Aw');
+    const validation = await zoom({ event: 'endpoint.url_validation', payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: Date.now() });
+    expect(validation.json().plainToken).toBe('qgg8vlvZRS6UYooatFL8Aw');
     expect((await zoom({ event: 'meeting.started', payload: {}, event_ts: Date.now() })).json()).toEqual({ received: true, ignored: true });
     const recording = {
-      uuid: `uuid-${randomUUID()}`, id: 84759302112, host_id: 'host-1', host_email: 'host@example.com', topic: 'Quarterly review', start_time: '2026-11-24T10:00:00Z', duration: 42,
-      recording_files: [{ id: 'f-audio', file_type: 'M4A', file_extension: 'M4A', recording_type: 'audio_only', file_size: 2048, download_url: `${receiver.url}/rec/audio` }],
+      uuid: `uuid-${randomUUID()}`,
+      id: 84759302112,
+      host_id: 'host-1',
+      host_email: 'host@example.com',
+      topic: 'Quarterly review',
+      start_time: '2026-11-24T10:00:00Z',
+      duration: 42,
+      recording_files: [
+        {
+          id: 'f-audio',
+          file_type: 'M4A',
+          file_extension: 'M4A',
+          recording_type: 'audio_only',
+          file_size: 2048,
+          download_url: `${receiver.url}/rec/audio`,
+        },
+      ],
     };
-    const imported = await zoom({ event: 'recording.completed', event_ts: Date.now(), download_token: 'zoom-download-token', payload: { account_id: 'acc', object: recording } });
+    const imported = await zoom({
+      event: 'recording.completed',
+      event_ts: Date.now(),
+      download_token: 'zoom-download-token',
+      payload: { account_id: 'acc', object: recording },
+    });
     expect(imported.json().call_record_ids).toHaveLength(1);
   });
 

@@ -5,7 +5,10 @@ import { ContactService, DealService } from '@engage/crm';
 import { createTestTenant } from '@engage/identity/testing';
 import { startComposedApp } from './composed-app';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name?: string; $ref?: string }[] }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name?: string; $ref?: string }[] }>>;
+  components: { schemas: Record<string, object> };
+};
 
 // Resolves the document's local $refs so a response schema can be checked on its own.
 function validatorFor(doc: Doc) {
@@ -42,7 +45,9 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     expect(contact.properties.last_name).toMatchObject({ type: 'string', nullable: true });
     expect(contact.properties.tags).toMatchObject({ type: 'array', items: { type: 'string' } });
     const names = doc.paths['/contacts'].get.parameters?.map((p) => p.name ?? p.$ref);
-    expect(names).toEqual(expect.arrayContaining(['first_name', 'tags', '#/components/parameters/select', '#/components/parameters/range', '#/components/parameters/preferCount']));
+    expect(names).toEqual(
+      expect.arrayContaining(['first_name', 'tags', '#/components/parameters/select', '#/components/parameters/range', '#/components/parameters/preferCount']),
+    );
     expect(Object.keys(doc.paths['/contacts'].get.responses)).toEqual(expect.arrayContaining(['200', '206', '400', '401', '404', '406', '416']));
     expect(doc.components.schemas.PostgrestError).toMatchObject({ required: ['code', 'message', 'details', 'hint'] });
   });
@@ -70,8 +75,11 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     // Ids in function and auth paths are UUIDs; words (a table, an action) are not.
     const params = (path: string, method: string) => doc.paths[path][method].parameters as { name: string; in: string; schema: object }[];
     expect(params('/functions/v1/deals/{id}/move', 'post').find((p) => p.name === 'id')?.schema).toEqual({ type: 'string', format: 'uuid' });
-    const uuidIds = Object.entries(doc.paths).flatMap(([path, item]) => Object.values(item).flatMap((op) => (op.parameters ?? []) as { name: string; in: string; schema?: { format?: string } }[])
-      .filter((p) => p.in === 'path' && /^(id|[a-z][A-Za-z]*Id)$/.test(p.name) && /^\/(functions|auth)\/v1\//.test(path)));
+    const uuidIds = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.values(item)
+        .flatMap((op) => (op.parameters ?? []) as { name: string; in: string; schema?: { format?: string } }[])
+        .filter((p) => p.in === 'path' && /^(id|[a-z][A-Za-z]*Id)$/.test(p.name) && /^\/(functions|auth)\/v1\//.test(path)),
+    );
     expect(uuidIds.length).toBeGreaterThanOrEqual(18);
     expect(uuidIds.every((p) => p.schema?.format === 'uuid')).toBe(true);
     // Request bodies carry their DTOs' class-validator rules.
@@ -99,13 +107,19 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     for (const table of ['contacts', 'deals', 'pipelines', 'pipeline_stages', 'profiles', 'timeline_entries']) {
       const res = await app.inject({ method: 'GET', url: `/rest/v1/${table}`, headers: session });
       expect(res.json().length).toBeGreaterThan(table === 'timeline_entries' ? -1 : 0);
-      const check = compile((doc.paths[`/rest/v1/${table}`].get.responses['200'] as { content: Record<string, { schema: object }> }).content['application/json'].schema);
+      const ok = doc.paths[`/rest/v1/${table}`].get.responses['200'] as { content: Record<string, { schema: object }> };
+      const check = compile(ok.content['application/json'].schema);
       expect({ table, valid: check(res.json()), errors: check.errors }).toEqual({ table, valid: true, errors: null });
     }
     const bad = await app.inject({ method: 'GET', url: '/rest/v1/contacts?nope=eq.1', headers: session });
     expect(bad.statusCode).toBe(400);
     expect(compile(doc.components.schemas.PostgrestError)(bad.json())).toBe(true);
-    const created = await app.inject({ method: 'POST', url: '/rest/v1/deals', headers: { ...session, prefer: 'return=representation' }, payload: { title: 'Two', value: 5 } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/deals',
+      headers: { ...session, prefer: 'return=representation' },
+      payload: { title: 'Two', value: 5 },
+    });
     expect(created.statusCode).toBe(201);
     const check = compile({ type: 'array', items: doc.components.schemas.deals });
     expect(check(created.json())).toBe(true);

@@ -42,7 +42,13 @@ describe('worker app', () => {
 
   it('should relay an event committed by a request to the consumers registered by contexts', async () => {
     const org = await makeOrganization(runtime);
-    const event = createEvent({ type: 'probe.happened', source: ORGANIZATION_CREATED.source, organizationId: org.organizationId, aggregateId: 'p1', payload: { n: 1 } });
+    const event = createEvent({
+      type: 'probe.happened',
+      source: ORGANIZATION_CREATED.source,
+      organizationId: org.organizationId,
+      aggregateId: 'p1',
+      payload: { n: 1 },
+    });
     await runtime.db.inTenant(org, (tx) => tx.emit([event]));
     const deadline = Date.now() + 5000;
     while (!received.some((e) => e.id === event.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -51,12 +57,16 @@ describe('worker app', () => {
 
   it('should refuse two consumers with the same name', () => {
     const subscriptions = app.get(EventSubscriptions);
-    expect(() => subscriptions.add({ consumer: 'crm.probe', sources: [ORGANIZATION_CREATED.source], handle: async () => undefined })).toThrow(/registered twice/);
+    expect(() => subscriptions.add({ consumer: 'crm.probe', sources: [ORGANIZATION_CREATED.source], handle: async () => undefined })).toThrow(
+      /registered twice/,
+    );
   });
 
   it("should refuse a consumer its context's manifest does not declare", () => {
     const subscriptions = app.get(EventSubscriptions);
-    expect(() => subscriptions.add({ consumer: 'probe', sources: ['probe'], handle: async () => undefined })).toThrow(/"probe" is not named after a composed context/);
+    expect(() => subscriptions.add({ consumer: 'probe', sources: ['probe'], handle: async () => undefined })).toThrow(
+      /"probe" is not named after a composed context/,
+    );
     // A topic none of the CRM's declared events or contracts come from.
     expect(() => subscriptions.add({ consumer: 'crm.sneaky', sources: ['nowhere'], handle: async () => undefined })).toThrow(/does not declare/);
   });

@@ -19,7 +19,11 @@ import { ZoomModule } from './zoom.module';
     { provide: CLOCK, useValue: systemClock },
     // Checks recording addresses (and, later, fetches them) under OUTBOUND_ALLOW_HOSTS.
     { provide: CALLS_OUTBOUND, inject: [CONFIG], useFactory: (config: Config) => createOutboundClient(config, { keepAlive: false }) },
-    { provide: CallRegistration, inject: [Database, ContactService], useFactory: (db: Database, contacts: ContactService) => new CallRegistration(db, contacts) },
+    {
+      provide: CallRegistration,
+      inject: [Database, ContactService],
+      useFactory: (db: Database, contacts: ContactService) => new CallRegistration(db, contacts),
+    },
   ],
   exports: [CALLS_OUTBOUND],
 })

@@ -36,7 +36,9 @@ describe("the manifests' consumes", () => {
     const [crm, ...others] = CONTEXTS.filter((context) => context.name === 'crm');
     expect(others).toEqual([]);
     const consumers = [...consumersOf(CONTEXTS.filter((context) => context !== crm)), { context: 'crm', consumes: { events: [GHOST] } }];
-    expect(() => new EventCatalogue(compose(CONTEXTS).events, consumers)).toThrow(/"crm" consumes "ghost.appeared" \(ghosts\), which no composed context publishes/);
+    expect(() => new EventCatalogue(compose(CONTEXTS).events, consumers)).toThrow(
+      /"crm" consumes "ghost.appeared" \(ghosts\), which no composed context publishes/,
+    );
   });
 
   it('should leave a catalogue without declarations (a test runtime of a few modules) unchecked', () => {

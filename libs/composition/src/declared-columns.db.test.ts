@@ -27,7 +27,8 @@ describe('the data API tables and the database', () => {
     expect(declared).toEqual(
       expect.arrayContaining([
         'profiles', 'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'tasks', 'notes',
-        'timeline_entries', 'channel_accounts', 'conversations', 'messages', 'webhook_configurations', 'webhook_logs', 'call_records', 'subscription_plans', 'subscriptions',
+        'timeline_entries', 'channel_accounts', 'conversations', 'messages', 'webhook_configurations', 'webhook_logs', 'call_records',
+        'subscription_plans', 'subscriptions',
       ]),
     );
   });

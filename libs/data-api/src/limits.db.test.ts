@@ -23,11 +23,11 @@ describe('read limits against PostgreSQL', () => {
     await runtime.db.asSystem((tx) => tx.query(CREATE_EMBED_TABLES));
     org = await makeOrganization(runtime, 'Limits');
     await runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO dataapi_items (organization_id, name, qty, meta) SELECT $1, 'item ' || n, n, jsonb_build_object('f', $2::text) FROM generate_series(1, $3::int) n`, [
-        org.organizationId,
-        FIELD,
-        ROWS,
-      ]),
+      tx.query(
+        `INSERT INTO dataapi_items (organization_id, name, qty, meta)
+         SELECT $1, 'item ' || n, n, jsonb_build_object('f', $2::text) FROM generate_series(1, $3::int) n`,
+        [org.organizationId, FIELD, ROWS],
+      ),
     );
   });
   afterAll(() => runtime.close());
@@ -66,9 +66,17 @@ describe('read limits against PostgreSQL', () => {
   it('should read pages larger than a cursor batch whole and in order, and stop one over the cap', async () => {
     const many = await makeOrganization(runtime, 'Many rows');
     await runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'n' || n, n FROM generate_series(1, $2::int) n`, [many.organizationId, FETCH_BATCH * 2 + 500]),
+      tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'n' || n, n FROM generate_series(1, $2::int) n`, [
+        many.organizationId,
+        FETCH_BATCH * 2 + 500,
+      ]),
     );
-    const read = (limits: ReadLimits) => answer(() => runtime.db.inTenant(many, (tx) => executeRead(tx, embedRegistry, { method: 'GET', table: 'dataapi_items', query: 'select=qty&order=qty', headers: {} }, limits)));
+    const read = (limits: ReadLimits) =>
+      answer(() =>
+        runtime.db.inTenant(many, (tx) =>
+          executeRead(tx, embedRegistry, { method: 'GET', table: 'dataapi_items', query: 'select=qty&order=qty', headers: {} }, limits),
+        ),
+      );
     const whole = await read({ maxRows: 10_000, maxResponseBytes: 1024 * 1024 });
     expect((whole.body as { qty: number }[]).map((row) => row.qty)).toEqual(Array.from({ length: FETCH_BATCH * 2 + 500 }, (_, i) => i + 1));
     expect(whole.headers['content-range']).toBe(`0-${FETCH_BATCH * 2 + 499}/*`);
@@ -90,7 +98,10 @@ describe('read limits against PostgreSQL', () => {
     const owner = '00000000-0000-4000-9000-00000000a001';
     await runtime.db.asSystem(async (tx) => {
       await tx.query(`INSERT INTO dataapi_owners (id, organization_id, name) VALUES ($1, $2, 'Many')`, [owner, org.organizationId]);
-      await tx.query(`INSERT INTO dataapi_notes (id, organization_id, title, owner_id) SELECT gen_random_uuid(), $1, 'n' || n, $2 FROM generate_series(1, 30) n`, [org.organizationId, owner]);
+      await tx.query(
+        `INSERT INTO dataapi_notes (id, organization_id, title, owner_id) SELECT gen_random_uuid(), $1, 'n' || n, $2 FROM generate_series(1, 30) n`,
+        [org.organizationId, owner],
+      );
     });
     const response = await get('select=name,dataapi_notes(title)&dataapi_notes.limit=500', { maxRows: 10, maxResponseBytes: 1024 * 1024 }, 'dataapi_owners');
     expect((response.body as { dataapi_notes: unknown[] }[])[0].dataapi_notes).toHaveLength(10);

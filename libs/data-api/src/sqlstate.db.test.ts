@@ -43,10 +43,16 @@ describe('PostgreSQL errors of data API reads', () => {
   it('should cancel a statement past the statement timeout and answer 503 with a hint, the connection still usable', async () => {
     const hasty = new Database(runtime.dataSource, undefined, { statementTimeoutMs: 1, workMemKb: 4096 });
     // A regular expression over 200,000 rows, sorted: far beyond a millisecond.
-    await runtime.db.asSystem((tx) => tx.query(`INSERT INTO dataapi_items (organization_id, name) SELECT $1, 'bulk ' || n FROM generate_series(1, 200000) n`, [org.organizationId]));
+    await runtime.db.asSystem((tx) =>
+      tx.query(`INSERT INTO dataapi_items (organization_id, name) SELECT $1, 'bulk ' || n FROM generate_series(1, 200000) n`, [org.organizationId]),
+    );
     const response = await read('name=imatch.^(bulk)+.*9$&select=name&order=name.desc', hasty);
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout', hint: expect.stringContaining('statement timeout') });
+    expect(response.body).toMatchObject({
+      code: '57014',
+      message: 'canceling statement due to statement timeout',
+      hint: expect.stringContaining('statement timeout'),
+    });
     expect((await read('name=eq.Apple&select=name')).body).toEqual([{ name: 'Apple' }]);
   });
 

@@ -15,7 +15,12 @@ export { PendingSendSweeper } from './application/pending-send.sweeper';
 export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 
-export const messagingMigrations: MigrationClass[] = [CreateMessagingTables1763800003001, IndexPendingMessages1763800003002, InboundEventsWithoutLocks1763800003003, ChannelAdapters1763800003004];
+export const messagingMigrations: MigrationClass[] = [
+  CreateMessagingTables1763800003001,
+  IndexPendingMessages1763800003002,
+  InboundEventsWithoutLocks1763800003003,
+  ChannelAdapters1763800003004,
+];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go
 // through the messaging endpoints.

@@ -53,7 +53,11 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
     { provide: ChannelAccountService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new ChannelAccountService(db, box) },
     ...CHANNEL_PROVIDERS,
-    { provide: ConversationService, inject: [Database, ChannelAdapters], useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters) },
+    {
+      provide: ConversationService,
+      inject: [Database, ChannelAdapters],
+      useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters),
+    },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
     // Re-hosted media go to the platform's object storage (the CDN, or its local stand-in).

@@ -60,10 +60,22 @@ export class CallRegistration {
       });
       // Its processing job (transcription, analysis) exists only if the record does.
       await enqueueCallProcessing(tx, id);
-      await tx.emit([CALL_RECEIVED.create({ organizationId: ctx.organizationId, aggregateId: id, payload: { call_record: toView(CALL_RECORDS, inserted), actor_id: ctx.userId } })]);
+      await tx.emit([
+        CALL_RECEIVED.create({
+          organizationId: ctx.organizationId,
+          aggregateId: id,
+          payload: { call_record: toView(CALL_RECORDS, inserted), actor_id: ctx.userId },
+        }),
+      ]);
       return inserted;
     });
-    const answer: Registered = { success: true, call_record_id: row.id, status: 'received', contact_matched: contactId !== null, recording_stored: recording.key !== null };
+    const answer: Registered = {
+      success: true,
+      call_record_id: row.id,
+      status: 'received',
+      contact_matched: contactId !== null,
+      recording_stored: recording.key !== null,
+    };
     return { answer, record: toView(CALL_RECORDS, row) };
   }
 

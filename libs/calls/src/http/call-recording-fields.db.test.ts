@@ -29,10 +29,16 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
     calls.app.inject({ method: 'POST', url: URL, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
   const recordOf = async (id: string) =>
     (await calls.runtime.db.asSystem((tx) => tx.query<Record<string, unknown>>('SELECT * FROM call_records WHERE id = $1', [id])))[0];
-  const setStatus = (userId: string, status: string) => calls.runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $2 WHERE id = $1', [userId, status]));
+  const setStatus = (userId: string, status: string) =>
+    calls.runtime.db.asSystem((tx) => tx.query('UPDATE users SET status = $2 WHERE id = $1', [userId, status]));
   const member = async (t: TestTenant, role: 'AGENT' | 'ADMIN' = 'AGENT') => {
     const email = `agent.${randomUUID()}@example.com`;
-    const { user_id } = await calls.app.get(OrganizationService).createUser({ organizationId: t.ctx.organizationId, email, password: 'agent password 1', role });
+    const { user_id } = await calls.app.get(OrganizationService).createUser({
+      organizationId: t.ctx.organizationId,
+      email,
+      password: 'agent password 1',
+      role,
+    });
     return { email, userId: user_id };
   };
 
@@ -98,7 +104,12 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
   });
 
   it('answers 401 without credentials or with invalid ones', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-a-jwt' }, { 'x-api-key': 'eng_not_a_real_key_0000' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer not-a-jwt' },
+      { 'x-api-key': 'eng_not_a_real_key_0000' },
+      { authorization: 'Basic abc' },
+    ] as Record<string, string>[]) {
       const res = await postJson({ recording_url: REMOTE }, headers);
       expect(res.statusCode).toBe(401);
       expect(res.json().error).toEqual(expect.any(String));
@@ -178,12 +189,22 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
   });
 
   it('refuses the same mistakes in multipart fields (400), and bad JSON', async () => {
-    for (const fields of [{ duration_seconds: '12abc' }, { contact_id: 'x' }, { direction: 'up' }, { call_timestamp: '2026-13-40' }] as Record<string, string>[]) {
+    for (const fields of [
+      { duration_seconds: '12abc' },
+      { contact_id: 'x' },
+      { direction: 'up' },
+      { call_timestamp: '2026-13-40' },
+    ] as Record<string, string>[]) {
       const upload = multipart(fields, [{ bytes: mp3Of(1024) }]);
       const res = await calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, ...upload.headers }, payload: upload.payload });
       expect(res.statusCode).toBe(400);
     }
-    const badJson = await calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, 'content-type': 'application/json' }, payload: '{"recording_url":' });
+    const badJson = await calls.app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { ...tenant.session, 'content-type': 'application/json' },
+      payload: '{"recording_url":',
+    });
     expect(badJson.statusCode).toBe(400);
     const text = await calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, 'content-type': 'text/plain' }, payload: REMOTE });
     expect(text.statusCode).toBeGreaterThanOrEqual(400);

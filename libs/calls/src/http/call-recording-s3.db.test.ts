@@ -24,7 +24,8 @@ describe('POST /call-recording to an S3-compatible CDN', () => {
     await s3.close();
   });
 
-  const post = (body: ReturnType<typeof multipart>) => calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, ...body.headers }, payload: body.payload });
+  const post = (body: ReturnType<typeof multipart>) =>
+    calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, ...body.headers }, payload: body.payload });
   const keys = async () => [...(await (await fetch(`${s3.endpoint}/${s3.bucket}`)).text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]);
 
   it('uploads a recording in parts, intact, with its format’s type, and records the CDN’s address', async () => {
@@ -32,7 +33,9 @@ describe('POST /call-recording to an S3-compatible CDN', () => {
     const res = await post(multipart({ direction: 'outbound' }, [{ bytes, filename: 'x.bin', contentType: 'application/octet-stream' }]));
     expect(res.statusCode).toBe(200);
     const id = res.json().call_record_id as string;
-    const [row] = await calls.runtime.db.asSystem((tx) => tx.query<{ recording_url: string; recording_key: string }>('SELECT * FROM call_records WHERE id = $1', [id]));
+    const [row] = await calls.runtime.db.asSystem((tx) =>
+      tx.query<{ recording_url: string; recording_key: string }>('SELECT * FROM call_records WHERE id = $1', [id]),
+    );
     expect(row.recording_key).toMatch(new RegExp(`^suite-s3/\\d{4}/\\d{2}/${id}\\.mp3$`));
     expect(row.recording_url).toBe(`${s3.env.CDN_URL}/${row.recording_key}`);
     const stored = await s3.object(row.recording_key);

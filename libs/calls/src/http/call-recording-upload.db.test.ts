@@ -30,7 +30,9 @@ describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
   const post = (body: ReturnType<typeof multipart>, headers: Record<string, string> = tenant.session) =>
     calls.app.inject({ method: 'POST', url: URL, headers: { ...headers, ...body.headers }, payload: body.payload });
   const records = async (organizationId = tenant.ctx.organizationId) =>
-    calls.runtime.db.asSystem((tx) => tx.query<Record<string, unknown>>('SELECT * FROM call_records WHERE organization_id = $1 ORDER BY created_at', [organizationId]));
+    calls.runtime.db.asSystem((tx) =>
+      tx.query<Record<string, unknown>>('SELECT * FROM call_records WHERE organization_id = $1 ORDER BY created_at', [organizationId]),
+    );
 
   it('accepts a 49 MB recording, stores its bytes intact under the suite’s folder and registers the call', async () => {
     const bytes = mp3Of(49 * MB);
@@ -51,7 +53,9 @@ describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
     const events = await calls.runtime.db.asSystem((tx) =>
       tx.query<{ type: string; payload: { call_record: { id: string } } }>(`SELECT type, payload FROM outbox WHERE aggregate_id = $1`, [body.call_record_id]),
     );
-    expect(events).toEqual([{ type: 'call.received', payload: expect.objectContaining({ call_record: expect.objectContaining({ id: body.call_record_id }) }) }]);
+    expect(events).toEqual([
+      { type: 'call.received', payload: expect.objectContaining({ call_record: expect.objectContaining({ id: body.call_record_id }) }) },
+    ]);
   });
 
   it('refuses a 51 MB recording with 413 {error}, storing nothing and registering nothing', async () => {

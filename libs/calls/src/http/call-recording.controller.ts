@@ -39,7 +39,9 @@ export class CallRecordingController {
     let stored: StoredRecording | undefined;
     let raw: unknown = request.body;
     if (request.isMultipart?.()) {
-      ({ fields: raw, stored } = await readMultipartCall(request, this.storage, async (format) => recordingKey(await this.suiteOf(caller), this.clock.now(), id, format.ext)));
+      ({ fields: raw, stored } = await readMultipartCall(request, this.storage, async (format) =>
+        recordingKey(await this.suiteOf(caller), this.clock.now(), id, format.ext),
+      ));
     }
     try {
       const fields = await parseCallRecording(raw);
@@ -62,7 +64,9 @@ export class CallRecordingController {
   // The organization's suite id names its folder on the CDN; uploads need it (§4.4).
   private async suiteOf(caller: Caller): Promise<string> {
     const suite = await this.settings.plain(caller.ctx.organizationId, 'suite_id');
-    if (!suite) throw new DomainError('validation', 'call.no_suite_id', 'the organization has no suite id configured (organization setting suite_id); uploads need it');
+    if (!suite) {
+      throw new DomainError('validation', 'call.no_suite_id', 'the organization has no suite id configured (organization setting suite_id); uploads need it');
+    }
     return suite;
   }
 }

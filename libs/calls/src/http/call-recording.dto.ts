@@ -12,7 +12,10 @@ const integerText = ({ value }: { value: unknown }) => (typeof value === 'string
 
 // §4.4 POST /call-recording, its fields other than `file` (the same rules for JSON and multipart).
 export class CallRecordingDto {
-  @ApiPropertyOptional({ description: 'public https address of a recording already on the CDN (ignored when a file is sent)', maxLength: CALL_LIMITS.recordingUrl })
+  @ApiPropertyOptional({
+    description: 'public https address of a recording already on the CDN (ignored when a file is sent)',
+    maxLength: CALL_LIMITS.recordingUrl,
+  })
   @IsOptional() @IsString() @MaxLength(CALL_LIMITS.recordingUrl) recording_url?: string;
 
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() contact_id?: string;
@@ -40,7 +43,9 @@ const messagesOf = (errors: ValidationError[]): string[] =>
 // counts as absent (forms send empty fields); a NUL character is refused (PostgreSQL cannot store it).
 export async function parseCallRecording(raw: unknown): Promise<CallFields & { recording_url?: string }> {
   const body: unknown = raw ?? {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('validation', 'validation_failed', 'the body must be a JSON object or multipart/form-data');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError('validation', 'validation_failed', 'the body must be a JSON object or multipart/form-data');
+  }
   const present = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== '' && value !== null));
   const nul = Object.entries(present).find(([, value]) => typeof value === 'string' && value.includes('\u0000'));
   if (nul) throw new DomainError('validation', 'invalid_characters', `${nul[0]} contains a NUL character`, { field: nul[0] });

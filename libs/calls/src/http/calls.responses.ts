@@ -3,7 +3,13 @@ import { json } from '@engage/platform';
 const { uuid, text, boolean, arrayOf, object, oneOfValues } = json;
 
 // §4.4's answer to a registered call, exactly.
-export const CALL_REGISTERED = object({ success: oneOfValues([true]), call_record_id: uuid, status: oneOfValues(['received']), contact_matched: boolean, recording_stored: boolean });
+export const CALL_REGISTERED = object({
+  success: oneOfValues([true]),
+  call_record_id: uuid,
+  status: oneOfValues(['received']),
+  contact_matched: boolean,
+  recording_stored: boolean,
+});
 
 // Whether the organization's Zoom secret token is set (never the token) and the address to give Zoom.
 export const ZOOM_SETTINGS = object({ secret_token_set: boolean, webhook_path: text });

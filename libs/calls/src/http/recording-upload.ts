@@ -76,7 +76,11 @@ async function sniffed(part: MultipartFile): Promise<{ format: AudioFormat; body
 // storage under the key `keyOf` gives for its format (never held whole in memory). After a refusal
 // the rest of the body is still read (and dropped), so the connection stays usable for the client's
 // next request; then the refusal is thrown and what was stored is removed.
-export async function readMultipartCall(request: FastifyRequest, storage: ObjectStorage, keyOf: (format: AudioFormat) => Promise<string>): Promise<MultipartCall> {
+export async function readMultipartCall(
+  request: FastifyRequest,
+  storage: ObjectStorage,
+  keyOf: (format: AudioFormat) => Promise<string>,
+): Promise<MultipartCall> {
   const fields: Record<string, string> = {};
   let stored: StoredRecording | undefined;
   let refusal: unknown;
@@ -131,7 +135,11 @@ function asUploadError(error: unknown): unknown {
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
   if (typeof code === 'string' && code.startsWith('FST_')) {
     const limit = ['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT'].includes(code);
-    return new DomainError(limit ? 'too_large' : 'validation', 'call.invalid_multipart', `the multipart body could not be read: ${(error as Error).message.slice(0, 200)}`);
+    return new DomainError(
+      limit ? 'too_large' : 'validation',
+      'call.invalid_multipart',
+      `the multipart body could not be read: ${(error as Error).message.slice(0, 200)}`,
+    );
   }
   if (error instanceof Error && /multipart|boundary|Unexpected end of form|terminated early/i.test(error.message)) {
     return new DomainError('validation', 'call.invalid_multipart', `the multipart body could not be read: ${error.message.slice(0, 200)}`);

@@ -35,7 +35,8 @@ export async function startCallsApp(env: Record<string, string> = {}) {
 
 export type CallsApp = Awaited<ReturnType<typeof startCallsApp>>;
 
-export const setSuiteId = (app: CallsApp, organizationId: string, suiteId: string) => app.app.get(OrganizationService).setSetting(organizationId, 'suite_id', suiteId);
+export const setSuiteId = (app: CallsApp, organizationId: string, suiteId: string) =>
+  app.app.get(OrganizationService).setSetting(organizationId, 'suite_id', suiteId);
 
 // Every file under the CDN stand-in, as keys.
 export function storedKeys(dir: string): string[] {
@@ -75,7 +76,12 @@ export const AUDIO_HEADERS: Record<string, Buffer> = {
   m4a: Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypM4A \x00\x00\x00\x00M4A mp42isom', 'latin1')]),
   wav: Buffer.from('RIFF\x24\x08\x00\x00WAVEfmt \x10\x00\x00\x00', 'latin1'),
   ogg: Buffer.from('OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00', 'latin1'),
-  webm: Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0xf7, 0x81, 0x01, 0x42, 0xf2, 0x81, 0x04, 0x42, 0xf3, 0x81, 0x08, 0x42, 0x82, 0x84]), Buffer.from('webm')]),
+  webm: Buffer.concat([
+    Buffer.from([
+      0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0xf7, 0x81, 0x01, 0x42, 0xf2, 0x81, 0x04, 0x42, 0xf3, 0x81, 0x08, 0x42, 0x82, 0x84,
+    ]),
+    Buffer.from('webm'),
+  ]),
   aac: Buffer.from([0xff, 0xf1, 0x50, 0x80, 0x2e, 0x7f, 0xfc]),
   '3gp': Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftyp3gp4\x00\x00\x02\x003gp4isom', 'latin1')]),
   amr: Buffer.from('#!AMR\n\x3c\x91\x17\x16', 'latin1'),

@@ -4,7 +4,14 @@ import { NOTE_CREATED, NOTE_UPDATED, noteEvent, TASK_COMPLETED, TASK_CREATED, TA
 import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
 import { INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, TASK_FOR_UPDATE, UPDATE_NOTE, UPDATE_TASK } from '../infrastructure/activity-records.sql';
 
-export type TaskView = TaskFields & { id: string; organization_id: string; done_at: string | null; created_by: string | null; created_at: string; updated_at: string };
+export type TaskView = TaskFields & {
+  id: string;
+  organization_id: string;
+  done_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+};
 export type NoteView = NoteFields & { id: string; organization_id: string; author_id: string | null; created_at: string; updated_at: string };
 
 // Tasks and notes on contacts, companies and deals. Writes arrive through the data API
@@ -41,9 +48,11 @@ export class ActivityRecordService {
     const next = { ...current, ...changes };
     assertLinked('task', next);
     const [row] = await tx
-      .query<TaskView>(UPDATE_TASK, [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id], {
-        violations: TASK_LINKS,
-      });
+      .query<TaskView>(
+        UPDATE_TASK,
+        [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id],
+        { violations: TASK_LINKS },
+      );
     const task = isoTask(row);
     const events = [taskEvent(TASK_UPDATED, ctx, task)];
     if (task.done && !current.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));

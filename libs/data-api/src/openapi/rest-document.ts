@@ -23,17 +23,37 @@ const ref = (kind: 'schemas' | 'parameters', name: string) => ({ $ref: `#/compon
 
 // Shared parameters, named as PostgREST's own document names them.
 const PARAMETERS: Record<string, Schema> = {
-  select: { name: 'select', in: 'query', description: 'Columns to return, with renames (alias:column), casts and embedded relations (rel(*))', schema: { type: 'string' } },
+  select: {
+    name: 'select',
+    in: 'query',
+    description: 'Columns to return, with renames (alias:column), casts and embedded relations (rel(*))',
+    schema: { type: 'string' },
+  },
   order: { name: 'order', in: 'query', description: 'Ordering: column[.asc|.desc][.nullsfirst|.nullslast], comma-separated', schema: { type: 'string' } },
   limit: { name: 'limit', in: 'query', description: 'At most this many rows', schema: { type: 'integer', minimum: 0 } },
   offset: { name: 'offset', in: 'query', description: 'Skip this many rows', schema: { type: 'integer', minimum: 0 } },
   or: { name: 'or', in: 'query', description: 'Filters joined with OR: (column.operator.value,...)', schema: { type: 'string' } },
   and: { name: 'and', in: 'query', description: 'Filters joined with AND: (column.operator.value,...)', schema: { type: 'string' } },
-  on_conflict: { name: 'on_conflict', in: 'query', description: 'Upsert: the unique columns a conflict is found on (with Prefer: resolution=...)', schema: { type: 'string' } },
+  on_conflict: {
+    name: 'on_conflict',
+    in: 'query',
+    description: 'Upsert: the unique columns a conflict is found on (with Prefer: resolution=...)',
+    schema: { type: 'string' },
+  },
   columns: { name: 'columns', in: 'query', description: 'The body keys to insert; others are ignored', schema: { type: 'string' } },
-  range: { name: 'Range', in: 'header', description: 'Rows to return, zero-based and inclusive: first-last', schema: { type: 'string', pattern: '^\\d+-\\d*$' } },
+  range: {
+    name: 'Range',
+    in: 'header',
+    description: 'Rows to return, zero-based and inclusive: first-last',
+    schema: { type: 'string', pattern: '^\\d+-\\d*$' },
+  },
   rangeUnit: { name: 'Range-Unit', in: 'header', schema: { type: 'string', default: 'items' } },
-  preferCount: { name: 'Prefer', in: 'header', description: 'Count the matching rows into Content-Range', schema: { type: 'string', enum: ['count=exact', 'count=planned', 'count=estimated'] } },
+  preferCount: {
+    name: 'Prefer',
+    in: 'header',
+    description: 'Count the matching rows into Content-Range',
+    schema: { type: 'string', enum: ['count=exact', 'count=planned', 'count=estimated'] },
+  },
   preferReturn: {
     name: 'Prefer',
     in: 'header',
@@ -46,7 +66,14 @@ const PARAMETERS: Record<string, Schema> = {
     description: 'What the answer holds, and how an insert meets an existing row (upsert)',
     schema: {
       type: 'string',
-      enum: ['return=representation', 'return=minimal', 'return=headers-only', 'resolution=merge-duplicates', 'resolution=ignore-duplicates', 'missing=default'],
+      enum: [
+        'return=representation',
+        'return=minimal',
+        'return=headers-only',
+        'resolution=merge-duplicates',
+        'resolution=ignore-duplicates',
+        'missing=default',
+      ],
     },
   },
 };
@@ -88,7 +115,13 @@ const READ_ERRORS = [300, 400, 401, 404, 406, 416, 429];
 const WRITE_ERRORS = [300, 400, 401, 403, 404, 405, 406, 409, 413, 415, 416, 429];
 
 function filters(table: TableDefinition): Schema[] {
-  return table.readable.map((column) => ({ name: column, in: 'query', required: false, description: filterDescription(table.columns[column]), schema: { type: 'string' } }));
+  return table.readable.map((column) => ({
+    name: column,
+    in: 'query',
+    required: false,
+    description: filterDescription(table.columns[column]),
+    schema: { type: 'string' },
+  }));
 }
 
 function tagged(table: string, summary: string, family: Family, operation: Operation): Operation {
@@ -103,11 +136,18 @@ function tablePath(table: TableDefinition, family: Family, writable: boolean): P
     get: tagged(name, `Read ${name}`, family, {
       operationId: `${family}_get_${name}`,
       parameters: [...filters(table), ...logic, ...shaping, ref('parameters', 'range'), ref('parameters', 'rangeUnit'), ref('parameters', 'preferCount')],
-      responses: { '200': { description: 'The matching rows', headers: HEADERS, content: readContent(name) }, '206': { description: 'Part of the rows', headers: HEADERS, content: readContent(name) }, ...errors(family, READ_ERRORS) },
+      responses: {
+        '200': { description: 'The matching rows', headers: HEADERS, content: readContent(name) },
+        '206': { description: 'Part of the rows', headers: HEADERS, content: readContent(name) },
+        ...errors(family, READ_ERRORS),
+      },
     }),
   };
   if (!writable) return item;
-  const body = { required: true, content: { 'application/json': json({ oneOf: [ref('schemas', `${name}_write`), { type: 'array', items: ref('schemas', `${name}_write`) }] }) } };
+  const body = {
+    required: true,
+    content: { 'application/json': json({ oneOf: [ref('schemas', `${name}_write`), { type: 'array', items: ref('schemas', `${name}_write`) }] }) },
+  };
   const patchBody = { required: true, content: { 'application/json': json(ref('schemas', `${name}_write`)) } };
   // Whether a write answers rows depends on Prefer (return=representation or, on the record proxy, by
   // default), which OpenAPI cannot tie to a status: as in PostgREST's own document, no body schema.
@@ -117,9 +157,21 @@ function tablePath(table: TableDefinition, family: Family, writable: boolean): P
     operationId: `${family}_post_${name}`,
     parameters: [ref('parameters', 'select'), ref('parameters', 'columns'), ref('parameters', 'on_conflict'), ref('parameters', 'preferPost')],
     requestBody: body,
-    responses: { '201': { ...written, description: 'Created' }, '200': { ...written, description: 'Upserted: no row was inserted' }, '204': nothing, ...errors(family, WRITE_ERRORS) },
+    responses: {
+      '201': { ...written, description: 'Created' },
+      '200': { ...written, description: 'Upserted: no row was inserted' },
+      '204': nothing,
+      ...errors(family, WRITE_ERRORS),
+    },
   });
-  const filtered = [...filters(table), ...logic, ref('parameters', 'select'), ref('parameters', 'order'), ref('parameters', 'limit'), ref('parameters', 'preferReturn')];
+  const filtered = [
+    ...filters(table),
+    ...logic,
+    ref('parameters', 'select'),
+    ref('parameters', 'order'),
+    ref('parameters', 'limit'),
+    ref('parameters', 'preferReturn'),
+  ];
   item.patch = tagged(name, `Update the ${name} rows the filters match`, family, {
     operationId: `${family}_patch_${name}`,
     parameters: filtered,

@@ -59,7 +59,9 @@ export function writeSchema(table: TableDefinition, notNull: Nullability): Schem
 }
 
 // A filter value: `operator.value`, as PostgREST reads it (e.g. eq.5, in.(a,b), not.is.null).
-export const FILTER_OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov'];
+export const FILTER_OPERATORS = [
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov',
+];
 
 export function filterDescription(type: ColumnType): string {
   return `Filter on this ${PG_TYPE[type]} column: <operator>.<value>, optionally negated with not.; operators: ${FILTER_OPERATORS.join(', ')}`;

@@ -31,7 +31,9 @@ describe('buildReadSql', () => {
 
   it('should build one row per page row for the cursor when not joined', () => {
     const statement = buildReadSql(parseReadRequest(items, { method: 'GET', table: 'dataapi_items', query: 'select=id', headers: {} }), 100, false);
-    expect(statement.text).toMatch(/^SELECT CASE WHEN w\.running <= \$2::bigint THEN w\.r END AS r, w\.running FROM \(SELECT p\.r, sum\(octet_length\(p\.r\)\) OVER/);
+    expect(statement.text).toMatch(
+      /^SELECT CASE WHEN w\.running <= \$2::bigint THEN w\.r END AS r, w\.running FROM \(SELECT p\.r, sum\(octet_length\(p\.r\)\) OVER/,
+    );
   });
 
   it('should skip the body on HEAD', () => {

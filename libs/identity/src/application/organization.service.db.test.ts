@@ -48,7 +48,11 @@ describe('OrganizationService', () => {
     const box = new SecretBox(randomBytes(32));
     const service = new OrganizationService(runtime.db, box);
     const settings = new OrganizationSettings(runtime.db, box);
-    const { organization_id: id } = await service.createOrganization({ name: 'Suite', ownerEmail: `s.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
+    const { organization_id: id } = await service.createOrganization({
+      name: 'Suite',
+      ownerEmail: `s.${Date.now()}@example.com`,
+      ownerPassword: 'owner password 1',
+    });
     expect(await settings.plain(id, 'suite_id')).toBeNull();
     await service.setSetting(id, 'suite_id', 'acme-01');
     expect(await settings.plain(id, 'suite_id')).toBe('acme-01');

@@ -3,7 +3,15 @@ import { DomainError, NotFound, isUuid, type RequestContext } from '@engage/shar
 import type { Database, SecretBox } from '@engage/platform';
 import { isAllowed } from '@engage/identity';
 import { CHANNEL_KINDS, isChannelKind } from '../domain/statuses';
-import { type ChannelAccountRow, INSERT_CHANNEL, INSERT_META_CHANNEL, CHANNEL_KIND, LIST_CHANNELS, SET_CHANNEL_ACTIVE, SET_CHANNEL_TOKEN } from '../infrastructure/messaging.sql';
+import {
+  type ChannelAccountRow,
+  INSERT_CHANNEL,
+  INSERT_META_CHANNEL,
+  CHANNEL_KIND,
+  LIST_CHANNELS,
+  SET_CHANNEL_ACTIVE,
+  SET_CHANNEL_TOKEN,
+} from '../infrastructure/messaging.sql';
 import { parseMetaAccount } from '../domain/channel-setup';
 import { CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
 
@@ -31,7 +39,9 @@ export interface ChannelWithToken {
 export type ChannelInput = { kind?: unknown; name?: unknown } & Record<string, unknown>;
 
 // Another organization (or this one) already connected that page or Instagram account.
-const ALREADY_CONNECTED = { unique: () => new DomainError('conflict', 'channel.already_connected', 'This page or Instagram account is already connected to a channel account') };
+const ALREADY_CONNECTED = {
+  unique: () => new DomainError('conflict', 'channel.already_connected', 'This page or Instagram account is already connected to a channel account'),
+};
 
 // Channel accounts and the secret token each presents on the inbound receiver.
 export class ChannelAccountService {
@@ -43,7 +53,9 @@ export class ChannelAccountService {
   async create(ctx: RequestContext, input: ChannelInput): Promise<ChannelWithToken> {
     assertManager(ctx);
     if (!isChannelKind(input.kind)) throw new DomainError('validation', 'validation_failed', `kind must be one of ${CHANNEL_KINDS.join(', ')}`);
-    if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) throw new DomainError('validation', 'validation_failed', 'name must be 1 to 200 characters');
+    if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) {
+      throw new DomainError('validation', 'validation_failed', 'name must be 1 to 200 characters');
+    }
     const meta = parseMetaAccount(input.kind, input);
     if (meta) {
       // The token is sealed before it is stored and never returned.
@@ -52,7 +64,9 @@ export class ChannelAccountService {
       return { channel_account: row, inbound_path: '/functions/v1/meta-webhook' };
     }
     const token = newToken();
-    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_CHANNEL, [input.kind, (input.name as string).trim(), hashToken(token)]));
+    const [row] = await this.db.inTenant(ctx, (tx) =>
+      tx.query<ChannelAccountRow>(INSERT_CHANNEL, [input.kind, (input.name as string).trim(), hashToken(token)]),
+    );
     return withToken(row, token);
   }
 
@@ -65,7 +79,11 @@ export class ChannelAccountService {
       if (!found) throw NotFound('channel_account', id);
       // Only a receiver addressed by the account's own token has one to rotate.
       if (!(isChannelKind(found.kind) && CHANNEL_CAPABILITIES[found.kind].inboundToken)) {
-        throw new DomainError('validation', 'channel.no_inbound_token', `A ${found.kind} channel account has no inbound token: its provider's signature authenticates what it sends`);
+        throw new DomainError(
+          'validation',
+          'channel.no_inbound_token',
+          `A ${found.kind} channel account has no inbound token: its provider's signature authenticates what it sends`,
+        );
       }
       const [updated] = await tx.query<ChannelAccountRow>(SET_CHANNEL_TOKEN, [id, hashToken(token)]);
       return updated;

@@ -37,7 +37,9 @@ export class ChannelAdapters {
   async check(ctx: RequestContext, channel: { id: string; kind: string }): Promise<{ ok: boolean; error?: string }> {
     const adapter = this.byKind.get(channel.kind);
     if (!adapter?.check) {
-      throw new DomainError('unprocessable', 'channel.no_check', `${channel.kind} channel accounts have no provider credentials to check here`, { channel_kind: channel.kind });
+      throw new DomainError('unprocessable', 'channel.no_check', `${channel.kind} channel accounts have no provider credentials to check here`, {
+        channel_kind: channel.kind,
+      });
     }
     return adapter.check(ctx, channel.id);
   }

@@ -15,8 +15,12 @@ export interface Attempt {
 export async function finishSend(tx: Tx, ctx: RequestContext, messageIds: string[], attempts: Attempt[]): Promise<MessageView[]> {
   const messages: MessageView[] = [];
   for (const [index, attempt] of attempts.entries()) {
-    const metadata = attempt.result ? { provider_response: { status: attempt.result.status, message: attempt.result.message } } : { provider_error: attempt.error };
-    const [row] = await tx.query<MessageRow>(FINISH_SEND, [messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata)]);
+    const metadata = attempt.result
+      ? { provider_response: { status: attempt.result.status, message: attempt.result.message } }
+      : { provider_error: attempt.error };
+    const [row] = await tx.query<MessageRow>(FINISH_SEND, [
+      messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata),
+    ]);
     // Gone or no longer PENDING: the sweeper already failed it as interrupted; its event is out.
     if (!row) continue;
     const view = toMessageView(row);

@@ -28,4 +28,8 @@ export class InboundWorker implements QueueWorker {
   }
 }
 
-export const inboundQueue = defineQueue({ name: 'messaging.inbound', worker: InboundWorker, pollMs: (config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_POLL_MS });
+export const inboundQueue = defineQueue({
+  name: 'messaging.inbound',
+  worker: InboundWorker,
+  pollMs: (config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_POLL_MS,
+});

@@ -55,7 +55,9 @@ export class SendService {
     if (req.to !== null) this.log({ to: req.to, cleaned: recipientGiven?.cleaned }, 'chat-lite-send recipient');
     const provider = await this.settings.providerKey(req.organizationId);
     if (!provider) throw NotFound('organization', req.organizationId);
-    if (provider.key === null) throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
+    if (provider.key === null) {
+      throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
+    }
     const target = await this.checkTargets(ctx, req);
     const recipient = recipientGiven ?? cleanRecipient(target.phone ?? '');
 
@@ -98,7 +100,11 @@ export class SendService {
       if (req.crossChannel) {
         const channel = await channelById(tx, req.crossChannel.responseChannelId);
         if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
-          throw new DomainError('validation', 'channel.cannot_send', `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`);
+          throw new DomainError(
+            'validation',
+            'channel.cannot_send',
+            `responseChannelId is a ${channel.kind} channel, which has no sending adapter; answer on a chat_app channel`,
+          );
         }
         if (!channel.is_active) throw new DomainError('validation', 'channel.inactive', 'responseChannelId is not an active channel account');
       }
@@ -109,7 +115,8 @@ export class SendService {
       // (Messenger, Instagram, email) is answered through its own adapter and window rule, never here.
       if (!req.crossChannel && !SENDING_ADAPTER[row.channel_kind as ChannelKind]) {
         throw new DomainError('validation', 'channel.cannot_send',
-          `conversationId is a ${row.channel_kind} conversation, which chat-lite-send cannot send on; reply with POST /functions/v1/messaging/conversations/${row.id}/reply`);
+          `conversationId is a ${row.channel_kind} conversation, which chat-lite-send cannot send on; ` +
+            `reply with POST /functions/v1/messaging/conversations/${row.id}/reply`);
       }
       return row;
     });

@@ -43,13 +43,18 @@ export class SocialInbound {
     const contactId = await this.contactOf(tx, ctx, channelId, payload.user);
     let conversation = await upsertConversation(tx, ctx, contactId, channelId, payload.echo ? 0 : 1);
     const metadata = {
-      reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id), ...(payload.postback ? { postback: payload.postback } : {}),
+      reply_to: payload.reply_to,
+      provider_timestamp: payload.timestamp,
+      inbound_event_id: String(event.id),
+      ...(payload.postback ? { postback: payload.postback } : {}),
     };
     const content = JSON.stringify(media ?? payload.media);
     if (payload.echo) {
       // Sent from Meta's own inbox (or another app of the page): kept as an outbound message.
       const echo = JSON.stringify({ ...metadata, echo: true });
-      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [conversation.id, contactId, channelId, 'OUTBOUND', 'SENT', payload.text, content, payload.id, echo, null]);
+      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [
+        conversation.id, contactId, channelId, 'OUTBOUND', 'SENT', payload.text, content, payload.id, echo, null,
+      ]);
       if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
       return tx.emit([messageEvent(MESSAGE_SENT, ctx, toMessageView(row))]);
     }

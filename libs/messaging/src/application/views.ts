@@ -2,7 +2,10 @@ import type { ConversationRow, MessageRow } from '../infrastructure/messaging.sq
 
 // Records as plain objects for responses and event payloads (no internal columns).
 export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
-export type ConversationView = Omit<ConversationRow, 'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until' | 'last_customer_message_at' | 'window_closes_at'> & {
+export type ConversationView = Omit<
+  ConversationRow,
+  'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until' | 'last_customer_message_at' | 'window_closes_at'
+> & {
   created_at: string;
   updated_at: string;
   last_message_at: string | null;
@@ -16,7 +19,11 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
 
 export function toMessageView(row: MessageRow): MessageView {
   const { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error } = row;
-  return { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error, created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)! };
+  return {
+    id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
 }
 
 export function toConversationView(row: ConversationRow): ConversationView {

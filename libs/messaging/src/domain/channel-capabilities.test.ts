@@ -18,14 +18,20 @@ describe('the Meta window rule, with an injected clock', () => {
     expect(decideWindow(META_WINDOW, wrote, at(24 * H - 1000), false)).toEqual({ send: 'free_form' });
     expect(decideWindow(META_WINDOW, wrote, at(24 * H - 1), false)).toEqual({ send: 'free_form' });
     const closed = refusal(() => decideWindow(META_WINDOW, wrote, at(24 * H), false));
-    expect(closed).toMatchObject({ kind: 'unprocessable', code: 'channel.window_closed', details: { window: 'standard', closed_at: '2026-11-21T10:00:00.000Z' } });
+    expect(closed).toMatchObject({
+      kind: 'unprocessable',
+      code: 'channel.window_closed',
+      details: { window: 'standard', closed_at: '2026-11-21T10:00:00.000Z' },
+    });
     expect(closed.message).toContain('automated messages may not be sent');
   });
 
   it("should let a human's reply out with the HUMAN_AGENT tag up to 7 days, never an automated one", () => {
     expect(decideWindow(META_WINDOW, wrote, at(24 * H), true)).toEqual({ send: 'human_agent_tag' });
     expect(decideWindow(META_WINDOW, wrote, at(7 * 24 * H - 1), true)).toEqual({ send: 'human_agent_tag' });
-    expect(refusal(() => decideWindow(META_WINDOW, wrote, at(7 * 24 * H), true))).toMatchObject({ details: { window: 'human_agent', closed_at: '2026-11-27T10:00:00.000Z' } });
+    expect(refusal(() => decideWindow(META_WINDOW, wrote, at(7 * 24 * H), true))).toMatchObject({
+      details: { window: 'human_agent', closed_at: '2026-11-27T10:00:00.000Z' },
+    });
     expect(refusal(() => decideWindow(META_WINDOW, wrote, at(3 * 24 * H), false))).toMatchObject({ details: { window: 'standard' } });
   });
 

@@ -58,15 +58,28 @@ const windowClosed = (window: 'standard' | 'human_agent', closedAt: Date | null,
   new DomainError('unprocessable', 'channel.window_closed', message, { window, closed_at: closedAt?.toISOString() ?? null });
 
 const META: ChannelCapabilities = {
-  sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true, window: META_WINDOW, inboundToken: false,
+  sendText: true,
+  sendMedia: ['image', 'video', 'document'],
+  templates: false,
+  receive: true,
+  receipts: true,
+  agentReply: true,
+  window: META_WINDOW,
+  inboundToken: false,
 };
 
 // Every kind's declaration. Email and SMS are declared ahead of their adapters, so the reply path
 // can tell "not available yet" from "not allowed" (SMS replies are not part of the inbox, §1).
 export const CHANNEL_CAPABILITIES: Record<ChannelKind, ChannelCapabilities> = {
-  chat_app: { sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true, window: null, inboundToken: true },
+  chat_app: {
+    sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true,
+    window: null, inboundToken: true,
+  },
   messenger: META,
   instagram: META,
-  email: { sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: false, agentReply: true, window: null, inboundToken: false },
+  email: {
+    sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: false, agentReply: true,
+    window: null, inboundToken: false,
+  },
   sms: { sendText: true, sendMedia: [], templates: false, receive: true, receipts: true, agentReply: false, window: null, inboundToken: false },
 };

@@ -8,7 +8,9 @@ describe('Meta webhook bodies', () => {
     expect(metaSignatureMatches(raw, good, 's3cret')).toBe(true);
     expect(metaSignatureMatches(Buffer.from(`${raw.toString()} `), good, 's3cret')).toBe(false);
     expect(metaSignatureMatches(raw, good, 'other')).toBe(false);
-    for (const bad of [undefined, '', good.slice(7), 'sha1=' + good.slice(7), `${good}00`, 'sha256=zz']) expect(metaSignatureMatches(raw, bad, 's3cret')).toBe(false);
+    for (const bad of [undefined, '', good.slice(7), 'sha1=' + good.slice(7), `${good}00`, 'sha256=zz']) {
+      expect(metaSignatureMatches(raw, bad, 's3cret')).toBe(false);
+    }
   });
 
   it('should turn messages, echoes, postbacks and receipts into events, skipping what it does not use', () => {
@@ -26,7 +28,10 @@ describe('Meta webhook bodies', () => {
       }, { id: '../etc', messaging: [{ sender: { id: 'u1' }, message: { mid: 'm9', text: 'x' } }] }],
     });
     expect(events.map((e) => e.payload)).toEqual([
-      { type: 'social_message', id: 'm1', user: 'u1', echo: false, text: 'hi', media: [], reply_to: 'm0', timestamp: '2025-11-24T16:00:00.000Z', postback: null },
+      {
+        type: 'social_message', id: 'm1', user: 'u1', echo: false, text: 'hi', media: [], reply_to: 'm0', timestamp: '2025-11-24T16:00:00.000Z',
+        postback: null,
+      },
       { type: 'social_message', id: 'm2', user: 'u1', echo: true, text: 'from the page', media: [], reply_to: null, timestamp: null, postback: null },
       { type: 'social_receipt', user: 'u1', status: 'delivered', mids: ['m2'], watermark: '2025-11-24T16:00:00.500Z' },
       { type: 'social_receipt', user: 'u1', status: 'read', mids: [], watermark: '2025-11-24T16:00:00.900Z' },

@@ -32,11 +32,21 @@ describe('the reply path asks the channel adapter', () => {
   it('should refuse kinds without an adapter, and SMS, with a 422 naming the kind, before anything is stored', async () => {
     const t = await createTestTenant(app);
     const email = await conversationOn(t, 'email');
-    const res = await app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${email}/reply`, headers: t.session, payload: { message: 'hello' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/functions/v1/messaging/conversations/${email}/reply`,
+      headers: t.session,
+      payload: { message: 'hello' },
+    });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'channel.no_adapter', details: { channel_kind: 'email' } });
     const sms = await conversationOn(t, 'sms');
-    const refused = await app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${sms}/reply`, headers: t.key, payload: { message: 'hello' } });
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/functions/v1/messaging/conversations/${sms}/reply`,
+      headers: t.key,
+      payload: { message: 'hello' },
+    });
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toMatchObject({ code: 'channel.reply_not_allowed', details: { channel_kind: 'sms' } });
     const [{ n }] = await runtime.db.inTenant(t.ctx, (tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM messages'));
@@ -48,7 +58,12 @@ describe('the reply path asks the channel adapter', () => {
   it('should answer 503 on the Meta webhook while the Meta app is not configured', async () => {
     const handshake = await app.inject({ method: 'GET', url: '/functions/v1/meta-webhook?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1' });
     expect(handshake.statusCode).toBe(503);
-    const post = await app.inject({ method: 'POST', url: '/functions/v1/meta-webhook', headers: { 'content-type': 'application/json' }, payload: '{"object":"page","entry":[]}' });
+    const post = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/meta-webhook',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"object":"page","entry":[]}',
+    });
     expect(post.statusCode).toBe(503);
   });
 });

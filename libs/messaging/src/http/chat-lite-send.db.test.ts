@@ -270,7 +270,10 @@ describe('POST /functions/v1/chat-lite-send', () => {
     // provider (that would bypass its channel and window rule): refused, nothing stored or sent.
     const direct = await send(t.key, { to: newNumber(), message: 'into instagram', organizationId: t.ctx.organizationId, conversationId: igConversation.id });
     expect(direct.statusCode).toBe(400);
-    expect(direct.json()).toMatchObject({ code: 'channel.cannot_send', error: expect.stringContaining(`/functions/v1/messaging/conversations/${igConversation.id}/reply`) });
+    expect(direct.json()).toMatchObject({
+      code: 'channel.cannot_send',
+      error: expect.stringContaining(`/functions/v1/messaging/conversations/${igConversation.id}/reply`),
+    });
     expect(provider.calls.length).toBe(before);
     expect(await rows(t.ctx, 'SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1', [igConversation.id])).toEqual([{ n: 0 }]);
   });

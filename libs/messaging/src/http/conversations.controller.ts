@@ -3,18 +3,26 @@ import type { FastifyReply } from 'fastify';
 import { SendFailed } from '../application/send.service';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf,
+} from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ChannelAccountService } from '../application/channel-account.service';
 import { ConversationService } from '../application/conversation.service';
 import { CHANNEL_KINDS, CONVERSATION_STATUSES } from '../domain/statuses';
-import { CHANNEL_ACCOUNT, CHANNEL_WITH_TOKEN, CONVERSATION, CONVERSATION_PAGE, CONVERSATION_WITH_MESSAGES, SEND_OUTCOME, UNREAD_COUNTS } from './messaging.responses';
+import {
+  CHANNEL_ACCOUNT, CHANNEL_WITH_TOKEN, CONVERSATION, CONVERSATION_PAGE, CONVERSATION_WITH_MESSAGES, SEND_OUTCOME, UNREAD_COUNTS,
+} from './messaging.responses';
 import { ApiAnswer, ApiErrors, json } from '@engage/platform';
 
 export class ConversationListQueryDto {
   @ApiProperty({ required: false, enum: CONVERSATION_STATUSES }) @IsOptional() @IsIn(CONVERSATION_STATUSES) status?: string;
   @ApiProperty({ required: false }) @IsOptional() @IsUUID() assignee_id?: string;
-  @ApiProperty({ required: false, description: 'only conversations without an assignee' }) @IsOptional() @Transform(({ value }) => value === 'true' || value === true) @IsBoolean() unassigned?: boolean;
+  @ApiProperty({ required: false, description: 'only conversations without an assignee' })
+  @IsOptional()
+  @Transform(({ value }) => value === 'true' || value === true)
+  @IsBoolean()
+  unassigned?: boolean;
   @ApiProperty({ required: false, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1_000_000) page?: number;
   @ApiProperty({ required: false, default: 50, maximum: 200 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
 }
@@ -25,12 +33,23 @@ export class MessagesQueryDto {
 }
 
 export class UnreadQueryDto {
-  @ApiProperty({ required: false, description: "only the caller's conversations" }) @IsOptional() @Transform(({ value }) => value === 'true' || value === true) @IsBoolean() mine?: boolean;
+  @ApiProperty({ required: false, description: "only the caller's conversations" })
+  @IsOptional()
+  @Transform(({ value }) => value === 'true' || value === true)
+  @IsBoolean()
+  mine?: boolean;
 }
 
 export class ReplyDto {
   @ApiProperty({ maxLength: 4096 }) @IsString() @MinLength(1) message!: string;
-  @ApiProperty({ required: false, type: [String] }) @IsOptional() @IsArray() @ArrayMaxSize(10) @IsString({ each: true }) @Matches(/^https?:\/\/\S+$/i, { each: true }) @MaxLength(2048, { each: true }) media_urls?: string[];
+  @ApiProperty({ required: false, type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @Matches(/^https?:\/\/\S+$/i, { each: true })
+  @MaxLength(2048, { each: true })
+  media_urls?: string[];
 }
 
 export class StatusDto {
@@ -46,7 +65,11 @@ export class ChannelAccountDto {
   @ApiProperty({ enum: CHANNEL_KINDS }) @IsIn(CHANNEL_KINDS) kind!: string;
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name!: string;
   @ApiProperty({ required: false, description: 'messenger: the Facebook page id' }) @IsOptional() @IsString() @MaxLength(64) page_id?: string;
-  @ApiProperty({ required: false, description: 'instagram: the Instagram professional account id' }) @IsOptional() @IsString() @MaxLength(64) instagram_account_id?: string;
+  @ApiProperty({ required: false, description: 'instagram: the Instagram professional account id' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  instagram_account_id?: string;
   @ApiProperty({ required: false, description: 'messenger, instagram: the page access token (write-only, stored sealed)', writeOnly: true })
   @IsOptional() @IsString() @MaxLength(1000) page_access_token?: string;
 }
@@ -68,7 +91,13 @@ export class ConversationsController {
   @ApiAnswer(200, CONVERSATION_PAGE)
   @Get('conversations')
   list(@CurrentCaller() caller: Caller, @Query() q: ConversationListQueryDto) {
-    return this.conversations.list(caller.ctx, { status: q.status, assignee_id: q.assignee_id, unassigned: q.unassigned, page: q.page ?? 1, limit: q.limit ?? 50 });
+    return this.conversations.list(caller.ctx, {
+      status: q.status,
+      assignee_id: q.assignee_id,
+      unassigned: q.unassigned,
+      page: q.page ?? 1,
+      limit: q.limit ?? 50,
+    });
   }
 
   @ApiAnswer(200, UNREAD_COUNTS)

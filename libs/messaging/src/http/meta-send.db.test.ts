@@ -41,7 +41,12 @@ afterAll(async () => {
 
 const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
 const events = (t: TestTenant, type: string) =>
-  runtime.db.asSystem((tx) => tx.query<{ payload: { message: { id: string; status: string; error: string | null } } }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [t.ctx.organizationId, type]));
+  runtime.db.asSystem((tx) =>
+    tx.query<{ payload: { message: { id: string; status: string; error: string | null } } }>(
+      `SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`,
+      [t.ctx.organizationId, type],
+    ),
+  );
 const drain = async () => {
   while ((await app.get(InboundProcessor).processDue()) > 0);
 };
@@ -53,14 +58,25 @@ async function customerWrote(kind: 'messenger' | 'instagram' = 'messenger') {
   const t = await createTestTenant(app);
   const accountId = newId();
   const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
-  expect((await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: 'P', [field]: accountId, page_access_token: TOKEN } })).statusCode).toBe(201);
+  const created = await app.inject({
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: t.key,
+    payload: { kind, name: 'P', [field]: accountId, page_access_token: TOKEN },
+  });
+  expect(created.statusCode).toBe(201);
   const psid = `psid-${newId()}`;
-  await send(metaBody(kind === 'messenger' ? 'page' : 'instagram', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'Hi there' } }]));
+  await send(
+    metaBody(kind === 'messenger' ? 'page' : 'instagram', accountId, [
+      { sender: { id: psid }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'Hi there' } },
+    ]),
+  );
   await drain();
   const [conversation] = await rows<ConversationRow>(t, 'SELECT * FROM conversations');
   return { t, accountId, psid, conversation };
 }
-const setLastCustomerMessage = (t: TestTenant, at: Date) => rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
+const setLastCustomerMessage = (t: TestTenant, at: Date) =>
+  rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
 
 describe('replies on Messenger and Instagram through the Graph API', () => {
   it('should send text, image, video and file to the customer with the page token, SENT with Graph message ids', async () => {
@@ -74,9 +90,16 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     expect(calls.map((c) => [c.method, c.path, c.authorization])).toEqual(Array(4).fill(['POST', `/v23.0/${accountId}/messages`, `Bearer ${TOKEN}`]));
     expect(calls.map((c) => c.body)).toEqual([
       { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'Yes, in stock' } },
-      ...[['image', media[0]], ['video', media[1]], ['file', media[2]]].map(([type, url]) => ({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { attachment: { type, payload: { url, is_reusable: true } } } })),
+      ...[['image', media[0]], ['video', media[1]], ['file', media[2]]].map(([type, url]) => ({
+        recipient: { id: psid },
+        messaging_type: 'RESPONSE',
+        message: { attachment: { type, payload: { url, is_reusable: true } } },
+      })),
     ]);
-    const stored = await rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(t, "SELECT status, external_id, content, media FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    const stored = await rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(
+      t,
+      "SELECT status, external_id, content, media FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at",
+    );
     expect(stored.map((m) => m.status)).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
     // In the order sent: the text, then each attachment.
     expect(stored.map((m) => m.content || m.media[0].kind)).toEqual(['Yes, in stock', 'image', 'video', 'document']);
@@ -85,12 +108,17 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     expect(await events(t, 'message.sent')).toHaveLength(4);
 
     // Receipts: delivery by message id, then Messenger's read watermark for everything before it.
-    await send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } }]));
+    await send(
+      metaBody('page', accountId, [
+        { sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } },
+      ]),
+    );
     await drain();
     expect((await events(t, 'message.delivered')).map((e) => e.payload.message.status)).toEqual(['DELIVERED']);
     await send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, read: { watermark: Date.now() + 1000 } }]));
     await drain();
-    expect((await rows<{ status: string }>(t, "SELECT status FROM messages WHERE direction = 'OUTBOUND'")).map((m) => m.status)).toEqual(['READ', 'READ', 'READ', 'READ']);
+    const statuses = await rows<{ status: string }>(t, "SELECT status FROM messages WHERE direction = 'OUTBOUND'");
+    expect(statuses.map((m) => m.status)).toEqual(['READ', 'READ', 'READ', 'READ']);
     expect(await events(t, 'message.read')).toHaveLength(4);
   });
 
@@ -119,19 +147,29 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const before = graph.calls.length;
     const automated = await reply(t, conversation.id, t.key, { message: 'Still interested?' });
     expect(automated.statusCode).toBe(422);
-    expect(automated.json()).toMatchObject({ code: 'channel.window_closed', details: { window: 'standard', closed_at: new Date(wrote.getTime() + 24 * H).toISOString() } });
+    expect(automated.json()).toMatchObject({
+      code: 'channel.window_closed',
+      details: { window: 'standard', closed_at: new Date(wrote.getTime() + 24 * H).toISOString() },
+    });
     expect(graph.calls.length).toBe(before);
     expect(await rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
 
     const human = await reply(t, conversation.id, t.session, { message: 'Sorry for the wait' });
     expect(human.statusCode).toBe(200);
-    expect(graph.calls[graph.calls.length - 1].body).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT', message: { text: 'Sorry for the wait' } });
+    expect(graph.calls[graph.calls.length - 1].body).toMatchObject({
+      messaging_type: 'MESSAGE_TAG',
+      tag: 'HUMAN_AGENT',
+      message: { text: 'Sorry for the wait' },
+    });
 
     const eightDays = new Date(Date.now() - 8 * 24 * H);
     await setLastCustomerMessage(t, eightDays);
     const late = await reply(t, conversation.id, t.session, { message: 'Hello?' });
     expect(late.statusCode).toBe(422);
-    expect(late.json()).toMatchObject({ code: 'channel.window_closed', details: { window: 'human_agent', closed_at: new Date(eightDays.getTime() + 7 * 24 * H).toISOString() } });
+    expect(late.json()).toMatchObject({
+      code: 'channel.window_closed',
+      details: { window: 'human_agent', closed_at: new Date(eightDays.getTime() + 7 * 24 * H).toISOString() },
+    });
     expect(graph.calls.length).toBe(before + 1);
   });
 
@@ -148,15 +186,22 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     await adapter.reply(automated, conversation, { message: 'at 23:59:59', mediaUrls: [] });
     expect(last()).toEqual({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'at 23:59:59' } });
     now = new Date(wrote.getTime() + 24 * H);
-    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [] })).rejects.toMatchObject({ code: 'channel.window_closed', details: { window: 'standard' } });
+    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [] })).rejects.toMatchObject({
+      code: 'channel.window_closed',
+      details: { window: 'standard' },
+    });
     await adapter.reply(human, conversation, { message: 'human at 24:00:00', mediaUrls: [] });
     expect(last()).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' });
     now = new Date(wrote.getTime() + 7 * 24 * H - 1000);
     await adapter.reply(human, conversation, { message: 'last second', mediaUrls: [] });
     expect(last()).toMatchObject({ tag: 'HUMAN_AGENT', message: { text: 'last second' } });
     now = new Date(wrote.getTime() + 7 * 24 * H);
-    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [] })).rejects.toMatchObject({ code: 'channel.window_closed', details: { window: 'human_agent' } });
-    expect((await rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at")).map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
+    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [] })).rejects.toMatchObject({
+      code: 'channel.window_closed',
+      details: { window: 'human_agent' },
+    });
+    const sent = await rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    expect(sent.map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
   });
 
   it('should test a channel account against the Graph API with its own token', async () => {
@@ -169,8 +214,11 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     expect((await test()).json()).toEqual({ ok: false, error: 'Error validating access token: Session has expired' });
     const other = await createTestTenant(app);
     expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${channel.id}/test`, headers: other.key })).statusCode).toBe(404);
-    const chatApp = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
-    expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${chatApp.channel_account.id}/test`, headers: t.key })).statusCode).toBe(422);
+    const chatApp = (
+      await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Line' } })
+    ).json();
+    const check = await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${chatApp.channel_account.id}/test`, headers: t.key });
+    expect(check.statusCode).toBe(422);
   });
 
   it("should answer bad input with 400 and another organization's conversation with 404, sending nothing", async () => {
@@ -178,7 +226,14 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const other = await createTestTenant(app);
     const before = graph.calls.length;
     expect((await reply(other, conversation.id, other.session, { message: 'hi' })).statusCode).toBe(404);
-    for (const bad of [{}, { message: '' }, { message: 7 }, { message: 'x', media_urls: 'https://a' }, { message: 'x', media_urls: ['javascript:alert(1)'] }, { message: 'x'.repeat(4097) }]) {
+    for (const bad of [
+      {},
+      { message: '' },
+      { message: 7 },
+      { message: 'x', media_urls: 'https://a' },
+      { message: 'x', media_urls: ['javascript:alert(1)'] },
+      { message: 'x'.repeat(4097) },
+    ]) {
       expect((await reply(t, conversation.id, t.session, bad)).statusCode).toBe(400);
     }
     expect((await reply(t, 'not-a-uuid', t.session, { message: 'x' })).statusCode).toBe(400);

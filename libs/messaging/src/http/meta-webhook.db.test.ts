@@ -34,7 +34,12 @@ afterAll(() => close());
 
 const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
 const events = (t: TestTenant, type: string) =>
-  runtime.db.asSystem((tx) => tx.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [t.ctx.organizationId, type]));
+  runtime.db.asSystem((tx) =>
+    tx.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [
+      t.ctx.organizationId,
+      type,
+    ]),
+  );
 const drain = async () => {
   while ((await app.get(InboundProcessor).processDue()) > 0);
 };
@@ -44,19 +49,34 @@ async function withPage(kind: 'messenger' | 'instagram' = 'messenger') {
   const t = await createTestTenant(app);
   const accountId = newId();
   const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
-  const res = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: 'Page', [field]: accountId, page_access_token: `EAAG${'x'.repeat(40)}` } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: t.key,
+    payload: { kind, name: 'Page', [field]: accountId, page_access_token: `EAAG${'x'.repeat(40)}` },
+  });
   expect(res.statusCode).toBe(201);
   return { t, accountId, channelId: res.json().channel_account.id as string };
 }
 
-const text = (psid: string, mid: string, body: string, timestamp = Date.now()) => ({ sender: { id: psid }, recipient: { id: 'page' }, timestamp, message: { mid, text: body } });
+const text = (psid: string, mid: string, body: string, timestamp = Date.now()) => ({
+  sender: { id: psid },
+  recipient: { id: 'page' },
+  timestamp,
+  message: { mid, text: body },
+});
 
 describe('GET /functions/v1/meta-webhook (subscription handshake)', () => {
   it('should echo the challenge for the right verify token only', async () => {
     const ok = await fetch(`${base}/functions/v1/meta-webhook?hub.mode=subscribe&hub.verify_token=${VERIFY}&hub.challenge=1158201444`);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('1158201444');
-    for (const query of [`hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`, `hub.mode=unsubscribe&hub.verify_token=${VERIFY}&hub.challenge=1`, `hub.mode=subscribe&hub.challenge=1`, '']) {
+    for (const query of [
+      `hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`,
+      `hub.mode=unsubscribe&hub.verify_token=${VERIFY}&hub.challenge=1`,
+      `hub.mode=subscribe&hub.challenge=1`,
+      '',
+    ]) {
       expect((await fetch(`${base}/functions/v1/meta-webhook?${query}`)).status).toBe(403);
     }
   });
@@ -93,9 +113,15 @@ describe('POST /functions/v1/meta-webhook', () => {
     expect(await rows(t, 'SELECT 1 FROM inbound_events WHERE processed_at IS NULL')).toHaveLength(1);
     expect((await send(body)).status).toBe(200); // replayed
     await drain();
-    const messages = await rows<{ content: string; direction: string; external_id: string; channel_account_id: string }>(t, 'SELECT content, direction, external_id, channel_account_id FROM messages');
+    const messages = await rows<{ content: string; direction: string; external_id: string; channel_account_id: string }>(
+      t,
+      'SELECT content, direction, external_id, channel_account_id FROM messages',
+    );
     expect(messages).toEqual([{ content: 'Is this in stock?', direction: 'INBOUND', external_id: mid, channel_account_id: channelId }]);
-    const [conversation] = await rows<{ channel_kind: string; window_closes_at: Date; unread_count: number }>(t, 'SELECT channel_kind, window_closes_at, unread_count FROM conversations');
+    const [conversation] = await rows<{ channel_kind: string; window_closes_at: Date; unread_count: number }>(
+      t,
+      'SELECT channel_kind, window_closes_at, unread_count FROM conversations',
+    );
     expect(conversation).toMatchObject({ channel_kind: 'messenger', unread_count: 1 });
     expect(conversation.window_closes_at.getTime()).toBe(Math.floor(wrote) + 24 * 3_600_000);
     expect(await rows(t, 'SELECT external_user_id FROM channel_contacts')).toEqual([{ external_user_id: 'psid-42' }]);
@@ -109,15 +135,31 @@ describe('POST /functions/v1/meta-webhook', () => {
 
   it('should take Instagram messages with media and postbacks, and drop events of unknown accounts with a 200', async () => {
     const { t, accountId } = await withPage('instagram');
-    const media = { sender: { id: 'igsid-7' }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `ig_${newId()}`, attachments: [{ type: 'image', payload: { url: 'https://127.0.0.1:1/photo.jpg' } }] } };
-    const postback = { sender: { id: 'igsid-7' }, recipient: { id: accountId }, timestamp: Date.now(), postback: { mid: `pb_${newId()}`, title: 'Talk to a human', payload: 'HUMAN' } };
+    const media = {
+      sender: { id: 'igsid-7' },
+      recipient: { id: accountId },
+      timestamp: Date.now(),
+      message: { mid: `ig_${newId()}`, attachments: [{ type: 'image', payload: { url: 'https://127.0.0.1:1/photo.jpg' } }] },
+    };
+    const postback = {
+      sender: { id: 'igsid-7' },
+      recipient: { id: accountId },
+      timestamp: Date.now(),
+      postback: { mid: `pb_${newId()}`, title: 'Talk to a human', payload: 'HUMAN' },
+    };
     expect((await send(metaBody('instagram', accountId, [media, postback]))).body).toEqual({ received: true, stored: 2 });
     expect((await send(metaBody('instagram', '999000111', [media]))).body).toEqual({ received: true, stored: 0 });
     // A page id of an Instagram account is not a Messenger page.
     expect((await send(metaBody('page', accountId, [media]))).body).toEqual({ received: true, stored: 0 });
     await drain();
-    const stored = await rows<{ content: string; media: { kind: string; original_url: string }[]; metadata: Record<string, unknown> }>(t, 'SELECT content, media, metadata FROM messages ORDER BY created_at');
-    expect(stored.map((m) => [m.content, m.media.map((x) => x.kind), m.metadata.postback ?? null])).toEqual([['', ['image'], null], ['Talk to a human', [], 'HUMAN']]);
+    const stored = await rows<{ content: string; media: { kind: string; original_url: string }[]; metadata: Record<string, unknown> }>(
+      t,
+      'SELECT content, media, metadata FROM messages ORDER BY created_at',
+    );
+    expect(stored.map((m) => [m.content, m.media.map((x) => x.kind), m.metadata.postback ?? null])).toEqual([
+      ['', ['image'], null],
+      ['Talk to a human', [], 'HUMAN'],
+    ]);
     expect(await rows(t, 'SELECT channel_kind FROM conversations')).toEqual([{ channel_kind: 'instagram' }]);
   });
 
@@ -134,7 +176,13 @@ describe('POST /functions/v1/meta-webhook', () => {
   it('should route each event to its own organization only', async () => {
     const a = await withPage();
     const b = await withPage();
-    await send({ object: 'page', entry: [{ id: a.accountId, messaging: [text('u1', `m_${newId()}`, 'to a')] }, { id: b.accountId, messaging: [text('u1', `m_${newId()}`, 'to b')] }] });
+    await send({
+      object: 'page',
+      entry: [
+        { id: a.accountId, messaging: [text('u1', `m_${newId()}`, 'to a')] },
+        { id: b.accountId, messaging: [text('u1', `m_${newId()}`, 'to b')] },
+      ],
+    });
     await drain();
     expect(await rows(a.t, 'SELECT content FROM messages')).toEqual([{ content: 'to a' }]);
     expect(await rows(b.t, 'SELECT content FROM messages')).toEqual([{ content: 'to b' }]);
@@ -147,7 +195,12 @@ describe('echoes', () => {
     const { t, accountId } = await withPage();
     await send(metaBody('page', accountId, [text('psid-5', `m_${newId()}`, 'hello')]));
     const mid = `m_${newId()}`;
-    const echo = { sender: { id: accountId }, recipient: { id: 'psid-5' }, timestamp: Date.now(), message: { mid, text: 'Answered from the page inbox', is_echo: true } };
+    const echo = {
+      sender: { id: accountId },
+      recipient: { id: 'psid-5' },
+      timestamp: Date.now(),
+      message: { mid, text: 'Answered from the page inbox', is_echo: true },
+    };
     await send(metaBody('page', accountId, [echo]));
     await drain();
     expect(await rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
@@ -155,7 +208,9 @@ describe('echoes', () => {
     await drain();
     await send(metaBody('page', accountId, [echo]));
     await drain();
-    expect(await rows(t, "SELECT content, status, external_id FROM messages WHERE direction = 'OUTBOUND'")).toEqual([{ content: 'Answered from the page inbox', status: 'SENT', external_id: mid }]);
+    expect(await rows(t, "SELECT content, status, external_id FROM messages WHERE direction = 'OUTBOUND'")).toEqual([
+      { content: 'Answered from the page inbox', status: 'SENT', external_id: mid },
+    ]);
     expect(await rows(t, 'SELECT DISTINCT conversation_id FROM messages')).toHaveLength(1);
     expect(await events(t, 'message.sent')).toHaveLength(1);
   });
@@ -166,8 +221,14 @@ describe('Meta channel accounts', () => {
     const t = await createTestTenant(app);
     const post = (payload: object) => app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload });
     const token = `EAAG${'s'.repeat(40)}`;
-    for (const bad of [{ kind: 'messenger', name: 'P' }, { kind: 'messenger', name: 'P', page_id: 'abc', page_access_token: token }, { kind: 'messenger', name: 'P', page_id: '1' },
-      { kind: 'instagram', name: 'I', page_id: '12', page_access_token: token }, { kind: 'messenger', name: 'P', page_id: '1', page_access_token: 'short' }, { kind: 'messenger', name: 'P', page_id: 5, page_access_token: token }]) {
+    for (const bad of [
+      { kind: 'messenger', name: 'P' },
+      { kind: 'messenger', name: 'P', page_id: 'abc', page_access_token: token },
+      { kind: 'messenger', name: 'P', page_id: '1' },
+      { kind: 'instagram', name: 'I', page_id: '12', page_access_token: token },
+      { kind: 'messenger', name: 'P', page_id: '1', page_access_token: 'short' },
+      { kind: 'messenger', name: 'P', page_id: 5, page_access_token: token },
+    ]) {
       expect((await post(bad)).statusCode).toBe(400);
     }
     const pageId = newId();
@@ -182,7 +243,13 @@ describe('Meta channel accounts', () => {
     expect(JSON.stringify(listed)).not.toContain('v1:');
     // One page, one channel account, across organizations.
     const other = await createTestTenant(app);
-    expect((await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: other.key, payload: { kind: 'messenger', name: 'P', page_id: pageId, page_access_token: token } })).statusCode).toBe(409);
+    const taken = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: other.key,
+      payload: { kind: 'messenger', name: 'P', page_id: pageId, page_access_token: token },
+    });
+    expect(taken.statusCode).toBe(409);
 
     // Deactivated: its events are dropped; another organization cannot touch it.
     const id = created.json().channel_account.id;
@@ -191,10 +258,12 @@ describe('Meta channel accounts', () => {
     expect(rotate.statusCode).toBe(400);
     expect(rotate.json().code).toBe('channel.no_inbound_token');
     expect((await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/rotate-token`, headers: other.key })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: other.key, payload: { is_active: false } })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: 'no' } })).statusCode).toBe(400);
-    expect((await app.inject({ method: 'PATCH', url: '/functions/v1/messaging/channel-accounts/nope', headers: t.key, payload: { is_active: false } })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: false } })).json()).toMatchObject({ is_active: false });
+    const patch = (id: string, key: TestTenant['key'], payload: object) =>
+      app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: key, payload });
+    expect((await patch(id, other.key, { is_active: false })).statusCode).toBe(404);
+    expect((await patch(id, t.key, { is_active: 'no' })).statusCode).toBe(400);
+    expect((await patch('nope', t.key, { is_active: false })).statusCode).toBe(404);
+    expect((await patch(id, t.key, { is_active: false })).json()).toMatchObject({ is_active: false });
     expect((await send(metaBody('page', pageId, [text('u9', `m_${newId()}`, 'anyone?')]))).body).toEqual({ received: true, stored: 0 });
   });
 });

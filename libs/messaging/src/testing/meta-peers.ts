@@ -78,7 +78,9 @@ export class GraphApiFake {
     }
     const recipient = (body.recipient as { id?: string } | undefined)?.id;
     if (!/\/messages$/.test(req.url ?? '') || !recipient || (!body.message && !body.sender_action)) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: '(#100) The parameter recipient is required', code: 100 } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: '(#100) The parameter recipient is required', code: 100 } }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recipient_id: recipient, message_id: `m_fake_${++this.counter}` }));

@@ -45,7 +45,10 @@ export class EventCatalogue {
     const allowed = new Set(declared.map((contract) => contract.source));
     const undeclared = subscription.sources.filter((source) => !allowed.has(source));
     if (undeclared.length > 0) {
-      throw new Error(`event consumer "${subscription.consumer}" reads ${undeclared.join(', ')}, which context "${context}" does not declare in its manifest's consumes`);
+      throw new Error(
+        `event consumer "${subscription.consumer}" reads ${undeclared.join(', ')}, ` +
+          `which context "${context}" does not declare in its manifest's consumes`,
+      );
     }
   }
 

@@ -40,7 +40,11 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: 
 
 type FrameworkReply = { status(code: number): FrameworkReply; headers(values: Record<string, string>): FrameworkReply; send(body: unknown): unknown };
 
-function frameworkError(error: { code?: string; message: string }, request: { url: string; headers: Record<string, string | string[] | undefined> }, reply: FrameworkReply) {
+function frameworkError(
+  error: { code?: string; message: string },
+  request: { url: string; headers: Record<string, string | string[] | undefined> },
+  reply: FrameworkReply,
+) {
   const known = FRAMEWORK_ERRORS[error.code ?? ''] ?? { status: 400, code: 'bad_request', message: 'The request cannot be routed' };
   const rendered = renderProblem(familyOf(request.url), known, request.headers);
   return reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
@@ -64,8 +68,13 @@ export function createFastifyAdapter(config: Config): FastifyAdapter {
 }
 
 // Headers supabase-js and other browser clients send and read.
-const CORS_ALLOWED = ['apikey', 'authorization', 'content-type', 'prefer', 'range', 'range-unit', 'x-client-info', 'x-api-key', 'x-request-id', 'accept-profile', 'content-profile', 'x-supabase-api-version'];
-const CORS_EXPOSED = ['content-range', 'content-location', 'location', 'preference-applied', 'x-request-id', 'x-supabase-api-version', 'x-sb-error-code', 'retry-after'];
+const CORS_ALLOWED = [
+  'apikey', 'authorization', 'content-type', 'prefer', 'range', 'range-unit', 'x-client-info', 'x-api-key', 'x-request-id', 'accept-profile',
+  'content-profile', 'x-supabase-api-version',
+];
+const CORS_EXPOSED = [
+  'content-range', 'content-location', 'location', 'preference-applied', 'x-request-id', 'x-supabase-api-version', 'x-sb-error-code', 'retry-after',
+];
 
 export async function configureHttp(app: NestFastifyApplication, config: Config): Promise<void> {
   const log = app.get<pino.Logger>(PLATFORM_LOG);
@@ -106,7 +115,13 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.get(Metrics).watchGate(gate);
   app.useGlobalInterceptors(new OrgGateInterceptor(gate));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
-  app.enableCors({ origin: true, methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], allowedHeaders: CORS_ALLOWED, exposedHeaders: CORS_EXPOSED, maxAge: 600 });
+  app.enableCors({
+    origin: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: CORS_ALLOWED,
+    exposedHeaders: CORS_EXPOSED,
+    maxAge: 600,
+  });
 
   // Built on the first request to /docs, once every module has added its parts.
   const document = () =>

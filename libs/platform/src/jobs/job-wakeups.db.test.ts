@@ -55,7 +55,9 @@ describe('job runner wake-ups, dead-job retention and hot queues', () => {
          ('test.queued-old', '{}', 'queued', 0, 5, NULL, NULL)`,
     );
     await new DeadJobsPurgeJob(runtime.db, { ...runtime.config, JOBS_DEAD_RETENTION_DAYS: 30 }).handle();
-    const left = await runtime.db.systemQuery<{ name: string }>(`SELECT name FROM jobs WHERE name LIKE 'test.%-old' OR name LIKE 'test.%-recent' ORDER BY name`);
+    const left = await runtime.db.systemQuery<{ name: string }>(
+      `SELECT name FROM jobs WHERE name LIKE 'test.%-old' OR name LIKE 'test.%-recent' ORDER BY name`,
+    );
     expect(left.map((row) => row.name)).toEqual(['test.dead-recent', 'test.queued-old']);
     expect(() => loadConfig({ JOBS_DEAD_RETENTION_DAYS: '0' })).toThrow(/JOBS_DEAD_RETENTION_DAYS/);
     expect(loadConfig({}).JOBS_DEAD_RETENTION_DAYS).toBe(30);

@@ -22,7 +22,8 @@ export class ChannelAdapters1763800003004 implements MigrationInterface {
         contact_id uuid NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (organization_id, channel_account_id, external_user_id),
-        CONSTRAINT channel_contacts_channel_fkey FOREIGN KEY (organization_id, channel_account_id) REFERENCES channel_accounts (organization_id, id) ON DELETE CASCADE,
+        CONSTRAINT channel_contacts_channel_fkey FOREIGN KEY (organization_id, channel_account_id)
+          REFERENCES channel_accounts (organization_id, id) ON DELETE CASCADE,
         CONSTRAINT channel_contacts_contact_fkey FOREIGN KEY (organization_id, contact_id) REFERENCES contacts (organization_id, id) ON DELETE CASCADE
       );
       CREATE INDEX channel_contacts_contact_idx ON channel_contacts (organization_id, contact_id);
