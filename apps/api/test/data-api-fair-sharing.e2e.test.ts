@@ -30,6 +30,11 @@ describe('fair sharing of the pool between organizations', () => {
     });
     expect(channel.statusCode).toBe(201);
     const { channel_account: account, inbound_token: token } = channel.json<{ channel_account: { id: string }; inbound_token: string }>();
+    // A second session of the busy owner, signed out: its token's signature still holds.
+    const second = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: busy.email, password: busy.password } });
+    const signedOut = { authorization: `Bearer ${second.json<{ access_token: string }>().access_token}` };
+    expect((await app.inject({ method: 'POST', url: '/auth/v1/logout?scope=local', headers: signedOut })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/companies?select=name', headers: signedOut })).statusCode).toBe(401);
     // A lock on contacts keeps the busy organization's reads waiting (they are slow); the calm one reads companies.
     const [answers, calmAnswer] = await runtime.db.asSystem(async (tx) => {
       await tx.query('LOCK TABLE contacts IN ACCESS EXCLUSIVE MODE');
@@ -67,10 +72,13 @@ describe('fair sharing of the pool between organizations', () => {
         headers: { 'x-channel-token': token },
         payload: { type: 'message', id: 'fair-1', from: '+201000000002', text: 'still heard' },
       });
+      // Refused before its session is looked up: the gate answers first, so a flood of one
+      // organization's requests costs no session query each (the session check would say 401).
+      const early = await app.inject({ method: 'GET', url: '/rest/v1/companies?select=name', headers: signedOut });
       // Unauthenticated and account routes are not gated: a wrong password is a 400, not a 429.
       const login = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email: busy.email, password: 'wrong password' } });
       expect(settled).toHaveLength(3);
-      return [{ refused, proxied, slow, functions, calmFunctions, inbound, login }, other];
+      return [{ refused, proxied, slow, functions, calmFunctions, inbound, login, early }, other];
     });
     for (const response of answers.functions) {
       expect(response.statusCode).toBe(429);
@@ -81,6 +89,7 @@ describe('fair sharing of the pool between organizations', () => {
     expect(answers.inbound.statusCode).toBe(200);
     expect(answers.inbound.json()).toMatchObject({ received: true });
     expect(answers.login.statusCode).toBe(400);
+    expect(answers.early.statusCode).toBe(429);
     for (const response of answers.refused) {
       expect(response.statusCode).toBe(429);
       expect(response.headers['retry-after']).toBe('1');
@@ -93,7 +102,9 @@ describe('fair sharing of the pool between organizations', () => {
     const finished = (await Promise.all(answers.slow)).filter((response) => !answers.refused.includes(response));
     expect(finished).toHaveLength(3);
     for (const response of finished) expect(response.json()).toEqual([{ first_name: 'Busy' }]);
-    // 3 data API requests, the proxy's and 3 functions refused: /metrics counts them.
-    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^org_gate_refused_total 7$/m);
+    // 3 data API requests, the proxy's, 3 functions and the signed-out session's refused: /metrics counts them.
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^org_gate_refused_total 8$/m);
+    // Once the organization has room again, the signed-out session is told so.
+    expect((await app.inject({ method: 'GET', url: '/rest/v1/companies?select=name', headers: signedOut })).statusCode).toBe(401);
   });
 });

@@ -202,8 +202,20 @@ describe('identity over HTTP', () => {
       const caller = await authenticator.authenticate({ apiKey: key, requestId: 'r' }, ['api_key']);
       expect(caller.ctx).toMatchObject({ organizationId: owner.organizationId, userId: null, role: 'API_KEY' });
 
+      // A known key's organization is asked to admit the request before the key is looked up again.
+      const admitted: string[] = [];
+      const full = (organizationId: string) => {
+        admitted.push(organizationId);
+        throw new Error('organization full');
+      };
+      await expect(authenticator.authenticate({ apiKey: key, requestId: 'r', admit: full }, ['api_key'])).rejects.toThrow('organization full');
+      expect(admitted).toEqual([owner.organizationId]);
+
       expect((await app.inject({ method: 'DELETE', url: `/functions/v1/api-keys/${id}`, headers: auth })).statusCode).toBe(204);
       await expect(authenticator.authenticate({ apiKey: key, requestId: 'r' }, ['api_key'])).rejects.toMatchObject({ code: 'invalid_api_key' });
+      // Refused by the lookup, the revoked key is forgotten: nothing is asked of the gate for it any more.
+      await expect(authenticator.authenticate({ apiKey: key, requestId: 'r', admit: full }, ['api_key'])).rejects.toMatchObject({ code: 'invalid_api_key' });
+      expect(admitted).toHaveLength(1);
     });
 
     it('should keep each organization to its own keys and refuse roles below ADMIN', async () => {

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, creat
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { isGatedUrl, OrgGate } from '@engage/platform';
 import { Authenticator, type Caller, type CredentialKind } from '../application/authenticator';
 
 const ACCEPT = Symbol('accepted credentials');
@@ -13,6 +14,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly authenticator: Authenticator,
     private readonly reflector: Reflector,
+    private readonly gate: OrgGate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -21,7 +23,8 @@ export class AuthGuard implements CanActivate {
     const authorization = request.headers.authorization;
     const bearer = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
     const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
-    request.caller = await this.authenticator.authenticate({ bearer, apiKey, requestId: String(request.id) }, accept);
+    const admit = isGatedUrl(request.url) ? (organizationId: string) => this.gate.admit(organizationId) : undefined;
+    request.caller = await this.authenticator.authenticate({ bearer, apiKey, requestId: String(request.id), admit }, accept);
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import { type CanActivate, Controller, type ExecutionContext, HttpCode, Injectable, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiAnswer, gateAs } from '@engage/platform';
+import { ApiAnswer, gateAs, OrgGate } from '@engage/platform';
 import { isUuid } from '@engage/shared-kernel';
 import { parseSendRequest } from '../domain/send-request';
 import { SendAuthorizer } from '../application/send-authorizer';
@@ -23,11 +23,15 @@ type SendRequest = FastifyRequest & { sender?: Identity };
 // organization the body names).
 @Injectable()
 export class SenderGuard implements CanActivate {
-  constructor(private readonly authorizer: SendAuthorizer) {}
+  constructor(
+    private readonly authorizer: SendAuthorizer,
+    private readonly gate: OrgGate,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<SendRequest>();
-    request.sender = await this.authorizer.identify(credentialsOf(request));
+    const admit = (organizationId: string) => this.gate.admit(organizationId);
+    request.sender = await this.authorizer.identify({ ...credentialsOf(request), admit });
     const named = (request.body as { organizationId?: unknown } | undefined)?.organizationId;
     const organizationId = request.sender.ctx?.organizationId ?? (isUuid(named) ? named : undefined);
     if (organizationId) gateAs(request, organizationId);

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type pino from 'pino';
 import { ValidationFailed } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
-import { gateLimits, OrgGate } from './org-gate';
+import { OrgGate } from './org-gate';
 import { OrgGateInterceptor } from './org-gate.interceptor';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
@@ -111,7 +111,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.get(Metrics).install(fastify);
   installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));
-  const gate = new OrgGate(gateLimits(config));
+  const gate = app.get(OrgGate);
   app.get(Metrics).watchGate(gate);
   app.useGlobalInterceptors(new OrgGateInterceptor(gate));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));

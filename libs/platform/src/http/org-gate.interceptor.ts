@@ -6,6 +6,9 @@ import type { OrgGate } from './org-gate';
 // Tenant-scoped routes: the data API and the functions. /auth/v1 (sign-in, the account) is per
 // user and limited on its own; /healthz, /readyz, /metrics and /docs have no organization.
 const GATED = /^\/(rest|functions)\/v1\//;
+
+// Whether a request to this URL is charged to its organization's gate.
+export const isGatedUrl = (url: string): boolean => GATED.test(url);
 const GATE_AS = Symbol('organization gated');
 
 type GatedRequest = FastifyRequest & { caller?: { ctx?: { organizationId?: string } }; [GATE_AS]?: string };

@@ -55,4 +55,18 @@ describe('OrgGate', () => {
     b();
     expect(gate.totals()).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('should refuse early only an organization whose slots and queue are all taken', async () => {
+    const gate = new OrgGate({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 });
+    gate.admit('a'); // nothing running: admitted
+    const held = await gate.enter('a');
+    gate.admit('a'); // a queue place is left
+    const waiting = gate.enter('a');
+    expect(() => gate.admit('a')).toThrow(expect.objectContaining({ code: 'too_many_concurrent_requests' }));
+    gate.admit('b');
+    expect(gate.refused).toBe(1);
+    held();
+    (await waiting)();
+    gate.admit('a');
+  });
 });

@@ -41,6 +41,11 @@ class Slots {
     return this.waiting.length;
   }
 
+  // Whether a request arriving now would be refused at once (every slot taken, the queue full).
+  full(queue: number): boolean {
+    return this.running >= this.size && this.waiting.length >= queue;
+  }
+
   take(queue: number, waitMs: number, what: string): Promise<void> {
     if (this.running < this.size) {
       this.running++;
@@ -81,6 +86,16 @@ export class OrgGate {
 
   constructor(private readonly limits: GateLimits) {
     this.all = new Slots(limits.total);
+  }
+
+  // A cheap early refusal, before the caller's credentials cost a database query: an organization
+  // whose slots and queue are all taken is answered 429 here, so a flood of its requests cannot
+  // take the pool's connections from the others through their session checks.
+  admit(organizationId: string): void {
+    if (this.orgs.get(organizationId)?.full(this.limits.queue)) {
+      this.refused++;
+      throw busy('this organization');
+    }
   }
 
   async enter(organizationId: string): Promise<() => void> {

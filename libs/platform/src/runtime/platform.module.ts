@@ -5,6 +5,7 @@ import { Database } from '../database/database';
 import { OutboxSignal } from '../events/outbox-signal';
 import { HealthController } from '../http/health.controller';
 import { Metrics } from '../http/metrics';
+import { gateLimits, OrgGate } from '../http/org-gate';
 import { OpenApiParts } from '../http/openapi-parts';
 import { EventSubscriptions } from './event-subscriptions';
 import { OBJECT_STORAGE } from '../storage/object-storage';
@@ -31,6 +32,7 @@ export class PlatformModule {
       { provide: OutboxSignal, useValue: runtime.signal },
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
+      { provide: OrgGate, useFactory: () => new OrgGate(gateLimits(runtime.config)) },
       { provide: OBJECT_STORAGE, useFactory: () => objectStorageOf(runtime.config) },
       EventSubscriptions,
       OpenApiParts,
@@ -40,7 +42,7 @@ export class PlatformModule {
       module: PlatformModule,
       controllers: runtime.role === 'worker' ? [] : [HealthController],
       providers,
-      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, OBJECT_STORAGE, EventSubscriptions, OpenApiParts],
+      exports: [PLATFORM_RUNTIME, PLATFORM_LOG, CONFIG, Database, OutboxSignal, EVENT_BUS, Metrics, OrgGate, OBJECT_STORAGE, EventSubscriptions, OpenApiParts],
     };
   }
 }
