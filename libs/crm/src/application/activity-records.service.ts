@@ -2,7 +2,9 @@ import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shar
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { NOTE_CREATED, NOTE_UPDATED, noteEvent, TASK_COMPLETED, TASK_CREATED, TASK_UPDATED, taskEvent } from './crm-events';
 import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
-import { INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, TASK_FOR_UPDATE, UPDATE_NOTE, UPDATE_TASK } from '../infrastructure/activity-records.sql';
+import {
+  INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, NOTE_WRITE, TASK_FOR_UPDATE, TASK_WRITE, UPDATE_NOTE, UPDATE_TASK,
+} from '../infrastructure/activity-records.sql';
 
 export type TaskView = TaskFields & {
   id: string;
@@ -29,10 +31,7 @@ export class ActivityRecordService {
 
   async createTaskIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<TaskView> {
     const t = parseNewTask(input);
-    const [row] = await tx
-      .query<TaskView>(INSERT_TASK, [t.title, t.description, t.due_at, t.assignee_id, t.done, t.contact_id, t.company_id, t.deal_id, ctx.userId], {
-        violations: TASK_LINKS,
-      });
+    const [row] = await tx.query<TaskView>(INSERT_TASK, [...TASK_WRITE.values(t), ctx.userId], { violations: TASK_LINKS });
     const task = isoTask(row);
     const events = [taskEvent(TASK_CREATED, ctx, task)];
     if (task.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));
@@ -47,12 +46,7 @@ export class ActivityRecordService {
     if (!current) throw NotFound('task', id);
     const next = { ...current, ...changes };
     assertLinked('task', next);
-    const [row] = await tx
-      .query<TaskView>(
-        UPDATE_TASK,
-        [id, next.title, next.description, next.due_at, next.assignee_id, next.done, next.contact_id, next.company_id, next.deal_id],
-        { violations: TASK_LINKS },
-      );
+    const [row] = await tx.query<TaskView>(UPDATE_TASK, [id, ...TASK_WRITE.values(next)], { violations: TASK_LINKS });
     const task = isoTask(row);
     const events = [taskEvent(TASK_UPDATED, ctx, task)];
     if (task.done && !current.done) events.push(taskEvent(TASK_COMPLETED, ctx, task));
@@ -67,7 +61,7 @@ export class ActivityRecordService {
 
   async createNoteIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<NoteView> {
     const n = parseNewNote(input);
-    const [row] = await tx.query<NoteView>(INSERT_NOTE, [n.body, ctx.userId, n.contact_id, n.company_id, n.deal_id], { violations: NOTE_LINKS });
+    const [row] = await tx.query<NoteView>(INSERT_NOTE, [...NOTE_WRITE.values(n), ctx.userId], { violations: NOTE_LINKS });
     const note = iso(row);
     await tx.emit([noteEvent(NOTE_CREATED, ctx, note)]);
     return note;
@@ -80,7 +74,7 @@ export class ActivityRecordService {
     if (!current) throw NotFound('note', id);
     const next = { ...current, ...changes };
     assertLinked('note', next);
-    const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, next.body, next.contact_id, next.company_id, next.deal_id], { violations: NOTE_LINKS });
+    const [row] = await tx.query<NoteView>(UPDATE_NOTE, [id, ...NOTE_WRITE.values(next)], { violations: NOTE_LINKS });
     const note = iso(row);
     await tx.emit([noteEvent(NOTE_UPDATED, ctx, note)]);
     return note;

@@ -1,26 +1,39 @@
-// SQL of tasks and notes (inside Database.inTenant: row-level security applies).
+import { namedColumns } from '@engage/platform';
+import { NOTES, TASKS } from './crm-columns';
 
+// SQL of tasks and notes (inside Database.inTenant: row-level security applies). Writes name their
+// columns from the declarations (TASKS, NOTES): parameters follow TASK_WRITE's and NOTE_WRITE's
+// names, read from the fields by name (`.values`), never by position.
+
+export const TASK_WRITE = namedColumns(TASKS, ['title', 'description', 'due_at', 'assignee_id', 'done', 'contact_id', 'company_id', 'deal_id']);
+export const NOTE_WRITE = namedColumns(NOTES, ['body', 'contact_id', 'company_id', 'deal_id']);
+const T = TASK_WRITE;
+const N = NOTE_WRITE;
+const TASK_CREATOR = `$${T.names.length + 1}`;
+const NOTE_AUTHOR = `$${N.names.length + 1}`;
+
+// done_at is set with the first completion and kept while the task stays done.
 export const INSERT_TASK = `
-  INSERT INTO tasks (organization_id, title, description, due_at, assignee_id, done, done_at, contact_id, company_id, deal_id, created_by)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, CASE WHEN $5 THEN now() END, $6, $7, $8, $9)
+  INSERT INTO tasks (organization_id, ${T.list}, done_at, created_by)
+  VALUES (app_org_id(), ${T.placeholders(1)}, CASE WHEN ${T.placeholderOf('done', 1)}::boolean THEN now() END, ${TASK_CREATOR})
   RETURNING *`;
 
 export const TASK_FOR_UPDATE = `SELECT * FROM tasks WHERE id = $1 FOR UPDATE`;
 
-// done_at keeps the first completion time while the task stays done.
+// $1 the id, then the fields.
 export const UPDATE_TASK = `
-  UPDATE tasks SET title = $2, description = $3, due_at = $4, assignee_id = $5, done = $6,
-         done_at = CASE WHEN NOT $6 THEN NULL ELSE coalesce(done_at, now()) END,
-         contact_id = $7, company_id = $8, deal_id = $9, updated_at = now()
+  UPDATE tasks SET ${T.assignments(2)},
+         done_at = CASE WHEN NOT ${T.placeholderOf('done', 2)}::boolean THEN NULL ELSE coalesce(done_at, now()) END, updated_at = now()
   WHERE id = $1 RETURNING *`;
 
 export const INSERT_NOTE = `
-  INSERT INTO notes (organization_id, body, author_id, contact_id, company_id, deal_id)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5)
+  INSERT INTO notes (organization_id, ${N.list}, author_id)
+  VALUES (app_org_id(), ${N.placeholders(1)}, ${NOTE_AUTHOR})
   RETURNING *`;
 
 export const NOTE_FOR_UPDATE = `SELECT * FROM notes WHERE id = $1 FOR UPDATE`;
 
+// $1 the id, then the fields.
 export const UPDATE_NOTE = `
-  UPDATE notes SET body = $2, contact_id = $3, company_id = $4, deal_id = $5, updated_at = now()
+  UPDATE notes SET ${N.assignments(2)}, updated_at = now()
   WHERE id = $1 RETURNING *`;

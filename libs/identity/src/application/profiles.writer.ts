@@ -1,15 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
-import type { RecordWriter, Tx } from '@engage/platform';
+import { namedColumns, type RecordWriter, type Tx } from '@engage/platform';
+import { PROFILES } from '../infrastructure/exposed-tables';
 
-const WRITABLE = ['first_name', 'last_name', 'avatar_url', 'onboarding_completed'] as const;
+type ProfileColumn = keyof typeof PROFILES.columns & string;
 
-const UPDATE_OWN_PROFILE = `
-  UPDATE users SET first_name = CASE WHEN $6 THEN $2 ELSE first_name END,
-         last_name = CASE WHEN $7 THEN $3 ELSE last_name END,
-         avatar_url = CASE WHEN $8 THEN $4 ELSE avatar_url END,
-         onboarding_completed = CASE WHEN $9 THEN $5 ELSE onboarding_completed END, updated_at = now()
-  WHERE id = $1 RETURNING id`;
+// The columns a user may change: those the declaration marks writable.
+const WRITABLE = (Object.keys(PROFILES.columns) as ProfileColumn[]).filter((name) => PROFILES.columns[name].api === 'write');
+
+const RULES: Partial<Record<ProfileColumn, [(value: unknown) => boolean, string]>> = {
+  first_name: [(v) => typeof v === 'string' && v.trim() !== '' && v.length <= 100, 'a non-empty string of at most 100 characters'],
+  last_name: [(v) => v === null || (typeof v === 'string' && v.length <= 100), 'a string of at most 100 characters, or null'],
+  avatar_url: [(v) => v === null || (typeof v === 'string' && v.length <= 2048), 'a string of at most 2048 characters, or null'],
+  onboarding_completed: [(v) => typeof v === 'boolean', 'true or false'],
+};
+
+// A column declared writable without a rule stops the service at start-up, not at its first write.
+for (const name of WRITABLE) if (!RULES[name]) throw new Error(`profiles.${name} is declared writable but has no rule in ProfilesWriter`);
+
+// The profile's columns live on users; only the columns sent are set, each by its name.
+const updateOwnProfile = (sent: readonly ProfileColumn[]) => {
+  const columns = namedColumns(PROFILES, sent);
+  const set = sent.length > 0 ? `${columns.assignments(2)}, ` : '';
+  return { sql: `UPDATE users SET ${set}updated_at = now() WHERE id = $1 RETURNING id`, values: columns.values };
+};
 
 const denied = (message: string, hint?: string) => new DomainError('forbidden', '42501', message, undefined, hint);
 
@@ -30,24 +44,16 @@ export class ProfilesWriter implements RecordWriter {
     const refused = Object.keys(changes).filter((key) => !(WRITABLE as readonly string[]).includes(key));
     if (refused.length > 0) throw denied(`permission denied to update column ${refused.join(', ')} of profiles`, `writable columns: ${WRITABLE.join(', ')}`);
     if (id !== ctx.userId) throw denied('a profile can be changed only by its own user');
-    const sent = (key: string) => key in changes;
-    const params = [
-      id,
-      checked(changes, 'first_name', (v) => typeof v === 'string' && v.trim() !== '' && v.length <= 100, 'a non-empty string of at most 100 characters'),
-      checked(changes, 'last_name', (v) => v === null || (typeof v === 'string' && v.length <= 100), 'a string of at most 100 characters, or null'),
-      checked(changes, 'avatar_url', (v) => v === null || (typeof v === 'string' && v.length <= 2048), 'a string of at most 2048 characters, or null'),
-      checked(changes, 'onboarding_completed', (v) => typeof v === 'boolean', 'true or false'),
-      ...WRITABLE.map(sent),
-    ];
-    const [row] = await tx.query<{ id: string }>(UPDATE_OWN_PROFILE, params);
+    const sent = WRITABLE.filter((key) => key in changes);
+    for (const key of sent) checked(changes, key);
+    const statement = updateOwnProfile(sent);
+    const [row] = await tx.query<{ id: string }>(statement.sql, [id, ...statement.values(changes as Record<ProfileColumn, unknown>)]);
     if (!row) throw denied('a profile can be changed only by its own user');
     return row;
   }
 }
 
-function checked(changes: Record<string, unknown>, key: string, valid: (value: unknown) => boolean, rule: string): unknown {
-  if (!(key in changes)) return null;
-  const value = changes[key];
-  if (!valid(value)) throw new DomainError('validation', '22P02', `${key} must be ${rule}`, { field: key });
-  return value;
+function checked(changes: Record<string, unknown>, key: ProfileColumn): void {
+  const rule = RULES[key]!;
+  if (!rule[0](changes[key])) throw new DomainError('validation', '22P02', `${key} must be ${rule[1]}`, { field: key });
 }
