@@ -81,6 +81,20 @@ export const SETTINGS = {
     max: 200,
     description: 'data API and function requests of one organization running at once (per api process); more wait in a short queue',
   }),
+  ORG_MAX_CONCURRENT_SLOW_REQUESTS: intSetting({
+    group: 'database',
+    default: 1,
+    min: 1,
+    max: 200,
+    description: 'requests running at once of an organization whose recent requests take ORG_SLOW_REQUEST_MS or more (per api process)',
+  }),
+  ORG_SLOW_REQUEST_MS: intSetting({
+    group: 'database',
+    default: 200,
+    min: 1,
+    max: 600000,
+    description: "an organization's recent mean request time at or above which it is held to ORG_MAX_CONCURRENT_SLOW_REQUESTS",
+  }),
   ORG_MAX_QUEUED_REQUESTS: intSetting({
     group: 'database',
     default: 8,

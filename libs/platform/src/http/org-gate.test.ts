@@ -1,11 +1,15 @@
 import { DomainError } from '@engage/shared-kernel';
-import { OrgGate } from './org-gate';
+import { type GateLimits, OrgGate } from './org-gate';
+
+const limits = (overrides: Partial<GateLimits>): GateLimits => ({
+  perOrganization: 4, perSlowOrganization: 1, slowMs: 200, total: 10, queue: 8, waitMs: 10_000, ...overrides,
+});
 
 const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as DomainError);
 
 describe('OrgGate', () => {
   it('should run up to the per-organization limit, queue a few in order, and refuse beyond the queue with 429 and a retry delay', async () => {
-    const gate = new OrgGate({ perOrganization: 2, total: 10, queue: 1, waitMs: 10_000 });
+    const gate = new OrgGate(limits({ perOrganization: 2, total: 10, queue: 1, waitMs: 10_000 }));
     const first = await gate.enter('a');
     await gate.enter('a');
     const queued = gate.enter('a');
@@ -24,7 +28,7 @@ describe('OrgGate', () => {
   });
 
   it('should refuse a queued request that waited too long', async () => {
-    const gate = new OrgGate({ perOrganization: 1, total: 10, queue: 5, waitMs: 20 });
+    const gate = new OrgGate(limits({ perOrganization: 1, total: 10, queue: 5, waitMs: 20 }));
     const held = await gate.enter('a');
     expect(await refusal(gate.enter('a'))).toMatchObject({ code: 'too_many_concurrent_requests' });
     held();
@@ -32,7 +36,7 @@ describe('OrgGate', () => {
   });
 
   it('should keep all organizations together under the total, without losing an organization slot on refusal', async () => {
-    const gate = new OrgGate({ perOrganization: 5, total: 2, queue: 0, waitMs: 20 });
+    const gate = new OrgGate(limits({ perOrganization: 5, total: 2, queue: 0, waitMs: 20 }));
     const a = await gate.enter('a');
     await gate.enter('b');
     expect(await refusal(gate.enter('c'))).toMatchObject({ message: expect.stringContaining('all organizations') });
@@ -43,7 +47,7 @@ describe('OrgGate', () => {
   });
 
   it('should count requests running, waiting and refused for the metrics', async () => {
-    const gate = new OrgGate({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 });
+    const gate = new OrgGate(limits({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 }));
     const a = await gate.enter('a');
     const b = await gate.enter('b');
     const waiting = gate.enter('a');
@@ -57,7 +61,7 @@ describe('OrgGate', () => {
   });
 
   it('should refuse early only an organization whose slots and queue are all taken', async () => {
-    const gate = new OrgGate({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 });
+    const gate = new OrgGate(limits({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 }));
     gate.admit('a'); // nothing running: admitted
     const held = await gate.enter('a');
     gate.admit('a'); // a queue place is left
@@ -68,5 +72,44 @@ describe('OrgGate', () => {
     held();
     (await waiting)();
     gate.admit('a');
+  });
+
+  it("should hold an organization whose recent requests are slow to fewer slots, and give them back when they are fast again", async () => {
+    let clock = 0;
+    const gate = new OrgGate(limits({ perOrganization: 3, perSlowOrganization: 1, slowMs: 200, queue: 5 }), () => clock);
+    const slow = await gate.enter('a');
+    clock += 1_000;
+    slow();
+    expect(gate.isSlow('a')).toBe(true);
+    const first = await gate.enter('a');
+    const second = gate.enter('a');
+    expect(gate.running('a')).toBe(1); // the second waits
+    expect(gate.running('b')).toBe(0);
+    const others = [await gate.enter('b'), await gate.enter('b'), await gate.enter('b')];
+    expect(gate.running('b')).toBe(3);
+    first();
+    (await second)();
+    // Fast requests bring the recent mean down: the full share comes back.
+    for (let i = 0; i < 20 && gate.isSlow('a'); i++) (await gate.enter('a'))();
+    expect(gate.isSlow('a')).toBe(false);
+    const three = [await gate.enter('a'), await gate.enter('a'), await gate.enter('a')];
+    expect(gate.running('a')).toBe(3);
+    for (const release of [...three, ...others]) release();
+    expect(gate.totals()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('should let requests already running finish when an organization turns slow, and admit waiters only below the smaller share', async () => {
+    let clock = 0;
+    const gate = new OrgGate(limits({ perOrganization: 2, perSlowOrganization: 1, slowMs: 100, queue: 5 }), () => clock);
+    const a = await gate.enter('a');
+    const b = await gate.enter('a');
+    const waiting = gate.enter('a');
+    clock += 500;
+    a(); // recorded as slow: the share is now 1, and b still runs
+    expect(gate.running('a')).toBe(1);
+    b();
+    const c = await waiting;
+    expect(gate.running('a')).toBe(1);
+    c();
   });
 });

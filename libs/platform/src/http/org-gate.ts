@@ -4,6 +4,10 @@ import type { Config } from '../config/settings';
 export interface GateLimits {
   // Requests of one organization running at once.
   perOrganization: number;
+  // Requests running at once of an organization whose recent requests are slow (see `slowMs`).
+  perSlowOrganization: number;
+  // A recent mean request time (ms) at or above which an organization counts as slow.
+  slowMs: number;
   // Gated requests of the whole process running at once (the pool's connections they may hold).
   total: number;
   // Requests waiting for a slot, per organization; beyond it the request is refused at once.
@@ -18,6 +22,8 @@ export const KEPT_CONNECTIONS = 2;
 
 export const gateLimits = (config: Config): GateLimits => ({
   perOrganization: config.ORG_MAX_CONCURRENT_REQUESTS,
+  perSlowOrganization: Math.min(config.ORG_MAX_CONCURRENT_SLOW_REQUESTS, config.ORG_MAX_CONCURRENT_REQUESTS),
+  slowMs: config.ORG_SLOW_REQUEST_MS,
   total: Math.max(1, config.DATABASE_POOL_SIZE - KEPT_CONNECTIONS),
   queue: config.ORG_MAX_QUEUED_REQUESTS,
   waitMs: config.ORG_QUEUE_WAIT_MS,
@@ -26,12 +32,13 @@ export const gateLimits = (config: Config): GateLimits => ({
 const busy = (what: string): DomainError =>
   new DomainError('rate_limited', 'too_many_concurrent_requests', `Too many requests of ${what} are running at once; retry shortly`, { retry_after: 1 });
 
-// A counting semaphore with a bounded FIFO queue and a bounded wait.
+// A counting semaphore with a bounded FIFO queue and a bounded wait; its size may change between
+// calls (an organization becoming slow), and a smaller size applies as running requests end.
 class Slots {
   running = 0;
   private readonly waiting: { grant: () => void; timer: NodeJS.Timeout }[] = [];
 
-  constructor(private readonly size: number) {}
+  constructor(private readonly size: () => number) {}
 
   get idle(): boolean {
     return this.running === 0 && this.waiting.length === 0;
@@ -43,11 +50,11 @@ class Slots {
 
   // Whether a request arriving now would be refused at once (every slot taken, the queue full).
   full(queue: number): boolean {
-    return this.running >= this.size && this.waiting.length >= queue;
+    return this.running >= this.size() && this.waiting.length >= queue;
   }
 
   take(queue: number, waitMs: number, what: string): Promise<void> {
-    if (this.running < this.size) {
+    if (this.running < this.size() && this.waiting.length === 0) {
       this.running++;
       return Promise.resolve();
     }
@@ -67,25 +74,38 @@ class Slots {
     });
   }
 
-  // The slot passes to the next waiter, if any.
+  // The slot passes to the next waiters while the size allows.
   give(): void {
-    const next = this.waiting.shift();
-    if (next) next.grant();
-    else this.running--;
+    this.running--;
+    while (this.running < this.size() && this.waiting.length > 0) {
+      this.running++;
+      this.waiting.shift()!.grant();
+    }
   }
 }
 
-// Fair sharing of the process's database connections: one organization cannot hold more than
-// `perOrganization` of them through data API requests, and those requests together never take the
-// connections kept for the rest (sign-in, functions, health, the worker in a combined process).
+// How long an organization's requests have taken lately: a moving mean over its last few.
+const RECENT_WEIGHT = 0.25;
+const REMEMBERED_ORGANIZATIONS = 10_000;
+
+// Fair sharing of the process's database connections, and through them of the database's CPU: one
+// organization cannot hold more than `perOrganization` connections through data API requests, or
+// `perSlowOrganization` while its recent requests are slow (each slow statement keeps a core of
+// PostgreSQL busy, so a few of them would take the cores the others need); those requests together
+// never take the connections kept for the rest (sign-in, functions, health, the worker in a
+// combined process).
 export class OrgGate {
   private readonly orgs = new Map<string, Slots>();
+  private readonly recentMs = new Map<string, number>();
   private readonly all: Slots;
   // Requests refused since the start (the metrics export it).
   refused = 0;
 
-  constructor(private readonly limits: GateLimits) {
-    this.all = new Slots(limits.total);
+  constructor(
+    private readonly limits: GateLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.all = new Slots(() => limits.total);
   }
 
   // A cheap early refusal, before the caller's credentials cost a database query: an organization
@@ -101,7 +121,7 @@ export class OrgGate {
   async enter(organizationId: string): Promise<() => void> {
     let org = this.orgs.get(organizationId);
     if (!org) {
-      org = new Slots(this.limits.perOrganization);
+      org = new Slots(() => this.limitOf(organizationId));
       this.orgs.set(organizationId, org);
     }
     const own = org;
@@ -119,13 +139,20 @@ export class OrgGate {
       this.release(organizationId, own);
       throw error;
     }
+    const started = this.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.record(organizationId, this.now() - started);
       this.all.give();
       this.release(organizationId, own);
     };
+  }
+
+  // Whether the organization's recent requests are slow enough to hold it to fewer slots.
+  isSlow(organizationId: string): boolean {
+    return (this.recentMs.get(organizationId) ?? 0) >= this.limits.slowMs;
   }
 
   // Gated requests of all organizations running and waiting for a slot.
@@ -141,6 +168,16 @@ export class OrgGate {
 
   running(organizationId: string): number {
     return this.orgs.get(organizationId)?.running ?? 0;
+  }
+
+  private limitOf(organizationId: string): number {
+    return this.isSlow(organizationId) ? this.limits.perSlowOrganization : this.limits.perOrganization;
+  }
+
+  private record(organizationId: string, ms: number): void {
+    const before = this.recentMs.get(organizationId);
+    if (before === undefined && this.recentMs.size >= REMEMBERED_ORGANIZATIONS) this.recentMs.delete(this.recentMs.keys().next().value as string);
+    this.recentMs.set(organizationId, before === undefined ? ms : before + RECENT_WEIGHT * (ms - before));
   }
 
   private release(organizationId: string, org: Slots): void {
