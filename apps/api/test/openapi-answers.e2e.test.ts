@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { zoomSignature } from '@engage/calls';
 import { listDevMailbox, OrganizationService } from '@engage/identity';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
-import { OBJECT_STORAGE, type ObjectStorage, type PlatformRuntime } from '@engage/platform';
+import { OBJECT_STORAGE, type ObjectStorage, type PlatformRuntime, publicUrl } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
 import { startComposedApp } from './composed-app';
 
@@ -26,14 +26,17 @@ const META_SECRET = 'contract-meta-app-secret-0123456789';
 const META_VERIFY = 'contract-meta-verify-token';
 const PAGE_ID = '104729384756102';
 
-// The chat-app provider (POST /<organization>/send) and the Graph API's token check (GET /graph/<id>) on 127.0.0.1.
+// The chat-app provider (POST /<organization>/send), the Graph API's token check (GET /graph/<id>) and the SMS
+// provider's account check (GET /2010-04-01/Accounts/<sid>.json) on 127.0.0.1.
 function startPeer(): Promise<Server> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      const last = (req.url ?? '').split('?')[0].split('/').pop() ?? '';
+      // GET /2010-04-01/Accounts/<sid>.json: the SMS provider's account resource.
       const answer =
         req.method === 'GET'
-          ? { id: (req.url ?? '').split('?')[0].split('/').pop() }
+          ? last.endsWith('.json') ? { sid: last.slice(0, -5) } : { id: last }
           : { status: true, message: 'Message sent', external_id: `ext-${randomUUID()}` };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
@@ -61,7 +64,7 @@ describe('what the function and auth routes answer, against /docs', () => {
     const peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
     const env = {
       BILLING_WEBHOOK_SECRET: SECRET, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath,
-      NOTIFY_URL: peerUrl, META_GRAPH_URL: `${peerUrl}/graph`, META_APP_SECRET: META_SECRET, META_VERIFY_TOKEN: META_VERIFY,
+      NOTIFY_URL: peerUrl, META_GRAPH_URL: `${peerUrl}/graph`, META_APP_SECRET: META_SECRET, META_VERIFY_TOKEN: META_VERIFY, SMS_API_URL: peerUrl,
     };
     ({ app, runtime, close } = await startComposedApp({ env }));
     doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
@@ -290,6 +293,22 @@ describe('what the function and auth routes answer, against /docs', () => {
     });
     expect(stored.json()).toEqual({ received: true, stored: 1 });
 
+    // An SMS account, its credentials check, and an inbound SMS signed as the provider signs it.
+    const smsToken = randomBytes(16).toString('hex');
+    const sms = await call('POST', '/functions/v1/messaging/channel-accounts', {
+      headers: t.key, payload: { kind: 'sms', name: 'Campaigns', account_sid: `AC${randomBytes(16).toString('hex')}`, auth_token: smsToken, from_number: '+14155550188' },
+    });
+    const smsId = sms.json().channel_account.id as string;
+    expect((await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', { params: { id: smsId }, headers: t.key })).json()).toEqual({ ok: true });
+    const form = { MessageSid: `SM${randomBytes(16).toString('hex')}`, From: '+14155550199', To: '+14155550188', Body: 'STOP' };
+    const signed = Object.keys(form).sort().reduce((acc, key) => acc + key + form[key as keyof typeof form], `${publicUrl(runtime.config)}${sms.json().inbound_path}`);
+    const twilio = await call('POST', '/functions/v1/sms-webhook/{channelAccountId}', {
+      params: { channelAccountId: smsId },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': createHmac('sha1', smsToken).update(signed).digest('base64') },
+      payload: new URLSearchParams(form).toString(),
+    });
+    expect(twilio.body).toBe('<Response></Response>');
+
     // A re-hosted inbound image in the local stand-in for the CDN, as the inbound processor stores it.
     const image = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(64)]);
     const name = `${createHash('sha256').update(image).digest('hex')}.png`;
@@ -358,7 +377,7 @@ describe('what the function and auth routes answer, against /docs', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(60);
+    expect(described).toHaveLength(61);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

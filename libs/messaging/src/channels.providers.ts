@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import type pino from 'pino';
 import { ContactService } from '@engage/crm';
-import { CONFIG, type Config, Database, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
+import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
 import { systemClock } from '@engage/shared-kernel';
 import { MetaAdapter } from './application/adapters/meta.adapter';
 import { GraphSendApi } from './infrastructure/graph-send-api';
@@ -12,6 +12,15 @@ import { MetaInbound } from './application/meta-inbound';
 import { SendService } from './application/send.service';
 import { SocialInbound } from './application/social-inbound';
 import { MESSAGING_SETTINGS } from './messaging.settings';
+import { SmsAdapter } from './application/adapters/sms.adapter';
+import { SmsInbound, SmsPublicBase } from './application/sms-inbound';
+import { SmsSender } from './application/sms-sender';
+import type { SmsProvider } from './application/sms-provider.port';
+import { SmsMessagesApi } from './infrastructure/sms-messages-api';
+
+export const SMS_PROVIDER = Symbol('SMS_PROVIDER');
+// Where an SMS account's provider posts its callbacks (the creation answer's inbound_path).
+export const smsInboundPath = (channelAccountId: string) => `/functions/v1/sms-webhook/${channelAccountId}`;
 
 // The channel adapters of the messaging context and the Meta webhook's receiver (kept apart from
 // the module so adding a kind does not touch its wiring).
@@ -23,13 +32,33 @@ export const CHANNEL_PROVIDERS: Provider[] = [
   },
   {
     provide: ChannelAdapters,
-    inject: [ChatAppAdapter, Database, SecretBox, CONFIG],
-    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config) => {
+    inject: [ChatAppAdapter, Database, SecretBox, CONFIG, SMS_PROVIDER],
+    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config, sms: SmsProvider) => {
       const s = settingsOf(config, MESSAGING_SETTINGS);
       const graph = new GraphSendApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
       const meta = (['messenger', 'instagram'] as const).map((kind) => new MetaAdapter(kind, db, box, graph, systemClock));
-      return new ChannelAdapters([chatApp, ...meta]);
+      return new ChannelAdapters([chatApp, ...meta, new SmsAdapter(db, box, sms)]);
     },
+  },
+  {
+    provide: SMS_PROVIDER,
+    inject: [CONFIG],
+    useFactory: (config: Config) => {
+      const s = settingsOf(config, MESSAGING_SETTINGS);
+      return new SmsMessagesApi(s.SMS_API_URL ?? 'https://api.twilio.com', s.PROVIDER_TIMEOUT_MS);
+    },
+  },
+  { provide: SmsPublicBase, inject: [CONFIG], useFactory: (config: Config) => new SmsPublicBase(publicUrl(config).replace(/\/+$/, '')) },
+  {
+    provide: SmsSender,
+    inject: [Database, SecretBox, ContactService, SMS_PROVIDER, SmsPublicBase],
+    useFactory: (db: Database, box: SecretBox, contacts: ContactService, sms: SmsProvider, base: SmsPublicBase) =>
+      new SmsSender(db, box, contacts, sms, (id) => base.url + smsInboundPath(id)),
+  },
+  {
+    provide: SmsInbound,
+    inject: [Database, SecretBox, InboundSignal],
+    useFactory: (db: Database, box: SecretBox, signal: InboundSignal) => new SmsInbound(db, box, signal),
   },
   {
     provide: SocialInbound,

@@ -8,18 +8,22 @@ import { CreateMessagingTables1763800003001 } from './infrastructure/migrations/
 import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0002-index-pending-messages';
 import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrations/0003-inbound-events-without-locks';
 import { ChannelAdapters1763800003004 } from './infrastructure/migrations/0004-channel-adapters';
+import { SmsChannels1763800003006 } from './infrastructure/migrations/0006-sms-channels';
 
 export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
 export { PendingSendSweeper } from './application/pending-send.sweeper';
 export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
+// The SMS send of broadcasts, sequences and re-engagement (SMS is not answered from the inbox, §1).
+export { SmsSender, type SmsSendInput, type SmsSendResult } from './application/sms-sender';
 
 export const messagingMigrations: MigrationClass[] = [
   CreateMessagingTables1763800003001,
   IndexPendingMessages1763800003002,
   InboundEventsWithoutLocks1763800003003,
   ChannelAdapters1763800003004,
+  SmsChannels1763800003006,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go

@@ -26,6 +26,9 @@ import { ProviderHolder } from './infrastructure/provider-holder';
 import { ObjectMediaStore } from './infrastructure/object-media-store';
 import { createMediaFetcher } from './infrastructure/media-fetcher';
 import { MediaController } from './http/media.controller';
+import { SmsWebhookController } from './http/sms-webhook.controller';
+import { FormBodyParser } from './http/form-body.parser';
+import { SmsSender } from './application/sms-sender';
 
 const gapsOf = (config: Config) => {
   const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
@@ -35,8 +38,10 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController, ChannelTestController],
+  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController, ChannelTestController,
+    SmsWebhookController],
   providers: [
+    FormBodyParser,
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
     {
@@ -89,6 +94,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: retentionOf(config) }),
     },
   ],
-  exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor],
+  exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor,
+    SmsSender],
 })
 export class MessagingModule {}

@@ -1,6 +1,6 @@
 import { booleanSetting, intSetting, stringSetting, urlSetting } from '@engage/platform';
 
-// The settings messaging reads (its manifest's `settings`): the delivery providers (chat app, Meta),
+// The settings messaging reads (its manifest's `settings`): the delivery providers (chat app, Meta, SMS),
 // inbound processing and the anon-key switch of chat-lite-send (the CDN is the platform's object storage).
 export const MESSAGING_SETTINGS = {
   NOTIFY_URL: urlSetting({
@@ -37,6 +37,10 @@ export const MESSAGING_SETTINGS = {
   META_GRAPH_URL: urlSetting({
     group: 'messaging', protocols: ['http:', 'https:'], default: 'https://graph.facebook.com/v23.0',
     description: 'base address of the Graph API (Messenger and Instagram Send API)',
+  }),
+  SMS_API_URL: urlSetting({
+    group: 'messaging', protocols: ['http:', 'https:'], default: 'https://api.twilio.com',
+    description: 'base address of the Twilio-style Messages API that SMS channel accounts send through',
   }),
   ALLOW_ANON_SEND: booleanSetting({
     group: 'security', default: false,

@@ -13,6 +13,8 @@ import {
   SET_CHANNEL_TOKEN,
 } from '../infrastructure/messaging.sql';
 import { parseMetaAccount } from '../domain/channel-setup';
+import { parseSmsAccount } from '../domain/sms';
+import { INSERT_SMS_CHANNEL } from '../infrastructure/sms.sql';
 import { CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
@@ -43,6 +45,10 @@ const ALREADY_CONNECTED = {
   unique: () => new DomainError('conflict', 'channel.already_connected', 'This page or Instagram account is already connected to a channel account'),
 };
 
+const NUMBER_CONNECTED = {
+  unique: () => new DomainError('conflict', 'channel.already_connected', 'This sender number is already connected to a channel account'),
+};
+
 // Channel accounts and the secret token each presents on the inbound receiver.
 export class ChannelAccountService {
   constructor(
@@ -62,6 +68,13 @@ export class ChannelAccountService {
       const params = [input.kind, input.name.trim(), meta.accountId, this.box.seal(meta.accessToken)];
       const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_META_CHANNEL, params, { violations: ALREADY_CONNECTED }));
       return { channel_account: row, inbound_path: '/functions/v1/meta-webhook' };
+    }
+    const sms = parseSmsAccount(input.kind, input);
+    if (sms) {
+      // The auth token is sealed like a page token; the provider signs its callbacks with it.
+      const params = [input.name.trim(), sms.fromNumber, sms.accountSid, this.box.seal(sms.authToken)];
+      const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_SMS_CHANNEL, params, { violations: NUMBER_CONNECTED }));
+      return { channel_account: row, inbound_path: `/functions/v1/sms-webhook/${row.id}` };
     }
     const token = newToken();
     const [row] = await this.db.inTenant(ctx, (tx) =>

@@ -3,6 +3,7 @@ import { ContactService } from '@engage/crm';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { startInboundTestApp } from '../testing/inbound-test-app';
+import { newAccountSid, newAuthToken } from '../testing/sms-peers';
 
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
@@ -14,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => close());
 
 // A conversation with a new contact on a new channel account of `kind`.
-async function conversationOn(t: TestTenant, kind: string): Promise<string> {
-  const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: kind } });
+async function conversationOn(t: TestTenant, kind: string, fields: object = {}): Promise<string> {
+  const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: kind, ...fields } });
   expect(created.statusCode).toBe(201);
   const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Dana', phones: [`+2010${String(Math.random()).slice(2, 10)}`] });
   const [row] = await runtime.db.inTenant(t.ctx, (tx) =>
@@ -40,7 +41,8 @@ describe('the reply path asks the channel adapter', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'channel.no_adapter', details: { channel_kind: 'email' } });
-    const sms = await conversationOn(t, 'sms');
+    const fromNumber = `+1415555${String(Math.floor(Math.random() * 1e4)).padStart(4, '0')}`;
+    const sms = await conversationOn(t, 'sms', { account_sid: newAccountSid(), auth_token: newAuthToken(), from_number: fromNumber });
     const refused = await app.inject({
       method: 'POST',
       url: `/functions/v1/messaging/conversations/${sms}/reply`,

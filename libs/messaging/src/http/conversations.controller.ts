@@ -72,6 +72,11 @@ export class ChannelAccountDto {
   instagram_account_id?: string;
   @ApiProperty({ required: false, description: 'messenger, instagram: the page access token (write-only, stored sealed)', writeOnly: true })
   @IsOptional() @IsString() @MaxLength(1000) page_access_token?: string;
+  @ApiProperty({ required: false, description: 'sms: the provider account sid (AC + 32 hexadecimal digits)' })
+  @IsOptional() @IsString() @MaxLength(34) account_sid?: string;
+  @ApiProperty({ required: false, description: 'sms: the account auth token (write-only, stored sealed)', writeOnly: true })
+  @IsOptional() @IsString() @MaxLength(128) auth_token?: string;
+  @ApiProperty({ required: false, description: 'sms: the sender number in E.164 form' }) @IsOptional() @IsString() @MaxLength(16) from_number?: string;
 }
 
 export class ChannelActiveDto {

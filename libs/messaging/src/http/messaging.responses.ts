@@ -27,3 +27,11 @@ export const CHANNEL_CHECK = object({ ok: boolean, error: text }, ['error']);
 // The receivers acknowledge at once: the chat app's with the stored event's id (a bigint, as text), Meta's with how many were stored.
 export const INBOUND_RECEIVED = object({ received: oneOfValues([true]), id: { type: 'string', pattern: '^[0-9]+$' } });
 export const META_RECEIVED = object({ received: oneOfValues([true]), stored: integer });
+
+// The SMS provider's callback parameters (form-encoded): an inbound message, or a status callback.
+export const SMS_CALLBACK_FORM = object(
+  {
+    MessageSid: text, AccountSid: text, From: text, To: text, Body: text, NumMedia: text, MessageStatus: text, ErrorCode: text,
+  },
+  ['AccountSid', 'From', 'To', 'Body', 'NumMedia', 'MessageStatus', 'ErrorCode'],
+);

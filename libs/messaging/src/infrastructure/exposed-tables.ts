@@ -13,6 +13,8 @@ export const CHANNEL_ACCOUNTS = declareTable({
     id: uuid, organization_id: uuid, kind: text, name: text, is_active: column('boolean'), auto_created: column('boolean'),
     inbound_token_hash: column('bytea', { nullable: true, api: 'hidden' }), created_at: at, updated_at: at,
     external_account_id: textOrNull, access_token_sealed: column('text', { nullable: true, api: 'hidden' }),
+    // SMS: the provider's account sid (the sender number is external_account_id).
+    provider_account_id: textOrNull,
   },
 });
 
