@@ -109,6 +109,16 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     // A second send goes into the same conversation.
     const second = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Last call' });
     expect(second.conversationId).toBe(sent.conversationId);
+
+    // The inbox's reply path does not send on SMS (§1), whoever asks, and nothing is stored or sent.
+    const callsBefore = fake.calls.length;
+    for (const headers of [t.session, t.key]) {
+      const reply = await app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${sent.conversationId}/reply`, headers, payload: { message: 'hi' } });
+      expect(reply.statusCode).toBe(422);
+      expect(reply.json()).toMatchObject({ code: 'channel.reply_not_allowed', details: { channel_kind: 'sms' } });
+    }
+    expect(fake.calls.length).toBe(callsBefore);
+    expect(await tenantRows(runtime, t, 'SELECT id FROM messages')).toHaveLength(2);
   });
 
   it('should store a refused send FAILED with the provider’s code and words and emit message.failed', async () => {

@@ -25,7 +25,7 @@ export const SETTINGS = {
   }),
   PUBLIC_URL: urlSetting({
     group: 'service', protocols: ['http:', 'https:'],
-    description: 'address users reach the service at, used in emailed links; default http://HOST:PORT',
+    description: 'address users and providers reach the service at: emailed links, SMS webhook addresses (signed by the provider); default http://HOST:PORT',
   }),
   TRUST_PROXY: listSetting({
     group: 'service',
