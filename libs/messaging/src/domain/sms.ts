@@ -34,11 +34,28 @@ export function smsSignature(url: string, params: [string, string][], authToken:
   return createHmac('sha1', authToken).update(url + sorted.map(([name, value]) => name + value).join('')).digest('base64');
 }
 
+// The provider signs the address as it was given, with or without the scheme's default port (as
+// its own validators do): both forms are accepted.
+export function signedUrlForms(url: string): string[] {
+  const match = /^(https?):\/\/([^/:?#]+)(?::(\d+))?(.*)$/i.exec(url);
+  if (!match) return [url];
+  const [, scheme, host, port, rest] = match;
+  const standard = scheme.toLowerCase() === 'https' ? '443' : '80';
+  if (port === undefined) return [url, `${scheme}://${host}:${standard}${rest}`];
+  return port === standard ? [url, `${scheme}://${host}${rest}`] : [url];
+}
+
 export function smsSignatureMatches(url: string, params: [string, string][], authToken: string, presented: string | undefined): boolean {
   if (!presented || presented.length > 200) return false;
-  const expected = Buffer.from(smsSignature(url, params, authToken), 'base64');
-  const given = Buffer.from(presented, 'base64');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  // Compared as sent (base64 text), so no other spelling of the same bytes passes.
+  const given = Buffer.from(presented);
+  let matches = false;
+  for (const form of signedUrlForms(url)) {
+    const expected = Buffer.from(smsSignature(form, params, authToken));
+    // Every form is compared (no early exit), each in constant time.
+    if (given.length === expected.length && timingSafeEqual(given, expected)) matches = true;
+  }
+  return matches;
 }
 
 // How the provider's message statuses map to ours. Those before delivery change nothing here (the
