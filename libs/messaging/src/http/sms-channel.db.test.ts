@@ -76,6 +76,8 @@ describe('SMS channel setup', () => {
 
     const patch = (active: unknown) =>
       app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: active } });
+    const foreign = await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: other.key, payload: { is_active: false } });
+    expect(foreign.statusCode).toBe(404);
     expect((await patch(false)).json()).toMatchObject({ is_active: false });
     expect((await patch('no')).statusCode).toBe(400);
     expect((await patch(true)).json()).toMatchObject({ is_active: true });

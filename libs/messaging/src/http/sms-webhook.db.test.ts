@@ -4,7 +4,7 @@ import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { InboundProcessor } from '../application/inbound-processor';
 import { SmsSender } from '../application/sms-sender';
-import { newAccountSid, postSigned, type SmsApiFake } from '../testing/sms-peers';
+import { newAccountSid, postSigned, type SmsApiFake, twilioSignature } from '../testing/sms-peers';
 import { outboxOf, SMS_PUBLIC_URL, smsChannel, startSmsTestApp, tenantRows } from '../testing/sms-test-app';
 
 let app: NestFastifyApplication;
@@ -163,6 +163,15 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     expect(json.status).toBe(415);
     const big = await postSigned(`${appBase}${path(id)}`, `${SMS_PUBLIC_URL}${path(id)}`, { From: phone(), Body: 'x'.repeat(70_000) }, token);
     expect(big.status).toBe(413);
+    // The media type with its charset parameter is the same form.
+    const form = { MessageSid: `SM${'2'.repeat(32)}`, From: phone(), Body: 'charset' };
+    const signature = twilioSignature(`${SMS_PUBLIC_URL}${path(id)}`, form, token);
+    const charset = await fetch(`${appBase}${path(id)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'x-twilio-signature': signature },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect([charset.status, await charset.text()]).toEqual([200, TWIML]);
     // Form bodies stay refused on every other route.
     const elsewhere = await fetch(`${appBase}/functions/v1/chat-lite-webhook/${id}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
     expect(elsewhere.status).toBe(415);
