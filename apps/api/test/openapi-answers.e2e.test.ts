@@ -296,12 +296,14 @@ describe('what the function and auth routes answer, against /docs', () => {
     // An SMS account, its credentials check, and an inbound SMS signed as the provider signs it.
     const smsToken = randomBytes(16).toString('hex');
     const sms = await call('POST', '/functions/v1/messaging/channel-accounts', {
-      headers: t.key, payload: { kind: 'sms', name: 'Campaigns', account_sid: `AC${randomBytes(16).toString('hex')}`, auth_token: smsToken, from_number: '+14155550188' },
+      headers: t.key,
+      payload: { kind: 'sms', name: 'Campaigns', account_sid: `AC${randomBytes(16).toString('hex')}`, auth_token: smsToken, from_number: '+14155550188' },
     });
     const smsId = sms.json().channel_account.id as string;
     expect((await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', { params: { id: smsId }, headers: t.key })).json()).toEqual({ ok: true });
     const form = { MessageSid: `SM${randomBytes(16).toString('hex')}`, From: '+14155550199', To: '+14155550188', Body: 'STOP' };
-    const signed = Object.keys(form).sort().reduce((acc, key) => acc + key + form[key as keyof typeof form], `${publicUrl(runtime.config)}${sms.json().inbound_path}`);
+    const address = `${publicUrl(runtime.config)}${sms.json().inbound_path}`;
+    const signed = Object.keys(form).sort().reduce((acc, key) => acc + key + form[key as keyof typeof form], address);
     const twilio = await call('POST', '/functions/v1/sms-webhook/{channelAccountId}', {
       params: { channelAccountId: smsId },
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': createHmac('sha1', smsToken).update(signed).digest('base64') },

@@ -37,7 +37,8 @@ export class SmsInbound {
     if (!channel?.access_token_sealed) throw NotFound('channel_account', callback.channelAccountId);
     const pairs = [...new URLSearchParams(callback.form)];
     if (!smsSignatureMatches(callback.url, pairs, this.box.open(channel.access_token_sealed), callback.signature)) {
-      throw Unauthorized('sms.invalid_signature', callback.signature === undefined ? 'The X-Twilio-Signature header is missing' : 'The signature does not match the request');
+      const why = callback.signature === undefined ? 'The X-Twilio-Signature header is missing' : 'The signature does not match the request';
+      throw Unauthorized('sms.invalid_signature', why);
     }
     const form = new Map<string, string>();
     for (const [name, value] of pairs) {

@@ -44,13 +44,17 @@ describe('SMS callbacks as inbound events', () => {
     ['sending', null],
     ['sent', null],
   ])('should map MessageStatus %s', (status, expected) => {
-    const params = status === 'undelivered' || status === 'failed' ? { MessageStatus: status, ErrorCode: '30003' } : { MessageStatus: status };
+    const failed = status === 'undelivered' || status === 'failed';
+    const params: Record<string, string> = failed ? { MessageStatus: status, ErrorCode: '30003' } : { MessageStatus: status };
     expect(smsCallbackPayload(form(params))).toEqual(expected);
   });
 
   it('should take an inbound SMS with its MMS media, and refuse what is out of shape', () => {
-    expect(smsCallbackPayload(form({ SmsStatus: 'received', From: '+14155550100', Body: 'hi', NumMedia: '1', MediaUrl0: 'https://m.example/1', MediaContentType0: 'image/jpeg' })))
-      .toEqual({ type: 'message', id: 'SM0123', from: '+14155550100', name: null, text: 'hi', media: [{ url: 'https://m.example/1', kind: 'image' }], reply_to: null, timestamp: null });
+    const mms = { SmsStatus: 'received', From: '+14155550100', Body: 'hi', NumMedia: '1', MediaUrl0: 'https://m.example/1', MediaContentType0: 'image/jpeg' };
+    expect(smsCallbackPayload(form(mms))).toEqual({
+      type: 'message', id: 'SM0123', from: '+14155550100', name: null, text: 'hi', media: [{ url: 'https://m.example/1', kind: 'image' }], reply_to: null,
+      timestamp: null,
+    });
     expect(() => smsCallbackPayload(new Map([['From', '+14155550100']]))).toThrow(/MessageSid/);
     expect(() => smsCallbackPayload(form({ From: '0100', Body: 'x' }))).toThrow(/From/);
     expect(() => smsCallbackPayload(form({ MessageStatus: 'lost' }))).toThrow(/MessageStatus/);

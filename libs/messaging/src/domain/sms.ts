@@ -19,7 +19,9 @@ export const SMS_MAX_CHARS = 1600;
 export function parseSmsAccount(kind: string, input: Record<string, unknown>): SmsAccountInput | null {
   if (kind !== 'sms') return null;
   const { account_sid: sid, auth_token: token, from_number: from } = input;
-  if (typeof sid !== 'string' || !ACCOUNT_SID.test(sid)) throw invalid('account_sid is required: the provider account sid, AC followed by 32 hexadecimal digits');
+  if (typeof sid !== 'string' || !ACCOUNT_SID.test(sid)) {
+    throw invalid('account_sid is required: the provider account sid, AC followed by 32 hexadecimal digits');
+  }
   if (typeof token !== 'string' || !/^[\x21-\x7e]{16,128}$/.test(token)) {
     throw invalid('auth_token is required: the account auth token (16 to 128 printable characters)');
   }

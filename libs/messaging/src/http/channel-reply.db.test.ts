@@ -16,7 +16,8 @@ afterAll(() => close());
 
 // A conversation with a new contact on a new channel account of `kind`.
 async function conversationOn(t: TestTenant, kind: string, fields: object = {}): Promise<string> {
-  const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: kind, ...fields } });
+  const payload = { kind, name: kind, ...fields };
+  const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload });
   expect(created.statusCode).toBe(201);
   const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Dana', phones: [`+2010${String(Math.random()).slice(2, 10)}`] });
   const [row] = await runtime.db.inTenant(t.ctx, (tx) =>

@@ -24,7 +24,9 @@ export class FormBodyParser implements OnModuleInit {
     const fastify = this.host.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
     if (!fastify?.addContentTypeParser || fastify.hasContentTypeParser('application/x-www-form-urlencoded')) return;
     fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (request, body, done) => {
-      if (!isFormRoute(request)) return done(new DomainError('unsupported_media_type', 'unsupported_media_type', 'This route does not take form bodies'), undefined);
+      if (!isFormRoute(request)) {
+        return done(new DomainError('unsupported_media_type', 'unsupported_media_type', 'This route does not take form bodies'), undefined);
+      }
       done(null, body);
     });
   }

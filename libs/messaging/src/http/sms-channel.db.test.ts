@@ -76,7 +76,8 @@ describe('SMS channel setup', () => {
 
     const patch = (active: unknown) =>
       app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: active } });
-    const foreign = await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: other.key, payload: { is_active: false } });
+    const url = `/functions/v1/messaging/channel-accounts/${id}`;
+    const foreign = await app.inject({ method: 'PATCH', url, headers: other.key, payload: { is_active: false } });
     expect(foreign.statusCode).toBe(404);
     expect((await patch(false)).json()).toMatchObject({ is_active: false });
     expect((await patch('no')).statusCode).toBe(400);
@@ -94,17 +95,22 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
       seen.push(...rows.map((r) => r.status));
     };
     const before = fake.calls.length;
-    const sent = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Sale ends tonight', metadata: { broadcast_id: 'b1' } });
+    const input = { channelAccountId: id, contactId: contact.id, text: 'Sale ends tonight', metadata: { broadcast_id: 'b1' } };
+    const sent = await app.get(SmsSender).send(t.ctx, input);
     fake.onMessage = undefined;
     expect(seen).toEqual(['PENDING']);
     const [call] = fake.calls.slice(before);
     expect(call.method).toBe('POST');
     expect(call.path).toBe(`/2010-04-01/Accounts/${sid}/Messages.json`);
     expect(call.authorization).toBe(`Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`);
-    expect(call.form).toEqual({ To: contact.phones[0], From: from, Body: 'Sale ends tonight', StatusCallback: `${SMS_PUBLIC_URL}/functions/v1/sms-webhook/${id}` });
-    expect(sent.message).toMatchObject({ status: 'SENT', direction: 'OUTBOUND', content: 'Sale ends tonight', metadata: expect.objectContaining({ broadcast_id: 'b1' }) });
+    const statusCallback = `${SMS_PUBLIC_URL}/functions/v1/sms-webhook/${id}`;
+    expect(call.form).toEqual({ To: contact.phones[0], From: from, Body: 'Sale ends tonight', StatusCallback: statusCallback });
+    expect(sent.message).toMatchObject({
+      status: 'SENT', direction: 'OUTBOUND', content: 'Sale ends tonight', metadata: expect.objectContaining({ broadcast_id: 'b1' }),
+    });
     expect(sent.message.external_id).toMatch(/^SM[0-9a-f]{32}$/);
-    const [conversation] = await tenantRows<{ id: string; channel_kind: string; contact_id: string }>(runtime, t, 'SELECT id, channel_kind, contact_id FROM conversations');
+    type Row = { id: string; channel_kind: string; contact_id: string };
+    const [conversation] = await tenantRows<Row>(runtime, t, 'SELECT id, channel_kind, contact_id FROM conversations');
     expect(conversation).toEqual({ id: sent.conversationId, channel_kind: 'sms', contact_id: contact.id });
     expect((await outboxOf(runtime, t, 'message.sent')).map((e) => e.payload.message.id)).toEqual([sent.message.id]);
 
@@ -115,7 +121,8 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     // The inbox's reply path does not send on SMS (§1), whoever asks, and nothing is stored or sent.
     const callsBefore = fake.calls.length;
     for (const headers of [t.session, t.key]) {
-      const reply = await app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${sent.conversationId}/reply`, headers, payload: { message: 'hi' } });
+      const url = `/functions/v1/messaging/conversations/${sent.conversationId}/reply`;
+      const reply = await app.inject({ method: 'POST', url, headers, payload: { message: 'hi' } });
       expect(reply.statusCode).toBe(422);
       expect(reply.json()).toMatchObject({ code: 'channel.reply_not_allowed', details: { channel_kind: 'sms' } });
     }
@@ -146,8 +153,8 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     expect(await refusal({ channelAccountId: id, contactId: contact.id, text: 42 as unknown as string })).toBe('validation_failed');
     expect(await refusal({ channelAccountId: other.id, contactId: contact.id, text: 'hi' })).toBe('channel_account.not_found');
     expect(await refusal({ channelAccountId: 'nope', contactId: contact.id, text: 'hi' })).toBe('channel_account.not_found');
-    expect(await refusal({ channelAccountId: id, contactId: (await app.get(ContactService).create(other.t.ctx, { first_name: 'B', phones: [phone()] })).id, text: 'hi' }))
-      .toBe('contact.not_found');
+    const foreign = await app.get(ContactService).create(other.t.ctx, { first_name: 'B', phones: [phone()] });
+    expect(await refusal({ channelAccountId: id, contactId: foreign.id, text: 'hi' })).toBe('contact.not_found');
     expect(await refusal({ channelAccountId: id, contactId: noPhone.id, text: 'hi' })).toBe('sms.no_phone');
     const chatApp = (await create(t, { kind: 'chat_app', name: 'Line' })).json().channel_account.id;
     expect(await refusal({ channelAccountId: chatApp, contactId: contact.id, text: 'hi' })).toBe('channel_account.not_found');

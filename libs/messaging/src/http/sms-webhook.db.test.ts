@@ -48,7 +48,8 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     expect(await fake.status(first.message.external_id!, { MessageStatus: 'delivered' })).toMatchObject({ status: 200, text: TWIML });
     expect((await fake.status(second.message.external_id!, { MessageStatus: 'undelivered', ErrorCode: '30003' })).status).toBe(200);
     await drain();
-    const rows = await tenantRows<{ id: string; status: string; error: string | null }>(runtime, t, 'SELECT id, status, error FROM messages ORDER BY created_at');
+    type Row = { id: string; status: string; error: string | null };
+    const rows = await tenantRows<Row>(runtime, t, 'SELECT id, status, error FROM messages ORDER BY created_at');
     expect(rows).toEqual([
       { id: first.message.id, status: 'DELIVERED', error: null },
       { id: second.message.id, status: 'FAILED', error: 'undelivered (ErrorCode 30003)' },
@@ -92,7 +93,8 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
       expect(JSON.parse(res.text).code).toBe('channel_account.not_found');
     }
     // A chat-app account is not an SMS account.
-    const chatApp = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'L' } })).json();
+    const payload = { kind: 'chat_app', name: 'L' };
+    const chatApp = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload })).json();
     expect((await inbound({ ...ch, id: chatApp.channel_account.id }, ch.token, { From: phone(), Body: 'hi' })).status).toBe(404);
   });
 
@@ -105,14 +107,20 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     const res = await inbound(ch, fake.accounts.get(sid)!, { MessageSid: `SM${'1'.repeat(32)}`, From: customer, Body: 'Is it still on?' });
     expect(res).toEqual({ status: 200, type: 'text/xml; charset=utf-8', text: TWIML });
     // Durable before the answer: the raw event is stored.
-    const [event] = await runtime.db.asSystem((tx) => tx.query<{ payload: Record<string, unknown> }>('SELECT payload FROM inbound_events WHERE channel_account_id = $1', [id]));
+    const [event] = await runtime.db.asSystem((tx) =>
+      tx.query<{ payload: Record<string, unknown> }>('SELECT payload FROM inbound_events WHERE channel_account_id = $1', [id]),
+    );
     expect(event.payload).toMatchObject({ type: 'message', id: `SM${'1'.repeat(32)}`, from: customer, text: 'Is it still on?' });
     expect((await inbound(ch, fake.accounts.get(sid)!, { MessageSid: `SM${'1'.repeat(32)}`, From: customer, Body: 'Is it still on?' })).status).toBe(200);
     await drain();
     const rows = await tenantRows<{ direction: string; content: string; contact_id: string; conversation_id: string; external_id: string }>(
       runtime, t, "SELECT direction, content, contact_id, conversation_id, external_id FROM messages WHERE direction = 'INBOUND'",
     );
-    expect(rows).toEqual([{ direction: 'INBOUND', content: 'Is it still on?', contact_id: contact.id, conversation_id: message.conversation_id, external_id: `SM${'1'.repeat(32)}` }]);
+    expect(rows).toEqual([
+      {
+        direction: 'INBOUND', content: 'Is it still on?', contact_id: contact.id, conversation_id: message.conversation_id, external_id: `SM${'1'.repeat(32)}`,
+      },
+    ]);
     expect((await outboxOf(runtime, t, 'message.received')).map((e) => e.payload.message.content)).toEqual(['Is it still on?']);
     // A reply to a broadcast's message is announced as such.
     expect(await outboxOf(runtime, t, 'broadcast.response')).toHaveLength(1);
@@ -173,7 +181,8 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     });
     expect([charset.status, await charset.text()]).toEqual([200, TWIML]);
     // Form bodies stay refused on every other route.
-    const elsewhere = await fetch(`${appBase}/functions/v1/chat-lite-webhook/${id}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
+    const elsewhere = await fetch(`${appBase}/functions/v1/chat-lite-webhook/${id}`, { method: 'POST', headers: formHeaders, body: 'a=1' });
     expect(elsewhere.status).toBe(415);
   });
 });

@@ -48,7 +48,8 @@ export interface ChannelAccountRow {
   updated_at: Date;
 }
 
-export const CHANNEL_ACCOUNT_COLUMNS = 'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, created_at, updated_at';
+export const CHANNEL_ACCOUNT_COLUMNS =
+  'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, created_at, updated_at';
 
 // §4.1 step 6: the most recent active chat-app account.
 export const FIRST_ACTIVE_CHANNEL = `

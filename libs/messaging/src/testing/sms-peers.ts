@@ -85,7 +85,9 @@ export class SmsApiFake {
     if (!messages || req.method !== 'POST') return void answer(405, { code: 20004, message: 'Method not allowed', status: 405 });
     const failure = this.failures.shift();
     if (failure) return void answer(failure.status, { ...failure, more_info: `https://www.twilio.com/docs/errors/${failure.code}` });
-    if (!/^\+[1-9]\d{6,14}$/.test(form.To ?? '')) return void answer(400, { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, status: 400 });
+    if (!/^\+[1-9]\d{6,14}$/.test(form.To ?? '')) {
+      return void answer(400, { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, status: 400 });
+    }
     if (!form.From || !form.Body) return void answer(400, { code: 21603, message: "A 'From' phone number and a 'Body' are required.", status: 400 });
     await this.onMessage?.(form);
     const messageSid = `SM${hex(16)}`;
