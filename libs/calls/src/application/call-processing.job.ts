@@ -4,8 +4,8 @@ import { CallProcessor } from './call-processor';
 // Provider errors are retried after 30 s, 1, 2, 4 and 8 minutes; the sixth failure fails the record.
 export const CALL_PROCESSING_ATTEMPTS = 6;
 
-// One job per call record. The lease covers the longest run: three 24 MB pieces at up to five
-// minutes each, the download and the analysis.
+// One job per call record. The lease covers the longest run: a 52 MB recording cut into three or
+// four pieces under 24 MB at up to five minutes each, the download, the cutting and the analysis.
 export const processCallJob = defineJob<{ callRecordId: string }>({
   name: 'calls.process-recording',
   handler: CallProcessor,

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Database, JobContext, JobHandler, Tx } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { analyseLocally } from '../domain/local-analyser';
@@ -16,8 +19,9 @@ export interface CallRow {
   transcription: string | null;
 }
 
+// Copies the record's recording into a file under `dir` (a temporary folder of the run).
 export interface RecordingReader {
-  read(row: CallRow): Promise<Recording>;
+  read(row: CallRow, dir: string): Promise<Recording>;
 }
 
 export interface AnalyserChooser {
@@ -32,6 +36,8 @@ export interface CallProcessorDeps {
   recordings: RecordingReader;
   language: LanguageHint;
   maxAttempts: number;
+  // Where a run keeps its copy of the recording (a temporary folder in it, removed when the run ends).
+  workDir?: string;
 }
 
 type Outcome = { status: 'completed' | 'failed'; analysis: CallAnalysis | null; reason: string | null; at: Date };
@@ -89,7 +95,7 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
         ),
       );
       if (started === 0) return;
-      const result = await transcriber.transcribe(await this.deps.recordings.read(row), this.deps.language);
+      const result = await this.transcribe(transcriber, row);
       const stored = await db.inTenant(ctx, (tx) =>
         tx.execute(`UPDATE call_records SET transcription = $2, status = 'analyzing', updated_at = now() WHERE id = $1 AND status = 'transcribing'`, [
           row.id, result.text,
@@ -109,6 +115,15 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
       );
       if (done.length === 1) await this.publish(tx, ctx, row, { status: 'completed', analysis, reason: null, at: done[0].completed_at });
     });
+  }
+
+  private async transcribe(transcriber: Transcriber, row: CallRow) {
+    const dir = await mkdtemp(join(this.deps.workDir ?? tmpdir(), 'engage-call-'));
+    try {
+      return await transcriber.transcribe(await this.deps.recordings.read(row, dir), this.deps.language);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   private async fail(ctx: RequestContext, row: CallRow, reason: string): Promise<void> {

@@ -15,8 +15,11 @@ export class ProviderError extends Error {
   }
 }
 
+// A recording as a local file: a temporary copy, removed by whoever made it once done, so a recording
+// is never held in memory whole.
 export interface Recording {
-  bytes: Buffer;
+  path: string;
+  bytes: number;
   filename: string;
   contentType: string;
 }

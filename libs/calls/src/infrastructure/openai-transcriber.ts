@@ -1,6 +1,11 @@
-import { splitRecording, UnsplittableRecording } from '../domain/audio-chunks';
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AudioFormat, SNIFF_BYTES, sniffAudioFormat } from '../domain/audio-format';
 import { type LanguageHint, ProviderError, type Recording, type Transcriber, type Transcription } from '../application/providers';
 import { providerRequest } from './provider-http';
+import { splitRecordingFile, UnsplittableRecording } from './recording-splitter';
 
 // OpenAI's /audio/transcriptions accepts files up to 25 MB; a little under it leaves room for the form.
 export const TRANSCRIBE_MAX_PIECE_BYTES = 24 * 1024 * 1024;
@@ -11,44 +16,68 @@ export interface OpenAiTranscriberOptions {
   model: string;
   maxPieceBytes?: number;
   timeoutMs?: number;
+  // Where the pieces of a long recording are cut to (a temporary folder in it, removed when done).
+  workDir?: string;
 }
 
 // An OpenAI-compatible speech-to-text API: POST {base}/audio/transcriptions, multipart with `file`,
 // `model`, `response_format=json` and `language` when a hint is given (auto: the model detects it).
 // A long recording goes as pieces within the size limit, one after another, their texts joined in order.
+// Files are streamed from disk into the request, never read whole into memory.
 export class OpenAiTranscriber implements Transcriber {
   constructor(private readonly options: OpenAiTranscriberOptions) {}
 
   async transcribe(recording: Recording, language: LanguageHint): Promise<Transcription> {
-    let pieces: Buffer[];
+    const maxBytes = this.options.maxPieceBytes ?? TRANSCRIBE_MAX_PIECE_BYTES;
+    if (recording.bytes <= maxBytes) {
+      const text = await this.piece(recording.path, recording.filename, recording.contentType, 'transcription', language);
+      return { text, pieces: 1, model: this.options.model };
+    }
+    const format = await formatOf(recording.path);
+    if (!format) {
+      throw new ProviderError(`a recording of ${recording.bytes} bytes exceeds the transcription limit of ${maxBytes} bytes and its format is not known`, false);
+    }
+    const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'engage-pieces-'));
     try {
-      pieces = splitRecording(recording.bytes, this.options.maxPieceBytes ?? TRANSCRIBE_MAX_PIECE_BYTES);
-    } catch (error) {
-      if (error instanceof UnsplittableRecording) throw new ProviderError(error.message, false);
-      throw error;
+      const pieces = await splitRecordingFile({ path: recording.path, bytes: recording.bytes, format }, dir, maxBytes).catch((error: unknown) => {
+        if (error instanceof UnsplittableRecording) throw new ProviderError(`the recording cannot be split: ${error.message}`, false);
+        throw error;
+      });
+      const base = recording.filename.replace(/\.[A-Za-z0-9]+$/, '');
+      const texts: string[] = [];
+      for (const [index, piece] of pieces.entries()) {
+        const what = `transcription of piece ${index + 1} of ${pieces.length}`;
+        texts.push(await this.piece(piece, `${base}-part${index + 1}.${format.ext}`, format.contentType, what, language));
+      }
+      return { text: texts.filter((text) => text !== '').join(' '), pieces: pieces.length, model: this.options.model };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-    const texts: string[] = [];
-    for (const [index, piece] of pieces.entries()) {
-      texts.push(await this.piece(recording, piece, index, pieces.length, language));
-    }
-    return { text: texts.filter((text) => text !== '').join(' '), pieces: pieces.length, model: this.options.model };
   }
 
-  private async piece(recording: Recording, bytes: Buffer, index: number, count: number, language: LanguageHint): Promise<string> {
+  private async piece(path: string, filename: string, contentType: string, what: string, language: LanguageHint): Promise<string> {
     const form = new FormData();
-    const filename = count === 1 ? recording.filename : recording.filename.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `-part${index + 1}${ext}`);
-    // A view of the piece, not a copy (the Blob takes its own).
-    const view = new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length);
-    form.append('file', new Blob([view], { type: recording.contentType }), filename);
+    // A Blob backed by the file: fetch reads it as it sends.
+    form.append('file', await openAsBlob(path, { type: contentType }), filename);
     form.append('model', this.options.model);
     form.append('response_format', 'json');
     if (language !== 'auto') form.append('language', language);
-    const what = count === 1 ? 'transcription' : `transcription of piece ${index + 1} of ${count}`;
     const body = await providerRequest(`${this.options.baseUrl}/audio/transcriptions`, {
       apiKey: this.options.apiKey, body: form, timeoutMs: this.options.timeoutMs ?? 300_000, what,
     });
     const text = (body as { text?: unknown } | null)?.text;
     if (typeof text !== 'string') throw new ProviderError(`${what} answered without a text`, true);
     return text.trim();
+  }
+}
+
+async function formatOf(path: string): Promise<AudioFormat | undefined> {
+  const file = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await file.read(head, 0, SNIFF_BYTES, 0);
+    return sniffAudioFormat(head.subarray(0, bytesRead));
+  } finally {
+    await file.close();
   }
 }

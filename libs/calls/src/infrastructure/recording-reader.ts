@@ -1,4 +1,8 @@
-import type { Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { type ObjectStorage, OutboundError, type OutboundClient } from '@engage/platform';
 import type { CallRow, RecordingReader } from '../application/call-processor';
 import { ProviderError, type Recording } from '../application/providers';
@@ -6,18 +10,20 @@ import { ProviderError, type Recording } from '../application/providers';
 // A little over the 50 MB upload limit: a recording read back is never larger than what was taken.
 export const MAX_RECORDING_BYTES = 52 * 1024 * 1024;
 
-// Reads a recording back from where it is: from the object storage by its key when the storage can
-// read (the local stand-in), else from its address through the SSRF-safe client (the CDN's URL, or
-// a recording_url the caller gave, stored as given).
+// Copies a recording from where it is into a file under `dir`: from the object storage by its key
+// when the storage can read (the local stand-in), streamed; else from its address through the
+// SSRF-safe client (the CDN's URL, or a recording_url the caller gave, stored as given), which
+// hands over the body whole (at most MAX_RECORDING_BYTES) before it is written out.
 export class StoredRecordingReader implements RecordingReader {
   constructor(
     private readonly storage: ObjectStorage,
     private readonly outbound: OutboundClient,
   ) {}
 
-  async read(row: CallRow): Promise<Recording> {
+  async read(row: CallRow, dir: string): Promise<Recording> {
     const contentType = row.recording_content_type ?? 'application/octet-stream';
     const filename = nameOf(row);
+    const path = join(dir, filename);
     if (row.recording_key && this.storage.read) {
       const stored = await this.storage.read(row.recording_key);
       if (!stored) throw new ProviderError('the stored recording is missing', false);
@@ -25,7 +31,16 @@ export class StoredRecordingReader implements RecordingReader {
         stored.body.destroy();
         throw new ProviderError(`the stored recording is larger than ${MAX_RECORDING_BYTES} bytes`, false);
       }
-      return { bytes: await collect(stored.body), filename, contentType };
+      let bytes = 0;
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          if (bytes > MAX_RECORDING_BYTES) done(new ProviderError(`the stored recording is larger than ${MAX_RECORDING_BYTES} bytes`, false));
+          else done(null, chunk);
+        },
+      });
+      await pipeline(stored.body, limit, createWriteStream(path));
+      return { path, bytes, filename, contentType };
     }
     if (!row.recording_url) throw new ProviderError('the call record has no recording', false);
     try {
@@ -35,26 +50,13 @@ export class StoredRecordingReader implements RecordingReader {
         throw new ProviderError(`the recording's address answered ${response.status}`, response.status >= 500 || response.status === 429);
       }
       const type = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'].split(';')[0].trim() : '';
-      return { bytes: response.body, filename, contentType: row.recording_content_type ?? (type || contentType) };
+      await writeFile(path, response.body);
+      return { path, bytes: response.body.length, filename, contentType: row.recording_content_type ?? (type || contentType) };
     } catch (error) {
       if (error instanceof OutboundError) throw new ProviderError(`the recording cannot be fetched: ${error.message}`, !error.blocked);
       throw error;
     }
   }
-}
-
-async function collect(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_RECORDING_BYTES) {
-      stream.destroy();
-      throw new ProviderError(`the stored recording is larger than ${MAX_RECORDING_BYTES} bytes`, false);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 // The file name the provider sees: its extension is how OpenAI-compatible APIs tell the format.

@@ -1,17 +1,22 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type HeardAudio, hearAudio } from './audio-fixtures';
 
 // A loopback peer speaking the OpenAI-compatible APIs the calls context uses, for tests:
 // POST /v1/audio/transcriptions (multipart/form-data: file, model, response_format, language) and
 // POST /v1/chat/completions (JSON). It records what it received; answers are scripted per test.
 // Its speech recognition is a stand-in: a WAV file's samples are read back as UTF-8 text, so a test
-// can say what each recording "says"; any other file is "audio of N bytes".
+// can say what each recording "says"; any other file is "audio of N bytes". With `hearing` on, every
+// file must be a real recording (hearAudio: a known format that decodes cleanly),
+// else it is refused with 400 as a real service would; its text is the tones heard in it.
 
 export interface ReceivedTranscription {
   authorization: string | undefined;
   contentType: string;
   fields: Record<string, string>;
   file: { name: string; type: string; bytes: Buffer } | null;
+  // What was heard in the file, with `hearing` on.
+  heard?: HeardAudio;
 }
 
 export interface ReceivedCompletion {
@@ -27,6 +32,7 @@ export class LoopbackProviders {
   // Answers used in order before the default ones.
   readonly transcriptionScript: Scripted[] = [];
   readonly completionScript: Scripted[] = [];
+  hearing = false;
   private readonly hanging = new Set<() => void>();
   private server!: Server;
   baseUrl = '';
@@ -79,11 +85,15 @@ export class LoopbackProviders {
       if (typeof value === 'string') fields[name] = value;
       else if (name === 'file') file = { name: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
     }
-    this.transcriptions.push({ authorization: req.headers.authorization, contentType, fields, file });
+    const heard = this.hearing && file ? await hearAudio(file.bytes, file.name) : undefined;
+    this.transcriptions.push({ authorization: req.headers.authorization, contentType, fields, file, heard });
     const scripted = this.transcriptionScript.shift();
     if (scripted) return 'content' in scripted ? { status: 200, body: { text: scripted.content } } : scripted;
     if (!file || !fields.model) return { status: 400, body: { error: { message: 'file and model are required' } } };
-    return { status: 200, body: { text: spokenText(file.bytes) } };
+    if (heard && (heard.format === null || heard.errors !== '' || heard.seconds === 0)) {
+      return { status: 400, body: { error: { message: `Invalid file format: ${heard.errors || 'no audio'}` } } };
+    }
+    return { status: 200, body: { text: heard ? heard.tones.map((hz) => `tone ${hz}`).join(' ') : spokenText(file.bytes) } };
   }
 
   private completion(req: IncomingMessage, body: Buffer) {
@@ -106,9 +116,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+const isWavSaying = (bytes: Buffer) => bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 36, 40) === 'data';
+
 // A WAV file's samples as text; anything else by its size.
 export function spokenText(bytes: Buffer): string {
-  if (bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 36, 40) === 'data') return bytes.subarray(44).toString('utf8').trim();
+  if (isWavSaying(bytes)) return bytes.subarray(44).toString('utf8').trim();
   return `audio of ${bytes.length} bytes`;
 }
 
