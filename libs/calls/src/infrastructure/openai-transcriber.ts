@@ -1,10 +1,9 @@
-import { openAsBlob } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AudioFormat, SNIFF_BYTES, sniffAudioFormat } from '../domain/audio-format';
 import { type LanguageHint, ProviderError, type Recording, type Transcriber, type Transcription } from '../application/providers';
-import { providerRequest } from './provider-http';
+import { providerUpload } from './provider-http';
 import { splitRecordingFile, UnsplittableRecording } from './recording-splitter';
 
 // OpenAI's /audio/transcriptions accepts files up to 25 MB; a little under it leaves room for the form.
@@ -30,7 +29,7 @@ export class OpenAiTranscriber implements Transcriber {
   async transcribe(recording: Recording, language: LanguageHint): Promise<Transcription> {
     const maxBytes = this.options.maxPieceBytes ?? TRANSCRIBE_MAX_PIECE_BYTES;
     if (recording.bytes <= maxBytes) {
-      const text = await this.piece(recording.path, recording.filename, recording.contentType, 'transcription', language);
+      const text = await this.piece(recording, 'transcription', language);
       return { text, pieces: 1, model: this.options.model };
     }
     const format = await formatOf(recording.path);
@@ -47,7 +46,8 @@ export class OpenAiTranscriber implements Transcriber {
       const texts: string[] = [];
       for (const [index, piece] of pieces.entries()) {
         const what = `transcription of piece ${index + 1} of ${pieces.length}`;
-        texts.push(await this.piece(piece, `${base}-part${index + 1}.${format.ext}`, format.contentType, what, language));
+        const file = { path: piece, bytes: (await stat(piece)).size, filename: `${base}-part${index + 1}.${format.ext}`, contentType: format.contentType };
+        texts.push(await this.piece(file, what, language));
       }
       return { text: texts.filter((text) => text !== '').join(' '), pieces: pieces.length, model: this.options.model };
     } finally {
@@ -55,15 +55,11 @@ export class OpenAiTranscriber implements Transcriber {
     }
   }
 
-  private async piece(path: string, filename: string, contentType: string, what: string, language: LanguageHint): Promise<string> {
-    const form = new FormData();
-    // A Blob backed by the file: fetch reads it as it sends.
-    form.append('file', await openAsBlob(path, { type: contentType }), filename);
-    form.append('model', this.options.model);
-    form.append('response_format', 'json');
-    if (language !== 'auto') form.append('language', language);
-    const body = await providerRequest(`${this.options.baseUrl}/audio/transcriptions`, {
-      apiKey: this.options.apiKey, body: form, timeoutMs: this.options.timeoutMs ?? 300_000, what,
+  private async piece(file: Recording, what: string, language: LanguageHint): Promise<string> {
+    const fields: Record<string, string> = { model: this.options.model, response_format: 'json' };
+    if (language !== 'auto') fields.language = language;
+    const body = await providerUpload(`${this.options.baseUrl}/audio/transcriptions`, {
+      apiKey: this.options.apiKey, fields, file, timeoutMs: this.options.timeoutMs ?? 300_000, what,
     });
     const text = (body as { text?: unknown } | null)?.text;
     if (typeof text !== 'string') throw new ProviderError(`${what} answered without a text`, true);

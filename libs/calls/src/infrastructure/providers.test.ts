@@ -31,6 +31,9 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
     expect(received.authorization).toBe('Bearer sk-transcribe');
     expect(received.fields).toEqual({ model: 'whisper-1', response_format: 'json', language: 'en' });
     expect(received.file).toMatchObject({ name: 'rec.wav', type: 'audio/wav' });
+    // Streamed from the file with its length declared up front (no chunked upload).
+    expect(received.contentLength).toBe(String(received.bodyBytes));
+    expect(received.file!.bytes.equals(wavSaying('hello I need a quote'))).toBe(true);
 
     await transcriber.transcribe(fileOf(wavSaying('مرحبا'), 'rec.wav', 'audio/wav'), 'auto');
     expect(peer.transcriptions[1].fields).toEqual({ model: 'whisper-1', response_format: 'json' });

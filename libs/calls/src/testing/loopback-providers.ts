@@ -13,6 +13,9 @@ import { type HeardAudio, hearAudio } from './audio-fixtures';
 export interface ReceivedTranscription {
   authorization: string | undefined;
   contentType: string;
+  // The request's content-length header and the bytes that came.
+  contentLength: string | undefined;
+  bodyBytes: number;
   fields: Record<string, string>;
   file: { name: string; type: string; bytes: Buffer } | null;
   // What was heard in the file, with `hearing` on.
@@ -86,7 +89,8 @@ export class LoopbackProviders {
       else if (name === 'file') file = { name: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
     }
     const heard = this.hearing && file ? await hearAudio(file.bytes, file.name) : undefined;
-    this.transcriptions.push({ authorization: req.headers.authorization, contentType, fields, file, heard });
+    const sizes = { contentLength: req.headers['content-length'], bodyBytes: body.length };
+    this.transcriptions.push({ authorization: req.headers.authorization, contentType, ...sizes, fields, file, heard });
     const scripted = this.transcriptionScript.shift();
     if (scripted) return 'content' in scripted ? { status: 200, body: { text: scripted.content } } : scripted;
     if (!file || !fields.model) return { status: 400, body: { error: { message: 'file and model are required' } } };
