@@ -9,9 +9,9 @@ import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import { type AudioFormat, sniffAudioFormat } from '../domain/audio-format';
 import { callsMigrations } from '../index';
 import { ConfiguredAnalysers, PlatformDefaultAiResolver } from '../infrastructure/analysers';
-import { OpenAiTranscriber } from '../infrastructure/openai-transcriber';
+import { OpenAiTranscriber, TRANSCRIBE_MAX_PIECE_BYTES } from '../infrastructure/openai-transcriber';
 import { StoredRecordingReader } from '../infrastructure/recording-reader';
-import { isoBoxes, ladderText, toneLadder } from '../testing/audio-fixtures';
+import { isoBoxes, ladderText, meetingRecording, toneLadder } from '../testing/audio-fixtures';
 import { AUDIO_HEADERS } from '../testing/calls-test-app';
 import { LoopbackProviders } from '../testing/loopback-providers';
 import { CallProcessor } from './call-processor';
@@ -62,7 +62,7 @@ describe('recordings over the transcription limit, every format', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function startRunner(maxPieceBytes: number): void {
+  function startRunner(maxPieceBytes?: number): void {
     const processor = new CallProcessor({
       db: runtime.db,
       transcriber: new OpenAiTranscriber({ baseUrl: peer.baseUrl, model: 'whisper-1', maxPieceBytes, workDir: work }),
@@ -94,7 +94,7 @@ describe('recordings over the transcription limit, every format', () => {
     return id;
   }
 
-  const settled = (id: string) =>
+  const settled = (id: string, ms?: number) =>
     eventually(
       () =>
         runtime.db
@@ -103,6 +103,7 @@ describe('recordings over the transcription limit, every format', () => {
           )
           .then((rows) => rows[0]),
       (r) => ['completed', 'failed'].includes(r.status),
+      ms,
     );
 
   it.each(FORMATS)('%s: cut into valid pieces under the limit, their texts joined in order', async (name) => {
@@ -137,6 +138,25 @@ describe('recordings over the transcription limit, every format', () => {
     expect(done.transcription).toBe(pieces.map((piece) => piece.heard!.tones.map((hz) => `tone ${hz}`).join(' ')).join(' '));
     expect(merged(done.transcription!)).toBe(ladderText(SECONDS));
   });
+
+  it('transcribes a 50-minute Zoom meeting (a 30 MB M4A) at the provider’s real limit', async () => {
+    const path = join(fixtures, 'meeting.m4a');
+    await meetingRecording(3000, 150, path);
+    const whole = readFileSync(path);
+    expect(whole.length).toBeGreaterThan(TRANSCRIBE_MAX_PIECE_BYTES);
+    startRunner();
+    const before = peer.transcriptions.length;
+    const id = await recordCall(whole, 'm4a', 'audio/mp4');
+    const done = await settled(id, 180_000);
+    expect(done).toMatchObject({ status: 'completed', failure_reason: null });
+    const pieces = peer.transcriptions.slice(before);
+    expect(pieces.map((p) => [p.file!.name, p.file!.bytes.length <= TRANSCRIBE_MAX_PIECE_BYTES, p.heard!.format, p.heard!.errors])).toEqual(
+      pieces.map((_, i) => [`${id}-part${i + 1}.m4a`, true, 'm4a', '']),
+    );
+    expect(pieces.length).toBe(2);
+    expect(Math.abs(pieces.reduce((sum, p) => sum + p.heard!.seconds, 0) - 3000)).toBeLessThan(2);
+    expect(merged(done.transcription!)).toBe(ladderText(3000, 150));
+  }, 240_000);
 
   it('sends a recording within the limit whole, bytes unchanged', async () => {
     const path = join(fixtures, 'short.m4a');

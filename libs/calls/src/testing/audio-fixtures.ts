@@ -38,9 +38,27 @@ export async function toneLadder(format: AudioFormat['name'], seconds: number, p
   if (run.code !== 0) throw new Error(`ffmpeg could not make a ${format} tone ladder: ${run.stderr}`);
 }
 
+// A meeting's audio as Zoom records it (AAC at 80 kbit/s, 44.1 kHz mono, in M4A): a tone ladder with
+// a step every `stepSeconds`, under hiss above 6 kHz that fills the bitrate as room noise would and
+// that hearing (at 8 kHz) does not pick up.
+export async function meetingRecording(seconds: number, stepSeconds: number, path: string): Promise<void> {
+  const steps = Math.ceil(seconds / stepSeconds);
+  const tones = Array.from({ length: steps }, (_, i) => `sine=f=${200 + 50 * i}:d=${stepSeconds}:sample_rate=44100[s${i}]`);
+  const graph = [
+    ...tones,
+    `${tones.map((_, i) => `[s${i}]`).join('')}concat=n=${steps}:v=0:a=1,atrim=0:${seconds}[t]`,
+    `anoisesrc=color=white:amplitude=0.1:seed=3:sample_rate=44100:d=${seconds},highpass=f=6000,highpass=f=6000[n]`,
+    // sine's amplitude is 1/8 and amix halves each input: the tone ends at about 0.38 of full scale.
+    '[t][n]amix=inputs=2:duration=first:dropout_transition=0,volume=6[out]',
+  ].join(';');
+  const encode = ['-map', '[out]', '-ac', '1', '-c:a', 'aac', '-b:a', '80k', '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'ipod'];
+  const run = await runFfmpeg(ffmpeg(), ['-v', 'error', '-y', '-filter_complex', graph, ...encode, path], 300_000);
+  if (run.code !== 0) throw new Error(`ffmpeg could not make a meeting recording: ${run.stderr}`);
+}
+
 // The tones of a whole ladder of `seconds`, as heard: "tone 200 tone 250 ...".
-export const ladderText = (seconds: number) =>
-  Array.from({ length: Math.ceil(seconds / LADDER_STEP_SECONDS) }, (_, i) => `tone ${200 + 50 * i}`).join(' ');
+export const ladderText = (seconds: number, stepSeconds = LADDER_STEP_SECONDS) =>
+  Array.from({ length: Math.ceil(seconds / stepSeconds) }, (_, i) => `tone ${200 + 50 * i}`).join(' ');
 
 export interface HeardAudio {
   // The format its first bytes say, null for none of the accepted ones.
