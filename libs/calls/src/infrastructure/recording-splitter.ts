@@ -61,6 +61,9 @@ export async function splitRecordingFile(input: SplitInput, outDir: string, maxB
 // container's own duration is missing from some files (a browser's WebM) or estimated (raw AAC).
 async function durationOf(ffmpeg: string, input: SplitInput, timeoutMs: number): Promise<number> {
   const run = await runFfmpeg(ffmpeg, ['-v', 'error', ...inputOf(input), '-map', '0:a:0', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-'], timeoutMs);
+  if (run.code !== 0 && /Stream map '0:a:0' matches no streams/.test(run.stderr)) {
+    throw new UnsplittableRecording(`the ${input.format.name} recording has no audio stream`);
+  }
   failed(run, input, 'read');
   const times = [...run.stdout.matchAll(/^out_time_us=(\d+)$/gm)].map((m) => Number(m[1]));
   const seconds = (times[times.length - 1] ?? 0) / 1e6;
