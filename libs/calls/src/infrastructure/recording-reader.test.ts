@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalObjectStorage, OutboundClient } from '@engage/platform';
-import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
+import { LocalObjectStorage, OutboundClient, S3ObjectStorage } from '@engage/platform';
+import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver, startTestS3Server } from '@engage/platform/testing';
 import type { CallRow } from '../application/call-processor';
 import { ProviderError } from '../application/providers';
 import { StoredRecordingReader } from './recording-reader';
@@ -60,4 +60,27 @@ describe('reading a recording back', () => {
     cdn.behave(() => ({ status: 503 }));
     expect(await outcome(`${cdn.url}/r/call.mp3`)).toEqual([true, "the recording's address answered 503"]);
   });
+
+  it('streams a recording kept on an S3-compatible CDN back by its key, not through its public address', async () => {
+    const s3 = await startTestS3Server();
+    const cdnStorage = new S3ObjectStorage({
+      endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.env.CDN_ACCESS_KEY_ID, secretAccessKey: s3.env.CDN_SECRET_ACCESS_KEY,
+      region: 'eu-west-1', timeoutMs: 10_000, publicUrl: 'https://cdn.invalid',
+    });
+    try {
+      const bytes = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(3 * 1024 * 1024, 7)]);
+      await cdnStorage.put('s/2026/11/b.mp3', bytes, { contentType: 'audio/mpeg' });
+      // No address of the CDN is reachable from here: only the key can bring the bytes back.
+      const reader = new StoredRecordingReader(cdnStorage, new OutboundClient({ extraCa: cert.cert }));
+      const into = mkdtempSync(join(copies, 's3-'));
+      const copy = await reader.read(row({ recording_key: 's/2026/11/b.mp3', recording_url: 'https://cdn.invalid/s/2026/11/b.mp3' }), into);
+      expect([copy.bytes, readFileSync(copy.path).equals(bytes)]).toEqual([bytes.length, true]);
+      const missing = await reader.read(row({ recording_key: 's/2026/11/none.mp3' }), into).catch((e: ProviderError) => e.message);
+      expect(missing).toBe('the stored recording is missing');
+    } finally {
+      await cdnStorage.onModuleDestroy();
+      await s3.close();
+    }
+  });
+
 });

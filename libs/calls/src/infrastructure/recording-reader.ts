@@ -11,9 +11,9 @@ import { ProviderError, type Recording } from '../application/providers';
 export const MAX_RECORDING_BYTES = 52 * 1024 * 1024;
 
 // Copies a recording from where it is into a file under `dir`: from the object storage by its key
-// when the storage can read (the local stand-in), streamed; else from its address through the
-// SSRF-safe client (the CDN's URL, or a recording_url the caller gave, stored as given), which
-// hands over the body whole (at most MAX_RECORDING_BYTES) before it is written out.
+// (the CDN or the local stand-in), streamed; else from its address through the SSRF-safe client (a
+// recording_url the caller gave, stored as given), which hands over the body whole (at most
+// MAX_RECORDING_BYTES) before it is written out.
 export class StoredRecordingReader implements RecordingReader {
   constructor(
     private readonly storage: ObjectStorage,
@@ -24,7 +24,7 @@ export class StoredRecordingReader implements RecordingReader {
     const contentType = row.recording_content_type ?? 'application/octet-stream';
     const filename = nameOf(row);
     const path = join(dir, filename);
-    if (row.recording_key && this.storage.read) {
+    if (row.recording_key) {
       const stored = await this.storage.read(row.recording_key);
       if (!stored) throw new ProviderError('the stored recording is missing', false);
       if (stored.bytes > MAX_RECORDING_BYTES) {

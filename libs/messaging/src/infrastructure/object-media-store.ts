@@ -34,7 +34,7 @@ export class ObjectMediaStore implements MediaStore {
 
   // A stored file of the local stand-in, for the media route; undefined for names that are not ours.
   async read(organizationId: string, name: string): Promise<(ObjectBody & { contentType: string }) | undefined> {
-    if (!isUuid(organizationId) || !MEDIA_FILE.test(name) || !this.storage.read) return undefined;
+    if (!isUuid(organizationId) || !MEDIA_FILE.test(name) || this.storage.kind !== 'local') return undefined;
     const file = await this.storage.read(`media/${organizationId}/${name}`);
     return file && { ...file, contentType: TYPES[name.split('.')[1]] ?? 'application/octet-stream' };
   }

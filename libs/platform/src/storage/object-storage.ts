@@ -29,9 +29,10 @@ export interface ObjectStorage {
   put(key: string, body: Readable | Buffer, options: PutOptions): Promise<StoredObject>;
   // Removes an object; a missing one is not an error.
   remove(key: string): Promise<void>;
-  // Opens an object to be read, undefined when there is none (or the key is not valid). Only the
-  // local stand-in has it: nothing else serves its files, while a CDN serves its own.
-  read?(key: string): Promise<ObjectBody | undefined>;
+  // Opens an object to be read, streamed; undefined when there is none (or the key is not valid).
+  // The local stand-in's files are served through it; a CDN serves its own, and is read back only
+  // by the service's own work (a call recording transcribed).
+  read(key: string): Promise<ObjectBody | undefined>;
 }
 
 export const OBJECT_STORAGE = Symbol('OBJECT_STORAGE');

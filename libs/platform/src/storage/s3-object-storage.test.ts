@@ -128,4 +128,18 @@ describe('the S3-compatible object storage', () => {
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));
   });
+
+  it('should stream an object back by its key, and answer undefined for a missing key or an invalid one', async () => {
+    const bytes = randomBytes(7 * MiB + 321);
+    const key = keyOf('m4a');
+    await storage.put(key, streamOf(bytes), { contentType: 'audio/mp4' });
+    const opened = await storage.read(key);
+    expect(opened?.bytes).toBe(bytes.length);
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened!.body) chunks.push(chunk as Buffer);
+    expect(sha(Buffer.concat(chunks))).toBe(sha(bytes));
+    expect(await storage.read(keyOf('mp3'))).toBeUndefined();
+    expect(await storage.read('../escape/key.mp3')).toBeUndefined();
+  });
+
 });

@@ -1,8 +1,8 @@
-import type { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Upload } from '@aws-sdk/lib-storage';
-import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { S3Target } from './cdn-target';
-import { assertObjectKey, type ObjectStorage, type PutOptions, type StoredObject } from './object-storage';
+import { assertObjectKey, type ObjectBody, type ObjectStorage, type PutOptions, type StoredObject } from './object-storage';
 
 // S3's smallest part. A body is read in parts of this size, one uploading at a time, so an upload
 // holds about 10-15 MiB whatever its length; two at a time cost a third more memory for no speed
@@ -15,7 +15,7 @@ const PARTS_IN_FLIGHT = 1;
 // a multipart upload that is aborted on failure so no parts are left behind.
 export class S3ObjectStorage implements ObjectStorage {
   readonly kind = 's3' as const;
-  private sdk?: Promise<{ client: S3Client; Upload: typeof Upload; DeleteObjectCommand: typeof DeleteObjectCommand }>;
+  private sdk?: Promise<{ client: S3Client; Upload: typeof Upload; DeleteObjectCommand: typeof DeleteObjectCommand; GetObjectCommand: typeof GetObjectCommand }>;
 
   constructor(private readonly target: S3Target) {}
 
@@ -36,6 +36,7 @@ export class S3ObjectStorage implements ObjectStorage {
       }),
       Upload: storage.Upload,
       DeleteObjectCommand: s3.DeleteObjectCommand,
+      GetObjectCommand: s3.GetObjectCommand,
     }));
     return this.sdk;
   }
@@ -86,6 +87,26 @@ export class S3ObjectStorage implements ObjectStorage {
       await client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }));
     } catch (error) {
       throw new Error(`object storage could not remove "${key}": ${this.describe(error)}`);
+    }
+  }
+
+  // Streams an object from the bucket (the worker reading a call recording back): undefined when
+  // there is none or the key is not valid.
+  async read(key: string): Promise<ObjectBody | undefined> {
+    try {
+      assertObjectKey(key);
+    } catch {
+      return undefined;
+    }
+    try {
+      const { client, GetObjectCommand } = await this.loadSdk();
+      const answer = await client.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: key }));
+      if (!(answer.Body instanceof Readable)) throw new Error('the answer has no body stream');
+      return { body: answer.Body, bytes: answer.ContentLength ?? 0 };
+    } catch (error) {
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
+      throw new Error(`object storage could not read "${key}": ${this.describe(error)}`);
     }
   }
 
