@@ -9,6 +9,7 @@ import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0
 import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrations/0003-inbound-events-without-locks';
 import { ChannelAdapters1763800003004 } from './infrastructure/migrations/0004-channel-adapters';
 import { SmsChannels1763800003006 } from './infrastructure/migrations/0006-sms-channels';
+import { ConversationReplyWindows1763800003010 } from './infrastructure/migrations/0010-conversation-reply-windows';
 
 export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
@@ -24,6 +25,8 @@ export const messagingMigrations: MigrationClass[] = [
   InboundEventsWithoutLocks1763800003003,
   ChannelAdapters1763800003004,
   SmsChannels1763800003006,
+  // The published read re-engagement selects conversations through (docs/reengagement.md).
+  ConversationReplyWindows1763800003010,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go
