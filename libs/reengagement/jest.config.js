@@ -1,1 +1,6 @@
-module.exports = { displayName: 'reengagement', preset: '../../jest.preset.js' };
+module.exports = {
+  displayName: 'reengagement',
+  preset: '../../jest.preset.js',
+  globalSetup: '<rootDir>/../platform/src/testing/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/../platform/src/testing/jest-global-teardown.ts',
+};

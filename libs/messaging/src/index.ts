@@ -14,6 +14,9 @@ import { ConversationReplyWindows1763800003010 } from './infrastructure/migratio
 export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
 export { PendingSendSweeper } from './application/pending-send.sweeper';
+export { ConversationService } from './application/conversation.service';
+export { AutomatedSender } from './application/automated-send';
+export { SendFailed } from './application/send.service';
 export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 // The SMS send of broadcasts, sequences and re-engagement (SMS is not answered from the inbox, §1).

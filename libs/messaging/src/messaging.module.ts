@@ -6,6 +6,7 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
+import { AutomatedSender } from './application/automated-send';
 import { INBOUND_LANES, InboundProcessor } from './application/inbound-processor';
 import { SocialInbound } from './application/social-inbound';
 import { InboundPurge } from './application/inbound-purge';
@@ -63,6 +64,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       inject: [Database, ChannelAdapters],
       useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters),
     },
+    { provide: AutomatedSender, inject: [Database, ChannelAdapters], useFactory: (db: Database, adapters: ChannelAdapters) => new AutomatedSender(db, adapters) },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
     // Re-hosted media go to the platform's object storage (the CDN, or its local stand-in).
@@ -95,6 +97,6 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor,
-    SmsSender],
+    SmsSender, AutomatedSender],
 })
 export class MessagingModule {}

@@ -1,5 +1,75 @@
 import { Module } from '@nestjs/common';
+import type pino from 'pino';
+import { CALLS_SETTINGS } from '@engage/calls';
+import { ContactService, CrmModule } from '@engage/crm';
+import { IdentityModule } from '@engage/identity';
+import { AutomatedSender, ConversationService, MessagingModule } from '@engage/messaging';
+import { CONFIG, type Config, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
+import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
+import { AiTargets } from './application/ai-targets';
+import { Drafter } from './application/drafter';
+import { NudgeSender } from './application/nudge-sender';
+import { ReplyConsumer } from './application/reply-consumer';
+import { ReviewService } from './application/review.service';
+import { ReengagementScheduler } from './application/scheduler';
+import { ReengagementSettings } from './application/settings.service';
+import { ReengagementController } from './http/reengagement.controller';
+import { ChatCompletions } from './infrastructure/chat-completions';
 
-// Filled by the reengagement issue: controllers, handlers, ports and their adapters.
-@Module({})
+// Calls to a customer's own AI address go through the SSRF-safe client (replaceable in tests).
+export const REENGAGEMENT_OUTBOUND = Symbol('REENGAGEMENT_OUTBOUND');
+const AI_TIMEOUT_MS = 30_000;
+
+// AI re-engagement (docs/reengagement.md): settings, the minute's scheduler pass, drafts through
+// the OpenAI-compatible AI (the calls context's AI_* settings are the platform default), review,
+// and the consumer of customers' replies.
+@Module({
+  imports: [IdentityModule, CrmModule, MessagingModule],
+  controllers: [ReengagementController],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    {
+      provide: REENGAGEMENT_OUTBOUND,
+      inject: [CONFIG],
+      useFactory: (config: Config) => createOutboundClient(config, { keepAlive: false, allowHttpForAllowedHosts: true, maxBodyBytes: 1024 * 1024 }),
+    },
+    {
+      provide: AiTargets,
+      inject: [CONFIG, SecretBox],
+      useFactory: (config: Config, box: SecretBox) => {
+        const s = settingsOf(config, CALLS_SETTINGS);
+        return new AiTargets({ baseUrl: s.AI_BASE_URL, apiKey: s.AI_API_KEY, model: s.AI_MODEL }, box);
+      },
+    },
+    { provide: ChatCompletions, inject: [REENGAGEMENT_OUTBOUND], useFactory: (outbound: OutboundClient) => new ChatCompletions(outbound, AI_TIMEOUT_MS) },
+    {
+      provide: ReengagementSettings,
+      inject: [Database, SecretBox, AiTargets, ChatCompletions, REENGAGEMENT_OUTBOUND],
+      useFactory: (db: Database, box: SecretBox, targets: AiTargets, ai: ChatCompletions, outbound: OutboundClient) =>
+        new ReengagementSettings(db, box, targets, ai, outbound),
+    },
+    {
+      provide: Drafter,
+      inject: [ConversationService, ContactService, AiTargets, ChatCompletions],
+      useFactory: (c: ConversationService, contacts: ContactService, targets: AiTargets, ai: ChatCompletions) => new Drafter(c, contacts, targets, ai),
+    },
+    {
+      provide: NudgeSender,
+      inject: [Database, AutomatedSender, CLOCK],
+      useFactory: (db: Database, sender: AutomatedSender, clock: Clock) => new NudgeSender(db, sender, clock),
+    },
+    {
+      provide: ReengagementScheduler,
+      inject: [Database, Drafter, NudgeSender, CLOCK, PLATFORM_LOG],
+      useFactory: (db: Database, drafter: Drafter, sender: NudgeSender, clock: Clock, log: pino.Logger) => new ReengagementScheduler(db, drafter, sender, clock, log),
+    },
+    {
+      provide: ReviewService,
+      inject: [Database, NudgeSender, ConversationService],
+      useFactory: (db: Database, sender: NudgeSender, conversations: ConversationService) => new ReviewService(db, sender, conversations),
+    },
+    ReplyConsumer,
+  ],
+  exports: [ReengagementScheduler, ReengagementSettings],
+})
 export class ReengagementModule {}

@@ -36,6 +36,9 @@ export class LoopbackProviders {
   readonly transcriptionScript: Scripted[] = [];
   readonly completionScript: Scripted[] = [];
   hearing = false;
+  // Bearer keys answered 401, as a provider answers a revoked key (GET /v1/models and completions).
+  readonly refusedKeys = new Set<string>();
+  readonly modelChecks: (string | undefined)[] = [];
   private readonly hanging = new Set<() => void>();
   private server!: Server;
   baseUrl = '';
@@ -74,7 +77,14 @@ export class LoopbackProviders {
   private async route(req: IncomingMessage): Promise<{ status: number; body: unknown } | { hang: true }> {
     const body = await readBody(req);
     if (req.method === 'POST' && req.url === '/v1/audio/transcriptions') return this.transcription(req, body);
+    if (this.refusedKeys.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
+      return { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } };
+    }
     if (req.method === 'POST' && req.url === '/v1/chat/completions') return this.completion(req, body);
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      this.modelChecks.push(req.headers.authorization);
+      return { status: 200, body: { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model' }] } };
+    }
     return { status: 404, body: { error: { message: `no route ${req.method} ${req.url}` } } };
   }
 

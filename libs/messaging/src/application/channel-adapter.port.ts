@@ -7,6 +7,8 @@ import type { SendOutcome } from './send.service';
 export interface ReplyInput {
   message: string;
   mediaUrls: string[];
+  // Stored on the message's metadata (automated sends name their source, e.g. reengagement_nudge_id).
+  metadata?: Record<string, string>;
 }
 
 // One kind of channel: what it can do and how a reply goes out on it. The reply path, the send

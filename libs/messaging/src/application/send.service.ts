@@ -145,7 +145,7 @@ export class SendService {
     for (const body of calls) {
       const call = body.UOWCHAT;
       const url = call.imageUrl || call.videoUrl || call.documentUrl;
-      const metadata: Record<string, unknown> = { random_string: call.random_string };
+      const metadata: Record<string, unknown> = { ...req.metadata, random_string: call.random_string };
       if (req.from !== null) metadata.sender_name = req.from;
       if (req.crossChannel) metadata.cross_channel = { ...req.crossChannel, requested_conversation_id: req.conversationId };
       const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [

@@ -18,6 +18,8 @@ export interface SendRequest {
   from: string | null;
   mediaUrls: string[];
   crossChannel: CrossChannelResponse | null;
+  // Set by automated senders only (never from a request body).
+  metadata?: Record<string, string>;
 }
 
 const invalid = (message: string) => new DomainError('validation', 'validation_failed', message);

@@ -28,6 +28,7 @@ export class ChatAppAdapter implements ChannelAdapter {
       from: null,
       mediaUrls: input.mediaUrls,
       crossChannel: null,
+      metadata: input.metadata,
     });
   }
 }

@@ -38,7 +38,7 @@ export class MetaAdapter implements ChannelAdapter {
   async reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome> {
     const decision = decideWindow(this.capabilities.window, conversation.last_customer_message_at, this.clock.now(), writtenByHuman(ctx));
     const messages = planMessages(input, decision);
-    const target = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, conversation, messages, decision));
+    const target = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, conversation, messages, decision, input));
     const attempts: Attempt[] = [];
     let failure: string | null = null;
     for (const message of messages) {
@@ -71,7 +71,7 @@ export class MetaAdapter implements ChannelAdapter {
     return this.graph.check(channel.external_account_id, this.box.open(channel.access_token_sealed));
   }
 
-  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: PlannedMessage[], decision: WindowDecision) {
+  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: PlannedMessage[], decision: WindowDecision, input: ReplyInput) {
     const [channel] = await tx.query<ChannelSecret>(CHANNEL_SECRET, [conversation.channel_account_id]);
     if (!channel?.external_account_id || !channel.access_token_sealed) {
       throw unprocessable('channel.not_connected', 'This channel account has no page or access token');
@@ -80,7 +80,7 @@ export class MetaAdapter implements ChannelAdapter {
     const [recipient] = await tx.query<{ external_user_id: string }>(CONTACT_CHANNEL_ID, [conversation.channel_account_id, conversation.contact_id]);
     if (!recipient) throw unprocessable('channel.no_recipient', 'The contact has not written on this channel, so it has no address there');
     await touchConversation(tx, conversation.id, 0);
-    const metadata = { window: decision.send, ...(ctx.userId ? { sender_user_id: ctx.userId } : {}), send_id: randomUUID() };
+    const metadata = { ...input.metadata, window: decision.send, ...(ctx.userId ? { sender_user_id: ctx.userId } : {}), send_id: randomUUID() };
     const messageIds: string[] = [];
     for (const [index, m] of messages.entries()) {
       const text = 'text' in m.message ? m.message.text : '';

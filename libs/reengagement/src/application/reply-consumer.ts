@@ -1,0 +1,47 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { type DomainEvent, isPayloadObject, uuidOrNull } from '@engage/shared-kernel';
+import { MESSAGE_RECEIVED } from '@engage/messaging';
+import { consumeIdempotentBatch, Database, EventSubscriptions } from '@engage/platform';
+import { MARK_REPLIED, RESET_UNANSWERED } from '../infrastructure/reengagement.sql';
+
+export const REPLY_CONSUMER = 'reengagement.replies';
+
+// A customer's message (messaging's message.received) answers the conversation's open nudges:
+// they become user_replied, and when one of them had been sent the unanswered counter goes back to
+// 0. Idempotent without a processed_events row: a redelivered message finds nothing open.
+@Injectable()
+export class ReplyConsumer implements OnModuleInit {
+  constructor(
+    private readonly subscriptions: EventSubscriptions,
+    private readonly db: Database,
+  ) {}
+
+  onModuleInit(): void {
+    this.subscriptions.add({
+      consumer: REPLY_CONSUMER,
+      sources: [MESSAGE_RECEIVED.source],
+      handle: (event) => this.apply([event]),
+      handleBatch: (events) => this.apply(events),
+    });
+  }
+
+  private async apply(events: DomainEvent[]): Promise<void> {
+    const received = events.filter((event) => event.type === MESSAGE_RECEIVED.name && replyOf(event));
+    if (received.length === 0) return;
+    await consumeIdempotentBatch(this.db, received, async (tx, batch) => {
+      for (const event of batch) {
+        const reply = replyOf(event)!;
+        const [marked] = await tx.query<{ answered: number }>(MARK_REPLIED, [reply.conversationId, reply.at]);
+        if (marked.answered > 0) await tx.execute(RESET_UNANSWERED, [reply.conversationId]);
+      }
+    });
+  }
+}
+
+function replyOf(event: DomainEvent): { conversationId: string; at: Date } | null {
+  const message = isPayloadObject(event.payload) ? event.payload.message : undefined;
+  if (!isPayloadObject(message) || message.direction !== 'INBOUND') return null;
+  const conversationId = uuidOrNull(message.conversation_id);
+  const at = typeof message.created_at === 'string' ? new Date(message.created_at) : new Date(event.occurredAt);
+  return conversationId && !Number.isNaN(at.getTime()) ? { conversationId, at } : null;
+}

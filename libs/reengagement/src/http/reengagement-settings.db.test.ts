@@ -1,0 +1,114 @@
+import * as fs from 'node:fs';
+import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import { type ReengagementApp, startReengagementApp } from '../testing';
+
+const KEY = 'sk-customer-secret-key-abcdef-9876';
+let r: ReengagementApp;
+const captured: string[] = [];
+const answers: string[] = [];
+
+beforeAll(async () => {
+  // Every line the process writes (pino writes to fd 1 with fs.writeSync), to search for the key.
+  const keep = (chunk: unknown) => captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+  const writeSync = fs.writeSync;
+  jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
+    keep(data);
+    return (writeSync as (...a: unknown[]) => number)(fd, data, ...rest);
+  }) as typeof fs.writeSync);
+  const stdout = process.stdout.write.bind(process.stdout);
+  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    return (stdout as (...a: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stdout.write);
+  r = await startReengagementApp();
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await r.stop();
+});
+
+const call = async (method: 'GET' | 'PUT', headers: Record<string, string>, payload?: object) => {
+  const res = await r.app.inject({ method, url: '/functions/v1/reengagement/settings', headers, payload });
+  answers.push(res.body);
+  return res;
+};
+
+describe('re-engagement settings', () => {
+  let t: TestTenant;
+  beforeAll(async () => {
+    t = await createTestTenant(r.app);
+  });
+
+  it('should answer the defaults: off, default AI, 20 h, the social-messaging channels, no key', async () => {
+    const res = await call('GET', t.session);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      enabled: false, provider: 'default', has_custom_key: false, custom_key_last4: null, trigger_hours: 20, channels: ['messenger', 'instagram'],
+      approval_mode: true, fallback_to_default: true, key_scope: 'reengagement', default_ai_configured: true,
+    });
+  });
+
+  it('should let OWNER and ADMIN configure and refuse AGENT and API keys with 403', async () => {
+    const admin = await memberHeaders(r.app, t, 'ADMIN');
+    expect((await call('PUT', admin, { trigger_hours: 18 })).statusCode).toBe(200);
+    const agent = await memberHeaders(r.app, t, 'AGENT');
+    expect((await call('GET', agent)).statusCode).toBe(403);
+    expect((await call('PUT', agent, { enabled: true })).statusCode).toBe(403);
+    expect((await call('GET', t.key)).statusCode).toBe(401);
+  });
+
+  it.each([
+    [{ trigger_hours: 11 }, 'trigger_hours'], [{ trigger_hours: 24 }, 'trigger_hours'], [{ trigger_hours: 20.5 }, 'trigger_hours'],
+    [{ trigger_hours: '20' }, 'trigger_hours'], [{ provider: 'openai' }, 'provider'], [{ key_scope: 'calls' }, 'key_scope'],
+    [{ channels: ['fax'] }, 'channels'], [{ channels: 'messenger' }, 'channels'], [{ enabled: 'yes' }, 'enabled'],
+    [{ custom_key: 'short' }, 'custom_key'], [{ custom_key: 'has a space in it' }, 'custom_key'], [{ custom_key: 42 }, 'custom_key'],
+    [{ guidelines: 'x'.repeat(4001) }, 'guidelines'], [{ approval_mode: 1 }, 'approval_mode'], [{ surprise: true }, 'surprise'],
+    [{ custom_base_url: 'http://10.0.0.8/v1' }, 'custom_base_url'], [{ custom_base_url: 'ftp://ai.example.com/' }, 'custom_base_url'],
+    [{ custom_base_url: 'not a url' }, 'custom_base_url'],
+  ])('should refuse a bad body (%#) with a 400 naming the field', async (payload, field) => {
+    const res = await call('PUT', t.session, payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain(field);
+  });
+
+  it('should refuse a body that is not JSON with a 400', async () => {
+    const res = await r.app.inject({ method: 'PUT', url: '/functions/v1/reengagement/settings', headers: { ...t.session, 'content-type': 'application/json' }, payload: '{' });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('should seal the customer key, check it with one call, show only its last four, and remove it with null', async () => {
+    const u = await createTestTenant(r.app);
+    const res = await call('PUT', u.session, { provider: 'custom', custom_key: KEY, custom_base_url: r.customerAi.baseUrl, key_scope: 'all' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ provider: 'custom', has_custom_key: true, custom_key_last4: '9876', key_scope: 'all', custom_key_check: { ok: true } });
+    expect(r.customerAi.modelChecks.at(-1)).toBe(`Bearer ${KEY}`);
+    const [stored] = await r.runtime.db.inTenant(u.ctx, (tx) => tx.query<{ custom_key_sealed: string }>('SELECT custom_key_sealed FROM reengagement_settings'));
+    expect(stored.custom_key_sealed).toMatch(/^v1:/);
+    expect(stored.custom_key_sealed).not.toContain(KEY);
+    expect((await call('GET', u.session)).json()).toMatchObject({ has_custom_key: true, custom_key_last4: '9876' });
+    expect((await call('PUT', u.session, { enabled: true })).json()).toMatchObject({ enabled: true });
+
+    r.customerAi.refusedKeys.add(`${KEY}-revoked`);
+    const refused = await call('PUT', u.session, { custom_key: `${KEY}-revoked` });
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json().custom_key_check).toEqual({ ok: false, error: 'the custom AI answered 401 (key refused)' });
+
+    const removed = await call('PUT', u.session, { enabled: false, custom_key: null });
+    expect(removed.json()).toMatchObject({ has_custom_key: false, custom_key_last4: null });
+  });
+
+  it('should refuse enabling without a usable AI and say why', async () => {
+    const u = await createTestTenant(r.app);
+    const res = await call('PUT', u.session, { enabled: true, provider: 'custom' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'reengagement.ai_not_configured' });
+    expect(res.json().error).toContain('no custom_key is set');
+    expect((await call('GET', u.session)).json().enabled).toBe(false);
+  });
+
+  it('should never show the customer key in any response or log line', () => {
+    expect(answers.length).toBeGreaterThan(10);
+    expect(captured.length).toBeGreaterThan(0);
+    for (const text of [...answers, ...captured]) expect(text).not.toContain(KEY);
+  });
+});

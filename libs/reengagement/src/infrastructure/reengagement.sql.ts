@@ -1,0 +1,98 @@
+// Re-engagement's statements. Messaging is read only through its published view
+// conversation_reply_windows (docs/reengagement.md); tenant statements run under row-level security.
+
+export const SETTINGS_OF = `SELECT * FROM reengagement_settings WHERE organization_id = app_org_id()`;
+
+export const UPSERT_SETTINGS = `
+  INSERT INTO reengagement_settings (organization_id, enabled, provider, custom_key_sealed, custom_key_last4, custom_base_url, key_scope,
+                                     fallback_to_default, approval_mode, trigger_hours, channels, guidelines, updated_at)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
+  ON CONFLICT (organization_id) DO UPDATE SET enabled = $1, provider = $2, custom_key_sealed = $3, custom_key_last4 = $4, custom_base_url = $5,
+    key_scope = $6, fallback_to_default = $7, approval_mode = $8, trigger_hours = $9, channels = $10, guidelines = $11, updated_at = now()
+  RETURNING *`;
+
+// Drafts and open nudges whose window closed: nothing may be sent any more (system, every organization).
+export const EXPIRE_CLOSED = `
+  UPDATE reengagement_nudges SET status = 'expired', failure_reason = 'the 24-hour window closed before it was sent', updated_at = $1
+  WHERE status IN ('draft', 'awaiting_approval') AND window_closes_at <= $1`;
+
+// Conversations whose third consecutive nudge went unanswered (its window is over): disabled.
+export const DISABLE_UNANSWERED = `
+  UPDATE reengagement_conversations rc SET disabled_at = $1, disabled_reason = 'unanswered_nudges', updated_at = $1
+  WHERE rc.unanswered_count >= $2 AND rc.disabled_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM reengagement_nudges n WHERE n.organization_id = rc.organization_id AND n.conversation_id = rc.conversation_id
+                    AND n.status = 'sent' AND n.window_closes_at > $1)`;
+
+// §8's selection, across organizations: the customer's last message between trigger_hours and 24 h
+// old (the index range is 12 to 24 h), on a chosen channel, window still open, not answered by the
+// business since, no nudge yet for this window, fewer than 3 unanswered and not disabled.
+export const DUE_CONVERSATIONS = `
+  SELECT w.organization_id, w.conversation_id, w.contact_id, w.last_customer_message_at, w.window_closes_at
+  FROM conversation_reply_windows w
+  JOIN reengagement_settings s ON s.organization_id = w.organization_id AND s.enabled
+  LEFT JOIN reengagement_conversations rc ON rc.organization_id = w.organization_id AND rc.conversation_id = w.conversation_id
+  WHERE w.last_customer_message_at > $1::timestamptz - interval '24 hours'
+    AND w.last_customer_message_at <= $1::timestamptz - interval '12 hours'
+    AND w.last_customer_message_at <= $1::timestamptz - make_interval(hours => s.trigger_hours)
+    AND w.channel_kind = ANY (s.channels)
+    AND (w.window_closes_at IS NULL OR w.window_closes_at > $1)
+    AND (rc.conversation_id IS NULL OR (rc.disabled_at IS NULL AND rc.unanswered_count < $2))
+    AND NOT EXISTS (SELECT 1 FROM reengagement_nudges n WHERE n.organization_id = w.organization_id AND n.conversation_id = w.conversation_id
+                    AND n.last_customer_message_at = w.last_customer_message_at)
+    AND NOT w.answered_since_customer
+  ORDER BY w.last_customer_message_at
+  LIMIT $3`;
+
+// The window's claim: a second process (or pass) inserting for the same window gets no row.
+export const CLAIM_WINDOW = `
+  INSERT INTO reengagement_nudges (organization_id, conversation_id, contact_id, last_customer_message_at, window_closes_at, created_at, updated_at)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $5)
+  ON CONFLICT ON CONSTRAINT reengagement_nudges_one_per_window DO NOTHING
+  RETURNING *`;
+
+export const NUDGE_BY_ID = `SELECT * FROM reengagement_nudges WHERE id = $1`;
+
+export const DRAFTED = `
+  UPDATE reengagement_nudges SET status = $2, text = $3, provider = $4, fallback_reason = $5, failure_reason = $6, updated_at = now()
+  WHERE id = $1 AND status = 'draft' RETURNING *`;
+
+// The send's claim: only one approve (or the scheduler) moves a nudge on to sent.
+export const CLAIM_SEND = `
+  UPDATE reengagement_nudges SET status = 'sent', text = $2, reviewed_by = $3, sent_at = $4, updated_at = $4
+  WHERE id = $1 AND status = ANY ($5::text[]) AND window_closes_at > $4 RETURNING *`;
+
+export const SEND_FAILED = `
+  UPDATE reengagement_nudges SET status = $2, failure_reason = $3, sent_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sent' RETURNING *`;
+
+export const SET_MESSAGE = `UPDATE reengagement_nudges SET message_id = $2 WHERE id = $1 RETURNING *`;
+
+export const COUNT_UNANSWERED = `
+  INSERT INTO reengagement_conversations (organization_id, conversation_id, unanswered_count, updated_at) VALUES (app_org_id(), $1, 1, now())
+  ON CONFLICT (organization_id, conversation_id) DO UPDATE SET unanswered_count = reengagement_conversations.unanswered_count + 1, updated_at = now()`;
+
+export const SKIP = `
+  UPDATE reengagement_nudges SET status = 'skipped', reviewed_by = $2, updated_at = now() WHERE id = $1 AND status = 'awaiting_approval' RETURNING *`;
+
+export const LIST_NUDGES = `
+  SELECT * FROM reengagement_nudges WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`;
+
+// A customer's message: the conversation's open nudges (still in their window) are answered.
+export const MARK_REPLIED = `
+  WITH open AS (
+    SELECT id, status FROM reengagement_nudges
+    WHERE conversation_id = $1 AND status IN ('draft', 'awaiting_approval', 'sent') AND window_closes_at > $2 FOR UPDATE
+  ), marked AS (
+    UPDATE reengagement_nudges n SET status = 'user_replied', replied_at = $2, updated_at = now() FROM open WHERE n.id = open.id RETURNING open.status
+  )
+  SELECT count(*) FILTER (WHERE status = 'sent')::int AS answered FROM marked`;
+
+export const RESET_UNANSWERED = `
+  UPDATE reengagement_conversations SET unanswered_count = 0, updated_at = now() WHERE conversation_id = $1`;
+
+export const CONVERSATION_STATE = `
+  SELECT w.conversation_id, coalesce(rc.unanswered_count, 0) AS unanswered_count, rc.disabled_at, rc.disabled_reason
+  FROM (SELECT $1::uuid AS conversation_id) w LEFT JOIN reengagement_conversations rc ON rc.conversation_id = w.conversation_id`;
+
+export const ENABLE_CONVERSATION = `
+  UPDATE reengagement_conversations SET disabled_at = NULL, disabled_reason = NULL, unanswered_count = 0, updated_at = now()
+  WHERE conversation_id = $1 RETURNING conversation_id, unanswered_count, disabled_at, disabled_reason`;

@@ -1,0 +1,1 @@
+export * from './reengagement-test-app';
