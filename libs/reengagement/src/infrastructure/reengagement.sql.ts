@@ -76,11 +76,13 @@ export const SKIP = `
 export const LIST_NUDGES = `
   SELECT * FROM reengagement_nudges WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`;
 
-// A customer's message: the conversation's open nudges (still in their window) are answered.
+// A customer's message: the conversation's open nudges (still in their window, and following an
+// earlier customer message) are answered.
 export const MARK_REPLIED = `
   WITH open AS (
     SELECT id, status FROM reengagement_nudges
-    WHERE conversation_id = $1 AND status IN ('draft', 'awaiting_approval', 'sent') AND window_closes_at > $2 FOR UPDATE
+    WHERE conversation_id = $1 AND status IN ('draft', 'awaiting_approval', 'sent') AND window_closes_at > $2 AND last_customer_message_at < $2
+    FOR UPDATE
   ), marked AS (
     UPDATE reengagement_nudges n SET status = 'user_replied', replied_at = $2, updated_at = now() FROM open WHERE n.id = open.id RETURNING open.status
   )

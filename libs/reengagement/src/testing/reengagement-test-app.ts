@@ -70,6 +70,11 @@ export async function customerWrites(r: ReengagementApp, pageId: string, psid: s
   const answer = await r.send(metaBody('page', pageId, [event]));
   if (answer.status !== 200) throw new Error(`webhook: ${JSON.stringify(answer.body)}`);
   while ((await r.app.get(InboundProcessor).processDue()) > 0);
+  // Its events relayed and consumed, so a test that moves the clock afterwards starts from a settled state.
+  await waitFor(
+    () => r.runtime.db.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL`)),
+    ([row]) => row.n === 0,
+  );
 }
 
 // Where the customer's last message is put in time (the scheduler reads it through messaging's view).
