@@ -56,12 +56,14 @@ describe('what the function and auth routes answer, against /docs', () => {
   let doc: Doc;
   let ajv: Ajv;
   const checked = new Set<string>();
+  let peerBase = '';
   const validators = new Map<object, ValidateFunction>();
 
   beforeAll(async () => {
     receiver = await startHttpsReceiver(cert, (request) => (request.path.startsWith('/broken') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' }));
     peer = await startPeer();
     const peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    peerBase = peerUrl;
     const env = {
       BILLING_WEBHOOK_SECRET: SECRET, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath,
       NOTIFY_URL: peerUrl, META_GRAPH_URL: `${peerUrl}/graph`, META_APP_SECRET: META_SECRET, META_VERIFY_TOKEN: META_VERIFY, SMS_API_URL: peerUrl,
@@ -375,11 +377,46 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(imported.json().call_record_ids).toHaveLength(1);
   });
 
+  it('should answer the AI re-engagement functions as declared', async () => {
+    const t = await createTestTenant(app);
+    const org = t.ctx.organizationId;
+    await call('GET', '/functions/v1/reengagement/settings', { headers: t.session });
+    // The peer answers GET <base>/models with 200: the key's check passes.
+    const payload = { provider: 'custom', custom_key: 'sk-answers-key-0123456', custom_base_url: `${peerBase}/ai`, trigger_hours: 21 };
+    const saved = await call('PUT', '/functions/v1/reengagement/settings', { headers: t.session, payload });
+    expect(saved.json()).toMatchObject({ has_custom_key: true, custom_key_last4: '3456', custom_key_check: { ok: true } });
+    await app.get(OrganizationService).setSetting(org, 'appgain_api_key', 'k-123');
+    const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: '201001234599', message: 'Hi', organizationId: org } });
+    const { conversationId, contactId } = sent.json() as { conversationId: string; contactId: string };
+    // Drafts as the scheduler leaves them in approval mode.
+    const draft = async (hoursAgo: number) => {
+      const [row] = await runtime.db.inTenant(t.ctx, (tx) =>
+        tx.query<{ id: string }>(
+          `INSERT INTO reengagement_nudges (organization_id, conversation_id, contact_id, status, text, provider, last_customer_message_at, window_closes_at)
+           VALUES (app_org_id(), $1, $2, 'awaiting_approval', 'Still interested?', 'default', now() - make_interval(hours => $3), now() + interval '2 hours')
+           RETURNING id`,
+          [conversationId, contactId, hoursAgo],
+        ),
+      );
+      return { id: row.id };
+    };
+    const listed = await call('GET', '/functions/v1/reengagement/drafts', { headers: t.session, query: '?status=awaiting_approval' });
+    expect(listed.json().drafts).toEqual([]);
+    const approved = await call('POST', '/functions/v1/reengagement/drafts/{id}/approve', { params: await draft(20), headers: t.session });
+    expect(approved.json().nudge).toMatchObject({ status: 'sent' });
+    const edited = await call('POST', '/functions/v1/reengagement/drafts/{id}/edit', { params: await draft(21), headers: t.session, payload: { text: 'Edited' } });
+    expect(edited.json().nudge).toMatchObject({ status: 'sent', text: 'Edited' });
+    await call('POST', '/functions/v1/reengagement/drafts/{id}/skip', { params: await draft(22), headers: t.session });
+    await call('GET', '/functions/v1/reengagement/conversations/{id}', { params: { id: conversationId }, headers: t.session });
+    const enabled = await call('POST', '/functions/v1/reengagement/conversations/{id}/enable', { params: { id: conversationId }, headers: t.session });
+    expect(enabled.json()).toMatchObject({ disabled: false, unanswered_count: 0 });
+  });
+
   it('should have called every operation the document gives a 2xx schema', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(61);
+    expect(described).toHaveLength(69);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });
