@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CUSTOMER_AI_RESOLVER, type CustomerAiResolver } from '@engage/shared-kernel';
 import { CONFIG, type Config, createOutboundClient, Database, OBJECT_STORAGE, type ObjectStorage, settingsOf } from '@engage/platform';
 import { CALLS_SETTINGS } from './calls.settings';
 import { CallProcessor } from './application/call-processor';
@@ -17,7 +18,12 @@ export function transcriberOf(config: Config): Transcriber | null {
 // The processing pipeline of call records: its job handler and the ports it uses (docs/calls.md).
 @Module({
   providers: [
-    { provide: AI_PROVIDER_RESOLVER, useClass: PlatformDefaultAiResolver },
+    // The organization's own key when a context provides the resolver (AI re-engagement, key_scope all).
+    {
+      provide: AI_PROVIDER_RESOLVER,
+      inject: [{ token: CUSTOMER_AI_RESOLVER, optional: true }],
+      useFactory: (customer?: CustomerAiResolver) => customer ?? new PlatformDefaultAiResolver(),
+    },
     {
       provide: CallProcessor,
       inject: [Database, CONFIG, AI_PROVIDER_RESOLVER, OBJECT_STORAGE],

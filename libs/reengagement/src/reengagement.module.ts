@@ -1,12 +1,13 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import type pino from 'pino';
 import { CALLS_SETTINGS } from '@engage/calls';
 import { ContactService, CrmModule } from '@engage/crm';
 import { IdentityModule } from '@engage/identity';
 import { AutomatedSender, ConversationService, MessagingModule } from '@engage/messaging';
 import { CONFIG, type Config, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
-import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
+import { CLOCK, type Clock, CUSTOMER_AI_RESOLVER, systemClock } from '@engage/shared-kernel';
 import { AiTargets } from './application/ai-targets';
+import { CustomerAiKeys } from './application/customer-ai';
 import { Drafter } from './application/drafter';
 import { NudgeSender } from './application/nudge-sender';
 import { ReplyConsumer } from './application/reply-consumer';
@@ -22,7 +23,9 @@ const AI_TIMEOUT_MS = 30_000;
 
 // AI re-engagement (docs/reengagement.md): settings, the minute's scheduler pass, drafts through
 // the OpenAI-compatible AI (the calls context's AI_* settings are the platform default), review,
-// and the consumer of customers' replies.
+// and the consumer of customers' replies. Global: its CUSTOMER_AI_RESOLVER is what other contexts'
+// AI features (call analysis) ask for an organization's own key.
+@Global()
 @Module({
   imports: [IdentityModule, CrmModule, MessagingModule],
   controllers: [ReengagementController],
@@ -69,7 +72,12 @@ const AI_TIMEOUT_MS = 30_000;
       useFactory: (db: Database, sender: NudgeSender, conversations: ConversationService) => new ReviewService(db, sender, conversations),
     },
     ReplyConsumer,
+    {
+      provide: CUSTOMER_AI_RESOLVER,
+      inject: [Database, AiTargets, REENGAGEMENT_OUTBOUND],
+      useFactory: (db: Database, targets: AiTargets, outbound: OutboundClient) => new CustomerAiKeys(db, targets, outbound),
+    },
   ],
-  exports: [ReengagementScheduler, ReengagementSettings],
+  exports: [ReengagementScheduler, ReengagementSettings, CUSTOMER_AI_RESOLVER],
 })
 export class ReengagementModule {}

@@ -1,3 +1,5 @@
+import type { CustomerAiChoice } from '@engage/shared-kernel';
+
 // The ports of call intelligence: speech to text, and analysis of the text. Adapters live in
 // infrastructure/; the pipeline (call-processing.job.ts) sees only these.
 
@@ -54,7 +56,7 @@ export interface Analyser {
 
 // Which AI an organization's analysis uses. Until the re-engagement settings (a customer key with
 // the scope "all AI features") exist, every organization gets the platform default.
-export type AiProviderChoice = { kind: 'platform-default' } | { kind: 'customer-key'; baseUrl: string; apiKey: string; model: string };
+export type AiProviderChoice = CustomerAiChoice;
 
 export interface AiProviderResolver {
   providerFor(organizationId: string): Promise<AiProviderChoice>;

@@ -3,8 +3,8 @@ import { localAnalysis } from '../application/call-processor';
 import type { AiProviderChoice, AiProviderResolver, Analyser } from '../application/providers';
 import { OpenAiAnalyser } from './openai-analyser';
 
-// Until the re-engagement settings arrive (a customer's own key with the scope "all AI features"),
-// every organization's analysis uses the platform default.
+// Where no customer-key resolver is composed (CUSTOMER_AI_RESOLVER, from the re-engagement
+// settings), every organization's analysis uses the platform default.
 export class PlatformDefaultAiResolver implements AiProviderResolver {
   async providerFor(): Promise<AiProviderChoice> {
     return { kind: 'platform-default' };
@@ -28,7 +28,7 @@ export class ConfiguredAnalysers implements AnalyserChooser {
 
   async analyserFor(organizationId: string): Promise<Analyser> {
     const choice = await this.resolver.providerFor(organizationId);
-    if (choice.kind === 'customer-key') return new OpenAiAnalyser({ baseUrl: choice.baseUrl, apiKey: choice.apiKey, model: choice.model });
+    if (choice.kind === 'customer-key') return new OpenAiAnalyser({ baseUrl: choice.baseUrl, apiKey: choice.apiKey, model: choice.model, fetch: choice.fetch });
     return this.platformDefault;
   }
 }

@@ -16,6 +16,7 @@ export interface OpenAiAnalyserOptions {
   apiKey?: string;
   model: string;
   timeoutMs?: number;
+  fetch?: typeof fetch;
 }
 
 // An OpenAI-compatible chat-completions API asked for a JSON-schema'd answer (response_format
@@ -46,7 +47,7 @@ export class OpenAiAnalyser implements Analyser {
       response_format: { type: 'json_schema', json_schema: { name: 'call_analysis', strict: true, schema: ANALYSIS_SCHEMA } },
     });
     const answer = await providerRequest(`${this.options.baseUrl}/chat/completions`, {
-      apiKey: this.options.apiKey, body, timeoutMs: this.options.timeoutMs ?? 120_000, what: 'AI analysis',
+      apiKey: this.options.apiKey, body, timeoutMs: this.options.timeoutMs ?? 120_000, what: 'AI analysis', fetch: this.options.fetch,
     });
     const choice = (answer as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)?.choices?.[0];
     return choice?.message?.content;

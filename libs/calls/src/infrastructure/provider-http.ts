@@ -10,12 +10,16 @@ const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 // One request to an OpenAI-compatible API: a network failure, a timeout, 429 or a 5xx is
 // retryable; any other non-2xx is not. The key is sent, never put in an error message.
-export async function providerRequest(url: string, init: { apiKey?: string; body: string; timeoutMs: number; what: string }): Promise<unknown> {
+// `fetch`: the transport to a customer-given address (the platform's SSRF-safe client); default the global one.
+export async function providerRequest(
+  url: string,
+  init: { apiKey?: string; body: string; timeoutMs: number; what: string; fetch?: typeof fetch },
+): Promise<unknown> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.apiKey) headers.authorization = `Bearer ${init.apiKey}`;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs), redirect: 'error' });
+    response = await (init.fetch ?? fetch)(url, { method: 'POST', headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs), redirect: 'error' });
   } catch (error) {
     throw networkError(error as Error, init);
   }

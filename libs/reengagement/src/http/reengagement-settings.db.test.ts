@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import { CUSTOMER_AI_RESOLVER, type CustomerAiResolver } from '@engage/shared-kernel';
 import { type ReengagementApp, startReengagementApp } from '../testing';
 
 const KEY = 'sk-customer-secret-key-abcdef-9876';
@@ -104,6 +105,27 @@ describe('re-engagement settings', () => {
     expect(res.json()).toMatchObject({ code: 'reengagement.ai_not_configured' });
     expect(res.json().error).toContain('no custom_key is set');
     expect((await call('GET', u.session)).json().enabled).toBe(false);
+  });
+
+  it('should give other AI features (call analysis) the customer key only with key_scope all, reaching their address through the outbound client', async () => {
+    const u = await createTestTenant(r.app);
+    const resolver = r.app.get<symbol, CustomerAiResolver>(CUSTOMER_AI_RESOLVER);
+    expect(await resolver.providerFor(u.ctx.organizationId)).toEqual({ kind: 'platform-default' });
+    await call('PUT', u.session, { provider: 'custom', custom_key: KEY, custom_base_url: r.customerAi.baseUrl, key_scope: 'reengagement' });
+    expect(await resolver.providerFor(u.ctx.organizationId)).toEqual({ kind: 'platform-default' });
+    await call('PUT', u.session, { key_scope: 'all' });
+    const choice = await resolver.providerFor(u.ctx.organizationId);
+    expect(choice).toMatchObject({ kind: 'customer-key', baseUrl: r.customerAi.baseUrl, apiKey: KEY });
+    if (choice.kind !== 'customer-key' || !choice.fetch) throw new Error('expected the outbound transport');
+    r.customerAi.completionScript.push({ content: '{"ok":true}' });
+    const answer = await choice.fetch(`${choice.baseUrl}/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${choice.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [] }),
+    });
+    expect(answer.status).toBe(200);
+    expect(r.customerAi.completions.at(-1)!.authorization).toBe(`Bearer ${KEY}`);
+    await expect(choice.fetch('https://10.0.0.8/v1/chat/completions', { method: 'POST', body: '{}' })).rejects.toThrow(/not allowed/);
+    await call('PUT', u.session, { provider: 'default' });
+    expect(await resolver.providerFor(u.ctx.organizationId)).toEqual({ kind: 'platform-default' });
   });
 
   it('should never show the customer key in any response or log line', () => {
