@@ -17,7 +17,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const total = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
 const dueCount = Number(process.env.BENCH_DUE ?? 1000);
-const HOUR = 3_600_000;
 
 // An OpenAI-compatible chat-completions peer answering at once.
 function startAi() {

@@ -1,4 +1,8 @@
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { Database } from '@engage/platform';
+import type { Drafter } from './drafter';
+import type { NudgeSender } from './nudge-sender';
 import { ReengagementScheduler } from './scheduler';
 import {
   customerLastWroteAt, customerWrites, messengerConversation, type ReengagementApp, startReengagementApp, waitFor,
@@ -94,7 +98,7 @@ describe('the re-engagement pass (§8, to the second)', () => {
     const reply = await r.app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${c.conversationId}/reply`, headers: c.t.session, payload: { message: 'On it' } });
     expect(reply.statusCode).toBe(200);
     const [row] = await r.runtime.db.inTenant(c.t.ctx, (tx) => tx.query<{ last_customer_message_at: Date }>(`SELECT last_customer_message_at FROM conversations`));
-    expect((await scheduler.pass(new Date(row.last_customer_message_at.getTime() + 21 * H))).nudged).toBe(0);
+    await scheduler.pass(new Date(row.last_customer_message_at.getTime() + 21 * H));
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(0);
   });
 
@@ -195,11 +199,18 @@ describe('replies and limits', () => {
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(4);
   });
 
-  it('should never nudge twice when two passes run at once', async () => {
+  it('should never nudge twice when passes run at once, also on another connection pool (as another worker process would)', async () => {
     const c = await staleConversation({ approval_mode: false });
     const now = new Date(c.last.getTime() + 20 * H);
-    const other = new ReengagementScheduler(r.runtime.db, (scheduler as unknown as { drafter: never }).drafter, (scheduler as unknown as { sender: never }).sender, { now: () => now });
-    await Promise.all([scheduler.pass(now), other.pass(now), scheduler.pass(now)]);
+    const pool = new DataSource(r.runtime.dataSource.options as DataSourceOptions);
+    await pool.initialize();
+    try {
+      const parts = scheduler as unknown as { drafter: Drafter; sender: NudgeSender };
+      const other = new ReengagementScheduler(new Database(pool), parts.drafter, parts.sender, { now: () => now });
+      await Promise.all([scheduler.pass(now), other.pass(now), scheduler.pass(now), other.pass(now)]);
+    } finally {
+      await pool.destroy();
+    }
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(1);
     expect(graphTexts(c.pageId)).toHaveLength(1);
   });

@@ -1,6 +1,11 @@
 import * as fs from 'node:fs';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import { SecretBox } from '@engage/platform';
 import { CUSTOMER_AI_RESOLVER, type CustomerAiResolver } from '@engage/shared-kernel';
+import { AiTargets } from '../application/ai-targets';
+import { ReengagementSettings } from '../application/settings.service';
+import { ChatCompletions } from '../infrastructure/chat-completions';
+import { REENGAGEMENT_OUTBOUND } from '../reengagement.module';
 import { type ReengagementApp, startReengagementApp } from '../testing';
 
 const KEY = 'sk-customer-secret-key-abcdef-9876';
@@ -105,6 +110,20 @@ describe('re-engagement settings', () => {
     expect(res.json()).toMatchObject({ code: 'reengagement.ai_not_configured' });
     expect(res.json().error).toContain('no custom_key is set');
     expect((await call('GET', u.session)).json().enabled).toBe(false);
+  });
+
+  it('should refuse enabling with the default provider when the platform has no AI, and say so', async () => {
+    const u = await createTestTenant(r.app);
+    const box = r.app.get(SecretBox);
+    const outbound = r.app.get(REENGAGEMENT_OUTBOUND);
+    // The same service over a platform without AI_BASE_URL.
+    const settings = new ReengagementSettings(r.runtime.db, box, new AiTargets({ baseUrl: undefined, apiKey: undefined, model: 'm' }, box), r.app.get(ChatCompletions), outbound);
+    await expect(settings.change(u.ctx, { enabled: true })).rejects.toMatchObject({
+      code: 'reengagement.ai_not_configured',
+      message: 'Re-engagement cannot be enabled: the platform has no default AI configured (AI_BASE_URL): set provider custom with your own custom_key',
+    });
+    await expect(settings.change(u.ctx, { provider: 'custom', custom_key: KEY })).rejects.toMatchObject({ code: 'reengagement.no_ai_address' });
+    expect((await settings.show(u.ctx)).default_ai_configured).toBe(false);
   });
 
   it('should give other AI features (call analysis) the customer key only with key_scope all, reaching their address through the outbound client', async () => {
