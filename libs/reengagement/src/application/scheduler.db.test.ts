@@ -181,6 +181,9 @@ describe('replies and limits', () => {
     expect(rest.json()).toEqual([expect.objectContaining({ unanswered_count: 3 })]);
     const nudges = await r.app.inject({ method: 'GET', url: `/rest/v1/reengagement_nudges?conversation_id=eq.${c.conversationId}`, headers: c.t.session });
     expect(nudges.json()).toHaveLength(3);
+    const stranger = await createTestTenant(r.app);
+    const theirs = await r.app.inject({ method: 'GET', url: `/rest/v1/reengagement_nudges?conversation_id=eq.${c.conversationId}`, headers: stranger.session });
+    expect(theirs.json()).toEqual([]);
     const write = await r.app.inject({ method: 'PATCH', url: `/rest/v1/reengagement_nudges?id=eq.${nudges.json()[0].id}`, headers: c.t.session, payload: { status: 'skipped' } });
     expect(write.statusCode).toBeGreaterThanOrEqual(400);
     expect(write.statusCode).toBeLessThan(500);

@@ -2,7 +2,8 @@ export const PROVIDERS = ['default', 'custom'] as const;
 export const KEY_SCOPES = ['all', 'reengagement'] as const;
 // Social-messaging kinds by default (the 24-hour window is theirs); the list is a setting.
 export const DEFAULT_CHANNELS = ['messenger', 'instagram'];
-export const NUDGE_CHANNEL_KINDS = ['chat_app', 'messenger', 'instagram', 'email', 'sms'] as const;
+// Kinds a nudge can go out on through messaging's adapters (email has none yet; SMS is not a reply path).
+export const NUDGE_CHANNEL_KINDS = ['chat_app', 'messenger', 'instagram'] as const;
 export const TRIGGER_HOURS = { min: 12, max: 23, default: 20 } as const;
 
 export interface SettingsRow {

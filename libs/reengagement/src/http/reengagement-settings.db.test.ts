@@ -66,7 +66,7 @@ describe('re-engagement settings', () => {
   it.each([
     [{ trigger_hours: 11 }, 'trigger_hours'], [{ trigger_hours: 24 }, 'trigger_hours'], [{ trigger_hours: 20.5 }, 'trigger_hours'],
     [{ trigger_hours: '20' }, 'trigger_hours'], [{ provider: 'openai' }, 'provider'], [{ key_scope: 'calls' }, 'key_scope'],
-    [{ channels: ['fax'] }, 'channels'], [{ channels: 'messenger' }, 'channels'], [{ enabled: 'yes' }, 'enabled'],
+    [{ channels: ['fax'] }, 'channels'], [{ channels: ['sms'] }, 'channels'], [{ channels: 'messenger' }, 'channels'], [{ enabled: 'yes' }, 'enabled'],
     [{ custom_key: 'short' }, 'custom_key'], [{ custom_key: 'has a space in it' }, 'custom_key'], [{ custom_key: 42 }, 'custom_key'],
     [{ guidelines: 'x'.repeat(4001) }, 'guidelines'], [{ approval_mode: 1 }, 'approval_mode'], [{ surprise: true }, 'surprise'],
     [{ custom_base_url: 'http://10.0.0.8/v1' }, 'custom_base_url'], [{ custom_base_url: 'ftp://ai.example.com/' }, 'custom_base_url'],
