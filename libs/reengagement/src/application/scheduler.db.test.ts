@@ -5,7 +5,7 @@ import type { Drafter } from './drafter';
 import type { NudgeSender } from './nudge-sender';
 import { ReengagementScheduler } from './scheduler';
 import {
-  customerLastWroteAt, customerWrites, messengerConversation, type ReengagementApp, startReengagementApp, waitFor,
+  captureOutput, customerLastWroteAt, customerWrites, messengerConversation, type ReengagementApp, startReengagementApp, waitFor,
 } from '../testing';
 
 const H = 3_600_000;
@@ -13,11 +13,17 @@ const S = 1000;
 let r: ReengagementApp;
 let scheduler: ReengagementScheduler;
 
+let captured: string[] = [];
+
 beforeAll(async () => {
+  captured = captureOutput();
   r = await startReengagementApp();
   scheduler = r.app.get(ReengagementScheduler);
 });
-afterAll(() => r.stop());
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await r.stop();
+});
 
 const configure = async (t: TestTenant, settings: object) => {
   const res = await r.app.inject({ method: 'PUT', url: '/functions/v1/reengagement/settings', headers: t.session, payload: { enabled: true, ...settings } });
@@ -245,6 +251,8 @@ describe('the customer’s key', () => {
     const listed = await r.app.inject({ method: 'GET', url: '/functions/v1/reengagement/drafts?status=failed', headers: n.t.session });
     expect(listed.json().drafts).toHaveLength(1);
     for (const body of [listed.body, JSON.stringify(failed)]) expect(body).not.toContain(KEY);
+    expect(captured.some((line) => line.includes('/functions/v1/reengagement/'))).toBe(true);
+    for (const line of captured) expect(line).not.toContain(KEY);
   });
 
   it('should refuse a draft that breaks the output guard', async () => {

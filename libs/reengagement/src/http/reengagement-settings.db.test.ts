@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
 import { SecretBox } from '@engage/platform';
 import { CUSTOMER_AI_RESOLVER, type CustomerAiResolver } from '@engage/shared-kernel';
@@ -6,26 +5,15 @@ import { AiTargets } from '../application/ai-targets';
 import { ReengagementSettings } from '../application/settings.service';
 import { ChatCompletions } from '../infrastructure/chat-completions';
 import { REENGAGEMENT_OUTBOUND } from '../reengagement.module';
-import { type ReengagementApp, startReengagementApp } from '../testing';
+import { captureOutput, type ReengagementApp, startReengagementApp } from '../testing';
 
 const KEY = 'sk-customer-secret-key-abcdef-9876';
 let r: ReengagementApp;
-const captured: string[] = [];
+let captured: string[] = [];
 const answers: string[] = [];
 
 beforeAll(async () => {
-  // Every line the process writes (pino writes to fd 1 with fs.writeSync), to search for the key.
-  const keep = (chunk: unknown) => captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-  const writeSync = fs.writeSync;
-  jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
-    keep(data);
-    return (writeSync as (...a: unknown[]) => number)(fd, data, ...rest);
-  }) as typeof fs.writeSync);
-  const stdout = process.stdout.write.bind(process.stdout);
-  jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-    keep(chunk);
-    return (stdout as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write);
+  captured = captureOutput();
   r = await startReengagementApp();
 });
 afterAll(async () => {

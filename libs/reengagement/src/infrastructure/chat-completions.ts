@@ -11,6 +11,9 @@ export interface AiTarget {
   untrusted: boolean;
 }
 
+// The key's check answers the settings request, so it waits less than a draft does.
+const CHECK_TIMEOUT_MS = 10_000;
+
 // A failed call. The message names the status or the transport's reason, never the key or the
 // provider's body (which can echo part of the key).
 export class AiCallFailed extends Error {}
@@ -31,14 +34,14 @@ export class ChatCompletions {
   // The cheapest authenticated call: the model list.
   async checkKey(target: AiTarget): Promise<{ ok: boolean; error?: string }> {
     try {
-      await this.call(target, 'GET', '/models');
+      await this.call(target, 'GET', '/models', undefined, CHECK_TIMEOUT_MS);
       return { ok: true };
     } catch (error) {
       return { ok: false, error: (error as Error).message };
     }
   }
 
-  private async call(target: AiTarget, method: 'GET' | 'POST', path: string, body?: string): Promise<unknown> {
+  private async call(target: AiTarget, method: 'GET' | 'POST', path: string, body?: string, timeoutMs = this.timeoutMs): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     if (body) headers['content-type'] = 'application/json';
@@ -47,16 +50,16 @@ export class ChatCompletions {
     let text: string;
     try {
       if (target.untrusted) {
-        const response = await this.outbound.request({ url, method, headers, body, timeoutMs: this.timeoutMs, maxBodyBytes: 1024 * 1024 });
+        const response = await this.outbound.request({ url, method, headers, body, timeoutMs, maxBodyBytes: 1024 * 1024 });
         status = response.status;
         text = response.body.toString('utf8');
       } else {
-        const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
+        const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
         status = response.status;
         text = await response.text();
       }
     } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (error as Error).message;
+      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
       throw new AiCallFailed(`the ${target.provider} AI could not be reached: ${reason}`);
     }
     if (status < 200 || status > 299) {

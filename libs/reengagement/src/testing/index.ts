@@ -1,1 +1,2 @@
 export * from './reengagement-test-app';
+export * from './capture-output';
