@@ -34,10 +34,11 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const doc = res.json() as Doc & { openapi: string; servers: { url: string }[] };
     expect(doc.openapi).toMatch(/^3\.0/);
     expect(doc.servers).toEqual([{ url: '/rest/v1' }]);
-    expect(Object.keys(doc.paths)).toHaveLength(19);
+    expect(Object.keys(doc.paths)).toHaveLength(21);
     expect(Object.keys(doc.paths['/contacts']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect(Object.keys(doc.paths['/call_records'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/timeline_entries'])).toEqual(['get']);
+    expect(Object.keys(doc.paths['/reengagement_nudges'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/messages'])).toEqual(['get']);
     const contact = doc.components.schemas.contacts as { properties: Record<string, { type?: string; format?: string; nullable?: boolean }> };
     expect(contact.properties.id).toMatchObject({ type: 'string', format: 'uuid' });
@@ -64,8 +65,8 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
   it('should merge both families of every table into /docs, with each family\'s error shape', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
     const tables = Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/'));
-    expect(tables).toHaveLength(19);
-    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(19);
+    expect(tables).toHaveLength(21);
+    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(21);
     const proxyError = JSON.stringify(doc.paths['/functions/v1/rest-api-proxy/deals'].post.responses['409']);
     expect(proxyError).toContain('#/components/schemas/RecordProxyError');
     expect(JSON.stringify(doc.paths['/rest/v1/deals'].post.responses['409'])).toContain('#/components/schemas/PostgrestError');

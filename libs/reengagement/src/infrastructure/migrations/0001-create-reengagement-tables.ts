@@ -60,13 +60,14 @@ export class CreateReengagementTables1763800012001 implements MigrationInterface
       SELECT enable_tenant_rls('reengagement_nudges');
 
       CREATE TABLE reengagement_conversations (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         conversation_id uuid NOT NULL,
         unanswered_count integer NOT NULL DEFAULT 0 CONSTRAINT reengagement_conversations_count_range CHECK (unanswered_count >= 0),
         disabled_at timestamptz,
         disabled_reason text CONSTRAINT reengagement_conversations_reason_length CHECK (length(disabled_reason) <= 200),
         updated_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (organization_id, conversation_id),
+        CONSTRAINT reengagement_conversations_one_per_conversation UNIQUE (organization_id, conversation_id),
         CONSTRAINT reengagement_conversations_conversation_fkey FOREIGN KEY (organization_id, conversation_id)
           REFERENCES conversations (organization_id, id) ON DELETE CASCADE
       );
