@@ -137,6 +137,28 @@ describe('the re-engagement pass (§8, to the second)', () => {
     expect((await drafts(e.t, own, 'approve', toEdit.id)).statusCode).toBe(409);
   });
 
+  it('should refuse to send a draft whose window closed, and let messaging check the window again at send time', async () => {
+    // Drafted while due (the pass's clock), approved after the window's end (the real clock).
+    const late = await staleConversation({}, 24 * H + 10 * S);
+    await scheduler.pass(new Date(late.last.getTime() + 20 * H));
+    const [closed] = await nudgesOf(late.t, late.conversationId);
+    const refused = await drafts(late.t, late.t.session, 'approve', closed.id);
+    expect([refused.statusCode, refused.json().code]).toEqual([422, 'reengagement.window_closed']);
+    expect(graphTexts(late.pageId)).toEqual([]);
+
+    // The nudge's window still open, but the conversation's customer message moved 25 h back: the
+    // channel adapter refuses the automated send and the nudge expires.
+    const c = await staleConversation({});
+    await scheduler.pass(new Date(c.last.getTime() + 20 * H));
+    const [draft] = await nudgesOf(c.t, c.conversationId);
+    await r.runtime.db.inTenant(c.t.ctx, (tx) => tx.query(`UPDATE conversations SET last_customer_message_at = now() - interval '25 hours' WHERE id = $1`, [c.conversationId]));
+    const answer = await drafts(c.t, c.t.session, 'approve', draft.id);
+    expect([answer.statusCode, answer.json().code]).toEqual([422, 'reengagement.send_refused']);
+    expect(answer.json().error).toContain('automated messages may not be sent after it');
+    expect((await nudgesOf(c.t, c.conversationId))[0]).toMatchObject({ status: 'expired', sent_at: null });
+    expect(graphTexts(c.pageId)).toEqual([]);
+  });
+
   it('should answer bad input on the draft and conversation routes with a 4xx', async () => {
     const t = await createTestTenant(r.app);
     const id = '00000000-0000-4000-8000-000000000000';
