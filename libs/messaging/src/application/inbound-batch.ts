@@ -96,13 +96,19 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
 
 const pair = (m: { contactId: string; event: InboundEventRow }) => `${m.contactId} ${m.event.channel_account_id}`;
 
-// One upsert for the batch's distinct (contact, channel) pairs, each counting its messages as
-// unread; emits conversation.created, and wakes a snoozed or pending conversation as one message would.
-async function upsertConversations(tx: Tx, ctx: RequestContext, taken: Array<{ contactId: string; event: InboundEventRow }>, events: DomainEvent[]): Promise<Map<string, ConversationRow>> {
+// One upsert for the batch's distinct (contact, channel) pairs, each counting its messages as unread
+// (`unread` 0: a message that is not the customer's, a Meta echo); emits conversation.created, and
+// wakes a snoozed or pending conversation as one customer message would.
+export async function upsertConversations(
+  tx: Tx,
+  ctx: RequestContext,
+  taken: Array<{ contactId: string; event: InboundEventRow; unread?: 0 | 1 }>,
+  events: DomainEvent[],
+): Promise<Map<string, ConversationRow>> {
   const unread = new Map<string, { contactId: string; channelId: string; count: number }>();
   for (const m of taken) {
     const entry = unread.get(pair(m)) ?? { contactId: m.contactId, channelId: m.event.channel_account_id, count: 0 };
-    entry.count++;
+    entry.count += m.unread ?? 1;
     unread.set(pair(m), entry);
   }
   const pairs = [...unread.values()].sort((a, b) => (a.contactId + a.channelId < b.contactId + b.channelId ? -1 : 1));
@@ -112,7 +118,8 @@ async function upsertConversations(tx: Tx, ctx: RequestContext, taken: Array<{ c
   for (const { created, ...row } of rows) {
     let conversation: ConversationRow = row;
     if (created) events.push(conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation)));
-    if (conversation.status === 'SNOOZED' || conversation.status === 'PENDING') {
+    const customerWrote = (unread.get(`${row.contact_id} ${row.channel_account_id}`)?.count ?? 0) > 0;
+    if (customerWrote && (conversation.status === 'SNOOZED' || conversation.status === 'PENDING')) {
       const from = conversation.status;
       [conversation] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [conversation.id, 'OPEN', null]);
       events.push(conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' }));

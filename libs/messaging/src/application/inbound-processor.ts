@@ -7,6 +7,7 @@ import { canMoveMessage, type MessageStatus } from '../domain/statuses';
 import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND } from '../infrastructure/inbound.sql';
 import { CLAIM_INBOUND_BATCH } from '../infrastructure/inbound-batch.sql';
 import { applyMessageBatch, campaignOf, type StoredMedia } from './inbound-batch';
+import { applySocialBatch } from './social-batch';
 import type { MediaFetcher, MediaStore } from './media-store.port';
 import {
   type ConversationRow,
@@ -73,7 +74,7 @@ export class InboundProcessor {
       while (next < units.length) {
         const unit = units[next++];
         if (unit[0].payload?.type === 'message') done += await this.processBatch(unit);
-        // One at a time, in order (a Messenger or Instagram customer's events form one unit).
+        else if (isSocialPayload(unit[0].payload) && this.social) done += await this.processSocialBatch(unit, this.social);
         else for (const event of unit) done += Number(await this.processOne(event.id, event.organization_id, event.payload));
       }
     };
@@ -103,6 +104,26 @@ export class InboundProcessor {
     }
     for (const event of left) if (await this.processOne(event.id, organizationId, event.payload)) settled++;
     return settled;
+  }
+
+  // Messenger and Instagram events of one organization in one transaction (applySocialBatch); as for
+  // chat-app batches, when anything fails the events go one at a time, so only the failing one waits.
+  private async processSocialBatch(unit: DueEvent[], social: SocialInbound): Promise<number> {
+    const organizationId = unit[0].organization_id;
+    const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
+    const media = await mapLimited(unit, MEDIA_EVENTS_AT_ONCE, (e) => this.rehost(organizationId, e.payload));
+    const mediaOf = new Map(unit.map((e, i) => [String(e.id), media[i]]));
+    try {
+      return await this.db.inTenant(ctx, async (tx) => {
+        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
+        const batch = claimed.map((event) => ({ event, payload: event.payload as unknown as SocialPayload, media: mediaOf.get(String(event.id)) }));
+        return applySocialBatch(tx, ctx, social, batch, MAX_INBOUND_ATTEMPTS);
+      }, INBOUND);
+    } catch {
+      let settled = 0;
+      for (const event of unit) if (await this.processOne(event.id, organizationId, event.payload)) settled++;
+      return settled;
+    }
   }
 
   private async processOne(id: string, organizationId: string, payload: InboundPayload): Promise<boolean> {
@@ -198,35 +219,30 @@ export class InboundProcessor {
   }
 }
 
-// Work for the lanes: each organization's message events in as few batches of about BATCH_SIZE as
-// fit (a batch costs about the same for 5 events as for 50; senders are spread by a hash, so a
-// batch can be somewhat larger), a sender always in the same batch; a Meta customer's events in one
-// unit, in order; other events alone.
+// Work for the lanes: each organization's chat-app message events, and its Messenger and Instagram
+// events, in as few batches of about BATCH_SIZE as fit (a batch costs about the same for 5 events as
+// for 50; senders are spread by a hash, so a batch can be somewhat larger), a sender always in the
+// same batch and in the order received; other events alone.
 function workUnits(due: DueEvent[]): DueEvent[][] {
   const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message' && !isSocialPayload(event.payload)).map((event) => [event]);
-  const social = groupBy(
-    due.filter((event) => isSocialPayload(event.payload)),
-    (event) => `${event.organization_id}:${(event.payload as unknown as SocialPayload).user}`,
-  );
-  units.push(...social.values());
-  const messages = groupBy(
-    due.filter((event) => event.payload?.type === 'message'),
-    (event) => event.organization_id,
-  );
-  for (const events of messages.values()) {
-    const count = Math.ceil(events.length / BATCH_SIZE);
-    const batches: DueEvent[][] = Array.from({ length: count }, () => []);
-    for (const event of events) batches[senderSlot((event.payload as MessagePayload).from, count)].push(event);
-    units.push(...batches.filter((b) => b.length > 0));
+  // By the sender's digits, so "+2010...", "2010..." and "2010...@s.host" land in the same batch.
+  const phone = (event: DueEvent) => (event.payload as MessagePayload).from.replace(/@s\..*$/i, '').replace(/\D/g, '');
+  const psid = (event: DueEvent) => (event.payload as unknown as SocialPayload).user;
+  for (const [kind, senderOf] of [['message', phone], ['social', psid]] as const) {
+    const ofKind = due.filter((event) => (kind === 'social' ? isSocialPayload(event.payload) : event.payload?.type === 'message'));
+    for (const events of groupBy(ofKind, (event) => event.organization_id).values()) {
+      const count = Math.ceil(events.length / BATCH_SIZE);
+      const batches: DueEvent[][] = Array.from({ length: count }, () => []);
+      for (const event of events) batches[slotOf(senderOf(event), count)].push(event);
+      units.push(...batches.filter((b) => b.length > 0));
+    }
   }
   return units;
 }
 
-// By the sender's digits, so "+2010...", "2010..." and "2010...@s.host" land in the same batch.
-function senderSlot(from: string, count: number): number {
-  const digits = from.replace(/@s\..*$/i, '').replace(/\D/g, '');
+function slotOf(sender: string, count: number): number {
   let hash = 0;
-  for (let i = 0; i < digits.length; i++) hash = (hash * 31 + digits.charCodeAt(i)) | 0;
+  for (let i = 0; i < sender.length; i++) hash = (hash * 31 + sender.charCodeAt(i)) | 0;
   return Math.abs(hash) % count;
 }
 

@@ -63,18 +63,25 @@ export class SocialInbound {
       [conversation] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [conversation.id, 'OPEN', null]);
       await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
     }
-    // The window runs from when the customer wrote (never from a time in the future).
-    const now = this.now();
-    const wrote = payload.timestamp && new Date(payload.timestamp) < now ? new Date(payload.timestamp) : now;
-    const kind = conversation.channel_kind;
-    await tx.query(MOVE_WINDOW, [conversation.id, wrote, windowClosesAt(this.capabilitiesOf(kind)?.window ?? null, wrote)]);
+    const wrote = this.customerWroteAt(payload.timestamp);
+    await tx.query(MOVE_WINDOW, [conversation.id, wrote, this.windowClosesAt(conversation.channel_kind, wrote)]);
     const values = [conversation.id, contactId, channelId, payload.text, content, payload.id, JSON.stringify(metadata)];
     const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, values);
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     await tx.emit([messageEvent(MESSAGE_RECEIVED, ctx, toMessageView(row), { contact_id: contactId })]);
   }
 
-  private async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {
+  // The window runs from when the customer wrote (never from a time in the future).
+  customerWroteAt(timestamp: string | null): Date {
+    const now = this.now();
+    return timestamp && new Date(timestamp) < now ? new Date(timestamp) : now;
+  }
+
+  windowClosesAt(kind: string, wrote: Date): Date | null {
+    return windowClosesAt(this.capabilitiesOf(kind)?.window ?? null, wrote);
+  }
+
+  async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {
     const [known] = await tx.query<{ contact_id: string }>(CHANNEL_CONTACT, [event.channel_account_id, payload.user]);
     if (!known) throw new Settled(`no customer ${payload.user} on this channel`);
     const messages = payload.mids.length > 0
@@ -95,7 +102,7 @@ export class SocialInbound {
 
   // Found or created by the page-scoped id. Creation runs in a savepoint: when another worker
   // mapped the same id first, it is rolled back and the winner's contact read.
-  private async contactOf(tx: Tx, ctx: RequestContext, channelId: string, user: string): Promise<string> {
+  async contactOf(tx: Tx, ctx: RequestContext, channelId: string, user: string): Promise<string> {
     const [known] = await tx.query<{ contact_id: string }>(CHANNEL_CONTACT, [channelId, user]);
     if (known) return known.contact_id;
     const savepoint = `channel_contact_${randomUUID().replace(/-/g, '')}`;

@@ -1,0 +1,181 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ContactService, crmMigrations } from '@engage/crm';
+import { identityMigrations } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import type { PlatformRuntime } from '@engage/platform';
+import { startTestApp } from '@engage/platform/testing';
+import { messagingMigrations } from '../index';
+import { MessagingModule } from '../messaging.module';
+import { metaBody, metaSender } from '../testing/meta-peers';
+import { InboundProcessor } from './inbound-processor';
+import { SocialInbound } from './social-inbound';
+
+const SECRET = 'meta-app-secret-for-batch-tests';
+let app: NestFastifyApplication;
+let runtime: PlatformRuntime;
+let close: () => Promise<void>;
+let send: ReturnType<typeof metaSender>;
+let next = 500_000;
+const newId = () => String(Date.now()) + String(++next);
+
+beforeAll(async () => {
+  ({ app, runtime, close } = await startTestApp([MessagingModule], {
+    role: 'api',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
+    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify' },
+  }));
+  await app.listen(0, '127.0.0.1');
+  send = metaSender((await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1'), SECRET);
+});
+afterAll(() => close());
+
+// One lane, so a pass forms its batches in a known order; the processor of the module otherwise.
+const processor = () => new InboundProcessor(runtime.db, app.get(ContactService), undefined, 1, app.get(SocialInbound));
+const sql = <T = Record<string, unknown>>(t: TestTenant, text: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(text, params));
+const outbox = async (t: TestTenant, type: string) =>
+  (await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM outbox WHERE organization_id = $1 AND type = $2', [t.ctx.organizationId, type]))).length;
+const dueNow = (t: TestTenant) => sql(t, 'UPDATE inbound_events SET next_attempt_at = now() WHERE processed_at IS NULL');
+
+async function withPage() {
+  const t = await createTestTenant(app);
+  const pageId = newId();
+  const res = await app.inject({
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: t.key,
+    payload: { kind: 'messenger', name: 'Page', page_id: pageId, page_access_token: `EAAG${'b'.repeat(40)}` },
+  });
+  return { t, pageId, channelId: res.json().channel_account.id as string };
+}
+
+const msg = (psid: string, mid: string, body: string) => ({
+  sender: { id: psid }, recipient: { id: 'page' }, timestamp: Date.now() - 1000, message: { mid, text: body },
+});
+const echo = (pageId: string, psid: string, mid: string, body: string) => ({
+  sender: { id: pageId }, recipient: { id: psid }, timestamp: Date.now(), message: { mid, text: body, is_echo: true },
+});
+const receipt = (psid: string, kind: 'delivery' | 'read', fields: object) => ({
+  sender: { id: psid }, recipient: { id: 'page' }, timestamp: Date.now(), [kind]: fields,
+});
+
+describe('Meta event batches in the worker', () => {
+  it('should process a large mixed batch with the outcome of one event at a time, in a few transactions', async () => {
+    const { t, pageId, channelId } = await withPage();
+    // Before: customer "old" wrote once, we sent them out-1, and their conversation is snoozed.
+    await send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
+    expect(await processor().processDue()).toBe(1);
+    const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
+    await sql(t, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
+      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`, [conv.id, conv.contact_id, channelId]);
+    await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
+    // An echo seen once already (its first try gives the send path its turn).
+    await send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
+    expect(await processor().processDue()).toBe(0);
+
+    // The batch: 70 new customers writing twice, a replay of m_old, a copy of a message within the
+    // batch, "old" writing again, a postback, the echo again with delivery and read receipts naming
+    // it and out-1 (messages of this same pass), a receipt for an id never sent, and an unknown page.
+    const customers = Array.from({ length: 70 }, (_v, i) => `c${i}`);
+    const first = customers.map((c) => msg(c, `m_${c}_1`, `${c} one`));
+    const second = customers.map((c) => msg(c, `m_${c}_2`, `${c} two`));
+    expect((await send(metaBody('page', pageId, first))).body).toEqual({ received: true, stored: 70 });
+    await dueNow(t);
+    const mixed = [
+      msg('old', 'm_old', 'earlier (replayed)'),
+      msg('c3', 'm_c3_1', 'c3 one (again)'),
+      msg('old', 'm_old_2', 'back again'),
+      { sender: { id: 'c5' }, recipient: { id: pageId }, timestamp: Date.now(), postback: { mid: 'pb_c5', title: 'Buy now', payload: 'BUY' } },
+      receipt('old', 'delivery', { mids: ['m_echo', 'out-1'] }),
+      receipt('old', 'read', { watermark: Date.now() + 60_000 }),
+      receipt('c7', 'delivery', { mids: ['never-sent'] }),
+    ];
+    const answer = await send({
+      object: 'page',
+      entry: [
+        { id: pageId, time: Date.now(), messaging: [...mixed, ...second] },
+        { id: '404404404', time: Date.now(), messaging: [msg('x', 'm_unknown', 'to nobody')] },
+      ],
+    });
+    expect(answer.body).toEqual({ received: true, stored: mixed.length + second.length });
+    const settled = await processor().processDue(1000);
+    // 70 + 70 + the echo, the postback, m_old_2 and two duplicates, and two receipts; c7's waits.
+    expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 2);
+
+    const messages = await sql<{ external_id: string; direction: string; status: string; tx: string; contact_id: string }>(
+      t, 'SELECT external_id, direction, status, xmin::text AS tx, contact_id FROM messages ORDER BY created_at, id',
+    );
+    expect(messages).toHaveLength(1 + 1 + 140 + 1 + 1 + 1);
+    expect(new Set(messages.map((m) => m.external_id)).size).toBe(messages.length);
+    const byId = new Map(messages.map((m) => [m.external_id, m]));
+    // The pass took its 148 events in ceil(148 / 50) = 3 batches, one transaction each.
+    const pass = messages.filter((m) => !['m_old', 'out-1'].includes(m.external_id));
+    expect(new Set(pass.map((m) => m.tx)).size).toBe(3);
+    for (const c of customers) {
+      const mine = messages.filter((m) => m.external_id.startsWith(`m_${c}_`)).map((m) => m.external_id);
+      expect(mine).toEqual([`m_${c}_1`, `m_${c}_2`]);
+    }
+    expect(byId.get('m_echo')).toMatchObject({ direction: 'OUTBOUND', status: 'READ', contact_id: conv.contact_id });
+    expect(byId.get('out-1')).toMatchObject({ status: 'READ' });
+    expect(byId.get('m_old_2')).toMatchObject({ direction: 'INBOUND', status: 'DELIVERED', contact_id: conv.contact_id });
+    expect(await sql(t, "SELECT content, metadata->>'postback' AS postback FROM messages WHERE external_id = 'pb_c5'")).toEqual([
+      { content: 'Buy now', postback: 'BUY' },
+    ]);
+
+    expect(await sql(t, 'SELECT count(*)::int AS n FROM contacts')).toEqual([{ n: 71 }]);
+    expect(await sql(t, 'SELECT count(*)::int AS n FROM channel_contacts')).toEqual([{ n: 71 }]);
+    const conversations = await sql<{ contact_id: string; status: string; unread_count: number; window_closes_at: Date | null }>(
+      t, 'SELECT contact_id, status, unread_count, window_closes_at FROM conversations',
+    );
+    expect(conversations).toHaveLength(71);
+    const old = conversations.find((c) => c.contact_id === conv.contact_id)!;
+    expect(old).toMatchObject({ status: 'OPEN', unread_count: 2 }); // woken; the echo is not unread
+    expect(conversations.filter((c) => c.contact_id !== conv.contact_id).map((c) => c.unread_count).sort()).toEqual(
+      customers.map((c) => (c === 'c5' ? 3 : 2)).sort(),
+    );
+    expect(conversations.every((c) => c.window_closes_at !== null)).toBe(true);
+
+    const events = await sql<{ id: string; processed_at: Date | null; last_error: string | null; attempts: number }>(
+      t, 'SELECT id, processed_at, last_error, attempts FROM inbound_events ORDER BY id',
+    );
+    expect(events.filter((e) => e.processed_at === null).map((e) => e.last_error)).toEqual(['no message with provider ids never-sent (yet)']);
+    expect(events.filter((e) => e.last_error?.startsWith('duplicate of provider message')).map((e) => e.last_error).sort()).toEqual([
+      'duplicate of provider message m_c3_1',
+      'duplicate of provider message m_old',
+    ]);
+    expect(await sql(t, "SELECT 1 FROM inbound_events WHERE payload->>'id' = 'm_unknown'")).toHaveLength(0);
+    expect(await outbox(t, 'conversation.created')).toBe(71);
+    expect(await outbox(t, 'conversation.status.changed')).toBe(1);
+    expect(await outbox(t, 'message.received')).toBe(1 + 140 + 2);
+    expect(await outbox(t, 'message.sent')).toBe(1);
+    expect(await outbox(t, 'message.delivered')).toBe(2);
+    expect(await outbox(t, 'message.read')).toBe(2);
+  });
+
+  it('should not let a poison event block or undo the others of its batch, and settle it after its last attempt', async () => {
+    const { t, pageId, channelId } = await withPage();
+    const good = Array.from({ length: 20 }, (_v, i) => msg(`p${i % 5}`, `m_good_${i}`, `n${i}`));
+    await send(metaBody('page', pageId, good.slice(0, 10)));
+    // A page-scoped id longer than the channel_contacts check allows: its contact cannot be stored.
+    const poison = {
+      type: 'social_message', id: 'm_poison', user: 'u'.repeat(150), echo: false, text: 'x', media: [], reply_to: null, timestamp: null, postback: null,
+    };
+    await runtime.db.asSystem((tx) =>
+      tx.query('INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3)', [t.ctx.organizationId, channelId, poison]),
+    );
+    await send(metaBody('page', pageId, good.slice(10)));
+    expect(await processor().processDue()).toBe(20);
+    const stored = await sql<{ external_id: string }>(t, 'SELECT external_id FROM messages ORDER BY created_at, id');
+    expect(stored.map((m) => m.external_id).sort()).toEqual(good.map((g) => g.message.mid).sort());
+    for (let attempt = 2; attempt <= 8; attempt++) {
+      await dueNow(t);
+      expect(await processor().processDue()).toBe(0);
+    }
+    const [left] = await sql<{ processed_at: Date | null; attempts: number; last_error: string }>(
+      t, "SELECT processed_at, attempts, last_error FROM inbound_events WHERE payload->>'id' = 'm_poison'",
+    );
+    expect(left.attempts).toBe(8);
+    expect(left.processed_at).not.toBeNull();
+    expect(left.last_error).toMatch(/check constraint/);
+    expect(await sql(t, 'SELECT 1 FROM messages')).toHaveLength(20);
+  });
+});

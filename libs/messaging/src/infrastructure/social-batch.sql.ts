@@ -1,0 +1,35 @@
+// SQL of the worker's Messenger and Instagram batches: the statements of one event, made to work on many.
+
+// The customers already known on their channel, probed by the primary key one id at a time (as
+// INBOUND_SEEN_BATCH, so the plan does not depend on the table's statistics).
+export const CHANNEL_CONTACTS_BATCH = `
+  SELECT cc.channel_account_id, cc.external_user_id, cc.contact_id FROM unnest($1::uuid[], $2::text[]) AS k(channel_account_id, external_user_id)
+  CROSS JOIN LATERAL (
+    SELECT channel_account_id, external_user_id, contact_id FROM channel_contacts
+    WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_user_id = k.external_user_id) cc`;
+
+// MOVE_WINDOW for many conversations, each with its latest customer message of the batch.
+export const MOVE_WINDOWS = `
+  UPDATE conversations c SET last_customer_message_at = k.wrote, window_closes_at = k.closes, updated_at = now()
+  FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS k(id, wrote, closes)
+  WHERE c.organization_id = app_org_id() AND c.id = k.id AND (c.last_customer_message_at IS NULL OR c.last_customer_message_at < k.wrote)`;
+
+// INSERT_INBOUND_MESSAGES with a direction and status per row (echoes are OUTBOUND and SENT), a
+// microsecond apart in the order given. A Meta id stored meanwhile by another worker gives no row.
+export const INSERT_SOCIAL_MESSAGES = `
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata,
+                        created_at, updated_at)
+  SELECT app_org_id(), k.conversation_id, k.contact_id, k.channel_account_id, k.direction, k.status, k.content, k.media, k.external_id, k.metadata,
+         now() + (k.n - 1) * interval '1 microsecond', now()
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::text[], $9::text[])
+       WITH ORDINALITY AS k(conversation_id, contact_id, channel_account_id, content, media, external_id, metadata, direction, status, n)
+  ORDER BY k.n
+  ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
+  RETURNING *`;
+
+// MARK_INBOUND_RETRY for many events ($2: each one's reason).
+export const MARK_INBOUND_BATCH_RETRY = `
+  UPDATE inbound_events e SET attempts = e.attempts + 1, last_error = k.reason,
+         next_attempt_at = now() + make_interval(secs => least(300, power(2, e.attempts))),
+         processed_at = CASE WHEN e.attempts + 1 >= $3 THEN now() END
+  FROM unnest($1::bigint[], $2::text[]) AS k(id, reason) WHERE e.id = k.id AND e.processed_at IS NULL`;
