@@ -1,5 +1,7 @@
 // The delivery provider of the messaging scenarios: §4.2's contract on loopback, answering at once
-// with a unique message id. A process of its own, so it takes no CPU from the load generator.
+// with a unique message id. A process of its own, so it takes no CPU from the load generator. It
+// also stands in for the Graph API's user profiles (GET /<version>/<page-scoped id>?fields=...),
+// which the worker looks up for each new Messenger contact.
 import { createServer } from 'node:http';
 
 let seq = 0;
@@ -7,6 +9,10 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.method === 'GET') {
+      const id = decodeURIComponent(new URL(req.url, 'http://graph').pathname.split('/').pop());
+      return res.end(JSON.stringify({ id, first_name: 'Bench', last_name: `Customer ${id}`, profile_pic: `https://cdn.example/${id}.jpg` }));
+    }
     res.end(JSON.stringify({ status: true, message: 'Message sent', external_id: `bench-${process.pid}-${++seq}` }));
   });
 });

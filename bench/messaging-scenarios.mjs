@@ -275,9 +275,29 @@ export async function measureInbound(
         [channel.id],
       )
     ).rows[0];
+    // Meta: every message id sent, one by one, among the stored messages, and the contacts named
+    // from their Graph profile by then (a job per new contact, run by the same worker).
+    const metaCheck = meta
+      ? (
+          await client.query(
+            `SELECT (SELECT count(*)::int FROM generate_series(1, $2::int) AS n
+                     WHERE EXISTS (SELECT 1 FROM messages WHERE channel_account_id = $1 AND external_id = 'm_bench_' || $1 || '_' || n)) AS ids_stored,
+                    (SELECT count(*)::int FROM channel_contacts cc JOIN contacts c ON c.id = cc.contact_id
+                     WHERE cc.channel_account_id = $1 AND c.first_name <> 'Unknown Contact') AS contacts_named,
+                    (SELECT count(*)::int FROM channel_contacts WHERE channel_account_id = $1) AS contacts`,
+            [channel.id, result.sent],
+          )
+        ).rows[0]
+      : null;
     return {
       warmup,
       wal_recycled_before_load: walRecycled,
+      ...(metaCheck && {
+        message_ids_sent: result.sent,
+        message_ids_stored: metaCheck.ids_stored,
+        contacts: metaCheck.contacts,
+        contacts_named_from_profile: metaCheck.contacts_named,
+      }),
       sent: result.sent,
       acknowledged,
       errors: result.errors + result.non2xx,

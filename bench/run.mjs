@@ -119,6 +119,8 @@ async function main() {
     BILLING_WEBHOOK_SECRET: BILLING_SECRET,
     META_APP_SECRET: BENCH_META_SECRET,
     META_VERIFY_TOKEN: 'bench-verify-token',
+    // New Messenger contacts' profiles are looked up there (never at Meta's).
+    META_GRAPH_URL: `${provider.url}/v23.0`,
   };
   // With the young-generation size `npm run start:api` gives it (docs/operations.md).
   const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);

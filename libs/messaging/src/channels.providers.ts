@@ -5,6 +5,8 @@ import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, SecretBox, sett
 import { systemClock } from '@engage/shared-kernel';
 import { MetaAdapter } from './application/adapters/meta.adapter';
 import { GraphSendApi } from './infrastructure/graph-send-api';
+import { GraphProfileApi } from './infrastructure/graph-profile-api';
+import { MetaProfileLookup } from './application/meta-profile.job';
 import { ChatAppAdapter } from './application/adapters/chat-app.adapter';
 import { ChannelAdapters } from './application/channel-adapter.port';
 import { InboundSignal } from './application/inbound-receiver';
@@ -64,6 +66,16 @@ export const CHANNEL_PROVIDERS: Provider[] = [
     provide: SocialInbound,
     inject: [ContactService, ChannelAdapters],
     useFactory: (contacts: ContactService, adapters: ChannelAdapters) => new SocialInbound(contacts, (kind) => adapters.capabilitiesOf(kind)),
+  },
+  // Handler of the messaging.meta-profile job (run by the platform's job runner in workers).
+  {
+    provide: MetaProfileLookup,
+    inject: [Database, ContactService, SecretBox, CONFIG, PLATFORM_LOG],
+    useFactory: (db: Database, contacts: ContactService, box: SecretBox, config: Config, log: pino.Logger) => {
+      const s = settingsOf(config, MESSAGING_SETTINGS);
+      const graph = new GraphProfileApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
+      return new MetaProfileLookup(db, contacts, box, graph, (fields, line) => log.warn(fields, line));
+    },
   },
   {
     provide: MetaInbound,

@@ -2,7 +2,7 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { MESSAGING_TABLES as T } from './infrastructure/exposed-tables';
 import { MessagingModule } from './messaging.module';
 import { MESSAGING_SETTINGS } from './messaging.settings';
-import { messagingQueues, messagingSchedules } from './application/messaging-schedules';
+import { messagingJobs, messagingQueues, messagingSchedules } from './application/messaging-schedules';
 import { MESSAGING_EVENTS } from './application/messaging-events';
 import { CreateMessagingTables1763800003001 } from './infrastructure/migrations/0001-create-messaging-tables';
 import { IndexPendingMessages1763800003002 } from './infrastructure/migrations/0002-index-pending-messages';
@@ -42,7 +42,7 @@ export const messagingManifest = defineContext({
   publishes: MESSAGING_EVENTS,
   consumes: {},
   settings: MESSAGING_SETTINGS,
-  jobs: { schedules: messagingSchedules, queues: messagingQueues },
+  jobs: { jobs: messagingJobs, schedules: messagingSchedules, queues: messagingQueues },
 });
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';

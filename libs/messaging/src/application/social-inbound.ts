@@ -13,6 +13,7 @@ import {
 import { CHANNEL_CONTACT, INSERT_CHANNEL_CONTACT, MOVE_WINDOW, OUTBOUND_BEFORE_WATERMARK, OUTBOUND_BY_EXTERNAL_IDS } from '../infrastructure/social.sql';
 import { upsertConversation } from './conversation-store';
 import { NotYet, Settled } from './inbound-outcomes';
+import { enqueueMetaProfile, PLACEHOLDER_NAME } from './meta-profile.job';
 import { CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_STATUS_EVENTS, conversationEvent, messageEvent } from './messaging-events';
 import { toConversationView, toMessageView } from './views';
 
@@ -100,17 +101,19 @@ export class SocialInbound {
     await tx.emit(moved);
   }
 
-  // Found or created by the page-scoped id. Creation runs in a savepoint: when another worker
-  // mapped the same id first, it is rolled back and the winner's contact read.
+  // Found or created by the page-scoped id, with a job to look up its profile. Creation runs in a
+  // savepoint: when another worker mapped the same id first, it is rolled back and the winner's contact read.
   async contactOf(tx: Tx, ctx: RequestContext, channelId: string, user: string): Promise<string> {
     const [known] = await tx.query<{ contact_id: string }>(CHANNEL_CONTACT, [channelId, user]);
     if (known) return known.contact_id;
     const savepoint = `channel_contact_${randomUUID().replace(/-/g, '')}`;
     await tx.query(`SAVEPOINT ${savepoint}`);
-    const contact = await this.contacts.createIn(tx, ctx, { first_name: 'Unknown Contact' });
+    const contact = await this.contacts.createIn(tx, ctx, { first_name: PLACEHOLDER_NAME });
     const [mapped] = await tx.query<{ contact_id: string }>(INSERT_CHANNEL_CONTACT, [channelId, user, contact.id]);
     if (mapped) {
       await tx.query(`RELEASE SAVEPOINT ${savepoint}`);
+      // Its name comes from the Graph API later, off this transaction's path.
+      await enqueueMetaProfile(tx, { channelAccountId: channelId, userId: user, contactId: mapped.contact_id });
       return mapped.contact_id;
     }
     await tx.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);

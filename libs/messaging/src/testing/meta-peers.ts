@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 // A Meta webhook sender: posts a body to the app over HTTP, signed with the app secret as Meta does
@@ -27,12 +27,14 @@ export interface GraphCall {
   body: Record<string, unknown>;
 }
 
-// The Graph API's Send API on 127.0.0.1: records each request and answers as Graph does, with a
-// message id, or with the error queued by `failNext`.
+// The Graph API on 127.0.0.1 (Send API, token check, user profiles): records each request and
+// answers as Graph does, with a message id or a profile, or with the error queued by `failNext`.
 export class GraphApiFake {
   readonly calls: GraphCall[] = [];
   private server: Server | undefined;
   private failures: { status: number; error: Record<string, unknown> }[] = [];
+  private readonly profiles = new Map<string, Record<string, unknown>>();
+  private readonly delays: number[] = [];
   private counter = 0;
   url = '';
 
@@ -50,16 +52,20 @@ export class GraphApiFake {
     this.failures.push({ status, error });
   }
 
-  private async handle(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
-    if (req.method === 'GET') {
-      // GET /{id}?fields=id: a known token may act for any id here; a queued failure answers otherwise.
-      const failure = this.failures.shift();
-      const id = (req.url ?? '').split('?')[0].split('/').pop();
-      this.calls.push({ method: 'GET', path: req.url ?? '', authorization: req.headers.authorization, body: {} });
-      if (failure) res.writeHead(failure.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: failure.error }));
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
-      return;
-    }
+  // GET /{page-scoped id}?fields=... answers this profile (the fields asked for); unknown ids get Graph's error.
+  setProfile(userId: string, profile: Record<string, unknown>): void {
+    this.profiles.set(userId, profile);
+  }
+
+  // The next request is answered only after `ms` (a slow Graph).
+  delayNext(ms: number): void {
+    this.delays.push(ms);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const delay = this.delays.shift();
+    if (req.method === 'GET') return this.get(req, res, delay);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -85,4 +91,23 @@ export class GraphApiFake {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recipient_id: recipient, message_id: `m_fake_${++this.counter}` }));
   }
+
+  // GET /{id}?fields=id (the token check: a known token may act for any id here), or a user profile.
+  private async get(req: IncomingMessage, res: ServerResponse, delay: number | undefined): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://graph.local');
+    const id = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    const fields = (url.searchParams.get('fields') ?? '').split(',');
+    this.calls.push({ method: 'GET', path: req.url ?? '', authorization: req.headers.authorization, body: {} });
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    const failure = this.failures.shift();
+    if (failure) return json(res, failure.status, { error: failure.error });
+    if (fields.join(',') === 'id') return json(res, 200, { id });
+    const profile = this.profiles.get(id);
+    if (!profile) return json(res, 400, { error: { message: `(#100) Object with ID '${id}' does not exist`, type: 'GraphMethodException', code: 100 } });
+    return json(res, 200, { id, ...Object.fromEntries(fields.filter((f) => f in profile).map((f) => [f, profile[f]])) });
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
