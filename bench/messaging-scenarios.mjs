@@ -8,6 +8,7 @@
 // - the Meta webhook (Messenger) under the same load: signed bodies from 1,000 customers of one page.
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cpuWindow } from './cpu-usage.mjs';
@@ -275,8 +276,16 @@ export async function measureInbound(
         [channel.id],
       )
     ).rows[0];
-    // Meta: every message id sent, one by one, among the stored messages, and the contacts named
-    // from their Graph profile by then (a job per new contact, run by the same worker).
+    // Meta: every message id sent, one by one, among the stored messages; then the wait (at most
+    // 60 s) until the contacts' Graph profile jobs (one per new contact, same worker) have ended.
+    const profilesPending = async () =>
+      (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'messaging.meta-profile' AND state <> 'dead'`)).rows[0].n;
+    let profilesSeconds = null;
+    if (meta) {
+      const deadline = Date.now() + 60_000;
+      while ((await profilesPending()) > 0 && Date.now() < deadline) await sleep(100);
+      if ((await profilesPending()) === 0) profilesSeconds = Number((Number(process.hrtime.bigint() - loadEnded) / 1e9).toFixed(2));
+    }
     const metaCheck = meta
       ? (
           await client.query(
@@ -297,6 +306,11 @@ export async function measureInbound(
         message_ids_stored: metaCheck.ids_stored,
         contacts: metaCheck.contacts,
         contacts_named_from_profile: metaCheck.contacts_named,
+        profile_jobs_ended_seconds_after_load: profilesSeconds,
+        profile_jobs_dead: (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'messaging.meta-profile' AND state = 'dead'`)).rows[0].n,
+        profile_job_errors: (
+          await client.query(`SELECT last_error, count(*)::int AS n FROM jobs WHERE name = 'messaging.meta-profile' AND last_error IS NOT NULL GROUP BY 1 LIMIT 5`)
+        ).rows,
       }),
       sent: result.sent,
       acknowledged,
@@ -345,8 +359,13 @@ export function startWorker(root, env, databaseUrl) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  // BENCH_WORKER_LOG=<file>: the worker's log lines, to see what its jobs said.
+  const keep = (chunk) => {
+    output += chunk;
+    if (process.env.BENCH_WORKER_LOG) appendFileSync(process.env.BENCH_WORKER_LOG, chunk);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start in 60 s:\n${output}`)), 60_000);
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
