@@ -88,6 +88,8 @@ describe('Meta event batches in the worker', () => {
       receipt('old', 'delivery', { mids: ['m_echo', 'out-1'] }),
       receipt('old', 'read', { watermark: Date.now() + 60_000 }),
       receipt('c7', 'delivery', { mids: ['never-sent'] }),
+      receipt('old', 'delivery', { mids: ['out-1'] }), // already read by now: nothing moves
+      receipt('ghost', 'read', { watermark: Date.now() }), // never wrote on this page
     ];
     const answer = await send({
       object: 'page',
@@ -98,8 +100,8 @@ describe('Meta event batches in the worker', () => {
     });
     expect(answer.body).toEqual({ received: true, stored: mixed.length + second.length });
     const settled = await processor().processDue(1000);
-    // 70 + 70 + the echo, the postback, m_old_2 and two duplicates, and two receipts; c7's waits.
-    expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 2);
+    // 70 + 70 + the echo, the postback, m_old_2 and two duplicates, and four receipts; c7's waits.
+    expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 4);
 
     const messages = await sql<{ external_id: string; direction: string; status: string; tx: string; contact_id: string }>(
       t, 'SELECT external_id, direction, status, xmin::text AS tx, contact_id FROM messages ORDER BY created_at, id',
@@ -107,7 +109,7 @@ describe('Meta event batches in the worker', () => {
     expect(messages).toHaveLength(1 + 1 + 140 + 1 + 1 + 1);
     expect(new Set(messages.map((m) => m.external_id)).size).toBe(messages.length);
     const byId = new Map(messages.map((m) => [m.external_id, m]));
-    // The pass took its 148 events in ceil(148 / 50) = 3 batches, one transaction each.
+    // The pass took its 150 events in ceil(150 / 50) = 3 batches, one transaction each.
     const pass = messages.filter((m) => !['m_old', 'out-1'].includes(m.external_id));
     expect(new Set(pass.map((m) => m.tx)).size).toBe(3);
     for (const c of customers) {
@@ -141,6 +143,10 @@ describe('Meta event batches in the worker', () => {
     expect(events.filter((e) => e.last_error?.startsWith('duplicate of provider message')).map((e) => e.last_error).sort()).toEqual([
       'duplicate of provider message m_c3_1',
       'duplicate of provider message m_old',
+    ]);
+    expect(events.filter((e) => /^(nothing moved|no customer)/.test(e.last_error ?? '')).map((e) => e.last_error)).toEqual([
+      'nothing moved to DELIVERED',
+      'no customer ghost on this channel',
     ]);
     expect(await sql(t, "SELECT 1 FROM inbound_events WHERE payload->>'id' = 'm_unknown'")).toHaveLength(0);
     expect(await outbox(t, 'conversation.created')).toBe(71);

@@ -6,9 +6,9 @@ import { INBOUND_SEEN_BATCH, MARK_INBOUND_BATCH_DONE } from '../infrastructure/i
 import type { MessageRow } from '../infrastructure/messaging.sql';
 import { CHANNEL_CONTACTS_BATCH, INSERT_SOCIAL_MESSAGES, MARK_INBOUND_BATCH_RETRY, MOVE_WINDOWS } from '../infrastructure/social-batch.sql';
 import { type StoredMedia, upsertConversations } from './inbound-batch';
-import { NotYet, Settled } from './inbound-outcomes';
 import { MESSAGE_RECEIVED, MESSAGE_SENT, messageEvent } from './messaging-events';
 import type { SocialInbound } from './social-inbound';
+import { applyReceipts } from './social-receipts';
 import { toMessageView } from './views';
 
 type Message = Extract<SocialPayload, { type: 'social_message' }>;
@@ -32,8 +32,8 @@ interface Taken {
 // The Messenger and Instagram events of one organization in one transaction, with the outcome of
 // one at a time (SocialInbound.apply): duplicates settled, a first echo left for a retry, customers
 // found or created by page-scoped id, conversations upserted and their windows moved, messages
-// stored with one statement, then the receipts (which may name messages of this batch). Every event
-// is marked (done, done with its reason, or retried) here; any other failure throws and the
+// stored with one statement, then the receipts (which may name messages of this batch, see
+// applyReceipts). Every event is marked (done, done with its reason, or retried) here; any other failure throws and the
 // caller's transaction undoes everything. Answers how many events were settled.
 export async function applySocialBatch(
   tx: Tx,
@@ -94,19 +94,15 @@ export async function applySocialBatch(
     events.push(m.payload.echo ? messageEvent(MESSAGE_SENT, ctx, message) : messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: m.contactId }));
     done.push({ id: m.event.id, error: null });
   }
-  if (events.length > 0) await tx.emit(events);
-  // Receipts after the messages, in order, each with its own outcome (as status callbacks are).
-  for (const c of batch) {
-    if (c.payload.type !== 'social_receipt') continue;
-    try {
-      await social.receipt(tx, ctx, c.event, c.payload as Receipt);
-      done.push({ id: c.event.id, error: null });
-    } catch (error) {
-      if (error instanceof Settled) done.push({ id: c.event.id, error: error.message });
-      else if (error instanceof NotYet) retry.push({ id: c.event.id, reason: error.message.slice(0, 500) });
-      else throw error;
-    }
+  // Receipts after the messages, so one naming a message of this batch finds it.
+  const receipts = batch.filter((c): c is ClaimedSocial & { payload: Receipt } => c.payload.type === 'social_receipt');
+  const moved = await applyReceipts(tx, ctx, receipts);
+  events.push(...moved.events);
+  for (const o of moved.outcomes) {
+    if (o.retry) retry.push({ id: o.id, reason: o.error! });
+    else done.push({ id: o.id, error: o.error });
   }
+  if (events.length > 0) await tx.emit(events);
   if (done.length > 0) await tx.execute(MARK_INBOUND_BATCH_DONE, [done.map((d) => d.id), done.map((d) => d.error)], PREPARED);
   if (retry.length > 0) await tx.execute(MARK_INBOUND_BATCH_RETRY, [retry.map((r) => r.id), retry.map((r) => r.reason), maxAttempts], PREPARED);
   return done.length;

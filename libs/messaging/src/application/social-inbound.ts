@@ -82,7 +82,7 @@ export class SocialInbound {
     return windowClosesAt(this.capabilitiesOf(kind)?.window ?? null, wrote);
   }
 
-  async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {
+  private async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {
     const [known] = await tx.query<{ contact_id: string }>(CHANNEL_CONTACT, [event.channel_account_id, payload.user]);
     if (!known) throw new Settled(`no customer ${payload.user} on this channel`);
     const messages = payload.mids.length > 0

@@ -33,3 +33,25 @@ export const MARK_INBOUND_BATCH_RETRY = `
          next_attempt_at = now() + make_interval(secs => least(300, power(2, e.attempts))),
          processed_at = CASE WHEN e.attempts + 1 >= $3 THEN now() END
   FROM unnest($1::bigint[], $2::text[]) AS k(id, reason) WHERE e.id = k.id AND e.processed_at IS NULL`;
+
+// OUTBOUND_BY_EXTERNAL_IDS for the receipts of a batch: each named outbound message, locked.
+export const OUTBOUND_BY_EXTERNAL_IDS_BATCH = `
+  SELECT m.* FROM unnest($1::uuid[], $2::text[]) AS k(channel_account_id, external_id)
+  CROSS JOIN LATERAL (
+    SELECT * FROM messages
+    WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_id = k.external_id AND direction = 'OUTBOUND'
+    LIMIT 1 FOR UPDATE) m`;
+
+// OUTBOUND_BEFORE_WATERMARK for each watermark receipt of a batch ($4: its position), locked.
+export const OUTBOUND_BEFORE_WATERMARKS = `
+  SELECT k.n, m.* FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[]) AS k(channel_account_id, contact_id, watermark, n)
+  CROSS JOIN LATERAL (
+    SELECT * FROM messages
+    WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND contact_id = k.contact_id AND direction = 'OUTBOUND'
+      AND status IN ('SENT', 'DELIVERED') AND created_at <= k.watermark
+    ORDER BY created_at, id LIMIT 500 FOR UPDATE) m`;
+
+// The batch's receipts' outcome: each moved message's last status.
+export const SET_MESSAGE_STATUSES = `
+  UPDATE messages m SET status = k.status, updated_at = now()
+  FROM unnest($1::uuid[], $2::text[]) AS k(id, status) WHERE m.organization_id = app_org_id() AND m.id = k.id RETURNING m.*`;
