@@ -46,18 +46,39 @@ function snapshot() {
   return totals;
 }
 
-// Starts a window; the returned function ends it and answers CPU seconds per group.
+// The whole machine's CPU ticks (/proc/stat): busy (user, nice, system, irq, softirq) and steal
+// (taken by the hypervisor from this virtual machine).
+function machine() {
+  if (!existsSync('/proc/stat')) return null;
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { busy: user + nice + system + irq + softirq, steal };
+}
+
+// Starts a window; the returned function ends it and answers CPU seconds per group, and what the
+// rest of the machine (work that is not this benchmark's) used meanwhile.
 export function cpuWindow() {
   const before = snapshot();
+  const machineBefore = machine();
   const started = process.hrtime.bigint();
   return () => {
     const after = snapshot();
+    const machineAfter = machine();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const groups = {};
     for (const [key, ticks] of after) {
       const name = key.slice(0, key.indexOf(':'));
       groups[name] = (groups[name] ?? 0) + (ticks - (before.get(key) ?? 0)) / TICKS;
     }
-    return { wall_seconds: Number(seconds.toFixed(2)), cpu_seconds: Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Number(v.toFixed(2))])) };
+    const cpu_seconds = Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, Number(v.toFixed(2))]));
+    if (!machineBefore || !machineAfter) return { wall_seconds: Number(seconds.toFixed(2)), cpu_seconds };
+    const busy = (machineAfter.busy - machineBefore.busy) / TICKS;
+    const ours = Object.values(groups).reduce((sum, v) => sum + v, 0);
+    return {
+      wall_seconds: Number(seconds.toFixed(2)),
+      cpu_seconds,
+      machine_busy_cpu_seconds: Number(busy.toFixed(2)),
+      other_work_cpu_seconds: Number(Math.max(0, busy - ours).toFixed(2)),
+      steal_cpu_seconds: Number(((machineAfter.steal - machineBefore.steal) / TICKS).toFixed(2)),
+    };
   };
 }
