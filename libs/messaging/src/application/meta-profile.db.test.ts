@@ -144,6 +144,20 @@ describe('contact names from the Graph API', () => {
     expect(JSON.stringify(logged)).not.toContain(TOKEN);
   });
 
+  it('should keep the placeholder and log when the contact refuses the profile (custom fields full)', async () => {
+    const page = await withAccount('messenger');
+    const user = `psid-${newId()}`;
+    graph.setProfile(user, { first_name: 'Full', last_name: 'Fields', profile_pic: `https://cdn.example/${'p'.repeat(1000)}.jpg` });
+    await customersWrite(page.t, 'page', page.accountId, [user]);
+    const full = { notes: 'n'.repeat(16_384 - 20) };
+    await sql(page.t, 'UPDATE contacts SET custom_fields = $2 WHERE id = (SELECT contact_id FROM channel_contacts WHERE external_user_id = $1)', [user, full]);
+    const before = logs.length;
+    await jobsDone(page.t);
+    expect(await contactOf(page.t, user)).toEqual({ first_name: 'Unknown Contact', last_name: null, custom_fields: full });
+    expect(logs.slice(before).map((l) => l.line)).toEqual(['meta profile could not be stored: the contact keeps its placeholder name']);
+    expect(await runtime.db.asSystem((tx) => tx.query("SELECT 1 FROM jobs WHERE state = 'dead'"))).toHaveLength(0);
+  });
+
   it('should give up on a slow Graph API after its attempts, keeping the placeholder and the message', async () => {
     const page = await withAccount('messenger');
     const user = `psid-${newId()}`;

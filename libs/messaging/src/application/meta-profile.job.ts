@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ContactService } from '@engage/crm';
 import { type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type SecretBox, type Tx } from '@engage/platform';
-import type { RequestContext } from '@engage/shared-kernel';
-import { GraphProfileError, type GraphProfileApi } from '../infrastructure/graph-profile-api';
+import { DomainError, type RequestContext } from '@engage/shared-kernel';
+import { type GraphProfileApi, GraphProfileError, type MetaProfile } from '../infrastructure/graph-profile-api';
 
 export interface MetaProfilePayload {
   channelAccountId: string;
@@ -52,11 +52,22 @@ export class MetaProfileLookup implements JobHandler<MetaProfilePayload> {
       return;
     }
     if (!profile) return;
+    try {
+      await this.store(ctx, payload.contactId, profile);
+    } catch (error) {
+      // A contact whose fields refuse the profile (e.g. custom fields at their size limit) keeps its
+      // name; anything else (the database) is tried again by the runner.
+      if (!(error instanceof DomainError)) throw error;
+      this.log({ ...fields, error: (error as Error).message }, 'meta profile could not be stored: the contact keeps its placeholder name');
+    }
+  }
+
+  private async store(ctx: RequestContext, contactId: string, profile: MetaProfile): Promise<void> {
     await this.db.inTenant(ctx, async (tx) => {
-      const [contact] = await tx.query<{ first_name: string; last_name: string | null; custom_fields: Record<string, unknown> }>(CONTACT, [payload.contactId]);
+      const [contact] = await tx.query<{ first_name: string; last_name: string | null; custom_fields: Record<string, unknown> }>(CONTACT, [contactId]);
       if (!contact || contact.first_name !== PLACEHOLDER_NAME || contact.last_name !== null) return;
       const extra = { ...(profile.profilePic ? { profile_pic_url: profile.profilePic } : {}), ...(profile.username ? { username: profile.username } : {}) };
-      await this.contacts.updateIn(tx, ctx, payload.contactId, {
+      await this.contacts.updateIn(tx, ctx, contactId, {
         first_name: profile.firstName,
         last_name: profile.lastName,
         custom_fields: { ...contact.custom_fields, ...extra },

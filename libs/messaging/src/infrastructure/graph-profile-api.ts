@@ -20,7 +20,11 @@ export class GraphProfileError extends Error {
   }
 }
 
-const str = (v: unknown, max: number): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : null);
+// PostgreSQL cannot store NUL: such characters are dropped rather than the profile refused.
+const str = (v: unknown, max: number): string | null => {
+  const text = typeof v === 'string' ? v.replaceAll('\u0000', '').trim() : '';
+  return text === '' ? null : text.slice(0, max);
+};
 
 export class GraphProfileApi {
   constructor(
