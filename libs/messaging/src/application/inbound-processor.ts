@@ -226,8 +226,9 @@ export class InboundProcessor {
 function workUnits(due: DueEvent[]): DueEvent[][] {
   const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message' && !isSocialPayload(event.payload)).map((event) => [event]);
   // By the sender's digits, so "+2010...", "2010..." and "2010...@s.host" land in the same batch.
-  const phone = (event: DueEvent) => (event.payload as MessagePayload).from.replace(/@s\..*$/i, '').replace(/\D/g, '');
-  const psid = (event: DueEvent) => (event.payload as unknown as SocialPayload).user;
+  // A malformed payload must not stop the pass: it goes into some batch, and fails there alone.
+  const phone = (event: DueEvent) => String((event.payload as MessagePayload).from ?? '').replace(/@s\..*$/i, '').replace(/\D/g, '');
+  const psid = (event: DueEvent) => String((event.payload as unknown as SocialPayload).user ?? '');
   for (const [kind, senderOf] of [['message', phone], ['social', psid]] as const) {
     const ofKind = due.filter((event) => (kind === 'social' ? isSocialPayload(event.payload) : event.payload?.type === 'message'));
     for (const events of groupBy(ofKind, (event) => event.organization_id).values()) {
