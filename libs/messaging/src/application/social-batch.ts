@@ -33,8 +33,8 @@ interface Taken {
 // one at a time (SocialInbound.apply): duplicates settled, a first echo left for a retry, customers
 // found or created by page-scoped id, conversations upserted and their windows moved, messages
 // stored with one statement, then the receipts (which may name messages of this batch, see
-// applyReceipts). Every event is marked (done, done with its reason, or retried) here; any other failure throws and the
-// caller's transaction undoes everything. Answers how many events were settled.
+// applyReceipts). Every event is marked (done, done with its reason, or retried) here; any other
+// failure throws and the caller's transaction undoes everything. Answers how many were settled.
 export async function applySocialBatch(
   tx: Tx,
   ctx: RequestContext,
