@@ -58,47 +58,62 @@ const receipt = (psid: string, kind: 'delivery' | 'read', fields: object) => ({
   sender: { id: psid }, recipient: { id: 'page' }, timestamp: Date.now(), [kind]: fields,
 });
 
+// Before: customer "old" wrote once, we sent them out-1, their conversation is snoozed, and an echo
+// was seen once (its first try gives the send path its turn). Then, stored for one pass: `n` new
+// customers writing twice, a replay of m_old, a copy of a message within the batch, "old" writing
+// again, a postback, the echo again with delivery and read receipts naming it and out-1 (messages of
+// this same pass), a receipt for an id never sent, one that moves nothing, one from an unknown
+// customer, and an event for an unknown page.
+async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: number) {
+  await send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
+  expect(await processor().processDue()).toBe(1);
+  const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
+  await sql(t, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
+    VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`, [conv.id, conv.contact_id, channelId]);
+  await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
+  await send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
+  expect(await processor().processDue()).toBe(0);
+
+  const customers = Array.from({ length: n }, (_v, i) => `c${i}`);
+  const first = customers.map((c) => msg(c, `m_${c}_1`, `${c} one`));
+  const second = customers.map((c) => msg(c, `m_${c}_2`, `${c} two`));
+  expect((await send(metaBody('page', pageId, first))).body).toEqual({ received: true, stored: n });
+  await dueNow(t);
+  const mixed = [
+    msg('old', 'm_old', 'earlier (replayed)'),
+    msg('c3', 'm_c3_1', 'c3 one (again)'),
+    msg('old', 'm_old_2', 'back again'),
+    { sender: { id: 'c5' }, recipient: { id: pageId }, timestamp: Date.now(), postback: { mid: 'pb_c5', title: 'Buy now', payload: 'BUY' } },
+    receipt('old', 'delivery', { mids: ['m_echo', 'out-1'] }),
+    receipt('old', 'read', { watermark: Date.now() + 60_000 }),
+    receipt('c7', 'delivery', { mids: ['never-sent'] }),
+    receipt('old', 'delivery', { mids: ['out-1'] }), // already read by now: nothing moves
+    receipt('ghost', 'read', { watermark: Date.now() }), // never wrote on this page
+  ];
+  const answer = await send({
+    object: 'page',
+    entry: [
+      { id: pageId, time: Date.now(), messaging: [...mixed, ...second] },
+      { id: '404404404', time: Date.now(), messaging: [msg('x', 'm_unknown', 'to nobody')] },
+    ],
+  });
+  return { conv, customers, stored: answer.body.stored };
+}
+
+// An event the webhook would never store: a page-scoped id longer than the channel_contacts check
+// allows (its contact cannot be stored), or none at all.
+const storePoison = (t: TestTenant, channelId: string, id: string, user: string | undefined) =>
+  runtime.db.asSystem((tx) => {
+    const payload = { type: 'social_message', id, user, echo: false, text: 'x', media: [], reply_to: null, timestamp: null, postback: null };
+    const insert = 'INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3)';
+    return tx.query(insert, [t.ctx.organizationId, channelId, payload]);
+  });
+
 describe('Meta event batches in the worker', () => {
   it('should process a large mixed batch with the outcome of one event at a time, in a few transactions', async () => {
     const { t, pageId, channelId } = await withPage();
-    // Before: customer "old" wrote once, we sent them out-1, and their conversation is snoozed.
-    await send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
-    expect(await processor().processDue()).toBe(1);
-    const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
-    await sql(t, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
-      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`, [conv.id, conv.contact_id, channelId]);
-    await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
-    // An echo seen once already (its first try gives the send path its turn).
-    await send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
-    expect(await processor().processDue()).toBe(0);
-
-    // The batch: 70 new customers writing twice, a replay of m_old, a copy of a message within the
-    // batch, "old" writing again, a postback, the echo again with delivery and read receipts naming
-    // it and out-1 (messages of this same pass), a receipt for an id never sent, and an unknown page.
-    const customers = Array.from({ length: 70 }, (_v, i) => `c${i}`);
-    const first = customers.map((c) => msg(c, `m_${c}_1`, `${c} one`));
-    const second = customers.map((c) => msg(c, `m_${c}_2`, `${c} two`));
-    expect((await send(metaBody('page', pageId, first))).body).toEqual({ received: true, stored: 70 });
-    await dueNow(t);
-    const mixed = [
-      msg('old', 'm_old', 'earlier (replayed)'),
-      msg('c3', 'm_c3_1', 'c3 one (again)'),
-      msg('old', 'm_old_2', 'back again'),
-      { sender: { id: 'c5' }, recipient: { id: pageId }, timestamp: Date.now(), postback: { mid: 'pb_c5', title: 'Buy now', payload: 'BUY' } },
-      receipt('old', 'delivery', { mids: ['m_echo', 'out-1'] }),
-      receipt('old', 'read', { watermark: Date.now() + 60_000 }),
-      receipt('c7', 'delivery', { mids: ['never-sent'] }),
-      receipt('old', 'delivery', { mids: ['out-1'] }), // already read by now: nothing moves
-      receipt('ghost', 'read', { watermark: Date.now() }), // never wrote on this page
-    ];
-    const answer = await send({
-      object: 'page',
-      entry: [
-        { id: pageId, time: Date.now(), messaging: [...mixed, ...second] },
-        { id: '404404404', time: Date.now(), messaging: [msg('x', 'm_unknown', 'to nobody')] },
-      ],
-    });
-    expect(answer.body).toEqual({ received: true, stored: mixed.length + second.length });
+    const { conv, customers, stored } = await mixedBatch(t, pageId, channelId, 70);
+    expect(stored).toBe(9 + 70);
     const settled = await processor().processDue(1000);
     // 70 + 70 + the echo, the postback, m_old_2 and two duplicates, and four receipts; c7's waits.
     expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 4);
@@ -157,21 +172,40 @@ describe('Meta event batches in the worker', () => {
     expect(await outbox(t, 'message.read')).toBe(2);
   });
 
+  it('should end as one event at a time does: the same batch with a poison event, processed one by one, ends the same', async () => {
+    const snapshot = async (t: TestTenant) => ({
+      messages: await sql(t, `SELECT m.external_id, m.direction, m.status, m.content, cc.external_user_id AS customer
+        FROM messages m JOIN channel_contacts cc ON cc.contact_id = m.contact_id ORDER BY m.external_id`),
+      conversations: await sql(t, `SELECT cc.external_user_id AS customer, c.status, c.unread_count, c.window_closes_at IS NOT NULL AS windowed
+        FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id ORDER BY 1`),
+      events: await sql(t, `SELECT coalesce(payload->>'id', (payload->>'user') || ' ' || (payload->>'status')) AS event,
+        processed_at IS NOT NULL AS done, last_error FROM inbound_events WHERE payload->>'id' IS DISTINCT FROM 'm_poison' ORDER BY id`),
+      outbox: await runtime.db.asSystem((tx) =>
+        tx.query('SELECT type, count(*)::int AS n FROM outbox WHERE organization_id = $1 GROUP BY type ORDER BY type', [t.ctx.organizationId])),
+    });
+    const transactions = async (t: TestTenant) =>
+      (await sql(t, "SELECT DISTINCT xmin::text FROM messages WHERE external_id NOT IN ('m_old', 'out-1')")).length;
+    const batched = await withPage();
+    await mixedBatch(batched.t, batched.pageId, batched.channelId, 8);
+    await processor().processDue(1000);
+    const single = await withPage();
+    await mixedBatch(single.t, single.pageId, single.channelId, 8);
+    await storePoison(single.t, single.channelId, 'm_poison', 'u'.repeat(150));
+    await processor().processDue(1000);
+    // 27 events: one batch for the first organization; the poison sent the second's one at a time.
+    expect(await transactions(batched.t)).toBe(1);
+    expect(await transactions(single.t)).toBe(8 * 2 + 3);
+    const [a, b] = [await snapshot(batched.t), await snapshot(single.t)];
+    expect(a.messages).toHaveLength(8 * 2 + 5);
+    expect(b).toEqual(a);
+  });
+
   it('should not let a poison event block or undo the others of its batch, and settle it after its last attempt', async () => {
     const { t, pageId, channelId } = await withPage();
     const good = Array.from({ length: 20 }, (_v, i) => msg(`p${i % 5}`, `m_good_${i}`, `n${i}`));
     await send(metaBody('page', pageId, good.slice(0, 10)));
-    // A page-scoped id longer than the channel_contacts check allows: its contact cannot be stored.
-    const poison = {
-      type: 'social_message', id: 'm_poison', user: 'u'.repeat(150), echo: false, text: 'x', media: [], reply_to: null, timestamp: null, postback: null,
-    };
-    // And one whose customer is missing altogether.
-    const { user: _user, ...faceless } = { ...poison, id: 'm_poison_2' };
-    for (const payload of [poison, faceless]) {
-      await runtime.db.asSystem((tx) =>
-        tx.query('INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3)', [t.ctx.organizationId, channelId, payload]),
-      );
-    }
+    await storePoison(t, channelId, 'm_poison', 'u'.repeat(150));
+    await storePoison(t, channelId, 'm_poison_2', undefined); // its customer missing altogether
     await send(metaBody('page', pageId, good.slice(10)));
     expect(await processor().processDue()).toBe(20);
     const stored = await sql<{ external_id: string }>(t, 'SELECT external_id FROM messages ORDER BY created_at, id');
