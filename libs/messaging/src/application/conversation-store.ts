@@ -31,9 +31,12 @@ export async function channelById(tx: Tx, id: string): Promise<ChannelAccountRow
 }
 
 // §4.1 step 7 / inbound: the unresolved conversation of (contact, channel), found or created in one
-// statement; emits conversation.created when it is new.
-export async function upsertConversation(tx: Tx, ctx: RequestContext, contactId: string, channelId: string, unread: 0 | 1): Promise<ConversationRow> {
-  const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread]);
+// statement; emits conversation.created when it is new. `stampCustomer`: a customer's message on a
+// channel without a provider window marks last_customer_message_at now.
+export async function upsertConversation(
+  tx: Tx, ctx: RequestContext, contactId: string, channelId: string, unread: 0 | 1, stampCustomer = false,
+): Promise<ConversationRow> {
+  const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread, stampCustomer]);
   const { created, ...conversation } = row;
   if (created) await tx.emit([conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation))]);
   return conversation;

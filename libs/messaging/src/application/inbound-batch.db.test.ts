@@ -67,6 +67,13 @@ describe('inbound message batches', () => {
       { phone: `+${b}`, status: 'OPEN', unread_count: 2 },
       { phone: `+${c}`, status: 'OPEN', unread_count: 2 },
     ]);
+    // The customers wrote in this batch's transaction: each conversation says so (no provider window here).
+    const written = await sql<{ same: boolean; window: string | null }>(
+      tenant,
+      `SELECT c.last_customer_message_at = (SELECT min(created_at) FROM messages WHERE external_id IN ('a1','a2','a3','b1','c1')) AS same,
+              c.window_closes_at AS window FROM conversations c`,
+    );
+    expect(written).toEqual([{ same: true, window: null }, { same: true, window: null }, { same: true, window: null }]);
     const events = (await outbox(tenant)).slice(before);
     expect(events.filter((e) => e.type === 'message.received').map((e) => (e.payload.message as { external_id: string }).external_id).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
     expect(events.filter((e) => e.type === 'conversation.created')).toHaveLength(1);
@@ -114,6 +121,12 @@ describe('inbound message batches', () => {
       { id: 'f3', attempts: 1, processed: true, failed: false },
     ]);
     expect((await outbox(tenant)).filter((e) => e.type === 'message.received')).toHaveLength(2);
+    // One at a time too, the conversation keeps when its customer last wrote: f3's transaction.
+    const [conversation] = await sql<{ same: boolean }>(
+      tenant,
+      `SELECT c.last_customer_message_at = m.created_at AS same FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.external_id = 'f3'`,
+    );
+    expect(conversation).toEqual({ same: true });
   });
 });
 

@@ -66,7 +66,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
     else taken.push({ ...m, contactId: answer.contact.id });
   }
   const events: DomainEvent[] = [];
-  const conversations = await upsertConversations(tx, ctx, taken, events);
+  const conversations = await upsertConversations(tx, ctx, taken, events, true);
   const rows = taken.length === 0 ? [] : await tx.query<MessageRow>(INSERT_INBOUND_MESSAGES, [
     taken.map((m) => conversations.get(pair(m))!.id),
     taken.map((m) => m.contactId),
@@ -104,6 +104,7 @@ export async function upsertConversations(
   ctx: RequestContext,
   taken: Array<{ contactId: string; event: InboundEventRow; unread?: 0 | 1 }>,
   events: DomainEvent[],
+  stampCustomer = false,
 ): Promise<Map<string, ConversationRow>> {
   const unread = new Map<string, { contactId: string; channelId: string; count: number }>();
   for (const m of taken) {
@@ -114,7 +115,7 @@ export async function upsertConversations(
   const pairs = [...unread.values()].sort((a, b) => (a.contactId + a.channelId < b.contactId + b.channelId ? -1 : 1));
   const result = new Map<string, ConversationRow>();
   if (pairs.length === 0) return result;
-  const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count)], PREPARED);
+  const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), stampCustomer], PREPARED);
   for (const { created, ...row } of rows) {
     let conversation: ConversationRow = row;
     if (created) events.push(conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation)));

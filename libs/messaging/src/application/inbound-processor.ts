@@ -180,7 +180,7 @@ export class InboundProcessor {
     const [seen] = await tx.query(INBOUND_EXISTS, [event.channel_account_id, payload.id]);
     if (seen) throw new Settled(`duplicate of provider message ${payload.id}`);
     const { contact } = await findOrCreateContactByPhone(tx, ctx, this.contacts, payload.from.replace(/@s\..*$/i, ''), payload.name);
-    let conversation = await upsertConversation(tx, ctx, contact.id, event.channel_account_id, 1);
+    let conversation = await upsertConversation(tx, ctx, contact.id, event.channel_account_id, 1, true);
     // A customer writing wakes a snoozed or pending conversation.
     if (conversation.status === 'SNOOZED' || conversation.status === 'PENDING') {
       const from = conversation.status;

@@ -21,12 +21,15 @@ export const INBOUND_SEEN_BATCH = `
 
 // UPSERT_CONVERSATION for distinct (contact, channel) pairs, given in a fixed order so two batches
 // lock shared conversations in the same order.
+// $4: stamp last_customer_message_at with the transaction's time where the customer wrote (channels
+// without a provider window; windowed channels set it from the provider's own timestamp).
 export const UPSERT_CONVERSATIONS = `
-  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count)
-  SELECT app_org_id(), k.contact_id, k.channel_account_id, now(), k.unread
+  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count, last_customer_message_at)
+  SELECT app_org_id(), k.contact_id, k.channel_account_id, now(), k.unread, CASE WHEN $4::boolean AND k.unread > 0 THEN now() END
   FROM unnest($1::uuid[], $2::uuid[], $3::int[]) WITH ORDINALITY AS k(contact_id, channel_account_id, unread, n) ORDER BY k.n
   ON CONFLICT (organization_id, contact_id, channel_account_id) WHERE status <> 'RESOLVED'
-  DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now()
+  DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now(),
+    last_customer_message_at = CASE WHEN $4::boolean AND EXCLUDED.unread_count > 0 THEN now() ELSE conversations.last_customer_message_at END
   RETURNING *, (xmax = 0) AS created`;
 
 // INSERT_INBOUND_MESSAGE for many; a microsecond apart in the order given, so a conversation's

@@ -90,11 +90,13 @@ export const SYSTEM_CHANNEL_TOKEN = `SELECT organization_id, inbound_token_hash,
 
 // One statement, race-free: the unresolved conversation of (contact, channel), created when missing.
 // `created` tells which happened (xmax is 0 only on a freshly inserted row).
+// $4 as UPSERT_CONVERSATIONS' (inbound-batch.sql.ts).
 export const UPSERT_CONVERSATION = `
-  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count)
-  VALUES (app_org_id(), $1, $2, now(), $3)
+  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count, last_customer_message_at)
+  VALUES (app_org_id(), $1, $2, now(), $3, CASE WHEN $4::boolean AND $3 > 0 THEN now() END)
   ON CONFLICT (organization_id, contact_id, channel_account_id) WHERE status <> 'RESOLVED'
-  DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now()
+  DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now(),
+    last_customer_message_at = CASE WHEN $4::boolean AND EXCLUDED.unread_count > 0 THEN now() ELSE conversations.last_customer_message_at END
   RETURNING *, (xmax = 0) AS created`;
 
 export const TOUCH_CONVERSATION = `
