@@ -11,6 +11,7 @@ import { AddProfileFields1763800001004 } from './infrastructure/migrations/0004-
 import { CreateProfilesView1763800001005 } from './infrastructure/migrations/0005-create-profiles-view';
 import { AddReauthenticationNonces1763800001006 } from './infrastructure/migrations/0006-add-reauthentication-nonces';
 import { LetUsersWriteOwnProfile1763800001007 } from './infrastructure/migrations/0007-let-users-write-own-profile';
+import { PublishOrganizationOwners1763800001008 } from './infrastructure/migrations/0008-publish-organization-owners';
 import { ProfilesWriter } from './application/profiles.writer';
 
 export { IdentityModule } from './identity.module';
@@ -34,9 +35,11 @@ export const identityMigrations: MigrationClass[] = [
   CreateProfilesView1763800001005,
   AddReauthenticationNonces1763800001006,
   LetUsersWriteOwnProfile1763800001007,
+  PublishOrganizationOwners1763800001008,
 ];
 export { listDevMailbox, type DevMail } from './infrastructure/email/dev-mailbox-email-sender';
 export { onlineMemberIds } from './application/online-members';
+export { type AccountStatus, memberByEmail } from './application/member-lookup';
 export { EMAIL_SENDER, type EmailMessage, type EmailSender } from './application/email-sender.port';
 
 // Identity as the composition sees it. Profiles are served by the data API like every table.

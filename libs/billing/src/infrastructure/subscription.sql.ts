@@ -1,8 +1,8 @@
 // The facts a billing event needs, in one round trip: does the organization exist, its OWNER (the
-// earliest one when there are several) and the plan's lookup ids (NULL: no such plan).
+// earliest one when there are several: identity's published view) and the plan's lookup ids (NULL: no such plan).
 export const EVENT_FACTS = `
   SELECT EXISTS (SELECT 1 FROM organizations WHERE id = $1) AS organization_exists,
-         (SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'OWNER' ORDER BY created_at, user_id LIMIT 1) AS owner_id,
+         (SELECT owner_id FROM identity_organization_owners WHERE organization_id = $1) AS owner_id,
          (SELECT jsonb_build_object('product_lookup_id', product_lookup_id, 'price_lookup_id', price_lookup_id)
             FROM subscription_plans WHERE id = $2) AS plan_metadata`;
 

@@ -1,9 +1,9 @@
 import type { ContactService } from '@engage/crm';
-import type { Caller } from '@engage/identity';
-import type { Database } from '@engage/platform';
+import { type Caller, memberByEmail } from '@engage/identity';
+import type { Database, Tx } from '@engage/platform';
 import { Forbidden, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import { CALL_RECORDS, type CallDirection, type CallRecordRow, type CallRecordView } from '../domain/call-record';
-import { CALL_INSERT, INSERT_CALL_RECORD, MEMBER_BY_EMAIL } from '../infrastructure/call-record.sql';
+import { CALL_INSERT, INSERT_CALL_RECORD } from '../infrastructure/call-record.sql';
 import { CALL_RECEIVED } from './call-received.event';
 import { enqueueCallProcessing } from './call-processing.job';
 
@@ -48,7 +48,7 @@ export class CallRegistration {
     const { ctx } = caller;
     const contactId = await this.contactOf(ctx, fields);
     const row = await this.db.inTenant(ctx, async (tx) => {
-      const agentUserId = caller.kind === 'session' ? ctx.userId : await agentOf(fields.agent_identifier, (email) => tx.query(MEMBER_BY_EMAIL, [email]));
+      const agentUserId = caller.kind === 'session' ? ctx.userId : await agentOf(tx, fields.agent_identifier);
       const values = {
         id, source: 'mobile', contact_id: contactId, customer_phone: fields.customer_phone ?? null, agent_identifier: fields.agent_identifier ?? null,
         agent_user_id: agentUserId, duration_seconds: fields.duration_seconds ?? null, call_timestamp: fields.call_timestamp ?? null,
@@ -88,13 +88,14 @@ export class CallRegistration {
   }
 }
 
-// An API key's call is the member's whose e-mail is agent_identifier; a phone number or an unknown
-// address stays as text only. A deactivated or suspended member's account is refused (403).
-async function agentOf(identifier: string | undefined, byEmail: (email: string) => Promise<Record<string, unknown>[]>): Promise<string | null> {
+// An API key's call is the member's whose e-mail is agent_identifier (identity's lookup, in this
+// transaction); a phone number or an unknown address stays as text only. A deactivated or suspended
+// member's account is refused (403).
+async function agentOf(tx: Tx, identifier: string | undefined): Promise<string | null> {
   if (!identifier || !identifier.includes('@')) return null;
-  const [member] = await byEmail(identifier.trim());
+  const member = await memberByEmail(tx, identifier.trim());
   if (!member) return null;
   if (member.status === 'deactivated') throw Forbidden('account_deactivated', 'The agent’s account is deactivated');
   if (member.status === 'suspended') throw Forbidden('account_suspended', 'The agent’s account is suspended');
-  return member.id as string;
+  return member.id;
 }

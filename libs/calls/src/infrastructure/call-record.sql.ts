@@ -11,8 +11,3 @@ export const INSERT_CALL_RECORD = `
   INSERT INTO call_records (organization_id, ${CALL_INSERT.list})
   SELECT app_org_id(), ${CALL_INSERT.names.map((name, i) => (name === 'call_timestamp' ? `COALESCE($${i + 1}::timestamptz, now())` : `$${i + 1}`)).join(', ')}
   RETURNING *`;
-
-// The organization's member with this e-mail address (members have no phone number on record).
-export const MEMBER_BY_EMAIL = `
-  SELECT u.id, u.status FROM memberships m JOIN users u ON u.id = m.user_id
-  WHERE m.organization_id = app_org_id() AND lower(u.email) = lower($1)`;
