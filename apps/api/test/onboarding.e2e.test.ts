@@ -102,6 +102,34 @@ describe('onboarding over HTTP', () => {
     expect((await patchProfile(other, { onboarding_completed: true })).statusCode).toBe(200);
   });
 
+  // Billing's and messaging's facts come through their published views (docs/architecture.md).
+  it("should count the organization's own channel accounts and a subscription in good standing only, and offer only active plans", async () => {
+    const t = await createTestTenant(app);
+    const other = await createTestTenant(app);
+    const addChannel = (tenant: TestTenant) => runtime.db.asSystem((tx) =>
+      tx.query(`INSERT INTO channel_accounts (organization_id, kind, name) VALUES ($1, 'chat_app', 'Support')`, [tenant.ctx.organizationId]));
+    await addChannel(other);
+    await subscribe(t, 'past_due');
+    expect((await state(t)).json()).toEqual({
+      current_step: 'select_plan', completed_steps: ['verify_email'], missing: ['select_plan'], onboarding_completed: false,
+    });
+    expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('awaiting_billing_event');
+
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE subscriptions SET status = 'active' WHERE organization_id = $1`, [t.ctx.organizationId]));
+    await addChannel(t);
+    expect((await state(t)).json()).toEqual({
+      current_step: 'finish', completed_steps: ['verify_email', 'select_plan', 'channel_setup'], missing: [], onboarding_completed: false,
+    });
+    expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('subscribed');
+
+    const retired = `retired-${randomUUID().slice(0, 8)}`;
+    await runtime.db.asSystem((tx) => tx.query(`INSERT INTO subscription_plans (id, name, price, currency, interval, is_active)
+                                               VALUES ($1, 'Retired', 5, 'USD', 'month', false)`, [retired]));
+    const refused = await act(t, 'select-plan', { plan_id: retired });
+    expect({ status: refused.statusCode, code: refused.json().code }).toEqual({ status: 400, code: 'plan.unknown' });
+    await runtime.db.asSystem((tx) => tx.query('DELETE FROM subscription_plans WHERE id = $1', [retired]));
+  });
+
   it("should not count another organization's subscription, and refuse bad input with a clear 4xx", async () => {
     const a = await createTestTenant(app);
     const b = await createTestTenant(app);

@@ -4,6 +4,7 @@ import { BILLING_EVENTS } from './application/billing-events';
 import { BILLING_SETTINGS } from './billing.settings';
 import { BILLING_TABLES } from './infrastructure/exposed-tables';
 import { CreateSubscriptionTables1763800005001 } from './infrastructure/migrations/0001-create-subscription-tables';
+import { PublishBillingReadModels1763800005002 } from './infrastructure/migrations/0002-publish-read-models';
 import { CreatePlanLimits1763800005101 } from './limits/migrations/0101-create-plan-limits';
 
 export { BillingModule } from './billing.module';
@@ -15,6 +16,8 @@ export { setPlan, type PlanInput } from './application/set-plan';
 
 export const billingMigrations: MigrationClass[] = [
   CreateSubscriptionTables1763800005001,
+  // What other contexts may read (docs/billing.md).
+  PublishBillingReadModels1763800005002,
   // Plan limits (docs/plan-limits.md).
   CreatePlanLimits1763800005101,
 ];

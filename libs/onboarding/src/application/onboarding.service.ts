@@ -3,7 +3,7 @@ import type { Database, Tx } from '@engage/platform';
 import type { AccountService, ProfilesWriter } from '@engage/identity';
 import { missingBefore, type OnboardingState, onboardingState, type Step } from '../domain/onboarding-steps';
 import {
-  ACTIVE_PLAN, type FactsRow, ONBOARDING_FACTS, RECORD_CHANNELS_SKIPPED, RECORD_PLAN_CHOICE, SUBSCRIPTION_STATUS,
+  ACTIVE_PLAN, type FactsRow, ONBOARDING_FACTS, RECORD_CHANNELS_SKIPPED, RECORD_PLAN_CHOICE, SUBSCRIPTION_STATE,
 } from '../infrastructure/onboarding.sql';
 
 const PLAN_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -54,8 +54,8 @@ export class OnboardingService {
       const [plan] = await tx.query<PlanRow>(ACTIVE_PLAN, [planId]);
       if (!plan) throw ValidationFailed('plan.unknown', `plan ${planId} does not exist or is not offered`, { field: 'plan_id' });
       await tx.query(RECORD_PLAN_CHOICE, [userId, plan.id]);
-      const [subscription] = await tx.query<{ plan_id: string; status: string }>(SUBSCRIPTION_STATUS);
-      const subscribed = subscription?.plan_id === plan.id && ['trialing', 'active'].includes(subscription.status);
+      const [subscription] = await tx.query<{ plan_id: string; subscribed: boolean }>(SUBSCRIPTION_STATE);
+      const subscribed = subscription?.plan_id === plan.id && subscription.subscribed;
       return {
         plan,
         checkout: {
