@@ -128,6 +128,13 @@ export class ContactService {
     return { created, updated };
   }
 
+  // The contact locked for update in an open tenant transaction, or null: for another context that
+  // decides on the current values before updateIn (messaging's Meta profile job).
+  async lockIn(tx: Tx, id: string): Promise<ContactView | null> {
+    const [row] = await tx.query<ContactRow>(CONTACT_FOR_UPDATE, [id]);
+    return row ? toContactView(row) : null;
+  }
+
   async removeIn(tx: Tx, _ctx: RequestContext, id: string): Promise<void> {
     assertId(id);
     if ((await tx.execute('DELETE FROM contacts WHERE id = $1', [id])) === 0) throw NotFound('contact', id);

@@ -14,7 +14,6 @@ export interface MetaProfilePayload {
 export const PLACEHOLDER_NAME = 'Unknown Contact';
 
 const CHANNEL = `SELECT kind, access_token_sealed FROM channel_accounts WHERE id = $1`;
-const CONTACT = `SELECT first_name, last_name, custom_fields FROM contacts WHERE id = $1 FOR UPDATE`;
 
 // Enqueued in the worker's transaction that created the contact, so the look-up happens only if
 // the contact was stored, and never on the webhook's acknowledgement path.
@@ -64,7 +63,8 @@ export class MetaProfileLookup implements JobHandler<MetaProfilePayload> {
 
   private async store(ctx: RequestContext, contactId: string, profile: MetaProfile): Promise<void> {
     await this.db.inTenant(ctx, async (tx) => {
-      const [contact] = await tx.query<{ first_name: string; last_name: string | null; custom_fields: Record<string, unknown> }>(CONTACT, [contactId]);
+      // Locked through the CRM (its table is its own) until the update below.
+      const contact = await this.contacts.lockIn(tx, contactId);
       if (!contact || contact.first_name !== PLACEHOLDER_NAME || contact.last_name !== null) return;
       const extra = { ...(profile.profilePic ? { profile_pic_url: profile.profilePic } : {}), ...(profile.username ? { username: profile.username } : {}) };
       await this.contacts.updateIn(tx, ctx, contactId, {
