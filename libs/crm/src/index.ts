@@ -15,6 +15,7 @@ import { AddTimelineCompany1763800002007 } from './infrastructure/migrations/000
 import { IndexDealsByStage1763800002008 } from './infrastructure/migrations/0008-index-deals-by-stage';
 import { CreateContactEmails1763800002009 } from './infrastructure/migrations/0009-create-contact-emails';
 import { CreateCompanyDuplicateKeys1763800002010 } from './infrastructure/migrations/0010-create-company-duplicate-keys';
+import { PublishAnalyticsReadViews1763800002020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
 
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
@@ -27,7 +28,19 @@ export { ActivityRecordService, type TaskView, type NoteView } from './applicati
 export { TimelineService, type TimelinePage } from './application/timeline.service';
 export { CsvImportService, type ImportJob } from './application/csv-import.service';
 
-export const crmMigrations: MigrationClass[] = [CreateCompaniesAndContacts1763800002001, CreatePipelinesAndDeals1763800002002, CreateDealRotation1763800002003, CreateTasksAndNotes1763800002004, CreateTimelineEntries1763800002005, CreateImportJobs1763800002006, AddTimelineCompany1763800002007, IndexDealsByStage1763800002008, CreateContactEmails1763800002009, CreateCompanyDuplicateKeys1763800002010];
+export const crmMigrations: MigrationClass[] = [
+  CreateCompaniesAndContacts1763800002001,
+  CreatePipelinesAndDeals1763800002002,
+  CreateDealRotation1763800002003,
+  CreateTasksAndNotes1763800002004,
+  CreateTimelineEntries1763800002005,
+  CreateImportJobs1763800002006,
+  AddTimelineCompany1763800002007,
+  IndexDealsByStage1763800002008,
+  CreateContactEmails1763800002009,
+  CreateCompanyDuplicateKeys1763800002010,
+  PublishAnalyticsReadViews1763800002020,
+];
 
 // The CRM as the composition sees it (libs/platform/src/context/context-manifest.ts).
 export const crmManifest = defineContext({

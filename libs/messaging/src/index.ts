@@ -10,6 +10,7 @@ import { InboundEventsWithoutLocks1763800003003 } from './infrastructure/migrati
 import { ChannelAdapters1763800003004 } from './infrastructure/migrations/0004-channel-adapters';
 import { SmsChannels1763800003006 } from './infrastructure/migrations/0006-sms-channels';
 import { ConversationReplyWindows1763800003010 } from './infrastructure/migrations/0010-conversation-reply-windows';
+import { PublishAnalyticsReadViews1763800003020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
 import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations/0030-publish-channel-accounts';
 
 export { MessagingModule } from './messaging.module';
@@ -31,6 +32,7 @@ export const messagingMigrations: MigrationClass[] = [
   SmsChannels1763800003006,
   // The published read re-engagement selects conversations through (docs/reengagement.md).
   ConversationReplyWindows1763800003010,
+  PublishAnalyticsReadViews1763800003020,
   PublishChannelAccounts1763800003030,
 ];
 

@@ -23,7 +23,7 @@ export const CONVERSATIONS = declareTable({
   columns: {
     id: uuid, organization_id: uuid, contact_id: uuid, channel_account_id: uuid, status: text, snoozed_until: atOrNull, assignee_id: uuidOrNull,
     last_message_at: atOrNull, unread_count: column('integer'), created_at: at, updated_at: at,
-    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull,
+    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull, resolved_at: atOrNull,
   },
 });
 
