@@ -1,3 +1,4 @@
+import { analyticsManifest } from '@engage/analytics';
 import { billingManifest } from '@engage/billing';
 import { callsManifest } from '@engage/calls';
 import { crmManifest } from '@engage/crm';
@@ -21,6 +22,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
   reengagementManifest,
   callsManifest,
   webhooksManifest,
+  analyticsManifest,
 ];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).

@@ -27,6 +27,8 @@ export { findOrCreateContactByPhone, findOrCreateContactsByPhones } from './appl
 export { ActivityRecordService, type TaskView, type NoteView } from './application/activity-records.service';
 export { TimelineService, type TimelinePage } from './application/timeline.service';
 export { CsvImportService, type ImportJob } from './application/csv-import.service';
+// Formula-safe CSV lines (the contacts export's), for other contexts' exports.
+export { csvLine } from './domain/csv';
 
 export const crmMigrations: MigrationClass[] = [
   CreateCompaniesAndContacts1763800002001,

@@ -8,6 +8,8 @@ import { hashPassword } from '../infrastructure/password-hasher';
 // Organization settings whose values are secrets: sealed at rest, never returned.
 export const SECRET_SETTINGS = new Set(['appgain_api_key', 'zoom_secret_token']);
 const SETTING_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+// The reporting response target (analytics): at most a week.
+const MAX_SLA_TARGET_MINUTES = 10080;
 
 const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() });
 
@@ -59,11 +61,23 @@ export class OrganizationService {
     if (typeof key !== 'string' || !SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
     if (typeof value !== 'string' || value.length > 4096) throw new DomainError('validation', 'validation_failed', 'setting value must be a string of at most 4096 characters');
     assertNoNul(value, 'setting value');
+    await this.checkKnownSetting(key, value);
     const stored = SECRET_SETTINGS.has(key) ? { sealed: this.secrets.seal(value) } : value;
     const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
       tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),
     );
     if (updated === 0) throw NotFound('organization', organizationId);
+  }
+
+  // Settings other contexts interpret are checked here, so a bad value is refused when set.
+  private async checkKnownSetting(key: string, value: string): Promise<void> {
+    if (key === 'time_zone') {
+      const [known] = await this.db.systemQuery('SELECT 1 FROM pg_timezone_names WHERE name = $1', [value]);
+      if (!known) throw new DomainError('validation', 'validation_failed', `time_zone ${JSON.stringify(value)} is not a known time zone (e.g. Africa/Cairo, UTC)`);
+    }
+    if (key === 'sla_target_minutes' && !(/^[1-9]\d{0,4}$/.test(value) && Number(value) <= MAX_SLA_TARGET_MINUTES)) {
+      throw new DomainError('validation', 'validation_failed', `sla_target_minutes must be a whole number of minutes from 1 to ${MAX_SLA_TARGET_MINUTES}`);
+    }
   }
 
   // Removes a setting (an unset one is not an error).

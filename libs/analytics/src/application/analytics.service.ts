@@ -1,0 +1,98 @@
+import { Readable } from 'node:stream';
+import type { Database, Tx } from '@engage/platform';
+import type { Clock, RequestContext } from '@engage/shared-kernel';
+import { periodError, type ReportQuery } from '../domain/report-query';
+import { csvLine } from '@engage/crm';
+import { INBOX, INBOX_BY_DAY, METRICS, METRICS_BY_DAY } from '../infrastructure/analytics.sql';
+import { CONVERSATION_DETAIL_PAGE, DEALS, DEALS_BY_DAY } from '../infrastructure/deals.sql';
+import { queryNamed } from '../infrastructure/sql-params';
+import { type ReportPeriod, resolvePeriod } from './report-period';
+import { type ReadSetting, reportingSettings } from './reporting-settings';
+
+export type Report = 'metrics' | 'inbox' | 'deals';
+type Row = Record<string, unknown>;
+
+const SUMMARY: Record<Report, { sql: string; key: string }> = {
+  metrics: { sql: METRICS, key: 'metrics' },
+  inbox: { sql: INBOX, key: 'inbox_metrics' },
+  deals: { sql: DEALS, key: 'deals_metrics' },
+};
+const BY_DAY: Record<Report, string> = { metrics: METRICS_BY_DAY, inbox: INBOX_BY_DAY, deals: DEALS_BY_DAY };
+// The series column each metric_type narrows the CSV to (besides the date).
+const METRIC_COLUMNS: Record<string, string[]> = {
+  messages: ['total_messages'], response_time: ['average_response_time'], sla: ['sla_compliance'], contacts: ['total_contacts'],
+};
+export const DETAIL_PAGE_ROWS = 500;
+const DETAIL_COLUMNS = [
+  'conversation_id', 'channel_kind', 'status', 'assignee_id', 'created_at', 'resolved_at',
+  'customer_messages', 'agent_messages', 'average_response_time', 'sla_met', 'sla_missed',
+];
+
+// The analytics endpoints' figures (docs/analytics.md), each one SQL statement over the published
+// views, in the caller's tenant transaction.
+export class AnalyticsService {
+  constructor(
+    private readonly db: Database,
+    private readonly readSetting: ReadSetting,
+    private readonly clock: Clock,
+  ) {}
+
+  async report(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Row> {
+    if (query.detail) throw periodError('detail', 'detail=conversations is a CSV export: send Accept: text/csv');
+    const settings = await reportingSettings(this.readSetting, ctx.organizationId);
+    return this.db.inTenant(ctx, async (tx) => {
+      const period = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());
+      const values = this.values(period, settings.targetMinutes);
+      const [summary] = await run(tx, SUMMARY[report].sql, values);
+      const answer: Row = { [SUMMARY[report].key]: shape(report, summary) };
+      if (query.groupByDay) answer.series = await run(tx, BY_DAY[report], values);
+      return answer;
+    });
+  }
+
+  // The daily series as CSV (or one row per conversation with `detail=conversations`), checked
+  // and resolved before the first byte is sent, so a bad parameter is still a clear 400.
+  async csv(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Readable> {
+    const settings = await reportingSettings(this.readSetting, ctx.organizationId);
+    const period = await this.db.inTenant(ctx, (tx) => resolvePeriod(tx, query, settings.timeZone, this.clock.now()));
+    const values = this.values(period, settings.targetMinutes);
+    if (query.detail) {
+      if (report === 'deals') throw periodError('detail', 'detail=conversations is an export of metrics or inbox');
+      return Readable.from(this.detailLines(ctx, values));
+    }
+    const rows = await this.db.inTenant(ctx, (tx) => run(tx, BY_DAY[report], values));
+    const columns = query.metricType && report === 'metrics' ? ['date', ...METRIC_COLUMNS[query.metricType]] : Object.keys(rows[0] ?? { date: null });
+    return Readable.from([csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))]);
+  }
+
+  private async *detailLines(ctx: RequestContext, values: Row): AsyncGenerator<string> {
+    yield csvLine(DETAIL_COLUMNS);
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const page = await this.db.inTenant(ctx, (tx) => run(tx, CONVERSATION_DETAIL_PAGE, { ...values, after, limit: DETAIL_PAGE_ROWS }));
+      const lines = page.filter((row) => row.active).map((row) => csvLine(DETAIL_COLUMNS.map((column) => cell(row[column]))));
+      if (lines.length > 0) yield lines.join('');
+      if (page.length < DETAIL_PAGE_ROWS) return;
+      after = page[page.length - 1].conversation_id as string;
+    }
+  }
+
+  private values(period: ReportPeriod, targetMinutes: number): Row {
+    return {
+      start: period.start, end: period.end, prev: period.previousStart, target: `${targetMinutes} minutes`, now: period.now,
+      tz: period.timeZone, first: period.firstDay, last: period.lastDay,
+    };
+  }
+}
+
+function run(tx: Tx, sql: string, values: Row): Promise<Row[]> {
+  return queryNamed<Row>(tx, sql, values);
+}
+
+const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+function shape(report: Report, row: Row): Row {
+  if (report !== 'metrics') return row;
+  const { messages_change, response_time_change, sla_change, contacts_change, ...figures } = row;
+  return { ...figures, period_comparison: { messages_change, response_time_change, sla_change, contacts_change } };
+}
