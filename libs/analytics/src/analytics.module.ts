@@ -3,21 +3,34 @@ import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { Database } from '@engage/platform';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { AnalyticsService } from './application/analytics.service';
+import { WidgetsService } from './application/widgets.service';
+import { WidgetsWriter } from './application/widgets.writer';
 import { AnalyticsController } from './http/analytics.controller';
+import { WidgetsController } from './http/widgets.controller';
+import { WidgetsOpenApi } from './http/widgets.openapi';
 
-// Reports over messaging's and the CRM's published views (docs/analytics.md).
+const settingsReader = (settings: OrganizationSettings) => (id: string, key: string) => settings.plain(id, key);
+
+// Reports over messaging's and the CRM's published views, and dashboard widgets (docs/analytics.md).
 @Module({
   imports: [IdentityModule],
-  controllers: [AnalyticsController],
+  controllers: [AnalyticsController, WidgetsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     {
       provide: AnalyticsService,
       inject: [Database, OrganizationSettings, CLOCK],
-      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock) => new AnalyticsService(db, (id, key) => settings.plain(id, key), clock),
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock) => new AnalyticsService(db, settingsReader(settings), clock),
     },
+    {
+      provide: WidgetsService,
+      inject: [Database, OrganizationSettings, CLOCK],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock) => new WidgetsService(db, settingsReader(settings), clock),
+    },
+    WidgetsWriter,
+    WidgetsOpenApi,
   ],
-  exports: [AnalyticsService],
+  exports: [AnalyticsService, WidgetsWriter],
 })
 export class AnalyticsModule {
   // Tests fix the time reports and widgets are evaluated at.

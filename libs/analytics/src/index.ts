@@ -1,13 +1,22 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { AnalyticsModule } from './analytics.module';
+import { WidgetsWriter } from './application/widgets.writer';
+import { ANALYTICS_TABLES } from './infrastructure/exposed-tables';
+import { CreateDashboardWidgets1763800014001 } from './infrastructure/migrations/0001-create-dashboard-widgets';
 
 export { AnalyticsModule } from './analytics.module';
 export { AnalyticsService } from './application/analytics.service';
+export { WidgetsWriter } from './application/widgets.writer';
 
-export const analyticsMigrations: MigrationClass[] = [];
+export const analyticsMigrations: MigrationClass[] = [CreateDashboardWidgets1763800014001];
 
 // Analytics reads messaging's and the CRM's published views (docs/analytics.md), so it comes after
-// both in the composition.
+// both in the composition; dashboard_widgets is written through the data API by WidgetsWriter.
 export const analyticsManifest = defineContext({
-  name: 'analytics', module: AnalyticsModule, migrations: analyticsMigrations, tables: [], publishes: [], consumes: {},
+  name: 'analytics',
+  module: AnalyticsModule,
+  migrations: analyticsMigrations,
+  tables: [{ table: ANALYTICS_TABLES.dashboardWidgets, writer: WidgetsWriter }],
+  publishes: [],
+  consumes: {},
 });

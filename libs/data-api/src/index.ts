@@ -7,3 +7,6 @@ export { contentRange, executeRead, type ReadResponse } from './read';
 export { DataApiModule } from './data-api.module';
 export { DATA_API_REGISTRY } from './http/rest.controller';
 export { executeWrite, type WriteRequest } from './write';
+// For contexts that run the filter grammar over their own allow-listed sources (analytics widgets).
+export { whereSql } from './sql/filter.sql';
+export { Params } from './sql/params';
