@@ -34,7 +34,7 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const doc = res.json() as Doc & { openapi: string; servers: { url: string }[] };
     expect(doc.openapi).toMatch(/^3\.0/);
     expect(doc.servers).toEqual([{ url: '/rest/v1' }]);
-    expect(Object.keys(doc.paths)).toHaveLength(21);
+    expect(Object.keys(doc.paths)).toHaveLength(22);
     expect(Object.keys(doc.paths['/contacts']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect(Object.keys(doc.paths['/call_records'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/timeline_entries'])).toEqual(['get']);
@@ -64,9 +64,15 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
 
   it('should merge both families of every table into /docs, with each family\'s error shape', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
-    const tables = Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/'));
-    expect(tables).toHaveLength(21);
-    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(21);
+    const tables = Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/') && !path.startsWith('/rest/v1/analytics/'));
+    expect(tables).toHaveLength(22);
+    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(22);
+    // The analytics reports, and the widget list's own answer ({widgets}) in place of the table's array.
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/analytics/')).sort()).toEqual(
+      ['/rest/v1/analytics/deals', '/rest/v1/analytics/inbox', '/rest/v1/analytics/metrics'],
+    );
+    expect(JSON.stringify(doc.paths['/rest/v1/dashboard_widgets'].get.responses['200'])).toContain('"widgets"');
+    expect(Object.keys(doc.paths['/rest/v1/dashboard_widgets']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     const proxyError = JSON.stringify(doc.paths['/functions/v1/rest-api-proxy/deals'].post.responses['409']);
     expect(proxyError).toContain('#/components/schemas/RecordProxyError');
     expect(JSON.stringify(doc.paths['/rest/v1/deals'].post.responses['409'])).toContain('#/components/schemas/PostgrestError');

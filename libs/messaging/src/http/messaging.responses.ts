@@ -1,11 +1,13 @@
 import { json, viewSchema } from '@engage/platform';
+import { servedColumns } from '@engage/shared-kernel';
 import { CHANNEL_ACCOUNTS, CONVERSATIONS, MESSAGES } from '../infrastructure/exposed-tables';
 
 const { uuid, text, integer, boolean, arrayOf, object, extend, oneOfValues } = json;
 
 // Records as views.ts makes them: every served column of the table.
 export const CHANNEL_ACCOUNT = viewSchema(CHANNEL_ACCOUNTS);
-export const CONVERSATION = viewSchema(CONVERSATIONS);
+// resolved_at is read through the data API and the reporting views; the inbox's view leaves it out.
+export const CONVERSATION = viewSchema(CONVERSATIONS, servedColumns(CONVERSATIONS).filter((name) => name !== 'resolved_at'));
 export const CONVERSATION_WITH_MESSAGES = extend(CONVERSATION, { messages: arrayOf(viewSchema(MESSAGES)) });
 
 export const CONVERSATION_PAGE = object({ conversations: arrayOf(CONVERSATION), total: integer, page: integer, limit: integer, total_pages: integer });
