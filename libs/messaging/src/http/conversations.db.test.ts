@@ -61,6 +61,15 @@ describe('agent inbox /functions/v1/messaging', () => {
     expect((await call('GET', `/conversations?assignee_id=${t.ctx.userId}`, t.key)).json().conversations.map((c: { id: string }) => c.id)).toEqual([ids[1]]);
     expect((await call('GET', '/conversations?unassigned=true', t.key)).json().total).toBe(4);
 
+    // resolved_at (the reporting views read it) follows the status: set on resolving, cleared on reopening.
+    const resolvedAt = async (id: string) =>
+      (await rows<{ resolved_at: Date | null }>(t.ctx, 'SELECT resolved_at FROM messaging_conversation_facts WHERE id = $1', [id]))[0].resolved_at;
+    expect(await resolvedAt(ids[0])).toBeInstanceOf(Date);
+    expect(await resolvedAt(ids[1])).toBeNull();
+    await call('PATCH', `/conversations/${ids[0]}/status`, t.session, { status: 'OPEN' });
+    expect(await resolvedAt(ids[0])).toBeNull();
+    await call('PATCH', `/conversations/${ids[0]}/status`, t.session, { status: 'RESOLVED' });
+
     for (const bad of ['?status=CLOSED', '?assignee_id=nope', '?limit=500', '?page=0', '?limit=abc', '?colour=red']) {
       expect((await call('GET', `/conversations${bad}`, t.key)).statusCode).toBe(400);
     }
