@@ -108,6 +108,22 @@ describe('GET /rest/v1/analytics/*', () => {
     expect(unanswered).toMatchObject({ total_messages: 1, average_response_time: null, sla_compliance: 0 });
   });
 
+  it('should move a reply that fails to the next one, and find a reply stored before the message it answers', async () => {
+    const f = new Fixtures(app.db, tenant.ctx.organizationId);
+    const g = await f.conversation(await f.contact('2025-01-01T00:00:00Z'));
+    await f.message(g, 'INBOUND', '2025-06-01T10:00:00Z');
+    const failing = await f.message(g, 'OUTBOUND', '2025-06-01T10:05:00Z', { status: 'PENDING' });
+    await f.message(g, 'OUTBOUND', '2025-06-01T10:30:00Z');
+    const day = () => get('metrics?start_date=2025-06-01&end_date=2025-06-01');
+    expect((await day()).json().metrics.average_response_time).toBe('0.08');
+    await app.db.systemQuery(`UPDATE messages SET status = 'FAILED' WHERE id = $1`, [failing]);
+    expect((await day()).json().metrics.average_response_time).toBe('0.50');
+    // An agent message stored first, then the customer message it answers (stored late, timed earlier).
+    await f.message(g, 'OUTBOUND', '2025-06-02T11:00:00Z');
+    await f.message(g, 'INBOUND', '2025-06-02T10:00:00Z');
+    expect((await get('metrics?start_date=2025-06-02&end_date=2025-06-02')).json().metrics.average_response_time).toBe('1.00');
+  });
+
   it("should read dates in the organization's time zone", async () => {
     const utc = (await get('metrics?start_date=2026-01-12&end_date=2026-01-12')).json().metrics;
     expect(utc.total_messages).toBe(1);

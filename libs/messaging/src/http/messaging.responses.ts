@@ -6,9 +6,10 @@ const { uuid, text, integer, boolean, arrayOf, object, extend, oneOfValues } = j
 
 // Records as views.ts makes them: every served column of the table.
 export const CHANNEL_ACCOUNT = viewSchema(CHANNEL_ACCOUNTS);
-// resolved_at is read through the data API and the reporting views; the inbox's view leaves it out.
+// resolved_at and first_reply_at are read through the data API and the reporting views; the inbox's views leave them out.
 export const CONVERSATION = viewSchema(CONVERSATIONS, servedColumns(CONVERSATIONS).filter((name) => name !== 'resolved_at'));
-export const CONVERSATION_WITH_MESSAGES = extend(CONVERSATION, { messages: arrayOf(viewSchema(MESSAGES)) });
+const MESSAGE = viewSchema(MESSAGES, servedColumns(MESSAGES).filter((name) => name !== 'first_reply_at'));
+export const CONVERSATION_WITH_MESSAGES = extend(CONVERSATION, { messages: arrayOf(MESSAGE) });
 
 export const CONVERSATION_PAGE = object({ conversations: arrayOf(CONVERSATION), total: integer, page: integer, limit: integer, total_pages: integer });
 export const UNREAD_COUNTS = object({ total: integer, conversations: integer, by_status: { type: 'object', additionalProperties: integer } });

@@ -32,6 +32,7 @@ export const MESSAGES = declareTable({
   columns: {
     id: uuid, organization_id: uuid, conversation_id: uuid, contact_id: uuid, channel_account_id: uuid, direction: text, status: text, content: text,
     media: column('jsonb'), external_id: textOrNull, metadata: column('jsonb'), error: textOrNull, created_at: at, updated_at: at,
+    first_reply_at: atOrNull,
   },
 });
 

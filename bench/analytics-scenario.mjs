@@ -1,0 +1,133 @@
+// The analytics bench (node bench/analytics-scenario.mjs; not part of `npm run bench`, its seed
+// takes minutes): two organizations of 1,000,000 messages and 100,000 conversations each; every
+// analytics endpoint and a widget read under 10 concurrent clients for BENCH_SECONDS (10) each,
+// p50/p95/p99 and errors, then the plans (EXPLAIN ANALYZE, as the tenant role) of the reports'
+// statements. Results: bench/results/analytics.json and analytics-plans.txt.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { CONVERSATIONS, DEALS, MESSAGES_PER_CONVERSATION, seedOrganization } from './analytics-seed.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const clients = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+function start(env) {
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], { cwd: root, env: { ...process.env, ...env } });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening after 60 s:\n${output}`)), 60_000);
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (!match) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({ child, url: match[1] });
+    }, 50);
+  });
+}
+
+// `clients` loops, each sending the next request when the last answered, for `seconds`.
+async function load(url, headers) {
+  const latencies = [];
+  let errors = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (performance.now() < until) {
+      const began = performance.now();
+      const res = await fetch(url, { headers }).catch(() => null);
+      if (!res || res.status !== 200) errors++;
+      await res?.arrayBuffer();
+      latencies.push(performance.now() - began);
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
+  return { requests: latencies.length, per_second: Math.round(latencies.length / seconds), p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), errors };
+}
+
+async function explain(client, organizationId, sql, values) {
+  const { named } = await import('../libs/analytics/src/infrastructure/sql-params.ts');
+  const { text, params } = named(sql, values);
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true)`, [organizationId]);
+    const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+async function main() {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'engage-bench-'));
+  chmodSync(dir, 0o755);
+  const dataDir = join(dir, 'data');
+  // The organization's gate is widened to the 10 clients: the bench measures the reports, not fair sharing.
+  const env = {
+    PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: randomBytes(32).toString('base64url'),
+    LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000',
+    ORG_MAX_CONCURRENT_REQUESTS: String(clients), ORG_MAX_QUEUED_REQUESTS: String(clients * 2), ORG_MAX_CONCURRENT_SLOW_REQUESTS: String(clients),
+  };
+  const api = await start(env);
+  const client = new pg.Client({ connectionString: `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}` });
+  await client.connect();
+  try {
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+    const second = (await client.query(`INSERT INTO organizations (name) VALUES ('Second') RETURNING id`)).rows[0].id;
+    const began = performance.now();
+    const owner = (await client.query('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1', [demo.organization_id])).rows[0].user_id;
+    await seedOrganization(client, demo.organization_id, owner);
+    await seedOrganization(client, second, null);
+    await client.query('VACUUM ANALYZE');
+    await client.query('CHECKPOINT');
+    const seedSeconds = Math.round((performance.now() - began) / 1000);
+    const login = await fetch(`${api.url}/functions/v1/mobile-api/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
+    });
+    const headers = { authorization: `Bearer ${(await login.json()).access_token}` };
+    const targets = {
+      'GET /rest/v1/analytics/metrics (30 days)': '/rest/v1/analytics/metrics',
+      'GET /rest/v1/analytics/inbox (30 days)': '/rest/v1/analytics/inbox',
+      'GET /rest/v1/analytics/deals (30 days)': '/rest/v1/analytics/deals',
+      'GET /rest/v1/analytics/metrics?group_by=day (30 days)': '/rest/v1/analytics/metrics?group_by=day',
+      'GET /rest/v1/dashboard_widgets (7 default widgets)': '/rest/v1/dashboard_widgets',
+    };
+    const results = [];
+    for (const [name, path] of Object.entries(targets)) {
+      const warm = await fetch(`${api.url}${path}`, { headers });
+      if (warm.status !== 200) throw new Error(`${path}: ${warm.status} ${await warm.text()}`);
+      await load(`${api.url}${path}`, headers);
+      results.push({ scenario: name, ...(await load(`${api.url}${path}`, headers)) });
+      console.log(JSON.stringify(results.at(-1)));
+    }
+    const { METRICS, INBOX } = await import('../libs/analytics/src/infrastructure/analytics.sql.ts');
+    const { DEALS: DEALS_SQL } = await import('../libs/analytics/src/infrastructure/deals.sql.ts');
+    const now = new Date();
+    const values = { start: new Date(now - 30 * 864e5), end: now, prev: new Date(now - 60 * 864e5), target: '60 minutes', now };
+    const plans = [];
+    for (const [name, sql] of [['metrics', METRICS], ['inbox', INBOX], ['deals', DEALS_SQL]]) {
+      plans.push(`-- ${name}\n${await explain(client, demo.organization_id, sql, values)}\n`);
+    }
+    const summary = {
+      name: 'analytics', date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, clients, database: 'embedded',
+      per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS }, organizations: 2,
+      seed_seconds: seedSeconds, results,
+    };
+    writeFileSync(join(root, 'bench', 'results', 'analytics.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileSync(join(root, 'bench', 'results', 'analytics-plans.txt'), plans.join('\n'));
+    console.log(plans.join('\n'));
+  } finally {
+    await client.end();
+    api.child.kill('SIGTERM');
+  }
+}
+
+await main();
