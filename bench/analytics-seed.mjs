@@ -27,6 +27,9 @@ export async function seedOrganization(client, organizationId, assigneeId) {
     `UPDATE conversations SET resolved_at = created_at + interval '3 hours' WHERE organization_id = $1::uuid AND status = 'RESOLVED'`,
     [organizationId],
   );
+  // Row triggers off for the bulk insert (the seed's rows are consistent by construction); the first
+  // replies the triggers would keep are then set in one statement, as the migration's backfill does.
+  await client.query(`SET session_replication_role = replica`);
   await client.query(
     `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at)
      SELECT $1::uuid, ${id('conversation')}, ${id('contact')}, md5($1::text || 'channel')::uuid,
@@ -34,6 +37,11 @@ export async function seedOrganization(client, organizationId, assigneeId) {
             now() - make_interval(days => n % 90 + 1, mins => n % 1440) + make_interval(mins => k * ((n * 7 + k * 13) % 90 + 1))
      FROM generate_series(1, $2) n, generate_series(0, $3 - 1) k`,
     [organizationId, CONVERSATIONS, MESSAGES_PER_CONVERSATION],
+  );
+  await client.query(`SET session_replication_role = DEFAULT`);
+  await client.query(
+    `UPDATE messages SET first_reply_at = message_next_reply(organization_id, conversation_id, created_at) WHERE organization_id = $1::uuid AND direction = 'INBOUND'`,
+    [organizationId],
   );
   const pipeline = `md5($1::text || 'pipeline')::uuid`;
   await client.query(`INSERT INTO pipelines (id, organization_id, name) VALUES (${pipeline}, $1::uuid, 'Bench')`, [organizationId]);

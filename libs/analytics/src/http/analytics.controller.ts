@@ -1,11 +1,19 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
-import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { ApiErrors, type json } from '@engage/platform';
 import { METRIC_TYPES, parseReportQuery } from '../domain/report-query';
 import { AnalyticsService, type Report } from '../application/analytics.service';
 import { DEALS_ANSWER, INBOX_ANSWER, METRICS_ANSWER } from './analytics.responses';
+
+// The JSON answer, or with Accept: text/csv the daily series (or the per-conversation drill-down).
+const ApiReport = (schema: json.Schema) =>
+  ApiResponse({
+    status: 200,
+    description: 'The report; with Accept: text/csv one row per local day (or per conversation with detail=conversations)',
+    content: { 'application/json': { schema }, 'text/csv': { schema: { type: 'string' } } },
+  });
 
 // GET /rest/v1/analytics/{metrics,inbox,deals} (§4.6): not tables, so served here; the data API's
 // /rest/v1/:table route takes one path segment and never sees these. A member's session or the
@@ -24,21 +32,21 @@ export class AnalyticsController {
 
   @ApiQuery({ name: 'metric_type', required: false, enum: [...METRIC_TYPES] })
   @ApiErrors(400, 403)
-  @ApiAnswer(200, METRICS_ANSWER)
+  @ApiReport(METRICS_ANSWER)
   @Get('metrics')
   metrics(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.answer(caller, 'metrics', query, request, reply);
   }
 
   @ApiErrors(400, 403)
-  @ApiAnswer(200, INBOX_ANSWER)
+  @ApiReport(INBOX_ANSWER)
   @Get('inbox')
   inbox(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.answer(caller, 'inbox', query, request, reply);
   }
 
   @ApiErrors(400, 403)
-  @ApiAnswer(200, DEALS_ANSWER)
+  @ApiReport(DEALS_ANSWER)
   @Get('deals')
   deals(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.answer(caller, 'deals', query, request, reply);
