@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -119,7 +119,7 @@ async function main() {
     const summary = {
       name: 'analytics', date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, clients, database: 'embedded',
       per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS }, organizations: 2,
-      seed_seconds: seedSeconds, results,
+      seed_seconds: seedSeconds, load_average_after: loadavg().map((n) => Math.round(n * 10) / 10), results,
     };
     writeFileSync(join(root, 'bench', 'results', 'analytics.json'), `${JSON.stringify(summary, null, 2)}\n`);
     writeFileSync(join(root, 'bench', 'results', 'analytics-plans.txt'), plans.join('\n'));
