@@ -1,15 +1,12 @@
 import { json, viewSchema } from '@engage/platform';
-import { servedColumns } from '@engage/shared-kernel';
 import { CHANNEL_ACCOUNTS, CONVERSATIONS, MESSAGES } from '../infrastructure/exposed-tables';
 
 const { uuid, text, integer, boolean, arrayOf, object, extend, oneOfValues } = json;
 
 // Records as views.ts makes them: every served column of the table.
 export const CHANNEL_ACCOUNT = viewSchema(CHANNEL_ACCOUNTS);
-// resolved_at and first_reply_at are read through the data API and the reporting views; the inbox's views leave them out.
-export const CONVERSATION = viewSchema(CONVERSATIONS, servedColumns(CONVERSATIONS).filter((name) => name !== 'resolved_at'));
-const MESSAGE = viewSchema(MESSAGES, servedColumns(MESSAGES).filter((name) => name !== 'first_reply_at'));
-export const CONVERSATION_WITH_MESSAGES = extend(CONVERSATION, { messages: arrayOf(MESSAGE) });
+export const CONVERSATION = viewSchema(CONVERSATIONS);
+export const CONVERSATION_WITH_MESSAGES = extend(CONVERSATION, { messages: arrayOf(viewSchema(MESSAGES)) });
 
 export const CONVERSATION_PAGE = object({ conversations: arrayOf(CONVERSATION), total: integer, page: integer, limit: integer, total_pages: integer });
 export const UNREAD_COUNTS = object({ total: integer, conversations: integer, by_status: { type: 'object', additionalProperties: integer } });

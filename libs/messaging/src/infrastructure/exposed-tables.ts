@@ -23,7 +23,9 @@ export const CONVERSATIONS = declareTable({
   columns: {
     id: uuid, organization_id: uuid, contact_id: uuid, channel_account_id: uuid, status: text, snoozed_until: atOrNull, assignee_id: uuidOrNull,
     last_message_at: atOrNull, unread_count: column('integer'), created_at: at, updated_at: at,
-    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull, resolved_at: atOrNull,
+    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull,
+    // Kept for reports, read through the published views (messaging_conversation_facts), not served here.
+    resolved_at: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 
@@ -32,7 +34,8 @@ export const MESSAGES = declareTable({
   columns: {
     id: uuid, organization_id: uuid, conversation_id: uuid, contact_id: uuid, channel_account_id: uuid, direction: text, status: text, content: text,
     media: column('jsonb'), external_id: textOrNull, metadata: column('jsonb'), error: textOrNull, created_at: at, updated_at: at,
-    first_reply_at: atOrNull,
+    // Kept for reports, read through the published views (messaging_message_facts), not served here.
+    first_reply_at: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 
