@@ -69,6 +69,9 @@ describe('/rest/v1/dashboard_widgets', () => {
     expect(await valueOf(h, { table: 'messages', aggregation: 'Average', column: 'sla_met_percent', format: 'Percentage', date_range: 'This Month' })).toBe(33.33);
     expect(await valueOf(h, { table: 'deals', aggregation: 'Sum', column: 'value', query: 'outcome=eq.lost', format: 'Currency' })).toBe(0);
     expect(await valueOf(h, { table: 'conversations', query: 'or=(status.eq.RESOLVED,assignee_id.not.is.null)', date_range: 'This Month' })).toBe(1);
+    // Filter values are only ever parameters: this one matches nothing and runs nothing.
+    expect(await valueOf(h, { table: 'messages', query: 'direction=eq.INBOUND);DROP TABLE messages;--', date_range: 'This Month' })).toBe(0);
+    expect(await valueOf(h, { table: 'messages', query: 'direction=eq.INBOUND', date_range: 'This Month' })).toBe(3);
   });
 
   it('should evaluate each date range at the injected clock, in the organization time zone', async () => {
@@ -123,6 +126,9 @@ describe('/rest/v1/dashboard_widgets', () => {
     [custom({ table: 'deals', aggregation: 'Sum' }), 'column'],
     [custom({ table: 'messages', query: 'select=id' }), 'select'],
     [custom({ table: 'messages', query: 'direction=zz.INBOUND' }), 'widget_config.query'],
+    [custom({ table: 'messages', query: '%zz=eq.1' }), 'widget_config.query'],
+    [custom({ table: 'messages', query: 'conversations.status=eq.OPEN' }), 'widget_config.query'],
+    [custom({ table: 'deals', query: 'value=gt.lots' }), 'widget_config.query'],
     [custom({ table: 'messages', aggregation: 'Median' }), 'aggregation'],
     [custom({ table: 'messages', format: 'Roman' }), 'format'],
     [custom({ table: 'messages', date_range: 'Custom Range' }), 'start_date'],
