@@ -17,7 +17,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const clients = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 function start(env) {
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], { cwd: root, env: { ...process.env, ...env } });
+  const main = join(root, 'dist', 'apps', 'api', 'main.js');
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', main], { cwd: root, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

@@ -9,7 +9,10 @@ export const DEALS = 20_000;
 const id = (kind) => `md5($1::text || '${kind}' || n)::uuid`;
 
 export async function seedOrganization(client, organizationId, assigneeId) {
-  await client.query(`INSERT INTO channel_accounts (id, organization_id, kind, name) VALUES (md5($1::text || 'channel')::uuid, $1::uuid, 'chat_app', 'Bench')`, [organizationId]);
+  await client.query(
+    `INSERT INTO channel_accounts (id, organization_id, kind, name) VALUES (md5($1::text || 'channel')::uuid, $1::uuid, 'chat_app', 'Bench')`,
+    [organizationId],
+  );
   await client.query(
     `INSERT INTO contacts (id, organization_id, first_name, created_at)
      SELECT ${id('contact')}, $1::uuid, 'Contact ' || n, now() - make_interval(days => n % 90 + 1, mins => n % 1440) FROM generate_series(1, $2) n`,
@@ -40,7 +43,8 @@ export async function seedOrganization(client, organizationId, assigneeId) {
   );
   await client.query(`SET session_replication_role = DEFAULT`);
   await client.query(
-    `UPDATE messages SET first_reply_at = message_next_reply(organization_id, conversation_id, created_at) WHERE organization_id = $1::uuid AND direction = 'INBOUND'`,
+    `UPDATE messages SET first_reply_at = message_next_reply(organization_id, conversation_id, created_at)
+     WHERE organization_id = $1::uuid AND direction = 'INBOUND'`,
     [organizationId],
   );
   const pipeline = `md5($1::text || 'pipeline')::uuid`;
@@ -48,13 +52,15 @@ export async function seedOrganization(client, organizationId, assigneeId) {
   await client.query(
     `INSERT INTO pipeline_stages (id, organization_id, pipeline_id, key, name, position, outcome)
      SELECT md5($1::text || 'stage' || key)::uuid, $1::uuid, ${pipeline}, key, name, position, outcome
-     FROM (VALUES ('LEAD', 'Lead', 0, 'open'), ('PROPOSAL', 'Proposal', 1, 'open'), ('WON', 'Won', 2, 'won'), ('LOST', 'Lost', 3, 'lost')) s(key, name, position, outcome)`,
+     FROM (VALUES ('LEAD', 'Lead', 0, 'open'), ('PROPOSAL', 'Proposal', 1, 'open'), ('WON', 'Won', 2, 'won'), ('LOST', 'Lost', 3, 'lost'))
+       s(key, name, position, outcome)`,
     [organizationId],
   );
   await client.query(
     `WITH d AS (SELECT n, (ARRAY['LEAD', 'PROPOSAL', 'WON', 'LOST'])[n % 4 + 1] AS stage FROM generate_series(1, $2) n)
      INSERT INTO deals (id, organization_id, title, pipeline_id, stage_id, stage, value, created_at)
-     SELECT ${id('deal')}, $1::uuid, 'Deal ' || n, ${pipeline}, md5($1::text || 'stage' || stage)::uuid, stage, (n % 997) * 10, now() - make_interval(days => n % 180)
+     SELECT ${id('deal')}, $1::uuid, 'Deal ' || n, ${pipeline}, md5($1::text || 'stage' || stage)::uuid, stage, (n % 997) * 10,
+            now() - make_interval(days => n % 180)
      FROM d`,
     [organizationId, DEALS],
   );

@@ -19,7 +19,8 @@ describe('data API isolation: every verb on every exposed table', () => {
 
   // Tables this suite knows how to fill for B, and a body a create accepts.
   const SEEDED = [
-    'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'profiles', 'subscriptions', 'dashboard_widgets',
+    'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'profiles', 'subscriptions',
+    'dashboard_widgets',
   ];
   // A member's own rows: /rest/v1 lists them as {widgets: [...]} (the analytics context's route,
   // which takes no id filter), and an API key, having no member, sees none.

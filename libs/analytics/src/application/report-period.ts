@@ -19,7 +19,8 @@ const MAX_RANGE = '2 years';
 
 export async function resolvePeriod(tx: Tx, query: Pick<ReportQuery, 'start' | 'end'>, timeZone: string, now: Date): Promise<ReportPeriod> {
   const sql = periodSql(query.start, query.end);
-  const values = Object.fromEntries(Object.entries({ tz: timeZone, now, start: query.start?.value, end: query.end?.value }).filter(([name]) => sql.includes(`:${name}`)));
+  const all = { tz: timeZone, now, start: query.start?.value, end: query.end?.value };
+  const values = Object.fromEntries(Object.entries(all).filter(([name]) => sql.includes(`:${name}`)));
   const [row] = await queryNamed<{ s: Date; e: Date; ps: Date; reversed: boolean; too_long: boolean; first_day: string; last_day: string }>(tx, sql, values);
   if (row.reversed) throw periodError('end_date', 'must be after start_date');
   if (row.too_long) throw periodError('end_date', `the period may span at most ${MAX_RANGE}`);

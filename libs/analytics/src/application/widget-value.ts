@@ -65,6 +65,7 @@ export async function widgetValue(tx: Tx, type: WidgetType, config: WidgetConfig
   const target_ = column ? `t."${column}"` : '*';
   const aggregate = aggregation === 'Count' ? `count(${target_})` : `round(${AGGREGATE[aggregation]}(${target_})::numeric, 2)`;
   const value = aggregation === 'Sum' ? `coalesce(${aggregate}, 0)` : aggregate;
-  const [row] = await tx.query<{ value: number | null }>(`SELECT (${value})::float8 AS value FROM (${from}) t WHERE ${conditions.join(' AND ')}`, params.values);
+  const sql = `SELECT (${value})::float8 AS value FROM (${from}) t WHERE ${conditions.join(' AND ')}`;
+  const [row] = await tx.query<{ value: number | null }>(sql, params.values);
   return row.value;
 }

@@ -60,7 +60,8 @@ export class WidgetsService {
   }
 
   private async seedDefaults(tx: Tx, userId: string): Promise<void> {
-    const [first] = await tx.query(`INSERT INTO dashboard_seeded (organization_id, user_id) VALUES (app_org_id(), $1) ON CONFLICT DO NOTHING RETURNING 1`, [userId]);
+    const seeded = `INSERT INTO dashboard_seeded (organization_id, user_id) VALUES (app_org_id(), $1) ON CONFLICT DO NOTHING RETURNING 1`;
+    const [first] = await tx.query(seeded, [userId]);
     if (!first) return;
     const configs = DEFAULT_SET.map((widget) => parseWidgetConfig(widget.type, widget.config, WIDGET_SOURCES));
     await tx.query(
@@ -92,7 +93,8 @@ export class WidgetsService {
         ? current.widget_config
         : await checkedConfig(tx, type, body.widget_config ?? current.widget_config, () => this.settings(ctx), this.clock.now());
     const [row] = await tx.query<WidgetRow>(
-      `UPDATE dashboard_widgets SET widget_type = $2, widget_config = $3, position = $4, is_visible = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE dashboard_widgets SET widget_type = $2, widget_config = $3, position = $4, is_visible = $5, updated_at = now()
+       WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, type, JSON.stringify(config), body.position === undefined ? current.position : position(body.position),
         body.is_visible === undefined ? current.is_visible : visible(body.is_visible)],
     );

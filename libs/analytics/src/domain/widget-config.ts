@@ -91,7 +91,9 @@ function customParts(input: Record<string, unknown>, sources: Readonly<Record<st
   const aggregation = oneOf('widget_config.aggregation', input.aggregation, AGGREGATIONS, 'Count');
   const parts: Partial<WidgetConfig> = { table: input.table, aggregation };
   if (input.column !== undefined) {
-    if (typeof input.column !== 'string' || !source.columns.includes(input.column)) throw bad('widget_config.column', `${JSON.stringify(input.column)} is not a column of ${input.table}`);
+    if (typeof input.column !== 'string' || !source.columns.includes(input.column)) {
+      throw bad('widget_config.column', `${JSON.stringify(input.column)} is not a column of ${input.table}`);
+    }
     if (aggregation !== 'Count' && !source.numeric.includes(input.column)) {
       throw bad('widget_config.column', `${input.column} is not a number; ${aggregation} needs one of ${source.numeric.join(', ') || 'none'}`);
     }

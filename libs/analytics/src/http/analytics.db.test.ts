@@ -98,7 +98,8 @@ describe('GET /rest/v1/analytics/*', () => {
       { date: '2026-01-11', new_deals: 1, deals_won: 1, deals_lost: 1, won_value: 30, conversion_rate: 50 },
     ]);
     const inbox = (await get(`inbox?${PERIOD}&group_by=day`)).json().series;
-    expect(inbox.map((day: { resolved_conversations: number; unassigned_messages: number }) => [day.resolved_conversations, day.unassigned_messages])).toEqual([[0, 0], [1, 3]]);
+    type Day = { resolved_conversations: number; unassigned_messages: number };
+    expect(inbox.map((day: Day) => [day.resolved_conversations, day.unassigned_messages])).toEqual([[0, 0], [1, 3]]);
   });
 
   it('should answer null comparisons for an empty previous period, and no response time without replies', async () => {

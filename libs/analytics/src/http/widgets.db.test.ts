@@ -60,13 +60,16 @@ describe('/rest/v1/dashboard_widgets', () => {
 
   it('should aggregate with Count, Sum, Average, Min and Max in every format', async () => {
     const h = await memberHeaders(app.app, tenant, 'AGENT');
-    expect(await valueOf(h, { title: 'In', table: 'messages', query: 'direction=eq.INBOUND', aggregation: 'Count', format: 'Number', date_range: 'This Month' })).toBe(3);
-    expect(await valueOf(h, { title: 'Won', table: 'deals', query: 'outcome=eq.won', aggregation: 'Sum', column: 'value', date_column: 'closed_at', format: 'Currency', date_range: 'This Month' })).toBe(500);
-    expect(await valueOf(h, { title: 'Avg', table: 'deals', query: 'outcome=eq.open', aggregation: 'Average', column: 'value', format: 'Currency', date_range: 'This Month' })).toBe(150);
-    const times = { table: 'messages', query: 'direction=eq.INBOUND', column: 'response_seconds', format: 'Time Duration', date_range: 'This Month' };
+    const month = { date_range: 'This Month' };
+    expect(await valueOf(h, { ...month, title: 'In', table: 'messages', query: 'direction=eq.INBOUND', aggregation: 'Count', format: 'Number' })).toBe(3);
+    const won = { title: 'Won', table: 'deals', query: 'outcome=eq.won', aggregation: 'Sum', column: 'value', date_column: 'closed_at', format: 'Currency' };
+    expect(await valueOf(h, { ...month, ...won })).toBe(500);
+    const average = { title: 'Avg', table: 'deals', query: 'outcome=eq.open', aggregation: 'Average', column: 'value', format: 'Currency' };
+    expect(await valueOf(h, { ...month, ...average })).toBe(150);
+    const times = { ...month, table: 'messages', query: 'direction=eq.INBOUND', column: 'response_seconds', format: 'Time Duration' };
     expect(await valueOf(h, { ...times, aggregation: 'Min' })).toBe(1800);
     expect(await valueOf(h, { ...times, aggregation: 'Max' })).toBe(7200);
-    expect(await valueOf(h, { table: 'messages', aggregation: 'Average', column: 'sla_met_percent', format: 'Percentage', date_range: 'This Month' })).toBe(33.33);
+    expect(await valueOf(h, { ...month, table: 'messages', aggregation: 'Average', column: 'sla_met_percent', format: 'Percentage' })).toBe(33.33);
     expect(await valueOf(h, { table: 'deals', aggregation: 'Sum', column: 'value', query: 'outcome=eq.lost', format: 'Currency' })).toBe(0);
     expect(await valueOf(h, { table: 'conversations', query: 'or=(status.eq.RESOLVED,assignee_id.not.is.null)', date_range: 'This Month' })).toBe(1);
     // Filter values are only ever parameters: this one matches nothing and runs nothing.
@@ -82,7 +85,9 @@ describe('/rest/v1/dashboard_widgets', () => {
     expect(await inbound({ date_range: 'This Week' })).toBe(2);
     expect(await inbound({ date_range: 'This Month' })).toBe(3);
     expect(await inbound({ date_range: 'Custom Range', start_date: '2026-01-05', end_date: '2026-01-05' })).toBe(1);
-    const wonLastYear = { table: 'deals', query: 'outcome=eq.won', date_column: 'closed_at', date_range: 'Custom Range', start_date: '2025-12-01', end_date: '2025-12-31' };
+    const wonLastYear = {
+      table: 'deals', query: 'outcome=eq.won', date_column: 'closed_at', date_range: 'Custom Range', start_date: '2025-12-01', end_date: '2025-12-31',
+    };
     expect(await valueOf(h, wonLastYear)).toBe(1);
     testClock.at = new Date('2026-01-26T00:30:00Z');
     expect(await inbound({ date_range: 'This Week' })).toBe(0);
@@ -107,9 +112,11 @@ describe('/rest/v1/dashboard_widgets', () => {
     const theirs = (await list(second)).json().widgets;
     expect(theirs.some((w: { id: string }) => w.id === mine.id)).toBe(false);
     expect(theirs).toHaveLength(7);
-    const patched = await app.app.inject({ method: 'PATCH', url: `/rest/v1/dashboard_widgets?id=eq.${mine.id}`, headers: second, payload: { is_visible: false } });
+    const hide = (headers: Record<string, string>) =>
+      app.app.inject({ method: 'PATCH', url: `/rest/v1/dashboard_widgets?id=eq.${mine.id}`, headers, payload: { is_visible: false } });
+    const patched = await hide(second);
     expect(patched.statusCode).toBe(204);
-    const hidden = await app.app.inject({ method: 'PATCH', url: `/rest/v1/dashboard_widgets?id=eq.${mine.id}`, headers: first, payload: { is_visible: false } });
+    const hidden = await hide(first);
     expect(hidden.statusCode).toBe(204);
     expect((await list(first, '?is_visible=eq.false')).json().widgets.map((w: { id: string }) => w.id)).toEqual([mine.id]);
     expect((await list(first, '?is_visible=true')).json().widgets).toHaveLength(7);

@@ -58,7 +58,10 @@ export class Fixtures {
     return { id, contactId };
   }
 
-  message(conversation: { id: string; contactId: string }, direction: 'INBOUND' | 'OUTBOUND', createdAt: string, extra: { status?: string; metadata?: object } = {}) {
+  message(
+    conversation: { id: string; contactId: string }, direction: 'INBOUND' | 'OUTBOUND', createdAt: string,
+    extra: { status?: string; metadata?: object } = {},
+  ) {
     return this.insert('messages', {
       conversation_id: conversation.id, contact_id: conversation.contactId, channel_account_id: this.channelId, direction,
       status: extra.status ?? (direction === 'INBOUND' ? 'DELIVERED' : 'SENT'), metadata: extra.metadata ?? {}, created_at: createdAt,

@@ -73,7 +73,9 @@ export class OrganizationService {
   private async checkKnownSetting(key: string, value: string): Promise<void> {
     if (key === 'time_zone') {
       const [known] = await this.db.systemQuery('SELECT 1 FROM pg_timezone_names WHERE name = $1', [value]);
-      if (!known) throw new DomainError('validation', 'validation_failed', `time_zone ${JSON.stringify(value)} is not a known time zone (e.g. Africa/Cairo, UTC)`);
+      if (!known) {
+        throw new DomainError('validation', 'validation_failed', `time_zone ${JSON.stringify(value)} is not a known time zone (e.g. Africa/Cairo, UTC)`);
+      }
     }
     if (key === 'sla_target_minutes' && !(/^[1-9]\d{0,4}$/.test(value) && Number(value) <= MAX_SLA_TARGET_MINUTES)) {
       throw new DomainError('validation', 'validation_failed', `sla_target_minutes must be a whole number of minutes from 1 to ${MAX_SLA_TARGET_MINUTES}`);
