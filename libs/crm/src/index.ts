@@ -23,7 +23,7 @@ export type { ContactView } from './application/contact-view';
 export { CompanyService, type CompanyView } from './application/company.service';
 export { DealService, type DealView } from './application/deal.service';
 export { toE164, normalizePhone } from './domain/phone';
-export { findOrCreateContactByPhone, findOrCreateContactsByPhones } from './application/find-or-create-contact';
+export { findOrCreateContactByEmail, findOrCreateContactByPhone, findOrCreateContactsByPhones } from './application/find-or-create-contact';
 export { ActivityRecordService, type TaskView, type NoteView } from './application/activity-records.service';
 export { TimelineService, type TimelinePage } from './application/timeline.service';
 export { CsvImportService, type ImportJob } from './application/csv-import.service';

@@ -4,6 +4,7 @@ import { ContactService } from '@engage/crm';
 import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
 import { systemClock } from '@engage/shared-kernel';
 import { MetaAdapter } from './application/adapters/meta.adapter';
+import { EmailAdapter } from './application/adapters/email.adapter';
 import { GraphSendApi } from './infrastructure/graph-send-api';
 import { GraphProfileApi } from './infrastructure/graph-profile-api';
 import { MetaProfileLookup } from './application/meta-profile.job';
@@ -34,12 +35,12 @@ export const CHANNEL_PROVIDERS: Provider[] = [
   },
   {
     provide: ChannelAdapters,
-    inject: [ChatAppAdapter, Database, SecretBox, CONFIG, SMS_PROVIDER],
-    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config, sms: SmsProvider) => {
+    inject: [ChatAppAdapter, Database, SecretBox, CONFIG, SMS_PROVIDER, EmailAdapter],
+    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config, sms: SmsProvider, email: EmailAdapter) => {
       const s = settingsOf(config, MESSAGING_SETTINGS);
       const graph = new GraphSendApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
       const meta = (['messenger', 'instagram'] as const).map((kind) => new MetaAdapter(kind, db, box, graph, systemClock));
-      return new ChannelAdapters([chatApp, ...meta, new SmsAdapter(db, box, sms)]);
+      return new ChannelAdapters([chatApp, ...meta, new SmsAdapter(db, box, sms), email]);
     },
   },
   {

@@ -12,6 +12,7 @@ import { SmsChannels1763800003006 } from './infrastructure/migrations/0006-sms-c
 import { ConversationReplyWindows1763800003010 } from './infrastructure/migrations/0010-conversation-reply-windows';
 import { PublishAnalyticsReadViews1763800003020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
 import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations/0030-publish-channel-accounts';
+import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
@@ -29,6 +30,7 @@ export const messagingMigrations: MigrationClass[] = [
   IndexPendingMessages1763800003002,
   InboundEventsWithoutLocks1763800003003,
   ChannelAdapters1763800003004,
+  EmailChannel1763800003005,
   SmsChannels1763800003006,
   // The published read re-engagement selects conversations through (docs/reengagement.md).
   ConversationReplyWindows1763800003010,

@@ -22,6 +22,9 @@ import { MetaWebhookController } from './http/meta-webhook.controller';
 import { ChannelTestController } from './http/channel-test.controller';
 import { ConversationsController } from './http/conversations.controller';
 import { CHANNEL_PROVIDERS } from './channels.providers';
+import { EMAIL_PROVIDERS } from './email.providers';
+import { EmailTransport } from './infrastructure/email-transport';
+import { EmailMailboxJob, EmailPollTick } from './application/email-jobs';
 import { ChannelAdapters } from './application/channel-adapter.port';
 import { ProviderHolder } from './infrastructure/provider-holder';
 import { ObjectMediaStore } from './infrastructure/object-media-store';
@@ -57,8 +60,13 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
         new SendService(db, contacts, settings, provider, gapsOf(config), (fields, line) => log.debug(fields, line)),
     },
-    { provide: ChannelAccountService, inject: [Database, SecretBox], useFactory: (db: Database, box: SecretBox) => new ChannelAccountService(db, box) },
+    {
+      provide: ChannelAccountService,
+      inject: [Database, SecretBox, EmailTransport],
+      useFactory: (db: Database, box: SecretBox, email: EmailTransport) => new ChannelAccountService(db, box, (host, field) => email.checkHost(host, field)),
+    },
     ...CHANNEL_PROVIDERS,
+    ...EMAIL_PROVIDERS,
     {
       provide: ConversationService,
       inject: [Database, ChannelAdapters],
@@ -97,6 +105,6 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
   ],
   exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor,
-    SmsSender, AutomatedSender],
+    SmsSender, AutomatedSender, EmailMailboxJob, EmailPollTick],
 })
 export class MessagingModule {}

@@ -42,6 +42,14 @@ export const MESSAGING_SETTINGS = {
     group: 'messaging', protocols: ['http:', 'https:'], default: 'https://api.twilio.com',
     description: 'base address of the Twilio-style Messages API that SMS channel accounts send through',
   }),
+  EMAIL_IDLE_MS: intSetting({
+    group: 'messaging', default: 25000, min: 0, max: 240000,
+    description: 'how long a run of an email mailbox waits in IMAP IDLE for new mail after catching up (0: poll only, every 30 s)',
+  }),
+  EMAIL_MAX_PER_RUN: intSetting({
+    group: 'messaging', default: 500, min: 1, max: 100000,
+    description: 'at most this many mails are read from one mailbox per run (the next run continues)',
+  }),
   ALLOW_ANON_SEND: booleanSetting({
     group: 'security', default: false,
     description: 'let the bare anon key call chat-lite-send (the anon key is public: keep false)',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import type { Tx } from '@engage/platform';
 import { isCountryCode, toE164 } from '../domain/phone';
-import { CONTACT_BY_PHONE, CONTACTS_BY_PHONES, ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
+import { CONTACT_BY_EMAIL, CONTACT_BY_PHONE, CONTACTS_BY_PHONES, ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
 import { toContactView, type ContactView } from './contact-view';
 import { ContactService } from './contact.service';
 
@@ -80,4 +80,24 @@ export async function findOrCreateContactsByPhones(
     answers.push(found);
   }
   return answers;
+}
+
+// Find-or-create by email address (the email channel's senders), inside the caller's tenant
+// transaction. Addresses are not unique among contacts, so creations of one address are serialized
+// by a transaction-scoped advisory lock instead of a unique key: the second finds the first's contact.
+export async function findOrCreateContactByEmail(
+  tx: Tx,
+  ctx: RequestContext,
+  contacts: ContactService,
+  address: string,
+  name: string | null,
+): Promise<{ contact: ContactView; created: boolean }> {
+  const email = address.toLowerCase();
+  const [existing] = await tx.query<ContactRow>(CONTACT_BY_EMAIL, [email]);
+  if (existing) return { contact: toContactView(existing), created: false };
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('contact-email:' || app_org_id()::text || ':' || $1, 0))`, [email]);
+  const [winner] = await tx.query<ContactRow>(CONTACT_BY_EMAIL, [email]);
+  if (winner) return { contact: toContactView(winner), created: false };
+  const contact = await contacts.createIn(tx, ctx, { first_name: name?.trim().slice(0, 100) || 'Unknown Contact', emails: [email] });
+  return { contact, created: true };
 }

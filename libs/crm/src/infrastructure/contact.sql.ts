@@ -56,6 +56,11 @@ export const CONTACT_BY_PHONE = `
   SELECT c.* FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
   WHERE p.organization_id = app_org_id() AND p.phone = $1`;
 
+// The oldest contact holding a (lower-cased) email address.
+export const CONTACT_BY_EMAIL = `
+  SELECT c.* FROM contact_emails e JOIN contacts c ON c.organization_id = e.organization_id AND c.id = e.contact_id
+  WHERE e.organization_id = app_org_id() AND e.email = $1 ORDER BY c.created_at, c.id LIMIT 1`;
+
 // $3: name pattern, $4: E.164 phone, $5: digits for a partial phone match (null when not searching
 // that way). Static text: it is used twice below rather than through a CTE, which PostgreSQL would
 // materialise in full for every page.

@@ -15,6 +15,8 @@ import {
 import { parseMetaAccount } from '../domain/channel-setup';
 import { parseSmsAccount } from '../domain/sms';
 import { INSERT_SMS_CHANNEL } from '../infrastructure/sms.sql';
+import { type EmailAccountInput, parseEmailAccount } from '../domain/email-setup';
+import { INSERT_EMAIL_CHANNEL } from '../infrastructure/email.sql';
 import { CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
@@ -35,14 +37,21 @@ export interface ChannelWithToken {
   channel_account: ChannelAccountRow;
   // Shown once; only its hash is stored. Meta channels have none: Meta signs its requests.
   inbound_token?: string;
-  inbound_path: string;
+  // Absent for email channels: their mailbox is read over IMAP.
+  inbound_path?: string;
+  email?: EmailSettingsView;
 }
+
+type EmailSettingsView = { address: string; imap: Omit<EmailAccountInput['imap'], 'password'>; smtp: Omit<EmailAccountInput['smtp'], 'password'> };
+
+// Vets a customer-given mail server before it is stored (the outbound rules; connections vet again).
+export type HostCheck = (host: string, field: string) => void;
 
 export type ChannelInput = { kind?: unknown; name?: unknown } & Record<string, unknown>;
 
 // Another organization (or this one) already connected that page or Instagram account.
 const ALREADY_CONNECTED = {
-  unique: () => new DomainError('conflict', 'channel.already_connected', 'This page or Instagram account is already connected to a channel account'),
+  unique: () => new DomainError('conflict', 'channel.already_connected', 'This page, Instagram account or mailbox is already connected to a channel account'),
 };
 
 const NUMBER_CONNECTED = {
@@ -54,6 +63,7 @@ export class ChannelAccountService {
   constructor(
     private readonly db: Database,
     private readonly box: SecretBox,
+    private readonly checkHost: HostCheck = () => undefined,
   ) {}
 
   async create(ctx: RequestContext, input: ChannelInput): Promise<ChannelWithToken> {
@@ -76,11 +86,25 @@ export class ChannelAccountService {
       const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_SMS_CHANNEL, params, { violations: NUMBER_CONNECTED }));
       return { channel_account: row, inbound_path: `/functions/v1/sms-webhook/${row.id}` };
     }
+    const email = parseEmailAccount(input.kind, input);
+    if (email) return this.createEmail(ctx, input.name.trim(), email);
     const token = newToken();
     const [row] = await this.db.inTenant(ctx, (tx) =>
       tx.query<ChannelAccountRow>(INSERT_CHANNEL, [input.kind, (input.name as string).trim(), hashToken(token)]),
     );
     return withToken(row, token);
+  }
+
+  // The passwords are sealed before they are stored and never returned; the rest is shown.
+  private async createEmail(ctx: RequestContext, name: string, input: EmailAccountInput): Promise<ChannelWithToken> {
+    this.checkHost(input.imap.host, 'imap.host');
+    this.checkHost(input.smtp.host, 'smtp.host');
+    const { password: imapPassword, ...imap } = input.imap;
+    const { password: smtpPassword, ...smtp } = input.smtp;
+    const settings: EmailSettingsView = { address: input.address, imap, smtp };
+    const params = [name, input.address, JSON.stringify(settings), this.box.seal(imapPassword), this.box.seal(smtpPassword)];
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(INSERT_EMAIL_CHANNEL, params, { violations: ALREADY_CONNECTED }));
+    return { channel_account: row, email: settings };
   }
 
   async rotateToken(ctx: RequestContext, id: string): Promise<ChannelWithToken> {

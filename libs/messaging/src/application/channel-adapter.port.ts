@@ -9,6 +9,8 @@ export interface ReplyInput {
   mediaUrls: string[];
   // Stored on the message's metadata (automated sends name their source, e.g. reengagement_nudge_id).
   metadata?: Record<string, string>;
+  // Email: the subject (default: "Re: " and the thread's).
+  subject?: string;
 }
 
 // One kind of channel: what it can do and how a reply goes out on it. The reply path, the send

@@ -72,7 +72,7 @@ export class ConversationService {
 
   // The reply goes out on the conversation's own channel, through that kind's adapter (422 when
   // the kind has none or is not answered from the inbox).
-  async reply(ctx: RequestContext, id: string, input: { message: string; media_urls?: string[] }): Promise<SendOutcome> {
+  async reply(ctx: RequestContext, id: string, input: { message: string; media_urls?: string[]; subject?: string }): Promise<SendOutcome> {
     assertId(id);
     if (characterCount(input.message) > MAX_MESSAGE_CHARACTERS) throw invalid(`message must be at most ${MAX_MESSAGE_CHARACTERS} characters`);
     const { conversation, channel } = await this.db.inTenant(ctx, async (tx) => {
@@ -80,7 +80,7 @@ export class ConversationService {
       const [account] = await tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [row.channel_account_id]);
       return { conversation: row, channel: account };
     });
-    return this.adapters.forReply(channel.kind).reply(ctx, conversation, { message: input.message, mediaUrls: input.media_urls ?? [] });
+    return this.adapters.forReply(channel.kind).reply(ctx, conversation, { message: input.message, mediaUrls: input.media_urls ?? [], subject: input.subject });
   }
 
   async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }): Promise<ConversationView> {

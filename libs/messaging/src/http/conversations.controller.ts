@@ -4,7 +4,7 @@ import { SendFailed } from '../application/send.service';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf,
+  ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf,
 } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ChannelAccountService } from '../application/channel-account.service';
@@ -50,6 +50,8 @@ export class ReplyDto {
   @Matches(/^https?:\/\/\S+$/i, { each: true })
   @MaxLength(2048, { each: true })
   media_urls?: string[];
+  @ApiProperty({ required: false, maxLength: 998, description: 'email: the subject (default "Re: " and the thread\'s)' })
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(998) @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' }) subject?: string;
 }
 
 export class StatusDto {
@@ -77,6 +79,11 @@ export class ChannelAccountDto {
   @ApiProperty({ required: false, description: 'sms: the account auth token (write-only, stored sealed)', writeOnly: true })
   @IsOptional() @IsString() @MaxLength(128) auth_token?: string;
   @ApiProperty({ required: false, description: 'sms: the sender number in E.164 form' }) @IsOptional() @IsString() @MaxLength(16) from_number?: string;
+  @ApiProperty({ required: false, description: 'email: the mailbox\'s address' }) @IsOptional() @IsString() @MaxLength(254) address?: string;
+  @ApiProperty({ required: false, description: 'email: IMAP {host, port, secure, user, password} (the password write-only, stored sealed)', type: Object })
+  @IsOptional() @IsObject() imap?: Record<string, unknown>;
+  @ApiProperty({ required: false, description: 'email: SMTP {host, port, secure, user, password} (the password write-only, stored sealed)', type: Object })
+  @IsOptional() @IsObject() smtp?: Record<string, unknown>;
 }
 
 export class ChannelActiveDto {

@@ -21,7 +21,13 @@ export const SEND_OUTCOME = object({
 });
 
 // The inbound token is shown once, when made or rotated; Meta channels have none (Meta signs its requests).
-export const CHANNEL_WITH_TOKEN = object({ channel_account: CHANNEL_ACCOUNT, inbound_token: text, inbound_path: text }, ['inbound_token']);
+// Email channels have no inbound path (their mailbox is read) and show their settings without passwords.
+const ENDPOINT = object({ host: text, port: integer, secure: boolean, user: text });
+const EMAIL_SETTINGS = object({ address: text, imap: ENDPOINT, smtp: ENDPOINT });
+export const CHANNEL_WITH_TOKEN = object(
+  { channel_account: CHANNEL_ACCOUNT, inbound_token: text, inbound_path: text, email: EMAIL_SETTINGS },
+  ['inbound_token', 'inbound_path', 'email'],
+);
 export const CHANNEL_CHECK = object({ ok: boolean, error: text }, ['error']);
 
 // The receivers acknowledge at once: the chat app's with the stored event's id (a bigint, as text), Meta's with how many were stored.

@@ -1,0 +1,35 @@
+import { type Database, defineJob, enqueueJob, type JobContext, type JobHandler } from '@engage/platform';
+import { SYSTEM_ACTIVE_MAILBOXES } from '../infrastructure/email.sql';
+import type { EmailMailboxReader, MailboxRun } from './email-mailbox';
+
+// How often the schedule looks for email channels to read: the polling interval of servers
+// without IDLE, and the longest a mailbox goes unwatched between IDLE runs.
+export const EMAIL_POLL_EVERY_MS = 30_000;
+
+// One run of one mailbox, on whichever worker claims it (the mailbox lease keeps it to one reader).
+export class EmailMailboxJob implements JobHandler<{ channelAccountId: string }> {
+  constructor(private readonly reader: EmailMailboxReader) {}
+
+  async handle(payload: { channelAccountId: string }, job: JobContext): Promise<MailboxRun | undefined> {
+    if (!job.organizationId) return undefined;
+    return this.reader.read(job.organizationId, payload.channelAccountId);
+  }
+}
+
+// The schedule's tick: a mailbox job for every active email channel no reader holds.
+export class EmailPollTick implements JobHandler {
+  constructor(private readonly db: Database) {}
+
+  async handle(): Promise<number> {
+    const due = await this.db.systemQuery<{ organization_id: string; channel_account_id: string }>(SYSTEM_ACTIVE_MAILBOXES, [1000]);
+    if (due.length === 0) return 0;
+    await this.db.asSystem(async (tx) => {
+      for (const m of due) await enqueueJob(tx, emailMailboxJob, { channelAccountId: m.channel_account_id }, { organizationId: m.organization_id });
+    });
+    return due.length;
+  }
+}
+
+// A run holds its job for at most EMAIL_IDLE_MS (at most 4 minutes) plus the catching up.
+export const emailMailboxJob = defineJob<{ channelAccountId: string }>({ name: 'messaging.email-mailbox', handler: EmailMailboxJob, retry: { maxAttempts: 1 } });
+export const emailPollJob = defineJob({ name: 'messaging.email-poll', handler: EmailPollTick });

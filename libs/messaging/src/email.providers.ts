@@ -1,0 +1,41 @@
+import type { Provider } from '@nestjs/common';
+import { ContactService } from '@engage/crm';
+import { CONFIG, type Config, createOutboundClient, Database, SecretBox, settingsOf } from '@engage/platform';
+import { EmailAdapter } from './application/adapters/email.adapter';
+import { EmailInbound } from './application/email-inbound';
+import { EmailMailboxJob, EmailPollTick } from './application/email-jobs';
+import { EmailMailboxReader } from './application/email-mailbox';
+import { createMediaFetcher } from './infrastructure/media-fetcher';
+import { EmailTransport } from './infrastructure/email-transport';
+import { ObjectMediaStore } from './infrastructure/object-media-store';
+import { MESSAGING_SETTINGS } from './messaging.settings';
+
+// The email channel: connections to customers' mail servers (vetted as every outbound call), the
+// adapter that replies, and the mailbox reader with the jobs that run it.
+export const EMAIL_PROVIDERS: Provider[] = [
+  {
+    provide: EmailTransport,
+    inject: [CONFIG],
+    useFactory: (config: Config) =>
+      new EmailTransport(createOutboundClient(config, { keepAlive: false }), config.OUTBOUND_ALLOW_HOSTS, settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS),
+  },
+  {
+    provide: EmailAdapter,
+    inject: [Database, SecretBox, EmailTransport, ContactService, CONFIG],
+    useFactory: (db: Database, box: SecretBox, transport: EmailTransport, contacts: ContactService, config: Config) => {
+      const fetch = createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS });
+      return new EmailAdapter(db, box, transport, contacts, fetch);
+    },
+  },
+  { provide: EmailInbound, inject: [ContactService], useFactory: (contacts: ContactService) => new EmailInbound(contacts) },
+  {
+    provide: EmailMailboxReader,
+    inject: [Database, SecretBox, EmailTransport, EmailInbound, ObjectMediaStore, CONFIG],
+    useFactory: (db: Database, box: SecretBox, transport: EmailTransport, inbound: EmailInbound, media: ObjectMediaStore, config: Config) => {
+      const s = settingsOf(config, MESSAGING_SETTINGS);
+      return new EmailMailboxReader(db, box, transport, inbound, media, { idleMs: s.EMAIL_IDLE_MS, maxMessages: s.EMAIL_MAX_PER_RUN, batchSize: 50 });
+    },
+  },
+  { provide: EmailMailboxJob, inject: [EmailMailboxReader], useFactory: (reader: EmailMailboxReader) => new EmailMailboxJob(reader) },
+  { provide: EmailPollTick, inject: [Database], useFactory: (db: Database) => new EmailPollTick(db) },
+];

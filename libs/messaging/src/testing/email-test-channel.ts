@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import type { startDovecot, SmtpCapture } from './mail-peers';
+
+export type Dovecot = ReturnType<typeof startDovecot>;
+
+// A new organization with an email channel on a new Dovecot mailbox and the given SMTP server.
+export async function emailChannel(app: NestFastifyApplication, dovecot: Dovecot, smtp: SmtpCapture, tenant?: TestTenant) {
+  const t = tenant ?? (await createTestTenant(app));
+  const user = `box-${randomUUID().slice(0, 12)}`;
+  const password = `pw-${randomUUID()}`;
+  dovecot.addUser(user, password);
+  const address = `${user}@shop.test`;
+  const payload = {
+    kind: 'email',
+    name: 'Support',
+    address,
+    imap: { host: dovecot.host, port: dovecot.port, secure: false, user, password },
+    smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: smtp.user, password: smtp.password },
+  };
+  const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload });
+  if (created.statusCode !== 201) throw new Error(`email channel not created: ${created.statusCode} ${created.body}`);
+  const id: string = created.json().channel_account.id;
+  return { t, id, user, password, address, payload, created };
+}
