@@ -165,7 +165,7 @@ describe('agent inbox /functions/v1/messaging', () => {
     const agent = { authorization: `Bearer ${login.json().access_token}` };
     expect((await call('GET', '/conversations', agent)).statusCode).toBe(200);
     expect((await call('POST', '/channel-accounts', agent, { kind: 'email', name: 'Mail' })).statusCode).toBe(403);
-    const created = await call('POST', '/channel-accounts', t.session, { kind: 'email', name: 'Mail' });
+    const created = await call('POST', '/channel-accounts', t.session, { kind: 'chat_app', name: 'Line' });
     expect(created.statusCode).toBe(201);
     expect(created.json().inbound_token).toMatch(/^chs_/);
     const [stored] = await rows<{ inbound_token_hash: Buffer }>(t.ctx, 'SELECT inbound_token_hash FROM channel_accounts');

@@ -1,3 +1,4 @@
+import { convert } from 'html-to-text';
 import { type AddressObject, simpleParser } from 'mailparser';
 import sanitizeHtml from 'sanitize-html';
 import type { IncomingEmail } from '../application/email-inbound';
@@ -14,15 +15,16 @@ export interface RawAttachment {
   filename: string | null;
 }
 
-// A mail's source parsed (mailparser: MIME, encodings, charsets; the text part, or text made from
-// the HTML when there is none) with its HTML sanitised (sanitize-html's default allow-list: no
+// A mail's source parsed (mailparser: MIME, encodings, charsets), its text part, or text made from
+// the sanitised HTML by html-to-text when it has none, and its HTML sanitised (sanitize-html's default allow-list: no
 // scripts, styles, event handlers or javascript: links; cid: images kept as references).
 export async function parseEmail(source: Buffer, fallbackKey: string): Promise<{ mail: Omit<IncomingEmail, 'media'>; attachments: RawAttachment[] }> {
   const parsed = await simpleParser(source, { skipImageLinks: true, maxHtmlLengthToParse: 5 * MAX_HTML });
   const [messageId] = messageIds(parsed.messageId);
   const from = parsed.from?.value[0];
   const html = typeof parsed.html === 'string' ? sanitizeHtml(parsed.html, { allowedSchemes: ['http', 'https', 'mailto', 'cid'] }).slice(0, MAX_HTML) : null;
-  const text = (parsed.text ?? '').replace(/\0/g, '').trim().slice(0, MAX_TEXT);
+  const plain = parsed.text?.trim() || (html ? convert(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
+  const text = plain.replace(/\0/g, '').trim().slice(0, MAX_TEXT);
   const attachments = parsed.attachments
     .filter((a) => a.size <= MAX_ATTACHMENT_BYTES)
     .slice(0, MAX_ATTACHMENTS)

@@ -3,7 +3,7 @@ import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The messaging tables the data API serves read-only (/rest/v1): no record writer is registered,
 // so writes go through the messaging endpoints. Every column is declared once (a test compares the
-// declarations with the database); the channel's token hash is declared hidden, so it is never served, nor is a channel's sealed access token.
+// declarations with the database); the channel's token hash is declared hidden, so it is never served, nor are a channel's sealed access token and mail passwords.
 
 const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 
@@ -15,6 +15,9 @@ export const CHANNEL_ACCOUNTS = declareTable({
     external_account_id: textOrNull, access_token_sealed: column('text', { nullable: true, api: 'hidden' }),
     // SMS: the provider's account sid (the sender number is external_account_id).
     provider_account_id: textOrNull,
+    // Email: host, port, TLS and user of IMAP and SMTP, and the address (no passwords); each password sealed and hidden.
+    email_settings: column('jsonb', { nullable: true }),
+    imap_password_sealed: column('text', { nullable: true, api: 'hidden' }), smtp_password_sealed: column('text', { nullable: true, api: 'hidden' }),
   },
 });
 
@@ -26,6 +29,8 @@ export const CONVERSATIONS = declareTable({
     channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull,
     // Kept for reports, read through the published views (messaging_conversation_facts), not served here.
     resolved_at: column('timestamptz', { nullable: true, api: 'hidden' }),
+    // Email: the thread's subject without Re:/Fwd: prefixes.
+    email_subject: textOrNull,
   },
 });
 
@@ -36,6 +41,8 @@ export const MESSAGES = declareTable({
     media: column('jsonb'), external_id: textOrNull, metadata: column('jsonb'), error: textOrNull, created_at: at, updated_at: at,
     // Kept for reports, read through the published views (messaging_message_facts), not served here.
     first_reply_at: column('timestamptz', { nullable: true, api: 'hidden' }),
+    // Email: the mail's Message-ID (threading).
+    email_message_id: textOrNull,
   },
 });
 

@@ -14,6 +14,7 @@ export interface ConversationRow {
   channel_kind: string;
   last_customer_message_at: Date | null;
   window_closes_at: Date | null;
+  email_subject: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,6 +32,7 @@ export interface MessageRow {
   external_id: string | null;
   metadata: Record<string, unknown>;
   error: string | null;
+  email_message_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -44,12 +46,13 @@ export interface ChannelAccountRow {
   auto_created: boolean;
   external_account_id: string | null;
   provider_account_id: string | null;
+  email_settings: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const CHANNEL_ACCOUNT_COLUMNS =
-  'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, created_at, updated_at';
+  'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, email_settings, created_at, updated_at';
 
 // §4.1 step 6: the most recent active chat-app account.
 export const FIRST_ACTIVE_CHANNEL = `

@@ -88,7 +88,7 @@ export class EmailAdapter implements ChannelAdapter {
       emailId: `<${randomUUID()}@${from.split('@')[1]}>`,
       from,
       to,
-      subject: replySubject(input.subject, conversationSubject(conversation)),
+      subject: replySubject(input.subject, conversation.email_subject),
       inReplyTo: tail?.email_message_id ?? null,
       references,
     };
@@ -149,5 +149,11 @@ export class EmailAdapter implements ChannelAdapter {
 }
 
 const unprocessable = (code: string, message: string) => new DomainError('unprocessable', code, message);
-const conversationSubject = (c: ConversationRow): string | null => (c as ConversationRow & { email_subject?: string | null }).email_subject ?? null;
-const fileNameOf = (url: string): string => decodeURIComponent(new URL(url).pathname.split('/').pop() || 'attachment').slice(0, 200) || 'attachment';
+const fileNameOf = (url: string): string => {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last).slice(0, 200) || 'attachment';
+  } catch {
+    return last.slice(0, 200) || 'attachment';
+  }
+};
