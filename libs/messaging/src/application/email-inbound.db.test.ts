@@ -147,6 +147,54 @@ describe('reading an email mailbox', () => {
     expect(await messages(box.t)).toHaveLength(7);
   });
 
+  it('should keep a Message-ID longer than external_id allows, de-duplicate and thread by it', async () => {
+    const box = await mailbox();
+    const long = `<${'x'.repeat(300)}@customer.test>`;
+    const first = await composeMail({ from: 'long@customer.test', to: box.address, subject: 'Long id', messageId: long, text: 'one' });
+    await box.put(first, first);
+    await box.put(await composeMail({ from: 'long@customer.test', to: box.address, subject: 'Changed', messageId: '<short@customer.test>', inReplyTo: long, text: 'two' }));
+    expect(await box.read()).toMatchObject({ stored: 2, duplicates: 1 });
+    const stored = await messages(box.t);
+    expect(stored.map((m) => m.email_message_id)).toEqual([long, '<short@customer.test>']);
+    expect(stored[0].conversation_id).toBe(stored[1].conversation_id);
+  });
+
+  it('should pass over a mail that fails to store in three runs in a row, saying so, and read on', async () => {
+    const box = await mailbox();
+    // A mail the database refuses every time (a constraint of this test's own).
+    await runtime.db.systemQuery(`ALTER TABLE messages ADD CONSTRAINT test_refuses_poison CHECK (content <> 'poison')`);
+    try {
+      await box.put(
+        await composeMail({ from: 'p@customer.test', to: box.address, subject: 'A', messageId: '<poison@customer.test>', text: 'poison' }),
+        await composeMail({ from: 'p@customer.test', to: box.address, subject: 'B', messageId: '<fine@customer.test>', text: 'fine' }),
+      );
+      for (let run = 1; run < 3; run++) {
+        const failed = await box.read();
+        expect(failed).toMatchObject({ stored: 0 });
+        expect(failed.error).toMatch(/test_refuses_poison/);
+      }
+      const third = await box.read();
+      expect(third).toMatchObject({ stored: 1, skipped: [1] });
+      expect(third.warning).toMatch(/^UID 1 skipped after 3 failed runs: .*test_refuses_poison/);
+      expect((await messages(box.t)).map((m) => m.content)).toEqual(['fine']);
+      const [mark] = await rows<{ last_uid: string; last_error: string }>(box.t, 'SELECT last_uid, last_error FROM email_mailboxes');
+      expect(mark.last_uid).toBe('2');
+      expect(mark.last_error).toMatch(/UID 1 skipped/);
+    } finally {
+      await runtime.db.systemQuery(`ALTER TABLE messages DROP CONSTRAINT test_refuses_poison`);
+    }
+  });
+
+  it('should not connect to a mail server whose name resolves to a private address (the outbound rules)', async () => {
+    const box = await mailbox();
+    // "localhost" passes the checks made when storing (a name, not an address); the connection's vetting resolves it.
+    await rows(box.t, `UPDATE channel_accounts SET email_settings = jsonb_set(email_settings, '{imap,host}', '"localhost"')`);
+    const run = await box.read();
+    expect(run.error).toMatch(/localhost refused: .*non-public address/);
+    const tested = (await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${box.id}/test`, headers: box.t.key })).json();
+    expect(tested).toEqual({ ok: false, error: expect.stringMatching(/localhost refused: .*non-public address/) });
+  });
+
   it('should wait in IDLE and store mail that arrives meanwhile', async () => {
     const box = await mailbox();
     const running = box.read({ idleMs: 8000, maxMessages: 1 });

@@ -13,7 +13,8 @@ import { toConversationView, toMessageView } from './views';
 
 // One mail as the mailbox reader hands it over: parsed, its HTML sanitised, its attachments re-hosted.
 export interface IncomingEmail {
-  // The de-duplication key: the Message-ID, else the mailbox's UIDVALIDITY and UID.
+  // The de-duplication key (external_id): the Message-ID (hashed when longer than 200 characters),
+  // else the mailbox's UIDVALIDITY and UID.
   key: string;
   messageId: string | null;
   from: { address: string; name: string | null };
@@ -40,7 +41,7 @@ export class EmailInbound {
   ) {}
 
   async store(tx: Tx, ctx: RequestContext, channelId: string, mail: IncomingEmail): Promise<EmailOutcome> {
-    const [seen] = await tx.query(EMAIL_SEEN, [channelId, mail.key]);
+    const [seen] = await tx.query(EMAIL_SEEN, [channelId, mail.key, mail.messageId]);
     if (seen) return 'duplicate';
     if (!mail.from.address) return 'no_sender';
     const contactId = await this.contactOf(tx, ctx, channelId, mail.from);

@@ -3,7 +3,7 @@ import type { ImapFlow } from 'imapflow';
 import type { RequestContext } from '@engage/shared-kernel';
 import type { Database, SecretBox } from '@engage/platform';
 import {
-  ADVANCE_MAILBOX, EMAIL_CHANNEL_SECRET, type EmailChannelSecret, RELEASE_MAILBOX_LEASE, TAKE_MAILBOX_LEASE,
+  ADVANCE_MAILBOX, EMAIL_CHANNEL_SECRET, type EmailChannelSecret, MAILBOX_FAILED, MAILBOX_SKIP, RELEASE_MAILBOX_LEASE, TAKE_MAILBOX_LEASE,
 } from '../infrastructure/email.sql';
 import { mediaKindOf, parseEmail, type RawAttachment } from '../infrastructure/email-parse';
 import { describe, type EmailTransport } from '../infrastructure/email-transport';
@@ -23,6 +23,9 @@ export interface MailboxRun {
   outcome: 'read' | 'busy' | 'inactive';
   stored: number;
   duplicates: number;
+  // UIDs passed over after failing SKIP_AFTER_RUNS runs in a row, and why the last one failed.
+  skipped?: number[];
+  warning?: string;
   error?: string;
 }
 
@@ -74,7 +77,7 @@ export class EmailMailboxReader {
       run.error = describe(error);
     } finally {
       await client?.logout().catch(() => client?.close());
-      await this.db.inTenant(ctx, (tx) => tx.query(RELEASE_MAILBOX_LEASE, [channelId, token, run.error ?? null]));
+      await this.db.inTenant(ctx, (tx) => tx.query(RELEASE_MAILBOX_LEASE, [channelId, token, run.error ?? run.warning ?? null]));
     }
     return run;
   }
@@ -93,7 +96,14 @@ export class EmailMailboxReader {
       }
       sources.sort((a, b) => a.uid - b.uid);
       for (const { uid, source } of sources) {
-        await this.storeOne(state, uid, source, run);
+        try {
+          await this.storeOne(state, uid, source, run);
+        } catch (error) {
+          const reason = error instanceof LeaseLost ? null : await this.skipAfterFailures(state, uid, error);
+          if (!reason) throw error;
+          run.skipped = [...(run.skipped ?? []), uid];
+          run.warning = reason;
+        }
         last = uid;
       }
       // A UID listed but gone before the fetch (expunged meanwhile) is passed over.
@@ -106,11 +116,23 @@ export class EmailMailboxReader {
     const media = await this.rehost(state.ctx.organizationId, attachments);
     const outcome = await this.db.inTenant(state.ctx, async (tx) => {
       const [moved] = await tx.query(ADVANCE_MAILBOX, [state.channelId, state.token, state.validity, uid, state.leaseMs]);
-      if (!moved) throw new Error('the mailbox lease was lost; another reader continues');
+      if (!moved) throw new LeaseLost();
       return this.inbound.store(tx, state.ctx, state.channelId, { ...mail, media });
     });
     if (outcome === 'stored') run.stored++;
     else run.duplicates++;
+  }
+
+  // A mail that failed to store in SKIP_AFTER_RUNS runs in a row (one the parser or the database
+  // refuses every time) is passed over with its reason in last_error, so it cannot stop the mailbox.
+  private async skipAfterFailures(state: State, uid: number, error: unknown): Promise<string | null> {
+    return this.db.inTenant(state.ctx, async (tx) => {
+      const [failed] = await tx.query<{ failed_runs: number }>(MAILBOX_FAILED, [state.channelId, state.token, uid]);
+      if (!failed || failed.failed_runs < SKIP_AFTER_RUNS) return null;
+      const reason = `UID ${uid} skipped after ${failed.failed_runs} failed runs: ${describe(error)}`.slice(0, 1000);
+      const [moved] = await tx.query(MAILBOX_SKIP, [state.channelId, state.token, state.validity, uid, reason]);
+      return moved ? reason : null;
+    });
   }
 
   // Attachments go to the platform's object storage, as other channels' media; one that cannot be
@@ -126,6 +148,14 @@ export class EmailMailboxReader {
       }
     }
     return media;
+  }
+}
+
+export const SKIP_AFTER_RUNS = 3;
+
+class LeaseLost extends Error {
+  constructor() {
+    super('the mailbox lease was lost; another reader continues');
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { convert } from 'html-to-text';
 import { type AddressObject, simpleParser } from 'mailparser';
 import sanitizeHtml from 'sanitize-html';
@@ -31,7 +32,7 @@ export async function parseEmail(source: Buffer, fallbackKey: string): Promise<{
     .map((a) => ({ bytes: a.content, contentType: a.contentType || 'application/octet-stream', filename: a.filename?.slice(0, 255) ?? null }));
   return {
     mail: {
-      key: messageId ?? fallbackKey,
+      key: messageId ? (messageId.length <= 200 ? messageId : `sha256:${createHash('sha256').update(messageId).digest('hex')}`) : fallbackKey,
       messageId: messageId ?? null,
       from: { address: from?.address?.toLowerCase().slice(0, 320) ?? '', name: from?.name ? from.name.slice(0, 200) : null },
       to: addresses(parsed.to),

@@ -50,7 +50,16 @@ export const ADVANCE_MAILBOX = `
   UPDATE email_mailboxes SET uid_validity = $3, last_uid = $4, lease_until = now() + make_interval(secs => $5 / 1000.0)
   WHERE channel_account_id = $1 AND lease_token = $2 AND lease_until > now() RETURNING last_uid`;
 
-export const EMAIL_SEEN = `SELECT 1 FROM messages WHERE channel_account_id = $1 AND (external_id = $2 OR email_message_id = $2) LIMIT 1`;
+// $2 the de-duplication key (external_id), $3 the Message-ID when the mail has one.
+export const EMAIL_SEEN = `SELECT 1 FROM messages WHERE channel_account_id = $1 AND (external_id = $2 OR email_message_id = $3) LIMIT 1`;
+
+// A mail that could not be stored: how many runs in a row failed on it.
+export const MAILBOX_FAILED = `
+  UPDATE email_mailboxes SET failed_runs = CASE WHEN failed_uid = $3 THEN failed_runs + 1 ELSE 1 END, failed_uid = $3
+  WHERE channel_account_id = $1 AND lease_token = $2 RETURNING failed_runs`;
+
+export const MAILBOX_SKIP = `
+  UPDATE email_mailboxes SET uid_validity = $3, last_uid = $4, last_error = $5 WHERE channel_account_id = $1 AND lease_token = $2 RETURNING last_uid`;
 
 // Threading by headers: the newest message of the channel carrying one of the ids ($2).
 export const CONVERSATION_BY_MESSAGE_IDS = `
