@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { ContactService } from '@engage/crm';
-import { CONFIG, type Config, createOutboundClient, Database, SecretBox, settingsOf } from '@engage/platform';
+import type pino from 'pino';
+import { CONFIG, type Config, createOutboundClient, Database, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
 import { EmailAdapter } from './application/adapters/email.adapter';
 import { EmailInbound } from './application/email-inbound';
 import { EmailMailboxJob, EmailPollTick } from './application/email-jobs';
@@ -36,6 +37,10 @@ export const EMAIL_PROVIDERS: Provider[] = [
       return new EmailMailboxReader(db, box, transport, inbound, media, { idleMs: s.EMAIL_IDLE_MS, maxMessages: s.EMAIL_MAX_PER_RUN, batchSize: 50 });
     },
   },
-  { provide: EmailMailboxJob, inject: [EmailMailboxReader], useFactory: (reader: EmailMailboxReader) => new EmailMailboxJob(reader) },
+  {
+    provide: EmailMailboxJob,
+    inject: [EmailMailboxReader, PLATFORM_LOG],
+    useFactory: (reader: EmailMailboxReader, log: pino.Logger) => new EmailMailboxJob(reader, (fields, line) => log.warn(fields, line)),
+  },
   { provide: EmailPollTick, inject: [Database], useFactory: (db: Database) => new EmailPollTick(db) },
 ];

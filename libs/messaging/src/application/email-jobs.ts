@@ -7,12 +7,22 @@ import type { EmailMailboxReader, MailboxRun } from './email-mailbox';
 export const EMAIL_POLL_EVERY_MS = 30_000;
 
 // One run of one mailbox, on whichever worker claims it (the mailbox lease keeps it to one reader).
+// A failed run is logged (the server's words and ids only) and kept in last_error; it is not
+// retried as a job: the next tick runs the mailbox again.
 export class EmailMailboxJob implements JobHandler<{ channelAccountId: string }> {
-  constructor(private readonly reader: EmailMailboxReader) {}
+  constructor(
+    private readonly reader: EmailMailboxReader,
+    private readonly warn: (fields: Record<string, unknown>, line: string) => void = () => undefined,
+  ) {}
 
   async handle(payload: { channelAccountId: string }, job: JobContext): Promise<MailboxRun | undefined> {
     if (!job.organizationId) return undefined;
-    return this.reader.read(job.organizationId, payload.channelAccountId);
+    const run = await this.reader.read(job.organizationId, payload.channelAccountId);
+    const problem = run.error ?? run.warning;
+    if (problem) {
+      this.warn({ organization_id: job.organizationId, channel_account_id: payload.channelAccountId, stored: run.stored, error: problem }, 'email mailbox run');
+    }
+    return run;
   }
 }
 
