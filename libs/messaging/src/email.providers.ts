@@ -17,8 +17,10 @@ export const EMAIL_PROVIDERS: Provider[] = [
   {
     provide: EmailTransport,
     inject: [CONFIG],
-    useFactory: (config: Config) =>
-      new EmailTransport(createOutboundClient(config, { keepAlive: false }), config.OUTBOUND_ALLOW_HOSTS, settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS),
+    useFactory: (config: Config) => {
+      const timeoutMs = settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS;
+      return new EmailTransport(createOutboundClient(config, { keepAlive: false }), config.OUTBOUND_ALLOW_HOSTS, timeoutMs);
+    },
   },
   {
     provide: EmailAdapter,

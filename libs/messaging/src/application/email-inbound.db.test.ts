@@ -33,7 +33,8 @@ afterAll(async () => {
 
 const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
 type Stored = { content: string; conversation_id: string; email_message_id: string | null; contact_id: string };
-const messages = (t: TestTenant) => rows<Stored>(t, `SELECT content, conversation_id, email_message_id, contact_id FROM messages WHERE direction = 'INBOUND' ORDER BY created_at, id`);
+const messages = (t: TestTenant) =>
+  rows<Stored>(t, `SELECT content, conversation_id, email_message_id, contact_id FROM messages WHERE direction = 'INBOUND' ORDER BY created_at, id`);
 
 async function mailbox() {
   const channel = await emailChannel(app, dovecot, smtp);
@@ -51,7 +52,8 @@ describe('reading an email mailbox', () => {
       attachments: [{ filename: 'photo.png', content: Buffer.from('fake-png-bytes'), contentType: 'image/png' }],
     }));
     expect(await box.read()).toEqual({ outcome: 'read', stored: 1, duplicates: 0 });
-    const [message] = await rows<{ content: string; media: Array<{ url: string; kind: string; filename: string }>; metadata: { email: { html: string; from: string } } }>(
+    type Row = { content: string; media: Array<{ url: string; kind: string; filename: string }>; metadata: { email: { html: string; from: string } } };
+    const [message] = await rows<Row>(
       box.t, `SELECT content, media, metadata FROM messages`,
     );
     expect(message.content).toContain('Hello');
@@ -64,7 +66,9 @@ describe('reading an email mailbox', () => {
     expect(served.body).toBe('fake-png-bytes');
     const [contact] = await rows<{ first_name: string; emails: string[] }>(box.t, 'SELECT first_name, emails FROM contacts');
     expect(contact).toEqual({ first_name: 'Omar Ali', emails: ['omar@customer.test'] });
-    const received = await runtime.db.asSystem((tx) => tx.query(`SELECT 1 FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [box.t.ctx.organizationId]));
+    const received = await runtime.db.asSystem((tx) =>
+      tx.query(`SELECT 1 FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [box.t.ctx.organizationId]),
+    );
     expect(received).toHaveLength(1);
   });
 
@@ -75,14 +79,18 @@ describe('reading an email mailbox', () => {
     await box.put(
       await composeMail({ from, to: box.address, subject: 'Order 42 is late', messageId: first, text: 'first' }),
       // A reply by In-Reply-To.
-      await composeMail({ from, to: box.address, subject: 'Re: Order 42 is late', messageId: '<t-2@customer.test>', inReplyTo: first, references: [first], text: 'reply' }),
+      await composeMail({
+        from, to: box.address, subject: 'Re: Order 42 is late', messageId: '<t-2@customer.test>', inReplyTo: first, references: [first], text: 'reply',
+      }),
       // Reply-all: the customer's colleague on Cc, references only.
       await composeMail({
         from, to: box.address, cc: 'boss@customer.test', subject: 'RE: Order 42 is late', messageId: '<t-3@customer.test>',
         references: [first, '<t-2@customer.test>'], text: 'reply all',
       }),
       // The subject changed, the headers still name the thread.
-      await composeMail({ from, to: box.address, subject: 'Also: my address changed', messageId: '<t-4@customer.test>', inReplyTo: '<t-3@customer.test>', text: 'changed' }),
+      await composeMail({
+        from, to: box.address, subject: 'Also: my address changed', messageId: '<t-4@customer.test>', inReplyTo: '<t-3@customer.test>', text: 'changed',
+      }),
       // Forwarded by the same sender: no thread headers, the subject without its prefix matches.
       await composeMail({ from, to: box.address, subject: 'Fwd: AW: Order 42 is late', messageId: '<t-5@customer.test>', text: 'forwarded' }),
     );
@@ -107,7 +115,9 @@ describe('reading an email mailbox', () => {
     await rows(box.t, `UPDATE conversations SET status = 'RESOLVED'`);
     await box.put(await composeMail({ from, to: box.address, subject: 'New topic', messageId: '<n-1@customer.test>', text: 'new' }));
     await box.read();
-    const fresh = (await rows<{ id: string; status: string; email_subject: string }>(box.t, 'SELECT id, status, email_subject FROM conversations WHERE id <> $1', [old.id]))[0];
+    const [fresh] = await rows<{ id: string; status: string; email_subject: string }>(
+      box.t, 'SELECT id, status, email_subject FROM conversations WHERE id <> $1', [old.id],
+    );
     expect(fresh).toMatchObject({ status: 'OPEN', email_subject: 'New topic' });
     // The same subject as the resolved thread, but older than 7 days: not matched by subject.
     await rows(box.t, `UPDATE conversations SET status = 'RESOLVED', last_message_at = now() - interval '8 days'`);
@@ -117,7 +127,9 @@ describe('reading an email mailbox', () => {
     expect([old.id, fresh.id]).not.toContain(late[0].conversation_id);
     // A reply by header to the resolved thread reopens it when the contact has no other unresolved one.
     await rows(box.t, `UPDATE conversations SET status = 'RESOLVED'`);
-    await box.put(await composeMail({ from, to: box.address, subject: 'Re: Refund', messageId: '<r-3@customer.test>', inReplyTo: '<r-1@customer.test>', text: 'again' }));
+    await box.put(
+      await composeMail({ from, to: box.address, subject: 'Re: Refund', messageId: '<r-3@customer.test>', inReplyTo: '<r-1@customer.test>', text: 'again' }),
+    );
     await box.read();
     const [again] = await rows<{ conversation_id: string }>(box.t, `SELECT conversation_id FROM messages WHERE content = 'again'`);
     expect(again.conversation_id).toBe(old.id);
@@ -127,7 +139,9 @@ describe('reading an email mailbox', () => {
   it('should store a Message-ID once, and resume after a stop mid-mailbox without skipping or repeating', async () => {
     const box = await mailbox();
     const mails = await Promise.all(
-      Array.from({ length: 7 }, (_, i) => composeMail({ from: `c${i % 2}@customer.test`, to: box.address, subject: `Mail ${i}`, messageId: `<m-${i}@customer.test>`, text: `body ${i}` })),
+      Array.from({ length: 7 }, (_, i) =>
+        composeMail({ from: `c${i % 2}@customer.test`, to: box.address, subject: `Mail ${i}`, messageId: `<m-${i}@customer.test>`, text: `body ${i}` }),
+      ),
     );
     // The same mail delivered twice (a second copy in the mailbox).
     await box.put(...mails, mails[3]);
@@ -152,7 +166,9 @@ describe('reading an email mailbox', () => {
     const long = `<${'x'.repeat(300)}@customer.test>`;
     const first = await composeMail({ from: 'long@customer.test', to: box.address, subject: 'Long id', messageId: long, text: 'one' });
     await box.put(first, first);
-    await box.put(await composeMail({ from: 'long@customer.test', to: box.address, subject: 'Changed', messageId: '<short@customer.test>', inReplyTo: long, text: 'two' }));
+    await box.put(
+      await composeMail({ from: 'long@customer.test', to: box.address, subject: 'Changed', messageId: '<short@customer.test>', inReplyTo: long, text: 'two' }),
+    );
     expect(await box.read()).toMatchObject({ stored: 2, duplicates: 1 });
     const stored = await messages(box.t);
     expect(stored.map((m) => m.email_message_id)).toEqual([long, '<short@customer.test>']);
@@ -199,7 +215,9 @@ describe('reading an email mailbox', () => {
     const box = await mailbox();
     const running = box.read({ idleMs: 8000, maxMessages: 1 });
     await new Promise((resolve) => setTimeout(resolve, 700));
-    await box.put(await composeMail({ from: 'late@customer.test', to: box.address, subject: 'Arrived', messageId: '<idle-1@customer.test>', text: 'while idle' }));
+    await box.put(
+      await composeMail({ from: 'late@customer.test', to: box.address, subject: 'Arrived', messageId: '<idle-1@customer.test>', text: 'while idle' }),
+    );
     expect(await running).toMatchObject({ outcome: 'read', stored: 1 });
     expect((await messages(box.t)).map((m) => m.content)).toEqual(['while idle']);
   });
@@ -207,7 +225,8 @@ describe('reading an email mailbox', () => {
   it('should report a mailbox it cannot log in to, keep its mark, and let the schedule queue only active channels', async () => {
     const box = await mailbox();
     const other = await mailbox();
-    await rows(box.t, `UPDATE channel_accounts SET imap_password_sealed = $1`, [(await rows<{ s: string }>(other.t, 'SELECT imap_password_sealed AS s FROM channel_accounts'))[0].s]);
+    const [foreign] = await rows<{ s: string }>(other.t, 'SELECT imap_password_sealed AS s FROM channel_accounts');
+    await rows(box.t, `UPDATE channel_accounts SET imap_password_sealed = $1`, [foreign.s]);
     // As the job runner runs it: the job answers the run (a failed run is not a failed job; the next tick retries).
     const job = { id: '1', name: 'messaging.email-mailbox', attempt: 1, organizationId: box.t.ctx.organizationId };
     const run = (await app.get(EmailMailboxJob).handle({ channelAccountId: box.id }, job))!;

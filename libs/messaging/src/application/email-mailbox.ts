@@ -49,7 +49,9 @@ export class EmailMailboxReader {
     const ctx: RequestContext = { organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() };
     const token = randomUUID();
     const leaseMs = options.idleMs + 10 * 60_000;
-    const [lease] = await this.db.inTenant(ctx, (tx) => tx.query<{ uid_validity: string | null; last_uid: string }>(TAKE_MAILBOX_LEASE, [channelId, token, leaseMs]));
+    const [lease] = await this.db.inTenant(ctx, (tx) =>
+      tx.query<{ uid_validity: string | null; last_uid: string }>(TAKE_MAILBOX_LEASE, [channelId, token, leaseMs]),
+    );
     if (!lease) return { outcome: 'busy', stored: 0, duplicates: 0 };
     const run: MailboxRun = { outcome: 'read', stored: 0, duplicates: 0 };
     let client: ImapFlow | null = null;

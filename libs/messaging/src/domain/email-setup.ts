@@ -35,7 +35,9 @@ function endpoint(name: 'imap' | 'smtp', raw: unknown): EmailEndpoint {
     throw invalid(`${name} is required: an object with host, port, secure, user and password`, name);
   }
   const o = raw as Record<string, unknown>;
-  if (typeof o.host !== 'string' || !HOST.test(o.host)) throw invalid(`${name}.host must be a host name or IPv4 address (at most 253 characters)`, `${name}.host`);
+  if (typeof o.host !== 'string' || !HOST.test(o.host)) {
+    throw invalid(`${name}.host must be a host name or IPv4 address (at most 253 characters)`, `${name}.host`);
+  }
   if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 1 || o.port > 65535) {
     throw invalid(`${name}.port must be an integer from 1 to 65535`, `${name}.port`);
   }

@@ -40,8 +40,10 @@ const events = (t: TestTenant, type: string) =>
       `SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [t.ctx.organizationId, type],
     ),
   );
-const create = (headers: Record<string, string>, payload: object) => app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers, payload });
-const test = (headers: Record<string, string>, id: string) => app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/test`, headers });
+const create = (headers: Record<string, string>, payload: object) =>
+  app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers, payload });
+const test = (headers: Record<string, string>, id: string) =>
+  app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/test`, headers });
 const reply = (headers: Record<string, string>, id: string, payload: object) =>
   app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${id}/reply`, headers, payload });
 
@@ -56,7 +58,9 @@ describe('email channel setup', () => {
       email: { address: payload.address, imap: { host: '127.0.0.1', port: dovecot.port, secure: false, user: payload.imap.user } },
     });
     expect(created.json().inbound_path).toBeUndefined();
-    const [stored] = await rows<Record<string, string>>(t, 'SELECT email_settings::text AS settings, imap_password_sealed, smtp_password_sealed FROM channel_accounts WHERE id = $1', [id]);
+    const [stored] = await rows<Record<string, string>>(
+      t, 'SELECT email_settings::text AS settings, imap_password_sealed, smtp_password_sealed FROM channel_accounts WHERE id = $1', [id],
+    );
     for (const value of Object.values(stored)) {
       expect(value).not.toContain(payload.imap.password);
       expect(value).not.toContain(payload.smtp.password);
@@ -165,7 +169,8 @@ describe('replying on an email conversation', () => {
     const [message] = await rows<{ status: string; external_id: string; email_message_id: string; metadata: { sent_copy: string } }>(
       t, `SELECT * FROM messages WHERE direction = 'OUTBOUND'`,
     );
-    expect(message).toMatchObject({ status: 'SENT', external_id: sent.parsed.messageId, email_message_id: sent.parsed.messageId, metadata: { sent_copy: 'appended' } });
+    const mid = sent.parsed.messageId;
+    expect(message).toMatchObject({ status: 'SENT', external_id: mid, email_message_id: mid, metadata: { sent_copy: 'appended' } });
     expect((await events(t, 'message.sent')).map((e) => e.payload.message.status)).toEqual(['SENT']);
     const copies = await folderMails(dovecot, user, password, 'Sent');
     expect(copies.map((m) => m.messageId)).toEqual([sent.parsed.messageId]);

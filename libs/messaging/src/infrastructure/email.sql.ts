@@ -81,7 +81,8 @@ export const REOPEN_CONVERSATION = `
 export const SET_EMAIL_SUBJECT = `UPDATE conversations SET email_subject = $2 WHERE id = $1 AND email_subject IS NULL`;
 
 export const INSERT_EMAIL_MESSAGE = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, email_message_id)
+  INSERT INTO messages (
+    organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, email_message_id)
   VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7, $8)
   ON CONFLICT DO NOTHING RETURNING *`;
 

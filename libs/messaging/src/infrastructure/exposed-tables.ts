@@ -3,7 +3,8 @@ import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
 
 // The messaging tables the data API serves read-only (/rest/v1): no record writer is registered,
 // so writes go through the messaging endpoints. Every column is declared once (a test compares the
-// declarations with the database); the channel's token hash is declared hidden, so it is never served, nor are a channel's sealed access token and mail passwords.
+// declarations with the database); the channel's token hash is declared hidden, so it is never
+// served, nor are a channel's sealed access token and mail passwords.
 
 const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 

@@ -18,8 +18,11 @@ const DIR = process.env.DOVECOT_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'eng
 export function startDovecot(): { host: string; port: number; addUser: (user: string, password: string) => void } {
   const script = join(ROOT, 'scripts/dovecot-local.sh');
   const binary = process.env.DOVECOT_BIN ?? ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
-  if (!binary) throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; .ci/run installs it)');
-  execFileSync(script, ['start'], { env: { ...process.env, DOVECOT_PORT: String(PORT), DOVECOT_DIR: DIR, DOVECOT_BIN: binary }, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (!binary) {
+    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; .ci/run installs it)');
+  }
+  const env = { ...process.env, DOVECOT_PORT: String(PORT), DOVECOT_DIR: DIR, DOVECOT_BIN: binary };
+  execFileSync(script, ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return {
     host: '127.0.0.1',
     port: PORT,

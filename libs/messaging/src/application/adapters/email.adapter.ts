@@ -69,7 +69,9 @@ export class EmailAdapter implements ChannelAdapter {
 
   async check(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }> {
     const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<EmailChannelSecret>(EMAIL_CHANNEL_SECRET, [channelAccountId]));
-    if (!channel?.email_settings || !channel.imap_password_sealed || !channel.smtp_password_sealed) return { ok: false, error: 'no IMAP or SMTP settings stored' };
+    if (!channel?.email_settings || !channel.imap_password_sealed || !channel.smtp_password_sealed) {
+      return { ok: false, error: 'no IMAP or SMTP settings stored' };
+    }
     const s = channel.email_settings;
     return this.transport.check(s.imap, this.box.open(channel.imap_password_sealed), s.smtp, this.box.open(channel.smtp_password_sealed));
   }
@@ -100,7 +102,8 @@ export class EmailAdapter implements ChannelAdapter {
       email: { from, to: [to], subject: pending.subject, in_reply_to: pending.inReplyTo, references },
     };
     const [row] = await tx.query<{ id: string }>(INSERT_EMAIL_OUTBOUND, [
-      conversation.id, conversation.contact_id, conversation.channel_account_id, input.message, JSON.stringify(media), JSON.stringify(metadata), pending.emailId,
+      conversation.id, conversation.contact_id, conversation.channel_account_id, input.message,
+      JSON.stringify(media), JSON.stringify(metadata), pending.emailId,
     ]);
     return { pending: { ...pending, messageId: row.id } satisfies Pending, channel };
   }
