@@ -235,10 +235,15 @@ describe('reading an email mailbox', () => {
     expect(await rows(box.t, 'SELECT last_uid, last_error IS NOT NULL AS failed FROM email_mailboxes')).toEqual([{ last_uid: '0', failed: true }]);
     await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${other.id}`, headers: other.t.key, payload: { is_active: false } });
     await app.get(EmailPollTick).handle();
+    // A second tick while that run is still queued queues nothing more.
+    await app.get(EmailPollTick).handle();
     const queued = await runtime.db.systemQuery<{ organization_id: string; payload: { channelAccountId: string } }>(
       `SELECT organization_id, payload FROM jobs WHERE name = 'messaging.email-mailbox' AND organization_id = ANY($1::uuid[])`,
       [[box.t.ctx.organizationId, other.t.ctx.organizationId]],
     );
     expect(queued).toEqual([{ organization_id: box.t.ctx.organizationId, payload: { channelAccountId: box.id } }]);
+    // The run clears the mark: the next tick queues the next run.
+    await box.read();
+    expect(await rows(box.t, 'SELECT queued_at FROM email_mailboxes')).toEqual([{ queued_at: null }]);
   });
 });

@@ -1,5 +1,5 @@
 import { type Database, defineJob, enqueueJob, type JobContext, type JobHandler } from '@engage/platform';
-import { SYSTEM_ACTIVE_MAILBOXES } from '../infrastructure/email.sql';
+import { SYSTEM_QUEUE_MAILBOXES } from '../infrastructure/email.sql';
 import type { EmailMailboxReader, MailboxRun } from './email-mailbox';
 
 // How often the schedule looks for email channels to read: the polling interval of servers
@@ -26,17 +26,17 @@ export class EmailMailboxJob implements JobHandler<{ channelAccountId: string }>
   }
 }
 
-// The schedule's tick: a mailbox job for every active email channel no reader holds.
+// The schedule's tick: a mailbox job for every active email channel no reader holds and none is
+// queued for, marked in the same transaction (so a busy runner does not collect a backlog of runs).
 export class EmailPollTick implements JobHandler {
   constructor(private readonly db: Database) {}
 
   async handle(): Promise<number> {
-    const due = await this.db.systemQuery<{ organization_id: string; channel_account_id: string }>(SYSTEM_ACTIVE_MAILBOXES, [1000]);
-    if (due.length === 0) return 0;
-    await this.db.asSystem(async (tx) => {
+    return this.db.asSystem(async (tx) => {
+      const due = await tx.query<{ organization_id: string; channel_account_id: string }>(SYSTEM_QUEUE_MAILBOXES, [1000]);
       for (const m of due) await enqueueJob(tx, emailMailboxJob, { channelAccountId: m.channel_account_id }, { organizationId: m.organization_id });
+      return due.length;
     });
-    return due.length;
   }
 }
 

@@ -28,21 +28,26 @@ export const INSERT_EMAIL_CHANNEL = `
 export const EMAIL_CHANNEL_SECRET = `
   SELECT id, name, is_active, email_settings, imap_password_sealed, smtp_password_sealed FROM channel_accounts WHERE id = $1 AND kind = 'email'`;
 
-// SYSTEM: every active email channel, for the schedule that starts their readers.
-export const SYSTEM_ACTIVE_MAILBOXES = `
-  SELECT m.organization_id, m.channel_account_id FROM email_mailboxes m
-  JOIN channel_accounts a ON a.organization_id = m.organization_id AND a.id = m.channel_account_id
-  WHERE a.is_active AND a.kind = 'email' AND (m.lease_until IS NULL OR m.lease_until < now())
-  ORDER BY m.last_synced_at NULLS FIRST LIMIT $1`;
+// SYSTEM: the active email channels no reader holds and no run is queued for (a queued run lost
+// for 5 minutes is queued again), marked queued, for the schedule that starts their readers.
+export const SYSTEM_QUEUE_MAILBOXES = `
+  UPDATE email_mailboxes m SET queued_at = now()
+  WHERE (m.organization_id, m.channel_account_id) IN (
+    SELECT d.organization_id, d.channel_account_id FROM email_mailboxes d
+    JOIN channel_accounts a ON a.organization_id = d.organization_id AND a.id = d.channel_account_id
+    WHERE a.is_active AND a.kind = 'email' AND (d.lease_until IS NULL OR d.lease_until < now())
+      AND (d.queued_at IS NULL OR d.queued_at < now() - interval '5 minutes')
+    ORDER BY d.last_synced_at NULLS FIRST LIMIT $1 FOR UPDATE OF d SKIP LOCKED)
+  RETURNING m.organization_id, m.channel_account_id`;
 
 // The lease: one reader per mailbox. Taken when free or lapsed (a reader that died), renewed by its holder.
 export const TAKE_MAILBOX_LEASE = `
-  UPDATE email_mailboxes SET lease_token = $2, lease_until = now() + make_interval(secs => $3 / 1000.0)
+  UPDATE email_mailboxes SET lease_token = $2, lease_until = now() + make_interval(secs => $3 / 1000.0), queued_at = NULL
   WHERE channel_account_id = $1 AND (lease_until IS NULL OR lease_until < now() OR lease_token = $2)
   RETURNING uid_validity, last_uid`;
 
 export const RELEASE_MAILBOX_LEASE = `
-  UPDATE email_mailboxes SET lease_token = NULL, lease_until = NULL, last_synced_at = now(), last_error = $3
+  UPDATE email_mailboxes SET lease_token = NULL, lease_until = NULL, queued_at = NULL, last_synced_at = now(), last_error = $3
   WHERE channel_account_id = $1 AND lease_token = $2`;
 
 // The high-water mark moves in the transaction that stores the message, and only for the lease's holder.

@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 // mailbox is connected once across the installation), its IMAP and SMTP settings without passwords
 // (email_settings) and each password sealed with ENCRYPTION_KEY. email_mailboxes holds what the
 // mailbox reader needs between runs: the UID high-water mark with its UIDVALIDITY, and the lease that
-// lets exactly one worker read a mailbox at a time, and the mail that failed to store (and how many
+// lets exactly one worker read a mailbox at a time, when a run was last queued (one queued run per
+// mailbox, however busy the workers are), and the mail that failed to store (and how many
 // runs it failed) so one that can never be stored does not stop the mailbox for ever. Messages keep their Message-ID (threading; inbound ones also as
 // external_id, which de-duplicates them), conversations the thread's subject without Re:/Fwd: prefixes (the fallback rule).
 export class EmailChannel1763800003005 implements MigrationInterface {
@@ -37,6 +38,7 @@ export class EmailChannel1763800003005 implements MigrationInterface {
         lease_until timestamptz,
         last_error text,
         last_synced_at timestamptz,
+        queued_at timestamptz,
         failed_uid bigint,
         failed_runs integer NOT NULL DEFAULT 0,
         PRIMARY KEY (organization_id, channel_account_id),
