@@ -97,6 +97,7 @@ export class EmailAdapter implements ChannelAdapter {
     await touchConversation(tx, conversation.id, 0);
     const media = input.mediaUrls.map((url) => ({ url, kind: attachmentOf(url, false).kind }));
     const metadata = {
+      ...input.metadata,
       ...(ctx.userId ? { sender_user_id: ctx.userId } : {}),
       send_id: randomUUID(),
       email: { from, to: [to], subject: pending.subject, in_reply_to: pending.inReplyTo, references },
