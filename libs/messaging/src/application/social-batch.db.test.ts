@@ -102,6 +102,7 @@ async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: n
 
 // An event the webhook would never store: a page-scoped id longer than the channel_contacts check
 // allows (its contact cannot be stored), or none at all.
+// A user id over channel_contacts' 320 characters (the longest an email address may be) is refused by the database.
 const storePoison = (t: TestTenant, channelId: string, id: string, user: string | undefined) =>
   runtime.db.asSystem((tx) => {
     const payload = { type: 'social_message', id, user, echo: false, text: 'x', media: [], reply_to: null, timestamp: null, postback: null };
@@ -190,7 +191,7 @@ describe('Meta event batches in the worker', () => {
     await processor().processDue(1000);
     const single = await withPage();
     await mixedBatch(single.t, single.pageId, single.channelId, 8);
-    await storePoison(single.t, single.channelId, 'm_poison', 'u'.repeat(150));
+    await storePoison(single.t, single.channelId, 'm_poison', 'u'.repeat(400));
     await processor().processDue(1000);
     // 27 events: one batch for the first organization; the poison sent the second's one at a time.
     expect(await transactions(batched.t)).toBe(1);
@@ -204,7 +205,7 @@ describe('Meta event batches in the worker', () => {
     const { t, pageId, channelId } = await withPage();
     const good = Array.from({ length: 20 }, (_v, i) => msg(`p${i % 5}`, `m_good_${i}`, `n${i}`));
     await send(metaBody('page', pageId, good.slice(0, 10)));
-    await storePoison(t, channelId, 'm_poison', 'u'.repeat(150));
+    await storePoison(t, channelId, 'm_poison', 'u'.repeat(400));
     await storePoison(t, channelId, 'm_poison_2', undefined); // its customer missing altogether
     await send(metaBody('page', pageId, good.slice(10)));
     expect(await processor().processDue()).toBe(20);
