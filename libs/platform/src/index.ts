@@ -44,6 +44,7 @@ export * from './context/exposed-table';
 export * from './context/columns';
 export * from './config/env-example';
 export * from './jobs/queue-loop';
+export * from './database/tenant-load';
 export * from './storage/object-storage';
 export * from './storage/local-object-storage';
 export * from './storage/s3-object-storage';

@@ -86,14 +86,14 @@ export const SETTINGS = {
     default: 1,
     min: 1,
     max: 200,
-    description: 'requests running at once of an organization whose recent requests take ORG_SLOW_REQUEST_MS or more (per api process)',
+    description: 'requests running at once of an organization whose recent request transactions take ORG_SLOW_REQUEST_MS or more (per api process)',
   }),
   ORG_SLOW_REQUEST_MS: intSetting({
     group: 'database',
     default: 200,
     min: 1,
     max: 600000,
-    description: "an organization's recent mean request time at or above which it is held to ORG_MAX_CONCURRENT_SLOW_REQUESTS",
+    description: "an organization's recent mean request-transaction time at or above which it is held to ORG_MAX_CONCURRENT_SLOW_REQUESTS",
   }),
   ORG_MAX_QUEUED_REQUESTS: intSetting({
     group: 'database',

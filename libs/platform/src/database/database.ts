@@ -6,6 +6,7 @@ import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
 import { GuardedClient } from './guarded-client';
+import { TenantLoad } from './tenant-load';
 
 // The one way code touches tenant data: a transaction that runs as app_tenant with app.org_id set,
 // so row-level security stands behind every statement, raw SQL included.
@@ -117,6 +118,8 @@ export class Database {
     readonly dataSource: DataSource,
     private readonly signal: OutboxSignal = new OutboxSignal(),
     private readonly limits: TenantLimits = DEFAULT_TENANT_LIMITS,
+    // Request transactions' durations per organization, read by the gate (docs/operations.md).
+    readonly load: TenantLoad = new TenantLoad(),
   ) {}
 
   // An organization whose subscription ended (canceled or past due after its period) gets a
@@ -124,7 +127,8 @@ export class Database {
   inTenant<T>(ctx: RequestContext, work: (tx: Tx) => Promise<T>, options: TenantOptions = {}): Promise<T> {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     const purpose = options.purpose ?? 'request';
-    return this.run(work, async (runner) => {
+    const done = purpose === 'request' ? this.timed(ctx.organizationId) : undefined;
+    const running = this.run(work, async (runner) => {
       const { statementTimeoutMs, workMemKb } = this.limits;
       const values = [
         TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
@@ -132,6 +136,12 @@ export class Database {
       ];
       await runStatement(runner, SET_TENANT, values, { prepare: true });
     });
+    return done ? running.finally(done) : running;
+  }
+
+  private timed(organizationId: string): () => void {
+    const started = performance.now();
+    return () => this.load.record(organizationId, performance.now() - started);
   }
 
   // As app_tenant but with no organization: row-level security then shows and accepts nothing.

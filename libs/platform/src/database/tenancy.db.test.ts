@@ -118,4 +118,14 @@ describe('tenancy (row-level security)', () => {
   it('should refuse a tenant transaction without a valid organization id', async () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
   });
+
+  it("should keep each organization's recent request-transaction time for the gate, not its inbound or system work", async () => {
+    const a = await makeOrganization(runtime);
+    const b = await makeOrganization(runtime);
+    await runtime.db.inTenant(a, (tx) => tx.query('SELECT pg_sleep(0.06)'));
+    await runtime.db.inTenant(b, (tx) => tx.query('SELECT pg_sleep(0.06)'), { purpose: 'inbound' });
+    await runtime.db.inTenant(a, () => Promise.reject(new Error('fails'))).catch(() => undefined);
+    expect(runtime.db.load.recentMs(a.organizationId)).toBeGreaterThanOrEqual(40);
+    expect(runtime.db.load.recentMs(b.organizationId)).toBe(0);
+  });
 });

@@ -1,4 +1,5 @@
 import { DomainError } from '@engage/shared-kernel';
+import { TenantLoad } from '../database/tenant-load';
 import { type GateLimits, OrgGate } from './org-gate';
 
 const limits = (overrides: Partial<GateLimits>): GateLimits => ({
@@ -74,23 +75,20 @@ describe('OrgGate', () => {
     gate.admit('a');
   });
 
-  it("should hold an organization whose recent requests are slow to fewer slots, and give them back when they are fast again", async () => {
-    let clock = 0;
-    const gate = new OrgGate(limits({ perOrganization: 3, perSlowOrganization: 1, slowMs: 200, queue: 5 }), () => clock);
-    const slow = await gate.enter('a');
-    clock += 1_000;
-    slow();
+  it("should hold an organization whose recent transactions are slow to fewer slots, and give them back when they are fast again", async () => {
+    const load = new TenantLoad();
+    const gate = new OrgGate(limits({ perOrganization: 3, perSlowOrganization: 1, slowMs: 200, queue: 5 }), load);
+    load.record('a', 1_000);
     expect(gate.isSlow('a')).toBe(true);
     const first = await gate.enter('a');
     const second = gate.enter('a');
     expect(gate.running('a')).toBe(1); // the second waits
-    expect(gate.running('b')).toBe(0);
     const others = [await gate.enter('b'), await gate.enter('b'), await gate.enter('b')];
     expect(gate.running('b')).toBe(3);
     first();
     (await second)();
-    // Fast requests bring the recent mean down: the full share comes back.
-    for (let i = 0; i < 20 && gate.isSlow('a'); i++) (await gate.enter('a'))();
+    // Fast transactions bring the recent mean down: the full share comes back.
+    for (let i = 0; i < 20 && gate.isSlow('a'); i++) load.record('a', 5);
     expect(gate.isSlow('a')).toBe(false);
     const three = [await gate.enter('a'), await gate.enter('a'), await gate.enter('a')];
     expect(gate.running('a')).toBe(3);
@@ -99,13 +97,13 @@ describe('OrgGate', () => {
   });
 
   it('should let requests already running finish when an organization turns slow, and admit waiters only below the smaller share', async () => {
-    let clock = 0;
-    const gate = new OrgGate(limits({ perOrganization: 2, perSlowOrganization: 1, slowMs: 100, queue: 5 }), () => clock);
+    const load = new TenantLoad();
+    const gate = new OrgGate(limits({ perOrganization: 2, perSlowOrganization: 1, slowMs: 100, queue: 5 }), load);
     const a = await gate.enter('a');
     const b = await gate.enter('a');
     const waiting = gate.enter('a');
-    clock += 500;
-    a(); // recorded as slow: the share is now 1, and b still runs
+    load.record('a', 500); // the share is now 1, and both running requests go on
+    a();
     expect(gate.running('a')).toBe(1);
     b();
     const c = await waiting;

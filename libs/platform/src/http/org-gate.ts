@@ -1,12 +1,13 @@
 import { DomainError } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
+import { TenantLoad } from '../database/tenant-load';
 
 export interface GateLimits {
   // Requests of one organization running at once.
   perOrganization: number;
   // Requests running at once of an organization whose recent requests are slow (see `slowMs`).
   perSlowOrganization: number;
-  // A recent mean request time (ms) at or above which an organization counts as slow.
+  // A recent mean time (ms) of its request transactions at or above which an organization counts as slow.
   slowMs: number;
   // Gated requests of the whole process running at once (the pool's connections they may hold).
   total: number;
@@ -84,26 +85,22 @@ class Slots {
   }
 }
 
-// How long an organization's requests have taken lately: a moving mean over its last few.
-const RECENT_WEIGHT = 0.25;
-const REMEMBERED_ORGANIZATIONS = 10_000;
-
 // Fair sharing of the process's database connections, and through them of the database's CPU: one
 // organization cannot hold more than `perOrganization` connections through data API requests, or
-// `perSlowOrganization` while its recent requests are slow (each slow statement keeps a core of
+// `perSlowOrganization` while its recent transactions are slow (each slow statement keeps a core of
 // PostgreSQL busy, so a few of them would take the cores the others need); those requests together
 // never take the connections kept for the rest (sign-in, functions, health, the worker in a
 // combined process).
 export class OrgGate {
   private readonly orgs = new Map<string, Slots>();
-  private readonly recentMs = new Map<string, number>();
   private readonly all: Slots;
   // Requests refused since the start (the metrics export it).
   refused = 0;
 
   constructor(
     private readonly limits: GateLimits,
-    private readonly now: () => number = () => performance.now(),
+    // The organizations' transaction times, recorded by the Database their requests use.
+    private readonly load: TenantLoad = new TenantLoad(),
   ) {
     this.all = new Slots(() => limits.total);
   }
@@ -139,20 +136,18 @@ export class OrgGate {
       this.release(organizationId, own);
       throw error;
     }
-    const started = this.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.record(organizationId, this.now() - started);
       this.all.give();
       this.release(organizationId, own);
     };
   }
 
-  // Whether the organization's recent requests are slow enough to hold it to fewer slots.
+  // Whether the organization's recent transactions are slow enough to hold it to fewer slots.
   isSlow(organizationId: string): boolean {
-    return (this.recentMs.get(organizationId) ?? 0) >= this.limits.slowMs;
+    return this.load.recentMs(organizationId) >= this.limits.slowMs;
   }
 
   // Gated requests of all organizations running and waiting for a slot.
@@ -172,12 +167,6 @@ export class OrgGate {
 
   private limitOf(organizationId: string): number {
     return this.isSlow(organizationId) ? this.limits.perSlowOrganization : this.limits.perOrganization;
-  }
-
-  private record(organizationId: string, ms: number): void {
-    const before = this.recentMs.get(organizationId);
-    if (before === undefined && this.recentMs.size >= REMEMBERED_ORGANIZATIONS) this.recentMs.delete(this.recentMs.keys().next().value as string);
-    this.recentMs.set(organizationId, before === undefined ? ms : before + RECENT_WEIGHT * (ms - before));
   }
 
   private release(organizationId: string, org: Slots): void {

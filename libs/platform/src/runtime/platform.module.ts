@@ -32,7 +32,7 @@ export class PlatformModule {
       { provide: OutboxSignal, useValue: runtime.signal },
       { provide: EVENT_BUS, useValue: runtime.bus },
       { provide: Metrics, useFactory: () => new Metrics(runtime.db) },
-      { provide: OrgGate, useFactory: () => new OrgGate(gateLimits(runtime.config)) },
+      { provide: OrgGate, useFactory: () => new OrgGate(gateLimits(runtime.config), runtime.db.load) },
       { provide: OBJECT_STORAGE, useFactory: () => objectStorageOf(runtime.config) },
       EventSubscriptions,
       OpenApiParts,
