@@ -31,7 +31,7 @@ const MESSAGE_FIELDS = [
 ] as const;
 const CONVERSATION_FIELDS = [
   'id', 'organization_id', 'contact_id', 'channel_account_id', 'channel_kind', 'status', 'assignee_id', 'unread_count', 'snoozed_until', 'last_message_at',
-  'last_customer_message_at', 'window_closes_at', 'created_at', 'updated_at',
+  'last_customer_message_at', 'window_closes_at', 'email_subject', 'created_at', 'updated_at',
 ] as const;
 
 const source = 'messaging';

@@ -1,7 +1,8 @@
 import type { ConversationRow, MessageRow } from '../infrastructure/messaging.sql';
 
 // Records as plain objects for responses and event payloads (no internal columns).
-export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+// A mail's Message-ID is kept for threading only (not served by the data API either).
+export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at' | 'email_message_id'> & { created_at: string; updated_at: string };
 export type ConversationView = Omit<
   ConversationRow,
   'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until' | 'last_customer_message_at' | 'window_closes_at'
@@ -21,7 +22,6 @@ export function toMessageView(row: MessageRow): MessageView {
   const { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error } = row;
   return {
     id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error,
-    email_message_id: row.email_message_id ?? null,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

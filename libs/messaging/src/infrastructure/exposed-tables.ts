@@ -42,8 +42,9 @@ export const MESSAGES = declareTable({
     media: column('jsonb'), external_id: textOrNull, metadata: column('jsonb'), error: textOrNull, created_at: at, updated_at: at,
     // Kept for reports, read through the published views (messaging_message_facts), not served here.
     first_reply_at: column('timestamptz', { nullable: true, api: 'hidden' }),
-    // Email: the mail's Message-ID (threading).
-    email_message_id: textOrNull,
+    // Email: the mail's Message-ID, kept for threading only; not served, so a message read through
+    // the data API and the same message in a webhook's data have the same fields.
+    email_message_id: column('text', { nullable: true, api: 'hidden' }),
   },
 });
 
