@@ -37,7 +37,15 @@ async function child() {
   const { storeDir, key, contentType, baseUrl, workDir } = JSON.parse(process.env.BENCH_INPUT);
   const reader = new StoredRecordingReader(new LocalObjectStorage(storeDir, 'http://cdn.bench'), new OutboundClient());
   const transcriber = new OpenAiTranscriber({ baseUrl, model: 'whisper-1', workDir });
-  const row = { id: 'bench', status: 'received', source: 'meeting', contact_id: null, recording_url: null, recording_key: key, recording_content_type: contentType };
+  const row = {
+    id: 'bench',
+    status: 'received',
+    source: 'meeting',
+    contact_id: null,
+    recording_url: null,
+    recording_key: key,
+    recording_content_type: contentType,
+  };
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
   const dir = await mkdtemp(join(workDir, 'run-'));

@@ -309,7 +309,10 @@ export async function measureInbound(
         profile_jobs_ended_seconds_after_load: profilesSeconds,
         profile_jobs_dead: (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE name = 'messaging.meta-profile' AND state = 'dead'`)).rows[0].n,
         profile_job_errors: (
-          await client.query(`SELECT last_error, count(*)::int AS n FROM jobs WHERE name = 'messaging.meta-profile' AND last_error IS NOT NULL GROUP BY 1 LIMIT 5`)
+          await client.query(
+            `SELECT last_error, count(*)::int AS n FROM jobs
+             WHERE name = 'messaging.meta-profile' AND last_error IS NOT NULL GROUP BY 1 LIMIT 5`,
+          )
         ).rows,
       }),
       sent: result.sent,

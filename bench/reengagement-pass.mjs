@@ -35,10 +35,18 @@ function startAi() {
 async function seed(client, now) {
   const [org] = (await client.query(`INSERT INTO organizations (name) VALUES ('Re-engagement bench') RETURNING id`)).rows;
   const [channel] = (
-    await client.query(`INSERT INTO channel_accounts (organization_id, kind, name, external_account_id) VALUES ($1, 'messenger', 'Page', '990001') RETURNING id`, [org.id])
+    await client.query(
+      `INSERT INTO channel_accounts (organization_id, kind, name, external_account_id)
+       VALUES ($1, 'messenger', 'Page', '990001') RETURNING id`,
+      [org.id],
+    )
   ).rows;
   await client.query(`INSERT INTO reengagement_settings (organization_id, enabled, approval_mode) VALUES ($1, true, true)`, [org.id]);
-  await client.query(`INSERT INTO contacts (organization_id, first_name, last_name) SELECT $1, 'Customer', n::text FROM generate_series(1, $2) n`, [org.id, total]);
+  await client.query(
+    `INSERT INTO contacts (organization_id, first_name, last_name)
+     SELECT $1, 'Customer', n::text FROM generate_series(1, $2) n`,
+    [org.id, total],
+  );
   // Due: 20 h + (n mod 3 h) old; the others: outside 12-24 h (0-12 h, or 1-30 days).
   await client.query(
     `INSERT INTO conversations (organization_id, contact_id, channel_account_id, status, last_message_at, last_customer_message_at, window_closes_at)
@@ -51,7 +59,8 @@ async function seed(client, now) {
   );
   await client.query(
     `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at)
-     SELECT organization_id, id, contact_id, channel_account_id, 'INBOUND', 'DELIVERED', 'Is it still available?', last_customer_message_at FROM conversations WHERE organization_id = $1`,
+     SELECT organization_id, id, contact_id, channel_account_id, 'INBOUND', 'DELIVERED', 'Is it still available?', last_customer_message_at
+     FROM conversations WHERE organization_id = $1`,
     [org.id],
   );
   await client.query('ANALYZE');
@@ -69,7 +78,10 @@ async function main() {
   chmodSync(dataDir, 0o755);
   const given = process.env.DATABASE_URL;
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', AI_BASE_URL: `http://127.0.0.1:${ai.address().port}/v1`, ...(given ? { DATABASE_URL: given } : {}) };
-  const runtime = await startPlatform(loadConfig(env, CONTEXTS.flatMap((c) => (c.settings ? [c.settings] : []))), { role: 'api', migrations: CONTEXT_MIGRATIONS });
+  const runtime = await startPlatform(
+    loadConfig(env, CONTEXTS.flatMap((c) => (c.settings ? [c.settings] : []))),
+    { role: 'api', migrations: CONTEXT_MIGRATIONS },
+  );
   const app = await createApiApp(runtime);
   const embedded = runtime.embedded;
   const url = given ?? `postgresql://${embedded.user}@localhost:${embedded.port}/${embedded.database}?host=${encodeURIComponent(embedded.host)}`;
@@ -105,7 +117,8 @@ async function main() {
       passes, all_passes_seconds: Number(seconds.toFixed(3)), nudges: Object.fromEntries(rows.map((r) => [r.status, r.n])),
       uses_index: plan.some((line) => line.includes('conversations_last_customer_message_idx')), plan, plan_after_nudges: planAfter,
     };
-    process.stdout.write(`${plan.join('\n')}\n\n${planAfter.join('\n')}\n\n${JSON.stringify({ ...result, plan: undefined, plan_after_nudges: undefined }, null, 2)}\n`);
+    const summary = JSON.stringify({ ...result, plan: undefined, plan_after_nudges: undefined }, null, 2);
+    process.stdout.write(`${plan.join('\n')}\n\n${planAfter.join('\n')}\n\n${summary}\n`);
     if (process.env.BENCH_NAME) {
       const file = join(root, 'bench', 'results', `${process.env.BENCH_NAME}.json`);
       const record = { name: process.env.BENCH_NAME, date: new Date().toISOString(), node: process.version, cpus: cpus().length, ...result };

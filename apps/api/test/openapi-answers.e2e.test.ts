@@ -386,7 +386,12 @@ describe('what the function and auth routes answer, against /docs', () => {
     const saved = await call('PUT', '/functions/v1/reengagement/settings', { headers: t.session, payload });
     expect(saved.json()).toMatchObject({ has_custom_key: true, custom_key_last4: '3456', custom_key_check: { ok: true } });
     await app.get(OrganizationService).setSetting(org, 'appgain_api_key', 'k-123');
-    const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: '201001234599', message: 'Hi', organizationId: org } });
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
+      payload: { to: '201001234599', message: 'Hi', organizationId: org },
+    });
     const { conversationId, contactId } = sent.json() as { conversationId: string; contactId: string };
     // Drafts as the scheduler leaves them in approval mode.
     const draft = async (hoursAgo: number) => {
@@ -404,7 +409,11 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(listed.json().drafts).toEqual([]);
     const approved = await call('POST', '/functions/v1/reengagement/drafts/{id}/approve', { params: await draft(20), headers: t.session });
     expect(approved.json().nudge).toMatchObject({ status: 'sent' });
-    const edited = await call('POST', '/functions/v1/reengagement/drafts/{id}/edit', { params: await draft(21), headers: t.session, payload: { text: 'Edited' } });
+    const edited = await call('POST', '/functions/v1/reengagement/drafts/{id}/edit', {
+      params: await draft(21),
+      headers: t.session,
+      payload: { text: 'Edited' },
+    });
     expect(edited.json().nudge).toMatchObject({ status: 'sent', text: 'Edited' });
     await call('POST', '/functions/v1/reengagement/drafts/{id}/skip', { params: await draft(22), headers: t.session });
     await call('GET', '/functions/v1/reengagement/conversations/{id}', { params: { id: conversationId }, headers: t.session });

@@ -72,7 +72,11 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       inject: [Database, ChannelAdapters],
       useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters),
     },
-    { provide: AutomatedSender, inject: [Database, ChannelAdapters], useFactory: (db: Database, adapters: ChannelAdapters) => new AutomatedSender(db, adapters) },
+    {
+      provide: AutomatedSender,
+      inject: [Database, ChannelAdapters],
+      useFactory: (db: Database, adapters: ChannelAdapters) => new AutomatedSender(db, adapters),
+    },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
     // Re-hosted media go to the platform's object storage (the CDN, or its local stand-in).

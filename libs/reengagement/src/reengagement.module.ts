@@ -64,7 +64,8 @@ const AI_TIMEOUT_MS = 30_000;
     {
       provide: ReengagementScheduler,
       inject: [Database, Drafter, NudgeSender, CLOCK, PLATFORM_LOG],
-      useFactory: (db: Database, drafter: Drafter, sender: NudgeSender, clock: Clock, log: pino.Logger) => new ReengagementScheduler(db, drafter, sender, clock, log),
+      useFactory: (db: Database, drafter: Drafter, sender: NudgeSender, clock: Clock, log: pino.Logger) =>
+        new ReengagementScheduler(db, drafter, sender, clock, log),
     },
     {
       provide: ReviewService,

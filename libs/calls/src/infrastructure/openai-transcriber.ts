@@ -34,7 +34,10 @@ export class OpenAiTranscriber implements Transcriber {
     }
     const format = await formatOf(recording.path);
     if (!format) {
-      throw new ProviderError(`a recording of ${recording.bytes} bytes exceeds the transcription limit of ${maxBytes} bytes and its format is not known`, false);
+      throw new ProviderError(
+        `a recording of ${recording.bytes} bytes exceeds the transcription limit of ${maxBytes} bytes and its format is not known`,
+        false,
+      );
     }
     const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'engage-pieces-'));
     try {

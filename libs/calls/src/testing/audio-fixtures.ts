@@ -51,7 +51,10 @@ export async function meetingRecording(seconds: number, stepSeconds: number, pat
     // sine's amplitude is 1/8 and amix halves each input: the tone ends at about 0.38 of full scale.
     '[t][n]amix=inputs=2:duration=first:dropout_transition=0,volume=6[out]',
   ].join(';');
-  const encode = ['-map', '[out]', '-ac', '1', '-c:a', 'aac', '-b:a', '80k', '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'ipod'];
+  const encode = [
+    ...['-map', '[out]', '-ac', '1', '-c:a', 'aac', '-b:a', '80k'],
+    ...['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'ipod'],
+  ];
   const run = await runFfmpeg(ffmpeg(), ['-v', 'error', '-y', '-filter_complex', graph, ...encode, path], 300_000);
   if (run.code !== 0) throw new Error(`ffmpeg could not make a meeting recording: ${run.stderr}`);
 }

@@ -115,7 +115,11 @@ export async function upsertConversations(
   const pairs = [...unread.values()].sort((a, b) => (a.contactId + a.channelId < b.contactId + b.channelId ? -1 : 1));
   const result = new Map<string, ConversationRow>();
   if (pairs.length === 0) return result;
-  const rows = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATIONS, [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), stampCustomer], PREPARED);
+  const rows = await tx.query<ConversationRow & { created: boolean }>(
+    UPSERT_CONVERSATIONS,
+    [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), stampCustomer],
+    PREPARED,
+  );
   for (const { created, ...row } of rows) {
     let conversation: ConversationRow = row;
     if (created) events.push(conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation)));

@@ -15,7 +15,12 @@ const PARTS_IN_FLIGHT = 1;
 // a multipart upload that is aborted on failure so no parts are left behind.
 export class S3ObjectStorage implements ObjectStorage {
   readonly kind = 's3' as const;
-  private sdk?: Promise<{ client: S3Client; Upload: typeof Upload; DeleteObjectCommand: typeof DeleteObjectCommand; GetObjectCommand: typeof GetObjectCommand }>;
+  private sdk?: Promise<{
+    client: S3Client;
+    Upload: typeof Upload;
+    DeleteObjectCommand: typeof DeleteObjectCommand;
+    GetObjectCommand: typeof GetObjectCommand;
+  }>;
 
   constructor(private readonly target: S3Target) {}
 

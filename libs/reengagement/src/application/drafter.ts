@@ -49,6 +49,8 @@ export class Drafter {
       throw error;
     }
     const guarded = guardDraft(raw, language);
-    return guarded.ok ? { ok: true as const, text: guarded.text, provider: target.provider } : { ok: false as const, reason: guarded.reason, callFailed: false };
+    return guarded.ok
+      ? { ok: true as const, text: guarded.text, provider: target.provider }
+      : { ok: false as const, reason: guarded.reason, callFailed: false };
   }
 }

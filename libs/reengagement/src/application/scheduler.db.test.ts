@@ -71,7 +71,11 @@ describe('the re-engagement pass (§8, to the second)', () => {
     expect((await scheduler.pass(new Date(c.last.getTime() + 21 * H))).nudged).toBe(0);
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(1);
     const timeline = await waitFor(
-      async () => (await r.app.inject({ method: 'GET', url: `/functions/v1/contacts/${c.contactId}/timeline`, headers: c.t.key })).json().entries as { type: string; data: Record<string, unknown> }[],
+      async () =>
+        (await r.app.inject({ method: 'GET', url: `/functions/v1/contacts/${c.contactId}/timeline`, headers: c.t.key })).json().entries as {
+          type: string;
+          data: Record<string, unknown>;
+        }[],
       (entries) => entries.some((e) => e.type === 'reengagement.nudge.sent'),
     );
     expect(timeline.find((e) => e.type === 'reengagement.nudge.sent')?.data).toMatchObject({ activity: 'AI_REENGAGEMENT_SENT', nudge_id: nudge.id });
@@ -101,9 +105,16 @@ describe('the re-engagement pass (§8, to the second)', () => {
   it('should not nudge a conversation an agent answered after the customer’s last message', async () => {
     const c = await messengerConversation(r);
     await configure(c.t, {});
-    const reply = await r.app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${c.conversationId}/reply`, headers: c.t.session, payload: { message: 'On it' } });
+    const reply = await r.app.inject({
+      method: 'POST',
+      url: `/functions/v1/messaging/conversations/${c.conversationId}/reply`,
+      headers: c.t.session,
+      payload: { message: 'On it' },
+    });
     expect(reply.statusCode).toBe(200);
-    const [row] = await r.runtime.db.inTenant(c.t.ctx, (tx) => tx.query<{ last_customer_message_at: Date }>(`SELECT last_customer_message_at FROM conversations`));
+    const [row] = await r.runtime.db.inTenant(c.t.ctx, (tx) =>
+      tx.query<{ last_customer_message_at: Date }>(`SELECT last_customer_message_at FROM conversations`),
+    );
     await scheduler.pass(new Date(row.last_customer_message_at.getTime() + 21 * H));
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(0);
   });
@@ -151,7 +162,9 @@ describe('the re-engagement pass (§8, to the second)', () => {
     const c = await staleConversation({});
     await scheduler.pass(new Date(c.last.getTime() + 20 * H));
     const [draft] = await nudgesOf(c.t, c.conversationId);
-    await r.runtime.db.inTenant(c.t.ctx, (tx) => tx.query(`UPDATE conversations SET last_customer_message_at = now() - interval '25 hours' WHERE id = $1`, [c.conversationId]));
+    await r.runtime.db.inTenant(c.t.ctx, (tx) =>
+      tx.query(`UPDATE conversations SET last_customer_message_at = now() - interval '25 hours' WHERE id = $1`, [c.conversationId]),
+    );
     const answer = await drafts(c.t, c.t.session, 'approve', draft.id);
     expect([answer.statusCode, answer.json().code]).toEqual([422, 'reengagement.send_refused']);
     expect(answer.json().error).toContain('automated messages may not be sent after it');
@@ -212,7 +225,12 @@ describe('replies and limits', () => {
     const stranger = await createTestTenant(r.app);
     const theirs = await r.app.inject({ method: 'GET', url: `/rest/v1/reengagement_nudges?conversation_id=eq.${c.conversationId}`, headers: stranger.session });
     expect(theirs.json()).toEqual([]);
-    const write = await r.app.inject({ method: 'PATCH', url: `/rest/v1/reengagement_nudges?id=eq.${nudges.json()[0].id}`, headers: c.t.session, payload: { status: 'skipped' } });
+    const write = await r.app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/reengagement_nudges?id=eq.${nudges.json()[0].id}`,
+      headers: c.t.session,
+      payload: { status: 'skipped' },
+    });
     expect(write.statusCode).toBeGreaterThanOrEqual(400);
     expect(write.statusCode).toBeLessThan(500);
 
@@ -254,7 +272,11 @@ describe('the customer’s key', () => {
     const c = await staleConversation({ provider: 'custom', custom_key: KEY, custom_base_url: r.customerAi.baseUrl });
     r.customerAi.completionScript.push({ content: 'From your own AI: still keen?' });
     await scheduler.pass(new Date(c.last.getTime() + 20 * H));
-    expect((await nudgesOf(c.t, c.conversationId))[0]).toMatchObject({ status: 'awaiting_approval', provider: 'custom', text: 'From your own AI: still keen?' });
+    expect((await nudgesOf(c.t, c.conversationId))[0]).toMatchObject({
+      status: 'awaiting_approval',
+      provider: 'custom',
+      text: 'From your own AI: still keen?',
+    });
     expect(r.customerAi.completions.at(-1)!.authorization).toBe(`Bearer ${KEY}`);
 
     r.customerAi.refusedKeys.add(KEY);
@@ -262,7 +284,10 @@ describe('the customer’s key', () => {
     r.defaultAi.completionScript.push({ content: 'Written by the default AI' });
     await scheduler.pass(new Date(f.last.getTime() + 20 * H));
     expect((await nudgesOf(f.t, f.conversationId))[0]).toMatchObject({
-      status: 'awaiting_approval', provider: 'default', text: 'Written by the default AI', fallback_reason: 'custom key failed: the custom AI answered 401 (key refused)',
+      status: 'awaiting_approval',
+      provider: 'default',
+      text: 'Written by the default AI',
+      fallback_reason: 'custom key failed: the custom AI answered 401 (key refused)',
     });
 
     const n = await staleConversation({ provider: 'custom', custom_key: KEY, custom_base_url: r.customerAi.baseUrl, fallback_to_default: false });

@@ -31,7 +31,12 @@ describe('the output guard', () => {
 
 describe('the context', () => {
   it('should tell the customer’s script from their own messages only', () => {
-    expect(customerLanguage([{ direction: 'INBOUND', content: 'هل هذا متوفر؟' }, { direction: 'OUTBOUND', content: 'Yes, it is in stock right now' }])).toBe('ar');
+    expect(
+      customerLanguage([
+        { direction: 'INBOUND', content: 'هل هذا متوفر؟' },
+        { direction: 'OUTBOUND', content: 'Yes, it is in stock right now' },
+      ]),
+    ).toBe('ar');
     expect(customerLanguage([{ direction: 'INBOUND', content: 'Is it available?' }])).toBe('latin');
     expect(customerLanguage([{ direction: 'INBOUND', content: '👍 123' }])).toBeNull();
   });

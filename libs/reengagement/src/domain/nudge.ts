@@ -25,7 +25,8 @@ export const REENGAGEMENT_NUDGES = declareTable({
 export const REENGAGEMENT_CONVERSATIONS = declareTable({
   name: 'reengagement_conversations',
   columns: {
-    id: uuid, organization_id: uuid, conversation_id: uuid, unanswered_count: column('integer'), disabled_at: atOrNull, disabled_reason: textOrNull, updated_at: at,
+    id: uuid, organization_id: uuid, conversation_id: uuid, unanswered_count: column('integer'),
+    disabled_at: atOrNull, disabled_reason: textOrNull, updated_at: at,
   },
 });
 

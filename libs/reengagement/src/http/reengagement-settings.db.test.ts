@@ -66,7 +66,12 @@ describe('re-engagement settings', () => {
   });
 
   it('should refuse a body that is not JSON with a 400', async () => {
-    const res = await r.app.inject({ method: 'PUT', url: '/functions/v1/reengagement/settings', headers: { ...t.session, 'content-type': 'application/json' }, payload: '{' });
+    const res = await r.app.inject({
+      method: 'PUT',
+      url: '/functions/v1/reengagement/settings',
+      headers: { ...t.session, 'content-type': 'application/json' },
+      payload: '{',
+    });
     expect(res.statusCode).toBe(400);
   });
 
@@ -105,7 +110,8 @@ describe('re-engagement settings', () => {
     const box = r.app.get(SecretBox);
     const outbound = r.app.get(REENGAGEMENT_OUTBOUND);
     // The same service over a platform without AI_BASE_URL.
-    const settings = new ReengagementSettings(r.runtime.db, box, new AiTargets({ baseUrl: undefined, apiKey: undefined, model: 'm' }, box), r.app.get(ChatCompletions), outbound);
+    const targets = new AiTargets({ baseUrl: undefined, apiKey: undefined, model: 'm' }, box);
+    const settings = new ReengagementSettings(r.runtime.db, box, targets, r.app.get(ChatCompletions), outbound);
     await expect(settings.change(u.ctx, { enabled: true })).rejects.toMatchObject({
       code: 'reengagement.ai_not_configured',
       message: 'Re-engagement cannot be enabled: the platform has no default AI configured (AI_BASE_URL): set provider custom with your own custom_key',
@@ -126,7 +132,9 @@ describe('re-engagement settings', () => {
     if (choice.kind !== 'customer-key' || !choice.fetch) throw new Error('expected the outbound transport');
     r.customerAi.completionScript.push({ content: '{"ok":true}' });
     const answer = await choice.fetch(`${choice.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${choice.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [] }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${choice.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [] }),
     });
     expect(answer.status).toBe(200);
     expect(r.customerAi.completions.at(-1)!.authorization).toBe(`Bearer ${KEY}`);

@@ -71,7 +71,14 @@ export class MetaAdapter implements ChannelAdapter {
     return this.graph.check(channel.external_account_id, this.box.open(channel.access_token_sealed));
   }
 
-  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, messages: PlannedMessage[], decision: WindowDecision, input: ReplyInput) {
+  private async storePending(
+    tx: Tx,
+    ctx: RequestContext,
+    conversation: ConversationRow,
+    messages: PlannedMessage[],
+    decision: WindowDecision,
+    input: ReplyInput,
+  ) {
     const [channel] = await tx.query<ChannelSecret>(CHANNEL_SECRET, [conversation.channel_account_id]);
     if (!channel?.external_account_id || !channel.access_token_sealed) {
       throw unprocessable('channel.not_connected', 'This channel account has no page or access token');
