@@ -52,9 +52,10 @@ export const MESSAGES_BY_EXTERNAL_IDS = `
     SELECT * FROM messages
     WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_id = k.external_id LIMIT 1) m`;
 
-// LAST_OUTBOUND for each conversation.
+// LAST_OUTBOUND for each conversation, in the order of messages_conversation_idx (created_at DESC, id):
+// an order no index gives (id DESC) let a plan scan the organization's messages by time instead.
 export const LAST_OUTBOUND_BATCH = `
   SELECT m.* FROM unnest($1::uuid[]) AS k(conversation_id)
   CROSS JOIN LATERAL (
     SELECT * FROM messages WHERE organization_id = app_org_id() AND conversation_id = k.conversation_id AND direction = 'OUTBOUND'
-    ORDER BY created_at DESC, id DESC LIMIT 1) m`;
+    ORDER BY created_at DESC, id LIMIT 1) m`;

@@ -152,7 +152,7 @@ export const MESSAGE_BY_EXTERNAL_ID = `SELECT * FROM messages WHERE channel_acco
 export const SET_MESSAGE_STATUS = `UPDATE messages SET status = $2, error = coalesce($3, error), updated_at = now() WHERE id = $1 RETURNING *`;
 
 export const LAST_OUTBOUND = `
-  SELECT * FROM messages WHERE conversation_id = $1 AND direction = 'OUTBOUND' ORDER BY created_at DESC, id DESC LIMIT 1`;
+  SELECT * FROM messages WHERE conversation_id = $1 AND direction = 'OUTBOUND' ORDER BY created_at DESC, id LIMIT 1`;
 
 export const LIST_CONVERSATIONS = `
   SELECT (SELECT count(*) FROM conversations c WHERE ($3::text IS NULL OR c.status = $3) AND ($4::uuid IS NULL OR c.assignee_id = $4) AND (NOT $5 OR c.assignee_id IS NULL))::int AS total,

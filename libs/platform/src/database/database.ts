@@ -35,11 +35,15 @@ const TENANT_ROLE = 'app_tenant';
 const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
                 set_config('app.role', $4, true), set_config('app.request_id', $5, true),
                 set_config('statement_timeout', $6, true), set_config('work_mem', $7, true), set_config('app.plan_limits', $8, true),
-                set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true)`;
+                set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true),
+                CASE WHEN $10 THEN set_config('plan_cache_mode', 'force_custom_plan', true) END`;
 
 // What a tenant transaction is for, where plan rules treat writes differently (docs/plan-limits.md).
 // 'inbound': a customer's message is never lost to a plan: writes past a plan limit are kept and the
-// organization flagged over its limit, and an ended subscription does not make them read-only.
+// organization flagged over its limit, and an ended subscription does not make them read-only. Its
+// statements (the worker's batches) are planned at each execution, never from a cached generic plan:
+// a plan cached while messages was small (a new installation) probed it by sequential scan, and kept
+// doing so as it grew, until an ANALYZE invalidated it (20 s of backlog per 10,000 messages).
 // 'billing': the organization's billing goes on while its subscription has ended.
 export interface TenantOptions {
   purpose?: 'request' | 'inbound' | 'billing';
@@ -132,7 +136,7 @@ export class Database {
       const { statementTimeoutMs, workMemKb } = this.limits;
       const values = [
         TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
-        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request',
+        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request', purpose === 'inbound',
       ];
       await runStatement(runner, SET_TENANT, values, { prepare: true });
     });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createEvent } from '@engage/shared-kernel';
 import { makeOrganization, startTestRuntime } from '../testing';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
+import type { Tx } from './database';
 
 // A tenant table as a context would create it: enable_tenant_rls is the one wall every table gets.
 async function createNotesTable(runtime: PlatformRuntime) {
@@ -117,6 +118,17 @@ describe('tenancy (row-level security)', () => {
 
   it('should refuse a tenant transaction without a valid organization id', async () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
+  });
+
+  it("should plan the inbound worker's statements at each execution, and leave others to the server's plan cache", async () => {
+    const a = await makeOrganization(runtime);
+    const mode = (tx: Tx) => tx.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`, [], { prepare: true });
+    const [inbound] = await runtime.db.inTenant(a, mode, { purpose: 'inbound' });
+    const [request] = await runtime.db.inTenant(a, mode);
+    const [system] = await runtime.db.asSystem(mode);
+    expect(inbound.mode).toBe('force_custom_plan');
+    expect(request.mode).toBe('auto');
+    expect(system.mode).toBe('auto');
   });
 
   it("should keep each organization's recent request-transaction time for the gate, not its inbound or system work", async () => {
