@@ -15,6 +15,10 @@ import { CONVERSATIONS, DEALS, MESSAGES_PER_CONVERSATION, seedOrganization } fro
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const clients = Number(process.env.BENCH_CONNECTIONS ?? 10);
+// BENCH_DATA_DIR keeps the seeded database for another run (seeded once); BENCH_ONLY runs only the
+// scenarios whose name contains one of its comma-separated words, and writes no results files.
+const keptDir = process.env.BENCH_DATA_DIR;
+const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
 
 function start(env) {
   const main = join(root, 'dist', 'apps', 'api', 'main.js');
@@ -68,7 +72,7 @@ async function explain(client, organizationId, sql, values) {
 
 async function main() {
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
-  const dir = mkdtempSync(join(tmpdir(), 'engage-bench-'));
+  const dir = keptDir ?? mkdtempSync(join(tmpdir(), 'engage-bench-'));
   chmodSync(dir, 0o755);
   const dataDir = join(dir, 'data');
   // The organization's gate is widened to the 10 clients: the bench measures the reports, not fair sharing.
@@ -82,11 +86,14 @@ async function main() {
   await client.connect();
   try {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
-    const second = (await client.query(`INSERT INTO organizations (name) VALUES ('Second') RETURNING id`)).rows[0].id;
     const began = performance.now();
-    const owner = (await client.query('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1', [demo.organization_id])).rows[0].user_id;
-    await seedOrganization(client, demo.organization_id, owner);
-    await seedOrganization(client, second, null);
+    const seeded = (await client.query(`SELECT 1 FROM organizations WHERE name = 'Second'`)).rows.length > 0;
+    if (!seeded) {
+      const second = (await client.query(`INSERT INTO organizations (name) VALUES ('Second') RETURNING id`)).rows[0].id;
+      const owner = (await client.query('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1', [demo.organization_id])).rows[0].user_id;
+      await seedOrganization(client, demo.organization_id, owner);
+      await seedOrganization(client, second, null);
+    }
     await client.query('VACUUM ANALYZE');
     await client.query('CHECKPOINT');
     const seedSeconds = Math.round((performance.now() - began) / 1000);
@@ -103,12 +110,14 @@ async function main() {
     };
     const results = [];
     for (const [name, path] of Object.entries(targets)) {
+      if (only && !only.some((word) => name.includes(word))) continue;
       const warm = await fetch(`${api.url}${path}`, { headers });
       if (warm.status !== 200) throw new Error(`${path}: ${warm.status} ${await warm.text()}`);
       await load(`${api.url}${path}`, headers);
       results.push({ scenario: name, ...(await load(`${api.url}${path}`, headers)) });
       console.log(JSON.stringify(results.at(-1)));
     }
+    if (only) return;
     const { METRICS, INBOX } = await import('../libs/analytics/src/infrastructure/analytics.sql.ts');
     const { DEALS: DEALS_SQL } = await import('../libs/analytics/src/infrastructure/deals.sql.ts');
     const now = new Date();

@@ -16,6 +16,7 @@ import { IndexDealsByStage1763800002008 } from './infrastructure/migrations/0008
 import { CreateContactEmails1763800002009 } from './infrastructure/migrations/0009-create-contact-emails';
 import { CreateCompanyDuplicateKeys1763800002010 } from './infrastructure/migrations/0010-create-company-duplicate-keys';
 import { PublishAnalyticsReadViews1763800002020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
+import { KeepDealClosedAt1763800002030 } from './infrastructure/migrations/0030-keep-deal-closed-at';
 
 export { CrmModule } from './crm.module';
 export { ContactService, type ContactPage } from './application/contact.service';
@@ -42,6 +43,7 @@ export const crmMigrations: MigrationClass[] = [
   CreateContactEmails1763800002009,
   CreateCompanyDuplicateKeys1763800002010,
   PublishAnalyticsReadViews1763800002020,
+  KeepDealClosedAt1763800002030,
 ];
 
 // The CRM as the composition sees it (libs/platform/src/context/context-manifest.ts).

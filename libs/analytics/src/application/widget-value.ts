@@ -3,7 +3,6 @@ import type { Tx } from '@engage/platform';
 import { isDomainError, ValidationFailed } from '@engage/shared-kernel';
 import { parseDateParam } from '../domain/report-query';
 import type { WidgetConfig, WidgetType } from '../domain/widget-config';
-import { queryNamed } from '../infrastructure/sql-params';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
 import { resolvePeriod } from './report-period';
 import type { ReportingSettings } from './reporting-settings';
@@ -26,32 +25,47 @@ const RANGES: Record<string, { unit: string; shift: string; length: string }> = 
   'This Week': { unit: 'week', shift: '0 days', length: '7 days' },
   'This Month': { unit: 'month', shift: '0 days', length: '1 month' },
 };
-const RANGE_SQL = `
-  WITH l AS (SELECT date_trunc(:unit, :now::timestamptz AT TIME ZONE :tz) + :shift::interval AS s)
-  SELECT s AT TIME ZONE :tz AS s, (s + :length::interval) AT TIME ZONE :tz AS e FROM l`;
+// The start of a named range as local time in the organization's time zone (weeks start on Monday).
+const localStart = (p: Record<string, string>) => `date_trunc(${p.unit}::text, ${p.now}::timestamptz AT TIME ZONE ${p.tz}::text) + ${p.shift}::interval`;
 
-// [start, end) of a date range in the organization's time zone (weeks start on Monday).
-export async function widgetRange(tx: Tx, config: WidgetConfig, settings: ReportingSettings, now: Date): Promise<{ start: Date; end: Date }> {
+// [start, end) of a date range as SQL expressions of parameters: a named range is computed by the
+// statement itself (no round trip, and a stable expression the time column's index can range over);
+// a custom range is resolved first, as the reports resolve theirs.
+async function rangeSql(tx: Tx, params: Params, config: WidgetConfig, settings: ReportingSettings, now: Date): Promise<{ start: string; end: string }> {
   if (config.date_range === 'Custom Range') {
-    const query = { start: parseDateParam('start_date', config.start_date as string), end: parseDateParam('end_date', config.end_date as string) };
-    const period = await resolvePeriod(tx, query, settings.timeZone, now);
-    return { start: period.start, end: period.end };
+    const range = await widgetRange(tx, config, settings, now);
+    return { start: `${params.add(range.start)}::timestamptz`, end: `${params.add(range.end)}::timestamptz` };
   }
-  const [row] = await queryNamed<{ s: Date; e: Date }>(tx, RANGE_SQL, { ...RANGES[config.date_range], now, tz: settings.timeZone });
-  return { start: row.s, end: row.e };
+  const { unit, shift, length } = RANGES[config.date_range];
+  const p = { unit: params.add(unit), now: params.add(now), tz: params.add(settings.timeZone), shift: params.add(shift) };
+  const start = localStart(p);
+  return { start: `((${start}) AT TIME ZONE ${p.tz}::text)`, end: `((${start} + ${params.add(length)}::interval) AT TIME ZONE ${p.tz}::text)` };
+}
+
+// [start, end) of a custom date range, checked (a bad or reversed date is a 400).
+export async function widgetRange(tx: Tx, config: WidgetConfig, settings: ReportingSettings, now: Date): Promise<{ start: Date; end: Date }> {
+  const query = { start: parseDateParam('start_date', config.start_date as string), end: parseDateParam('end_date', config.end_date as string) };
+  const period = await resolvePeriod(tx, query, settings.timeZone, now);
+  return { start: period.start, end: period.end };
 }
 
 const AGGREGATE = { Count: 'count', Sum: 'sum', Average: 'avg', Min: 'min', Max: 'max' } as const;
 
-// The widget's value: one aggregate over its source under the caller's row-level security.
-export async function widgetValue(tx: Tx, type: WidgetType, config: WidgetConfig, settings: ReportingSettings, now: Date): Promise<number | null> {
+export interface WidgetSpec {
+  type: WidgetType;
+  config: WidgetConfig;
+}
+
+// A widget's value as a scalar subquery: one aggregate over its allow-listed source, with its
+// filters (parsed by the data API's grammar) and range; every value is a parameter in `params`.
+async function valueSql(tx: Tx, params: Params, widget: WidgetSpec, settings: ReportingSettings, now: Date): Promise<string> {
+  const { type, config } = widget;
   const builtIn = type === 'custom' ? null : BUILT_INS[type];
   const table = builtIn?.table ?? (config.table as string);
   const source = WIDGET_SOURCES[table];
   const aggregation = builtIn?.aggregation ?? config.aggregation ?? 'Count';
   const column = builtIn?.column ?? config.column;
   const time = builtIn ? builtIn.time : (config.date_column ?? source.defaultTime);
-  const params = new Params();
   // Only the placeholders the source uses become parameters (an unused one would have no type).
   let from = source.from;
   if (from.includes(':target')) from = from.replace(/:target\b/g, params.add(`${settings.targetMinutes} minutes`));
@@ -59,13 +73,22 @@ export async function widgetValue(tx: Tx, type: WidgetType, config: WidgetConfig
   const filters = [...widgetFilters(table, builtIn?.filter), ...widgetFilters(table, config.query)];
   const conditions = [whereSql(filters, params, 't')];
   if (time) {
-    const range = await widgetRange(tx, config, settings, now);
-    conditions.push(`t."${time}" >= ${params.add(range.start)}::timestamptz AND t."${time}" < ${params.add(range.end)}::timestamptz`);
+    const range = await rangeSql(tx, params, config, settings, now);
+    conditions.push(`t."${time}" >= ${range.start} AND t."${time}" < ${range.end}`);
   }
   const target_ = column ? `t."${column}"` : '*';
   const aggregate = aggregation === 'Count' ? `count(${target_})` : `round(${AGGREGATE[aggregation]}(${target_})::numeric, 2)`;
   const value = aggregation === 'Sum' ? `coalesce(${aggregate}, 0)` : aggregate;
-  const sql = `SELECT (${value})::float8 AS value FROM (${from}) t WHERE ${conditions.join(' AND ')}`;
-  const [row] = await tx.query<{ value: number | null }>(sql, params.values);
-  return row.value;
+  return `SELECT (${value})::float8 FROM (${from}) t WHERE ${conditions.join(' AND ')}`;
+}
+
+// The widgets' values in one statement (one round trip, one snapshot), under the caller's
+// row-level security, in the order given.
+export async function widgetValues(tx: Tx, widgets: WidgetSpec[], settings: ReportingSettings, now: Date): Promise<(number | null)[]> {
+  if (widgets.length === 0) return [];
+  const params = new Params();
+  const columns: string[] = [];
+  for (const [i, widget] of widgets.entries()) columns.push(`(${await valueSql(tx, params, widget, settings, now)}) AS v${i}`);
+  const [row] = await tx.query<Record<string, number | null>>(`SELECT ${columns.join(', ')}`, params.values);
+  return widgets.map((_, i) => row[`v${i}`]);
 }

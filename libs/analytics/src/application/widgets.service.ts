@@ -3,7 +3,7 @@ import { type Clock, Forbidden, NotFound, type RequestContext, ValidationFailed 
 import { isWidgetType, parseWidgetConfig, WIDGET_TYPES, type WidgetConfig, type WidgetType } from '../domain/widget-config';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
 import { type ReadSetting, type ReportingSettings, reportingSettings } from './reporting-settings';
-import { widgetFilters, widgetRange, widgetValue } from './widget-value';
+import { widgetFilters, widgetRange, widgetValues } from './widget-value';
 
 interface WidgetRow {
   id: string;
@@ -49,9 +49,8 @@ export class WidgetsService {
         `SELECT ${COLUMNS} FROM dashboard_widgets WHERE ($1::boolean IS NULL OR is_visible = $1) ORDER BY position, created_at, id`,
         [filter.isVisible ?? null],
       );
-      const widgets = [];
-      for (const row of rows) widgets.push({ ...view(row), value: await widgetValue(tx, row.widget_type, row.widget_config, settings, now) });
-      return { widgets };
+      const values = await widgetValues(tx, rows.map((row) => ({ type: row.widget_type, config: row.widget_config })), settings, now);
+      return { widgets: rows.map((row, i) => ({ ...view(row), value: values[i] })) };
     });
   }
 
@@ -59,8 +58,10 @@ export class WidgetsService {
     return reportingSettings(this.readSetting, ctx.organizationId);
   }
 
+  // Reads only, once the member's dashboard is seeded (no row is written, so no lock is taken).
   private async seedDefaults(tx: Tx, userId: string): Promise<void> {
-    const seeded = `INSERT INTO dashboard_seeded (organization_id, user_id) VALUES (app_org_id(), $1) ON CONFLICT DO NOTHING RETURNING 1`;
+    const seeded = `INSERT INTO dashboard_seeded (organization_id, user_id) SELECT app_org_id(), $1
+                    WHERE NOT EXISTS (SELECT 1 FROM dashboard_seeded WHERE user_id = $1) ON CONFLICT DO NOTHING RETURNING 1`;
     const [first] = await tx.query(seeded, [userId]);
     if (!first) return;
     const configs = DEFAULT_SET.map((widget) => parseWidgetConfig(widget.type, widget.config, WIDGET_SOURCES));

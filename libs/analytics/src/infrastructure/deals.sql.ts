@@ -1,8 +1,10 @@
 // Deal figures over the CRM's crm_deal_facts (docs/analytics.md): active = open now and created
 // before the period ends; conversion = won / closed (won or lost) among deals closed in the period.
+// A deal is open exactly when its closed_at is null (the view's contract), and the CRM indexes
+// closed_at and the open deals' created_at, so each part is a range scan of one index.
 export const DEALS = `
   WITH active AS (
-    SELECT count(*) AS n, coalesce(sum(value), 0) AS value FROM crm_deal_facts WHERE outcome = 'open' AND created_at < :end
+    SELECT count(*) AS n, coalesce(sum(value), 0) AS value FROM crm_deal_facts WHERE closed_at IS NULL AND created_at < :end
   ), closed AS (
     SELECT count(*) FILTER (WHERE outcome = 'won') AS won, count(*) AS closed FROM crm_deal_facts WHERE closed_at >= :start AND closed_at < :end
   ), stages AS (

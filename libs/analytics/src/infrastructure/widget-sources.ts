@@ -81,7 +81,7 @@ export const BUILT_INS: Readonly<Record<string, BuiltIn>> = {
   open_conversations: { table: 'conversations', aggregation: 'Count', filter: 'status=neq.RESOLVED', time: null },
   response_time: { table: 'messages', aggregation: 'Average', column: 'response_seconds', filter: 'direction=eq.INBOUND', time: 'created_at' },
   sla: { table: 'messages', aggregation: 'Average', column: 'sla_met_percent', filter: 'direction=eq.INBOUND', time: 'created_at' },
-  pipeline_value: { table: 'deals', aggregation: 'Sum', column: 'value', filter: 'outcome=eq.open', time: null },
+  pipeline_value: { table: 'deals', aggregation: 'Sum', column: 'value', filter: 'closed_at=is.null', time: null },
   deals_won: { table: 'deals', aggregation: 'Count', filter: 'outcome=eq.won', time: 'closed_at' },
   new_contacts: { table: 'contacts', aggregation: 'Count', filter: '', time: 'created_at' },
 };

@@ -80,6 +80,12 @@ export class Fixtures {
     if (enteredAt) await this.insert('deal_stage_history', { id: undefined, deal_id: id, from_stage: 'LEAD', to_stage: stage, changed_at: enteredAt });
     return id;
   }
+
+  // A later stage change, as the CRM records it: the deal's stage, then its history row.
+  async move(dealId: string, stageId: string, stage: string, at: string) {
+    await this.db.systemQuery('UPDATE deals SET stage_id = $2, stage = $3 WHERE id = $1', [dealId, stageId, stage]);
+    await this.insert('deal_stage_history', { id: undefined, deal_id: dealId, to_stage: stage, changed_at: at });
+  }
 }
 
 export { createTestTenant, memberHeaders, type TestTenant };

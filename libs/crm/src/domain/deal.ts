@@ -86,6 +86,8 @@ export const DEALS = declareTable({
     last_activity_at: column('timestamptz'),
     created_at: column('timestamptz'),
     updated_at: column('timestamptz'),
+    // Kept by the database for the published view (crm_deal_facts), not served on deals.
+    closed_at: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 
