@@ -51,6 +51,14 @@ describe('GET /rest/v1/analytics/deals across the period bounds', () => {
     expect(res.json().deals_metrics.conversion_rate).toBe(50);
   });
 
+  it('should give the deal widgets the same facts: the re-opened deal in the pipeline value, the lost one not won', async () => {
+    // Now is 2026-01-20: This Month is January, where X, Z and W were won (R re-opened, S lost).
+    const res = await app.app.inject({ method: 'GET', url: '/rest/v1/dashboard_widgets', headers: tenant.session });
+    expect(res.statusCode).toBe(200);
+    const values = Object.fromEntries(res.json().widgets.map((w: { widget_type: string; value: number | null }) => [w.widget_type, w.value]));
+    expect(values).toMatchObject({ pipeline_value: 40, deals_won: 3 });
+  });
+
   it('should answer a bad date with a 400 naming it', async () => {
     const res = await get('deals?start_date=2026-13-40');
     expect(res.statusCode).toBe(400);
