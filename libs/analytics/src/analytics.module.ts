@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { IdentityModule, OrganizationSettings } from '@engage/identity';
-import { Database } from '@engage/platform';
+import { CONFIG, type Config, Database, settingsOf } from '@engage/platform';
+import { ANALYTICS_SETTINGS } from './analytics.settings';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { AnalyticsService } from './application/analytics.service';
 import { WidgetsService } from './application/widgets.service';
@@ -24,8 +25,9 @@ const settingsReader = (settings: OrganizationSettings) => (id: string, key: str
     },
     {
       provide: WidgetsService,
-      inject: [Database, OrganizationSettings, CLOCK],
-      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock) => new WidgetsService(db, settingsReader(settings), clock),
+      inject: [Database, OrganizationSettings, CLOCK, CONFIG],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, config: Config) =>
+        new WidgetsService(db, settingsReader(settings), clock, settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS),
     },
     WidgetsWriter,
     WidgetsOpenApi,

@@ -1,10 +1,12 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { AnalyticsModule } from './analytics.module';
+import { ANALYTICS_SETTINGS } from './analytics.settings';
 import { WidgetsWriter } from './application/widgets.writer';
 import { ANALYTICS_TABLES } from './infrastructure/exposed-tables';
 import { CreateDashboardWidgets1763800014001 } from './infrastructure/migrations/0001-create-dashboard-widgets';
 
 export { AnalyticsModule } from './analytics.module';
+export { ANALYTICS_SETTINGS } from './analytics.settings';
 export { AnalyticsService } from './application/analytics.service';
 export { WidgetsWriter } from './application/widgets.writer';
 
@@ -19,4 +21,5 @@ export const analyticsManifest = defineContext({
   tables: [{ table: ANALYTICS_TABLES.dashboardWidgets, writer: WidgetsWriter }],
   publishes: [],
   consumes: {},
+  settings: ANALYTICS_SETTINGS,
 });

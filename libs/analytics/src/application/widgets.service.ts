@@ -3,7 +3,8 @@ import { type Clock, Forbidden, NotFound, type RequestContext, ValidationFailed 
 import { isWidgetType, parseWidgetConfig, WIDGET_TYPES, type WidgetConfig, type WidgetType } from '../domain/widget-config';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
 import { type ReadSetting, type ReportingSettings, reportingSettings } from './reporting-settings';
-import { widgetFilters, widgetRange, widgetValues } from './widget-value';
+import { WidgetValueCache } from './widget-cache';
+import { widgetFilters, widgetRange, type WidgetSpec, widgetValues } from './widget-value';
 
 interface WidgetRow {
   id: string;
@@ -33,11 +34,16 @@ const bad = (field: string, message: string) => ValidationFailed('widget.invalid
 
 // Dashboard widgets of the signed-in member (row-level security keeps everyone to their own).
 export class WidgetsService {
+  private readonly cache: WidgetValueCache;
+
   constructor(
     private readonly db: Database,
     private readonly readSetting: ReadSetting,
     private readonly clock: Clock,
-  ) {}
+    cacheSeconds = 0,
+  ) {
+    this.cache = new WidgetValueCache(cacheSeconds * 1000, clock);
+  }
 
   async list(ctx: RequestContext, filter: { isVisible?: boolean }): Promise<{ widgets: object[] }> {
     const userId = requireUser(ctx);
@@ -49,9 +55,22 @@ export class WidgetsService {
         `SELECT ${COLUMNS} FROM dashboard_widgets WHERE ($1::boolean IS NULL OR is_visible = $1) ORDER BY position, created_at, id`,
         [filter.isVisible ?? null],
       );
-      const values = await widgetValues(tx, rows.map((row) => ({ type: row.widget_type, config: row.widget_config })), settings, now);
+      const values = await this.values(tx, ctx.organizationId, rows.map((row) => ({ type: row.widget_type, config: row.widget_config })), settings, now);
       return { widgets: rows.map((row, i) => ({ ...view(row), value: values[i] })) };
     });
+  }
+
+  // Cached values where fresh; the others computed together in one statement, then cached.
+  private async values(tx: Tx, organizationId: string, widgets: WidgetSpec[], settings: ReportingSettings, now: Date): Promise<(number | null)[]> {
+    const keys = widgets.map((widget) => this.cache.key(organizationId, widget, settings));
+    const values = keys.map((key) => this.cache.get(key)?.value);
+    const missing = values.flatMap((value, i) => (value === undefined ? [i] : []));
+    const computed = await widgetValues(tx, missing.map((i) => widgets[i]), settings, now);
+    missing.forEach((i, n) => {
+      values[i] = computed[n];
+      this.cache.set(keys[i], computed[n]);
+    });
+    return values as (number | null)[];
   }
 
   private settings(ctx: RequestContext): Promise<ReportingSettings> {

@@ -11,10 +11,12 @@ import { analyticsManifest, analyticsMigrations, AnalyticsModule } from '../inde
 // A clock tests move; reports and widgets read it.
 export const testClock = { at: new Date('2026-01-20T12:00:00Z'), now(): Date { return this.at; } };
 
-export async function startAnalyticsApp() {
+// Widget values are computed on every read unless a test asks for the cache.
+export async function startAnalyticsApp(env: Record<string, string> = {}) {
   const started = await startTestApp([AnalyticsModule.withClock(testClock), DataApiModule.forRoot([...identityManifest.tables, ...analyticsManifest.tables])], {
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...analyticsMigrations],
     events: identityManifest.publishes,
+    env: { ANALYTICS_WIDGET_CACHE_SECONDS: '0', ...env },
   });
   return { ...started, db: started.app.get(DatabaseToken) as Database };
 }
