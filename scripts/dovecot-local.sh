@@ -12,6 +12,10 @@
 #   DOVECOT_DIR   its configuration, users (one passwd-file per user: users/<name> holding
 #                 "<name>:{PLAIN}<password>", so a user added is seen at once), maildirs and log
 #                 (default ${TMPDIR:-/tmp}/engage-dovecot)
+#   DOVECOT_TLS_CERT, DOVECOT_TLS_KEY  PEM files: TLS on (STARTTLS on DOVECOT_PORT; without them TLS is off)
+#   DOVECOT_IMAPS_PORT  implicit-TLS port (default 0: none; needs the two above)
+#   DOVECOT_CAPABILITY  the CAPABILITY answer after login instead of Dovecot's own (e.g. one without IDLE)
+#   DOVECOT_SENT        "special-use" (default): a Sent folder marked \Sent; "none": no Sent folder at all
 #
 # Plaintext logins are allowed because it listens on 127.0.0.1 only. Mailboxes are maildirs; each
 # user has INBOX and a Sent folder marked \Sent (where the email channel appends its sent copies).
@@ -37,13 +41,30 @@ write_config() {
   mkdir -p "$DIR/run" "$DIR/state" "$DIR/mail"
   mkdir -p "$DIR/users"
   [[ $(id -u) == 0 ]] && chown "$uid:$gid" "$DIR/mail"
+  local ssl="ssl = no" sent="" capability=""
+  if [[ -n ${DOVECOT_TLS_CERT:-} ]]; then
+    ssl="ssl = yes
+ssl_cert = <$DOVECOT_TLS_CERT
+ssl_key = <$DOVECOT_TLS_KEY"
+  fi
+  if [[ ${DOVECOT_SENT:-special-use} == special-use ]]; then
+    sent='mailbox Sent {
+    special_use = \Sent
+    auto = subscribe
+  }'
+  fi
+  if [[ -n ${DOVECOT_CAPABILITY:-} ]]; then
+    capability="protocol imap {
+  imap_capability = $DOVECOT_CAPABILITY
+}"
+  fi
   cat >"$CONF" <<EOF
 base_dir = $DIR/run
 state_dir = $DIR/state
 log_path = $DIR/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = no
+$ssl
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 first_valid_uid = 1
@@ -62,18 +83,17 @@ userdb {
 namespace inbox {
   inbox = yes
   separator = /
-  mailbox Sent {
-    special_use = \\Sent
-    auto = subscribe
-  }
+  $sent
 }
+$capability
 service imap-login {
   inet_listener imap {
     address = 127.0.0.1
     port = $PORT
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${DOVECOT_IMAPS_PORT:-0}
   }
   chroot =
 }

@@ -24,10 +24,10 @@ export const EMAIL_PROVIDERS: Provider[] = [
   },
   {
     provide: EmailAdapter,
-    inject: [Database, SecretBox, EmailTransport, ContactService, CONFIG],
-    useFactory: (db: Database, box: SecretBox, transport: EmailTransport, contacts: ContactService, config: Config) => {
+    inject: [Database, SecretBox, EmailTransport, ContactService, CONFIG, PLATFORM_LOG],
+    useFactory: (db: Database, box: SecretBox, transport: EmailTransport, contacts: ContactService, config: Config, log: pino.Logger) => {
       const fetch = createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS });
-      return new EmailAdapter(db, box, transport, contacts, fetch);
+      return new EmailAdapter(db, box, transport, contacts, fetch, (fields, line) => log.info(fields, line));
     },
   },
   { provide: EmailInbound, inject: [ContactService], useFactory: (contacts: ContactService) => new EmailInbound(contacts) },

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { DomainError } from '@engage/shared-kernel';
 
 const invalid = (message: string, field: string) => new DomainError('validation', 'validation_failed', message, { field });
@@ -8,6 +9,8 @@ export interface EmailEndpoint {
   secure: boolean;
   user: string;
   password: string;
+  // PEM certificates trusted for this server's TLS besides the public CAs (a private or self-signed certificate).
+  tls_ca?: string;
 }
 
 export interface EmailAccountInput {
@@ -32,7 +35,7 @@ export function parseEmailAccount(kind: string, input: Record<string, unknown>):
 
 function endpoint(name: 'imap' | 'smtp', raw: unknown): EmailEndpoint {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw invalid(`${name} is required: an object with host, port, secure, user and password`, name);
+    throw invalid(`${name} is required: an object with host, port, secure, user and password (and tls_ca, optional)`, name);
   }
   const o = raw as Record<string, unknown>;
   if (typeof o.host !== 'string' || !HOST.test(o.host)) {
@@ -48,5 +51,24 @@ function endpoint(name: 'imap' | 'smtp', raw: unknown): EmailEndpoint {
   if (typeof o.password !== 'string' || o.password.length === 0 || o.password.length > 1000 || /[\r\n\0]/.test(o.password)) {
     throw invalid(`${name}.password must be 1 to 1000 characters`, `${name}.password`);
   }
-  return { host: o.host.toLowerCase().replace(/\.$/, ''), port: o.port, secure: o.secure, user: o.user, password: o.password };
+  const tlsCa = o.tls_ca === undefined || o.tls_ca === null ? undefined : trustedCertificates(o.tls_ca, `${name}.tls_ca`);
+  return { host: o.host.toLowerCase().replace(/\.$/, ''), port: o.port, secure: o.secure, user: o.user, password: o.password, ...(tlsCa ? { tls_ca: tlsCa } : {}) };
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/g;
+
+// One to ten PEM certificates, each one a certificate Node can read; a private key or anything else is refused.
+function trustedCertificates(raw: unknown, field: string): string {
+  const refuse = () => invalid(`${field} must be 1 to 10 PEM certificates (-----BEGIN CERTIFICATE-----), at most 64 KiB`, field);
+  if (typeof raw !== 'string' || raw.length > 65536) throw refuse();
+  const blocks = raw.match(PEM_BLOCK) ?? [];
+  if (blocks.length === 0 || blocks.length > 10 || raw.replace(PEM_BLOCK, '').trim() !== '') throw refuse();
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw refuse();
+    }
+  }
+  return `${blocks.join('\n')}\n`;
 }

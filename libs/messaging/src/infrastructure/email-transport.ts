@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { getCACertificates } from 'node:tls';
 import { ImapFlow } from 'imapflow';
 import { createTransport, type Transporter } from 'nodemailer';
 import { OutboundError, type OutboundClient } from '@engage/platform';
@@ -44,7 +45,7 @@ export class EmailTransport {
       connectionTimeout: this.timeoutMs,
       greetingTimeout: this.timeoutMs,
       socketTimeout: Math.max(this.timeoutMs, 5 * 60_000),
-      tls: { servername: target.servername },
+      tls: tlsOptions(endpoint, target.servername),
       emitLogs: false,
     });
     // An error event without a listener would take the process down; failures surface on the calls.
@@ -66,7 +67,7 @@ export class EmailTransport {
       requireTLS: !endpoint.secure && !target.plaintextAllowed,
       ignoreTLS: false,
       auth: { user: endpoint.user, pass: password },
-      tls: { servername: target.servername },
+      tls: tlsOptions(endpoint, target.servername),
       connectionTimeout: this.timeoutMs,
       greetingTimeout: this.timeoutMs,
       socketTimeout: this.timeoutMs,
@@ -106,6 +107,12 @@ export class EmailTransport {
       throw error;
     }
   }
+}
+
+// Certificates are always verified. An account's tls_ca is trusted on top of the installation's CAs
+// (Node's defaults, with NODE_EXTRA_CA_CERTS), for a server with a private or self-signed certificate.
+function tlsOptions(endpoint: EndpointSettings, servername: string | undefined) {
+  return { servername, rejectUnauthorized: true, ...(endpoint.tls_ca ? { ca: [...getCACertificates('default'), endpoint.tls_ca] } : {}) };
 }
 
 export class EmailConnectionError extends Error {

@@ -16,6 +16,7 @@ export interface EndpointSettings {
   port: number;
   secure: boolean;
   user: string;
+  tls_ca?: string;
 }
 
 export const INSERT_EMAIL_CHANNEL = `

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { startDovecot, SmtpCapture } from './mail-peers';
+import type { SmtpCapture } from './mail-peers';
 
-export type Dovecot = ReturnType<typeof startDovecot>;
+export type Dovecot = { host: string; port: number; addUser: (user: string, password: string) => void };
+type Overrides = { imap?: { port?: number; secure?: boolean; tls_ca?: string }; smtp?: { secure?: boolean; tls_ca?: string } };
 
-// A new organization with an email channel on a new Dovecot mailbox and the given SMTP server.
-export async function emailChannel(app: NestFastifyApplication, dovecot: Dovecot, smtp: SmtpCapture, tenant?: TestTenant) {
+// A new organization with an email channel on a new Dovecot mailbox and the given SMTP server
+// (plaintext unless overridden: ports, secure, tls_ca).
+export async function emailChannel(app: NestFastifyApplication, dovecot: Dovecot, smtp: SmtpCapture, tenant?: TestTenant, overrides: Overrides = {}) {
   const t = tenant ?? (await createTestTenant(app));
   const user = `box-${randomUUID().slice(0, 12)}`;
   const password = `pw-${randomUUID()}`;
@@ -16,8 +18,8 @@ export async function emailChannel(app: NestFastifyApplication, dovecot: Dovecot
     kind: 'email',
     name: 'Support',
     address,
-    imap: { host: dovecot.host, port: dovecot.port, secure: false, user, password },
-    smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: smtp.user, password: smtp.password },
+    imap: { host: dovecot.host, port: dovecot.port, secure: false, user, password, ...overrides.imap },
+    smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: smtp.user, password: smtp.password, ...overrides.smtp },
   };
   const created = await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload });
   if (created.statusCode !== 201) throw new Error(`email channel not created: ${created.statusCode} ${created.body}`);

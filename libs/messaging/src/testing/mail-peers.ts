@@ -17,11 +17,7 @@ const DIR = process.env.DOVECOT_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'eng
 // running, so a test run needs only the distribution's dovecot package (.ci/run installs it).
 export function startDovecot(): { host: string; port: number; addUser: (user: string, password: string) => void } {
   const script = join(ROOT, 'scripts/dovecot-local.sh');
-  const binary = process.env.DOVECOT_BIN ?? ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
-  if (!binary) {
-    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; .ci/run installs it)');
-  }
-  const env = { ...process.env, DOVECOT_PORT: String(PORT), DOVECOT_DIR: DIR, DOVECOT_BIN: binary };
+  const env = { ...process.env, DOVECOT_PORT: String(PORT), DOVECOT_DIR: DIR, DOVECOT_BIN: dovecotBinary() };
   execFileSync(script, ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return {
     host: '127.0.0.1',
@@ -31,8 +27,18 @@ export function startDovecot(): { host: string; port: number; addUser: (user: st
   };
 }
 
+export function dovecotBinary(): string {
+  const binary = process.env.DOVECOT_BIN ?? ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
+  if (!binary) {
+    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; .ci/run installs it)');
+  }
+  return binary;
+}
+
 export interface Captured {
   envelope: { from: string; to: string[] };
+  // Whether the mail came over TLS (implicit or STARTTLS).
+  secure: boolean;
   raw: Buffer;
   parsed: ParsedMail;
 }
@@ -45,16 +51,18 @@ export class SmtpCapture {
   refuse: string | null = null;
   private server: SMTPServer | null = null;
 
+  // tls: a certificate, and whether TLS starts at once (secure) or by STARTTLS; without it, plaintext only.
   constructor(
     readonly user: string,
     readonly password: string,
+    private readonly tls?: { key: string; cert: string; secure: boolean },
   ) {}
 
   async start(): Promise<void> {
     this.server = new SMTPServer({
       authOptional: false,
-      allowInsecureAuth: true,
-      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: !this.tls,
+      ...(this.tls ? { secure: this.tls.secure, key: this.tls.key, cert: this.tls.cert } : { disabledCommands: ['STARTTLS'] }),
       logger: false,
       onAuth: (auth, _session, done) =>
         auth.username === this.user && auth.password === this.password ? done(null, { user: auth.username }) : done(new Error('Invalid username or password')),
@@ -69,7 +77,7 @@ export class SmtpCapture {
             to: session.envelope.rcptTo.map((r) => r.address),
           };
           simpleParser(raw).then((parsed) => {
-            this.received.push({ envelope, raw, parsed });
+            this.received.push({ envelope, secure: session.secure, raw, parsed });
             done();
           }, done);
         });
@@ -90,8 +98,12 @@ export function composeMail(options: Mail.Options): Promise<Buffer> {
 }
 
 // Puts mails into a mailbox over IMAP (APPEND), as a delivery would.
-export async function deliver(server: { host: string; port: number }, user: string, password: string, mails: Buffer[], folder = 'INBOX'): Promise<void> {
-  const client = new ImapFlow({ host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false });
+type ImapServer = { host: string; port: number; tlsCa?: string };
+const imapClient = (server: ImapServer, user: string, password: string) =>
+  new ImapFlow({ host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false, tls: server.tlsCa ? { ca: [server.tlsCa] } : undefined });
+
+export async function deliver(server: ImapServer, user: string, password: string, mails: Buffer[], folder = 'INBOX'): Promise<void> {
+  const client = imapClient(server, user, password);
   await client.connect().catch(explain('LOGIN'));
   try {
     for (const mail of mails) await client.append(folder, mail).catch(explain('APPEND'));
@@ -101,8 +113,8 @@ export async function deliver(server: { host: string; port: number }, user: stri
 }
 
 // The mails of a folder, parsed.
-export async function folderMails(server: { host: string; port: number }, user: string, password: string, folder: string): Promise<ParsedMail[]> {
-  const client = new ImapFlow({ host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false });
+export async function folderMails(server: ImapServer, user: string, password: string, folder: string): Promise<ParsedMail[]> {
+  const client = imapClient(server, user, password);
   await client.connect();
   const mails: ParsedMail[] = [];
   try {
@@ -129,6 +141,17 @@ export async function fileServer(files: Record<string, { body: Buffer; type: str
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(() => ok())) };
+}
+
+// Creates a folder in a mailbox (e.g. "Sent Items" on a server without a \Sent folder).
+export async function createFolder(server: ImapServer, user: string, password: string, folder: string): Promise<void> {
+  const client = imapClient(server, user, password);
+  await client.connect().catch(explain('LOGIN'));
+  try {
+    await client.mailboxCreate(folder).catch(explain('CREATE'));
+  } finally {
+    await client.logout();
+  }
 }
 
 // imapflow's errors say "Command failed"; the server's words are in responseText.

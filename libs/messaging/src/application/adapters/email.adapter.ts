@@ -34,6 +34,7 @@ export class EmailAdapter implements ChannelAdapter {
     private readonly transport: EmailTransport,
     private readonly contacts: ContactService,
     private readonly fetchMedia: MediaFetcher,
+    private readonly info: (fields: Record<string, unknown>, line: string) => void = () => undefined,
   ) {}
 
   async reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome> {
@@ -57,6 +58,7 @@ export class EmailAdapter implements ChannelAdapter {
     const stored = await this.db.inTenant(ctx, (tx) => finishSend(tx, ctx, [pending.messageId], [attempt]));
     if (attempt.error !== null || !attempt.result) throw new SendFailed(attempt.error ?? 'Email not sent', stored);
     const copy = await this.appendSentCopy(channel, raw!);
+    if (copy !== 'appended') this.info({ organization_id: ctx.organizationId, channel_account_id: channel.id, sent_copy: copy }, 'email sent copy not appended');
     await this.db.inTenant(ctx, (tx) => tx.query(SET_SENT_COPY, [pending.messageId, copy]));
     return {
       success: true,
@@ -133,13 +135,14 @@ export class EmailAdapter implements ChannelAdapter {
     return composer.compile().build();
   }
 
-  // 'appended', 'no Sent folder', or why it failed: the mail went out either way.
+  // 'appended', 'no Sent folder', or why it failed: the mail went out either way. The folder is the one
+  // the server marks \Sent, else one named as clients name it (sentFolder).
   private async appendSentCopy(channel: EmailChannelSecret, raw: Buffer): Promise<string> {
     if (!channel.imap_password_sealed || !channel.email_settings) return 'no IMAP settings';
     try {
       const client = await this.transport.imap(channel.email_settings.imap, this.box.open(channel.imap_password_sealed));
       try {
-        const sent = (await client.list()).find((m) => m.specialUse === '\\Sent');
+        const sent = sentFolder(await client.list());
         if (!sent) return 'no Sent folder';
         await client.append(sent.path, raw, ['\\Seen']);
         return 'appended';
@@ -150,6 +153,21 @@ export class EmailAdapter implements ChannelAdapter {
       return `failed: ${describe(error)}`.slice(0, 500);
     }
   }
+}
+
+// Names mail clients give the Sent folder, in order of preference, for servers that mark none.
+const SENT_NAMES = ['sent', 'sent items', 'sent messages', 'inbox.sent', 'inbox/sent'];
+
+// The folder flagged \Sent by the server (SPECIAL-USE), else the first named like one; imapflow's
+// own guess from localised names is not used, so the choice stays predictable.
+export function sentFolder(folders: Array<{ path: string; specialUse?: string; specialUseSource?: string }>): { path: string } | null {
+  const flagged = folders.find((f) => f.specialUse === '\\Sent' && f.specialUseSource === 'extension');
+  if (flagged) return flagged;
+  for (const name of SENT_NAMES) {
+    const named = folders.find((f) => f.path.toLowerCase() === name);
+    if (named) return named;
+  }
+  return null;
 }
 
 const unprocessable = (code: string, message: string) => new DomainError('unprocessable', code, message);
