@@ -37,6 +37,8 @@ export interface DovecotVariant {
   // The certificate clients must trust, when TLS is on.
   tlsCa?: string;
   addUser: (user: string, password: string) => void;
+  // Dovecot's log (its login lines say ", TLS," for a connection over TLS).
+  log: () => string;
   stop: () => void;
 }
 
@@ -59,6 +61,7 @@ export async function startDovecotVariant(options: { capability?: string; tls?: 
     imapsPort,
     tlsCa: options.tls?.cert,
     addUser: (user, password) => writeFileSync(join(dir, 'users', user), `${user}:{PLAIN}${password}\n`),
+    log: () => readFileSync(join(dir, 'dovecot.log'), 'utf8'),
     stop: () => {
       execFileSync(SCRIPT, ['stop'], { env, stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
