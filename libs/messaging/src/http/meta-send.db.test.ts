@@ -1,82 +1,49 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import { type PlatformRuntime, SecretBox } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
+import { SecretBox } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { MetaAdapter } from '../application/adapters/meta.adapter';
-import { InboundProcessor } from '../application/inbound-processor';
-import { messagingMigrations } from '../index';
 import { GraphSendApi } from '../infrastructure/graph-send-api';
 import type { ConversationRow } from '../infrastructure/messaging.sql';
-import { MessagingModule } from '../messaging.module';
-import { GraphApiFake, metaBody, metaSender } from '../testing/meta-peers';
+import { GraphApiFake, metaBody } from '../testing/meta-peers';
+import { type MetaTestApp, newMetaId as newId, startMetaTestApp } from '../testing/meta-test-app';
 
-const SECRET = 'meta-app-secret-for-send-tests';
 const TOKEN = `EAAG${'t'.repeat(40)}`;
 const H = 3_600_000;
 const graph = new GraphApiFake();
+let meta: MetaTestApp;
 let app: NestFastifyApplication;
-let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let send: ReturnType<typeof metaSender>;
-let next = 500_000;
-const newId = () => String(Date.now()) + String(++next);
 
 beforeAll(async () => {
   await graph.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify-token-x', META_GRAPH_URL: graph.url },
-  }));
-  await app.listen(0, '127.0.0.1');
-  send = metaSender((await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1'), SECRET);
+  meta = await startMetaTestApp({ secret: 'meta-app-secret-for-send-tests', graphUrl: graph.url });
+  ({ app } = meta);
 });
 afterAll(async () => {
-  await close();
+  await meta.close();
   await graph.stop();
 });
 
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
-const events = (t: TestTenant, type: string) =>
-  runtime.db.asSystem((tx) =>
-    tx.query<{ payload: { message: { id: string; status: string; error: string | null } } }>(
-      `SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`,
-      [t.ctx.organizationId, type],
-    ),
-  );
-const drain = async () => {
-  while ((await app.get(InboundProcessor).processDue()) > 0);
-};
+type Payload = { message: { id: string; status: string; error: string | null } };
+const events = (t: TestTenant, type: string) => meta.events<Payload>(t, type);
 const reply = (_t: TestTenant, id: string, headers: Record<string, string>, payload: object) =>
   app.inject({ method: 'POST', url: `/functions/v1/messaging/conversations/${id}/reply`, headers, payload });
 
 // A tenant whose page received one message from customer `psid`: its conversation.
 async function customerWrote(kind: 'messenger' | 'instagram' = 'messenger') {
-  const t = await createTestTenant(app);
-  const accountId = newId();
-  const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
-  const created = await app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind, name: 'P', [field]: accountId, page_access_token: TOKEN },
-  });
-  expect(created.statusCode).toBe(201);
+  const { t, accountId } = await meta.connectAccount(kind, TOKEN);
   const psid = `psid-${newId()}`;
-  await send(
+  await meta.send(
     metaBody(kind === 'messenger' ? 'page' : 'instagram', accountId, [
       { sender: { id: psid }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'Hi there' } },
     ]),
   );
-  await drain();
-  const [conversation] = await rows<ConversationRow>(t, 'SELECT * FROM conversations');
+  await meta.drain();
+  const [conversation] = await meta.rows<ConversationRow>(t, 'SELECT * FROM conversations');
   return { t, accountId, psid, conversation };
 }
 const setLastCustomerMessage = (t: TestTenant, at: Date) =>
-  rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
+  meta.rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
 
 describe('replies on Messenger and Instagram through the Graph API', () => {
   it('should send text, image, video and file to the customer with the page token, SENT with Graph message ids', async () => {
@@ -96,7 +63,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
         message: { attachment: { type, payload: { url, is_reusable: true } } },
       })),
     ]);
-    const stored = await rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(
+    const stored = await meta.rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(
       t,
       "SELECT status, external_id, content, media FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at",
     );
@@ -108,16 +75,16 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     expect(await events(t, 'message.sent')).toHaveLength(4);
 
     // Receipts: delivery by message id, then Messenger's read watermark for everything before it.
-    await send(
+    await meta.send(
       metaBody('page', accountId, [
         { sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } },
       ]),
     );
-    await drain();
+    await meta.drain();
     expect((await events(t, 'message.delivered')).map((e) => e.payload.message.status)).toEqual(['DELIVERED']);
-    await send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, read: { watermark: Date.now() + 1000 } }]));
-    await drain();
-    const statuses = await rows<{ status: string }>(t, "SELECT status FROM messages WHERE direction = 'OUTBOUND'");
+    await meta.send(metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, read: { watermark: Date.now() + 1000 } }]));
+    await meta.drain();
+    const statuses = await meta.rows<{ status: string }>(t, "SELECT status FROM messages WHERE direction = 'OUTBOUND'");
     expect(statuses.map((m) => m.status)).toEqual(['READ', 'READ', 'READ', 'READ']);
     expect(await events(t, 'message.read')).toHaveLength(4);
   });
@@ -128,7 +95,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const res = await reply(t, conversation.id, t.key, { message: 'Hello', media_urls: ['https://cdn.example.com/a.png'] });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: "Graph API error (400, code 551): (#551) This person isn't available right now.", code: 'provider_error' });
-    const stored = await rows<{ status: string; error: string }>(t, "SELECT status, error FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    const stored = await meta.rows<{ status: string; error: string }>(t, "SELECT status, error FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
     expect(stored).toEqual([
       { status: 'FAILED', error: "Graph API error (400, code 551): (#551) This person isn't available right now." },
       { status: 'FAILED', error: 'Not sent: an earlier part of this send failed' },
@@ -152,7 +119,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
       details: { window: 'standard', closed_at: new Date(wrote.getTime() + 24 * H).toISOString() },
     });
     expect(graph.calls.length).toBe(before);
-    expect(await rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
+    expect(await meta.rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
 
     const human = await reply(t, conversation.id, t.session, { message: 'Sorry for the wait' });
     expect(human.statusCode).toBe(200);
@@ -177,7 +144,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const { t, psid, conversation } = await customerWrote();
     const wrote = new Date(conversation.last_customer_message_at!);
     let now = wrote;
-    const adapter = new MetaAdapter('messenger', runtime.db, app.get(SecretBox), new GraphSendApi(graph.url, 5000), { now: () => now });
+    const adapter = new MetaAdapter('messenger', meta.runtime.db, app.get(SecretBox), new GraphSendApi(graph.url, 5000), { now: () => now });
     const human: RequestContext = t.ctx;
     const automated: RequestContext = { ...t.ctx, userId: null, role: 'SYSTEM' };
     const last = () => graph.calls[graph.calls.length - 1].body;
@@ -200,13 +167,13 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
       code: 'channel.window_closed',
       details: { window: 'human_agent' },
     });
-    const sent = await rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
+    const sent = await meta.rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
     expect(sent.map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
   });
 
   it('should test a channel account against the Graph API with its own token', async () => {
     const { t, accountId } = await customerWrote();
-    const [channel] = await rows<{ id: string }>(t, "SELECT id FROM channel_accounts WHERE kind = 'messenger'");
+    const [channel] = await meta.rows<{ id: string }>(t, "SELECT id FROM channel_accounts WHERE kind = 'messenger'");
     const test = () => app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${channel.id}/test`, headers: t.key });
     expect((await test()).json()).toEqual({ ok: true });
     expect(graph.calls[graph.calls.length - 1]).toMatchObject({ method: 'GET', path: `/v23.0/${accountId}?fields=id`, authorization: `Bearer ${TOKEN}` });

@@ -1,63 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { InboundProcessor } from '../application/inbound-processor';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { metaBody, metaSender } from '../testing/meta-peers';
+import { metaBody } from '../testing/meta-peers';
+import { type MetaTestApp, newMetaId as newId, startMetaTestApp } from '../testing/meta-test-app';
 
 const SECRET = 'meta-app-secret-for-tests';
 const VERIFY = 'verify-token-for-tests';
+let meta: MetaTestApp;
 let app: NestFastifyApplication;
-let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let send: ReturnType<typeof metaSender>;
 let base = '';
-let next = 100_000;
-const newId = () => String(Date.now()) + String(++next);
 
 beforeAll(async () => {
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: VERIFY },
-  }));
-  await app.listen(0, '127.0.0.1');
-  base = await app.getUrl();
-  base = base.replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
-  send = metaSender(base, SECRET);
+  meta = await startMetaTestApp({ secret: SECRET, verifyToken: VERIFY });
+  ({ app, base } = meta);
 });
-afterAll(() => close());
-
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
-const events = (t: TestTenant, type: string) =>
-  runtime.db.asSystem((tx) =>
-    tx.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [
-      t.ctx.organizationId,
-      type,
-    ]),
-  );
-const drain = async () => {
-  while ((await app.get(InboundProcessor).processDue()) > 0);
-};
-
-// A tenant with a Messenger page connected.
-async function withPage(kind: 'messenger' | 'instagram' = 'messenger') {
-  const t = await createTestTenant(app);
-  const accountId = newId();
-  const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
-  const res = await app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind, name: 'Page', [field]: accountId, page_access_token: `EAAG${'x'.repeat(40)}` },
-  });
-  expect(res.statusCode).toBe(201);
-  return { t, accountId, channelId: res.json().channel_account.id as string };
-}
+afterAll(() => meta.close());
 
 const text = (psid: string, mid: string, body: string, timestamp = Date.now()) => ({
   sender: { id: psid },
@@ -84,19 +40,19 @@ describe('GET /functions/v1/meta-webhook (subscription handshake)', () => {
 
 describe('POST /functions/v1/meta-webhook', () => {
   it('should refuse unsigned and wrongly signed requests with 401 before storing anything, and bad bodies with 4xx', async () => {
-    const { t, accountId } = await withPage();
+    const { t, accountId } = await meta.connectAccount();
     const body = metaBody('page', accountId, [text('psid-1', `m_${newId()}`, 'hi')]);
-    expect((await send(body, 'unsigned')).status).toBe(401);
-    expect((await send(body, 'wrong_secret')).status).toBe(401);
+    expect((await meta.send(body, 'unsigned')).status).toBe(401);
+    expect((await meta.send(body, 'wrong_secret')).status).toBe(401);
     const tampered = await fetch(`${base}/functions/v1/meta-webhook`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) }, body: JSON.stringify(body),
     });
     expect(tampered.status).toBe(401);
-    expect(await rows(t, 'SELECT 1 FROM inbound_events')).toHaveLength(0);
-    expect((await send(null, 'signed', '{not json')).status).toBe(400);
-    expect((await send({ hello: 'world' })).status).toBe(400);
-    expect((await send([1, 2])).status).toBe(400);
-    const huge = await send(null, 'signed', JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }));
+    expect(await meta.rows(t, 'SELECT 1 FROM inbound_events')).toHaveLength(0);
+    expect((await meta.send(null, 'signed', '{not json')).status).toBe(400);
+    expect((await meta.send({ hello: 'world' })).status).toBe(400);
+    expect((await meta.send([1, 2])).status).toBe(400);
+    const huge = await meta.send(null, 'signed', JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }));
     expect(huge.status).toBe(413);
     const plain = await fetch(`${base}/functions/v1/meta-webhook`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(plain.status).toBeGreaterThanOrEqual(400);
@@ -104,37 +60,37 @@ describe('POST /functions/v1/meta-webhook', () => {
   });
 
   it('should store a message before the 200, create the contact by page-scoped id, open the window, and store a replay once', async () => {
-    const { t, accountId, channelId } = await withPage();
+    const { t, accountId, channelId } = await meta.connectAccount();
     const mid = `m_${newId()}`;
     const wrote = Date.now() - 60_000;
     const body = metaBody('page', accountId, [text('psid-42', mid, 'Is this in stock?', wrote)]);
-    const first = await send(body);
+    const first = await meta.send(body);
     expect(first).toEqual({ status: 200, body: { received: true, stored: 1 } });
-    expect(await rows(t, 'SELECT 1 FROM inbound_events WHERE processed_at IS NULL')).toHaveLength(1);
-    expect((await send(body)).status).toBe(200); // replayed
-    await drain();
-    const messages = await rows<{ content: string; direction: string; external_id: string; channel_account_id: string }>(
+    expect(await meta.rows(t, 'SELECT 1 FROM inbound_events WHERE processed_at IS NULL')).toHaveLength(1);
+    expect((await meta.send(body)).status).toBe(200); // replayed
+    await meta.drain();
+    const messages = await meta.rows<{ content: string; direction: string; external_id: string; channel_account_id: string }>(
       t,
       'SELECT content, direction, external_id, channel_account_id FROM messages',
     );
     expect(messages).toEqual([{ content: 'Is this in stock?', direction: 'INBOUND', external_id: mid, channel_account_id: channelId }]);
-    const [conversation] = await rows<{ channel_kind: string; window_closes_at: Date; unread_count: number }>(
+    const [conversation] = await meta.rows<{ channel_kind: string; window_closes_at: Date; unread_count: number }>(
       t,
       'SELECT channel_kind, window_closes_at, unread_count FROM conversations',
     );
     expect(conversation).toMatchObject({ channel_kind: 'messenger', unread_count: 1 });
     expect(conversation.window_closes_at.getTime()).toBe(Math.floor(wrote) + 24 * 3_600_000);
-    expect(await rows(t, 'SELECT external_user_id FROM channel_contacts')).toEqual([{ external_user_id: 'psid-42' }]);
-    expect(await events(t, 'message.received')).toHaveLength(1);
+    expect(await meta.rows(t, 'SELECT external_user_id FROM channel_contacts')).toEqual([{ external_user_id: 'psid-42' }]);
+    expect(await meta.events(t, 'message.received')).toHaveLength(1);
 
     // A second message of the same customer: same contact and conversation.
-    await send(metaBody('page', accountId, [text('psid-42', `m_${newId()}`, 'Hello?')]));
-    await drain();
-    expect(await rows(t, 'SELECT DISTINCT contact_id, conversation_id FROM messages')).toHaveLength(1);
+    await meta.send(metaBody('page', accountId, [text('psid-42', `m_${newId()}`, 'Hello?')]));
+    await meta.drain();
+    expect(await meta.rows(t, 'SELECT DISTINCT contact_id, conversation_id FROM messages')).toHaveLength(1);
   });
 
   it('should take Instagram messages with media and postbacks, and drop events of unknown accounts with a 200', async () => {
-    const { t, accountId } = await withPage('instagram');
+    const { t, accountId } = await meta.connectAccount('instagram');
     const media = {
       sender: { id: 'igsid-7' },
       recipient: { id: accountId },
@@ -147,12 +103,12 @@ describe('POST /functions/v1/meta-webhook', () => {
       timestamp: Date.now(),
       postback: { mid: `pb_${newId()}`, title: 'Talk to a human', payload: 'HUMAN' },
     };
-    expect((await send(metaBody('instagram', accountId, [media, postback]))).body).toEqual({ received: true, stored: 2 });
-    expect((await send(metaBody('instagram', '999000111', [media]))).body).toEqual({ received: true, stored: 0 });
+    expect((await meta.send(metaBody('instagram', accountId, [media, postback]))).body).toEqual({ received: true, stored: 2 });
+    expect((await meta.send(metaBody('instagram', '999000111', [media]))).body).toEqual({ received: true, stored: 0 });
     // A page id of an Instagram account is not a Messenger page.
-    expect((await send(metaBody('page', accountId, [media]))).body).toEqual({ received: true, stored: 0 });
-    await drain();
-    const stored = await rows<{ content: string; media: { kind: string; original_url: string }[]; metadata: Record<string, unknown> }>(
+    expect((await meta.send(metaBody('page', accountId, [media]))).body).toEqual({ received: true, stored: 0 });
+    await meta.drain();
+    const stored = await meta.rows<{ content: string; media: { kind: string; original_url: string }[]; metadata: Record<string, unknown> }>(
       t,
       'SELECT content, media, metadata FROM messages ORDER BY created_at',
     );
@@ -160,40 +116,40 @@ describe('POST /functions/v1/meta-webhook', () => {
       ['', ['image'], null],
       ['Talk to a human', [], 'HUMAN'],
     ]);
-    expect(await rows(t, 'SELECT channel_kind FROM conversations')).toEqual([{ channel_kind: 'instagram' }]);
+    expect(await meta.rows(t, 'SELECT channel_kind FROM conversations')).toEqual([{ channel_kind: 'instagram' }]);
   });
 
   it('should answer each of many concurrent requests with its own outcome (requests stored together)', async () => {
-    const { t, accountId } = await withPage();
+    const { t, accountId } = await meta.connectAccount();
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_v, i) => send(metaBody('page', i % 4 === 0 ? '404404404' : accountId, [text(`c-${i % 7}`, `m_${newId()}`, `n${i}`)]))),
+      Array.from({ length: 40 }, (_v, i) => meta.send(metaBody('page', i % 4 === 0 ? '404404404' : accountId, [text(`c-${i % 7}`, `m_${newId()}`, `n${i}`)]))),
     );
     expect(answers.map((a) => a.body.stored)).toEqual(Array.from({ length: 40 }, (_v, i) => (i % 4 === 0 ? 0 : 1)));
-    await drain();
-    expect(await rows(t, 'SELECT 1 FROM messages')).toHaveLength(30);
+    await meta.drain();
+    expect(await meta.rows(t, 'SELECT 1 FROM messages')).toHaveLength(30);
   });
 
   it('should route each event to its own organization only', async () => {
-    const a = await withPage();
-    const b = await withPage();
-    await send({
+    const a = await meta.connectAccount();
+    const b = await meta.connectAccount();
+    await meta.send({
       object: 'page',
       entry: [
         { id: a.accountId, messaging: [text('u1', `m_${newId()}`, 'to a')] },
         { id: b.accountId, messaging: [text('u1', `m_${newId()}`, 'to b')] },
       ],
     });
-    await drain();
-    expect(await rows(a.t, 'SELECT content FROM messages')).toEqual([{ content: 'to a' }]);
-    expect(await rows(b.t, 'SELECT content FROM messages')).toEqual([{ content: 'to b' }]);
-    expect(await rows(a.t, 'SELECT organization_id FROM channel_contacts')).toEqual([{ organization_id: a.t.ctx.organizationId }]);
+    await meta.drain();
+    expect(await meta.rows(a.t, 'SELECT content FROM messages')).toEqual([{ content: 'to a' }]);
+    expect(await meta.rows(b.t, 'SELECT content FROM messages')).toEqual([{ content: 'to b' }]);
+    expect(await meta.rows(a.t, 'SELECT organization_id FROM channel_contacts')).toEqual([{ organization_id: a.t.ctx.organizationId }]);
   });
 });
 
 describe('echoes', () => {
   it("should keep a message the page sent from elsewhere as outbound, once, after giving the send path its turn", async () => {
-    const { t, accountId } = await withPage();
-    await send(metaBody('page', accountId, [text('psid-5', `m_${newId()}`, 'hello')]));
+    const { t, accountId } = await meta.connectAccount();
+    await meta.send(metaBody('page', accountId, [text('psid-5', `m_${newId()}`, 'hello')]));
     const mid = `m_${newId()}`;
     const echo = {
       sender: { id: accountId },
@@ -201,18 +157,18 @@ describe('echoes', () => {
       timestamp: Date.now(),
       message: { mid, text: 'Answered from the page inbox', is_echo: true },
     };
-    await send(metaBody('page', accountId, [echo]));
-    await drain();
-    expect(await rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
-    await rows(t, 'UPDATE inbound_events SET next_attempt_at = now() WHERE processed_at IS NULL');
-    await drain();
-    await send(metaBody('page', accountId, [echo]));
-    await drain();
-    expect(await rows(t, "SELECT content, status, external_id FROM messages WHERE direction = 'OUTBOUND'")).toEqual([
+    await meta.send(metaBody('page', accountId, [echo]));
+    await meta.drain();
+    expect(await meta.rows(t, "SELECT 1 FROM messages WHERE direction = 'OUTBOUND'")).toHaveLength(0);
+    await meta.rows(t, 'UPDATE inbound_events SET next_attempt_at = now() WHERE processed_at IS NULL');
+    await meta.drain();
+    await meta.send(metaBody('page', accountId, [echo]));
+    await meta.drain();
+    expect(await meta.rows(t, "SELECT content, status, external_id FROM messages WHERE direction = 'OUTBOUND'")).toEqual([
       { content: 'Answered from the page inbox', status: 'SENT', external_id: mid },
     ]);
-    expect(await rows(t, 'SELECT DISTINCT conversation_id FROM messages')).toHaveLength(1);
-    expect(await events(t, 'message.sent')).toHaveLength(1);
+    expect(await meta.rows(t, 'SELECT DISTINCT conversation_id FROM messages')).toHaveLength(1);
+    expect(await meta.events(t, 'message.sent')).toHaveLength(1);
   });
 });
 
@@ -236,7 +192,7 @@ describe('Meta channel accounts', () => {
     expect(created.statusCode).toBe(201);
     expect(JSON.stringify(created.json())).not.toContain(token);
     expect(created.json()).toMatchObject({ channel_account: { kind: 'messenger', external_account_id: pageId }, inbound_path: '/functions/v1/meta-webhook' });
-    const [stored] = await rows<{ access_token_sealed: string }>(t, 'SELECT access_token_sealed FROM channel_accounts');
+    const [stored] = await meta.rows<{ access_token_sealed: string }>(t, 'SELECT access_token_sealed FROM channel_accounts');
     expect(stored.access_token_sealed).toMatch(/^v1:/);
     expect(stored.access_token_sealed).not.toContain(token);
     const listed = (await app.inject({ method: 'GET', url: '/functions/v1/messaging/channel-accounts', headers: t.key })).json();
@@ -264,6 +220,6 @@ describe('Meta channel accounts', () => {
     expect((await patch(id, t.key, { is_active: 'no' })).statusCode).toBe(400);
     expect((await patch('nope', t.key, { is_active: false })).statusCode).toBe(404);
     expect((await patch(id, t.key, { is_active: false })).json()).toMatchObject({ is_active: false });
-    expect((await send(metaBody('page', pageId, [text('u9', `m_${newId()}`, 'anyone?')]))).body).toEqual({ received: true, stored: 0 });
+    expect((await meta.send(metaBody('page', pageId, [text('u9', `m_${newId()}`, 'anyone?')]))).body).toEqual({ received: true, stored: 0 });
   });
 });
