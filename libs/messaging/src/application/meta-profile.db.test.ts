@@ -1,65 +1,38 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ContactService, crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
-import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { ContactService } from '@engage/crm';
+import type { TestTenant } from '@engage/identity/testing';
 import { defineJob, JobRunner, type PlatformRuntime, SecretBox } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
 import { GraphProfileApi } from '../infrastructure/graph-profile-api';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { GraphApiFake, metaBody, metaSender } from '../testing/meta-peers';
+import { GraphApiFake, metaBody } from '../testing/meta-peers';
+import { type MetaTestApp, newMetaId as newId, startMetaTestApp } from '../testing/meta-test-app';
 import { waitFor } from '../testing/wait-for';
-import { InboundProcessor } from './inbound-processor';
 import { META_PROFILE_ATTEMPTS, metaProfileJob, MetaProfileLookup } from './meta-profile.job';
 
-const SECRET = 'meta-app-secret-for-profile-tests';
 const TOKEN = `EAAG${'p'.repeat(40)}`;
 const TIMEOUT_MS = 300;
 const graph = new GraphApiFake();
 const logs: Array<{ fields: Record<string, unknown>; line: string }> = [];
+let meta: MetaTestApp;
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
-let close: () => Promise<void>;
 let lookup: MetaProfileLookup;
-let send: ReturnType<typeof metaSender>;
-let next = 700_000;
-const newId = () => String(Date.now()) + String(++next);
 
 beforeAll(async () => {
   await graph.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify', META_GRAPH_URL: graph.url },
-  }));
-  await app.listen(0, '127.0.0.1');
-  send = metaSender((await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1'), SECRET);
+  meta = await startMetaTestApp({ secret: 'meta-app-secret-for-profile-tests', graphUrl: graph.url });
+  ({ app, runtime } = meta);
   // The production handler against the fake Graph API, with a short time-out and fast retries.
   lookup = new MetaProfileLookup(runtime.db, app.get(ContactService), app.get(SecretBox), new GraphProfileApi(graph.url, TIMEOUT_MS), (fields, line) =>
     logs.push({ fields, line }),
   );
 });
 afterAll(async () => {
-  await close();
+  await meta.close();
   await graph.stop();
 });
 
-const sql = <T = Record<string, unknown>>(t: TestTenant, text: string, params: unknown[] = []) =>
-  runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(text, params));
-
-async function withAccount(kind: 'messenger' | 'instagram') {
-  const t = await createTestTenant(app);
-  const accountId = newId();
-  const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
-  const res = await app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind, name: 'Page', [field]: accountId, page_access_token: TOKEN },
-  });
-  expect(res.statusCode).toBe(201);
-  return { t, accountId };
-}
+const sql = <T = Record<string, unknown>>(t: TestTenant, text: string, params: unknown[] = []) => meta.rows<T>(t, text, params);
+const withAccount = (kind: 'messenger' | 'instagram') => meta.connectAccount(kind, TOKEN);
 
 // Customers write; the worker stores their messages (creating their contacts) and the runner then
 // runs every profile job of the organization to its end.
@@ -67,8 +40,8 @@ async function customersWrite(t: TestTenant, object: 'page' | 'instagram', accou
   const messaging = users.map((user) => ({
     sender: { id: user }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'hi' },
   }));
-  expect((await send(metaBody(object, accountId, messaging))).status).toBe(200);
-  while ((await app.get(InboundProcessor).processDue()) > 0);
+  expect((await meta.send(metaBody(object, accountId, messaging))).status).toBe(200);
+  await meta.drain();
   expect(await sql(t, 'SELECT 1 FROM messages')).toHaveLength(users.length);
 }
 // A job runner until every job of the organization has ended (finished jobs are deleted).

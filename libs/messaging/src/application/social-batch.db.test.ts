@@ -1,51 +1,31 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ContactService, crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
-import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { ContactService } from '@engage/crm';
+import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { metaBody, metaSender } from '../testing/meta-peers';
+import { metaBody } from '../testing/meta-peers';
+import { type MetaTestApp, startMetaTestApp } from '../testing/meta-test-app';
 import { InboundProcessor } from './inbound-processor';
 import { SocialInbound } from './social-inbound';
 
-const SECRET = 'meta-app-secret-for-batch-tests';
+let meta: MetaTestApp;
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let send: ReturnType<typeof metaSender>;
-let next = 500_000;
-const newId = () => String(Date.now()) + String(++next);
 
 beforeAll(async () => {
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify' },
-  }));
-  await app.listen(0, '127.0.0.1');
-  send = metaSender((await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1'), SECRET);
+  meta = await startMetaTestApp({ secret: 'meta-app-secret-for-batch-tests' });
+  ({ app, runtime } = meta);
 });
-afterAll(() => close());
+afterAll(() => meta.close());
 
 // One lane, so a pass forms its batches in a known order; the processor of the module otherwise.
 const processor = () => new InboundProcessor(runtime.db, app.get(ContactService), undefined, 1, app.get(SocialInbound));
-const sql = <T = Record<string, unknown>>(t: TestTenant, text: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(text, params));
-const outbox = async (t: TestTenant, type: string) =>
-  (await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM outbox WHERE organization_id = $1 AND type = $2', [t.ctx.organizationId, type]))).length;
+const sql = <T = Record<string, unknown>>(t: TestTenant, text: string, params: unknown[] = []) => meta.rows<T>(t, text, params);
+const outbox = async (t: TestTenant, type: string) => (await meta.events(t, type)).length;
 const dueNow = (t: TestTenant) => sql(t, 'UPDATE inbound_events SET next_attempt_at = now() WHERE processed_at IS NULL');
 
 async function withPage() {
-  const t = await createTestTenant(app);
-  const pageId = newId();
-  const res = await app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind: 'messenger', name: 'Page', page_id: pageId, page_access_token: `EAAG${'b'.repeat(40)}` },
-  });
-  return { t, pageId, channelId: res.json().channel_account.id as string };
+  const { accountId, ...rest } = await meta.connectAccount('messenger', `EAAG${'b'.repeat(40)}`);
+  return { ...rest, pageId: accountId };
 }
 
 const msg = (psid: string, mid: string, body: string) => ({
@@ -65,19 +45,19 @@ const receipt = (psid: string, kind: 'delivery' | 'read', fields: object) => ({
 // this same pass), a receipt for an id never sent, one that moves nothing, one from an unknown
 // customer, and an event for an unknown page.
 async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: number) {
-  await send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
+  await meta.send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
   expect(await processor().processDue()).toBe(1);
   const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
   await sql(t, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
     VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`, [conv.id, conv.contact_id, channelId]);
   await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
-  await send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
+  await meta.send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
   expect(await processor().processDue()).toBe(0);
 
   const customers = Array.from({ length: n }, (_v, i) => `c${i}`);
   const first = customers.map((c) => msg(c, `m_${c}_1`, `${c} one`));
   const second = customers.map((c) => msg(c, `m_${c}_2`, `${c} two`));
-  expect((await send(metaBody('page', pageId, first))).body).toEqual({ received: true, stored: n });
+  expect((await meta.send(metaBody('page', pageId, first))).body).toEqual({ received: true, stored: n });
   await dueNow(t);
   const mixed = [
     msg('old', 'm_old', 'earlier (replayed)'),
@@ -90,7 +70,7 @@ async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: n
     receipt('old', 'delivery', { mids: ['out-1'] }), // already read by now: nothing moves
     receipt('ghost', 'read', { watermark: Date.now() }), // never wrote on this page
   ];
-  const answer = await send({
+  const answer = await meta.send({
     object: 'page',
     entry: [
       { id: pageId, time: Date.now(), messaging: [...mixed, ...second] },
@@ -204,10 +184,10 @@ describe('Meta event batches in the worker', () => {
   it('should not let a poison event block or undo the others of its batch, and settle it after its last attempt', async () => {
     const { t, pageId, channelId } = await withPage();
     const good = Array.from({ length: 20 }, (_v, i) => msg(`p${i % 5}`, `m_good_${i}`, `n${i}`));
-    await send(metaBody('page', pageId, good.slice(0, 10)));
+    await meta.send(metaBody('page', pageId, good.slice(0, 10)));
     await storePoison(t, channelId, 'm_poison', 'u'.repeat(400));
     await storePoison(t, channelId, 'm_poison_2', undefined); // its customer missing altogether
-    await send(metaBody('page', pageId, good.slice(10)));
+    await meta.send(metaBody('page', pageId, good.slice(10)));
     expect(await processor().processDue()).toBe(20);
     const stored = await sql<{ external_id: string }>(t, 'SELECT external_id FROM messages ORDER BY created_at, id');
     expect(stored.map((m) => m.external_id).sort()).toEqual(good.map((g) => g.message.mid).sort());
