@@ -1,12 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { emailChannel } from '../testing/email-test-channel';
+import { emailChannel, type EmailTestApp, startEmailTestApp } from '../testing/email-test-channel';
 import { composeMail, deliver, SmtpCapture, startDovecot } from '../testing/mail-peers';
 import { EmailMailboxJob, EmailPollTick } from './email-jobs';
 import { EmailMailboxReader } from './email-mailbox';
@@ -17,21 +12,17 @@ const smtp = new SmtpCapture('smtp-user', 'smtp-secret-456');
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
 let close: () => Promise<void>;
+let rows: EmailTestApp['rows'];
 
 beforeAll(async () => {
   await smtp.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', EMAIL_IDLE_MS: '0' },
-  }));
+  ({ app, runtime, close, rows } = await startEmailTestApp());
 });
 afterAll(async () => {
   await close();
   await smtp.stop();
 });
 
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
 type Stored = { content: string; conversation_id: string; email_message_id: string | null; contact_id: string };
 const messages = (t: TestTenant) =>
   rows<Stored>(t, `SELECT content, conversation_id, email_message_id, contact_id FROM messages WHERE direction = 'INBOUND' ORDER BY created_at, id`);

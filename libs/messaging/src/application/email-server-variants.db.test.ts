@@ -1,14 +1,9 @@
 import { ImapFlow } from 'imapflow';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type pino from 'pino';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import type { TestTenant } from '@engage/identity/testing';
-import { PLATFORM_LOG, type PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { emailChannel } from '../testing/email-test-channel';
+import { PLATFORM_LOG } from '@engage/platform';
+import { emailChannel, type EmailTestApp, startEmailTestApp } from '../testing/email-test-channel';
 import { composeMail, createFolder, deliver, folderMails, SmtpCapture } from '../testing/mail-peers';
 import { CAPABILITY_WITHOUT_IDLE, type DovecotVariant, startDovecotVariant } from '../testing/mail-variants';
 import { EmailMailboxJob, EmailPollTick } from './email-jobs';
@@ -19,18 +14,14 @@ import { EmailMailboxReader } from './email-mailbox';
 const smtp = new SmtpCapture('smtp-user', 'smtp-secret-789');
 let dovecot: DovecotVariant;
 let app: NestFastifyApplication;
-let runtime: PlatformRuntime;
 let close: () => Promise<void>;
+let rows: EmailTestApp['rows'];
 
 beforeAll(async () => {
   dovecot = await startDovecotVariant({ capability: CAPABILITY_WITHOUT_IDLE, sent: 'none' });
   await smtp.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    // IDLE would hold a run for a minute: this server must be read without it.
-    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', EMAIL_IDLE_MS: '60000' },
-  }));
+  // IDLE would hold a run for a minute: this server must be read without it.
+  ({ app, close, rows } = await startEmailTestApp({ EMAIL_IDLE_MS: '60000' }));
 });
 afterAll(async () => {
   await close();
@@ -38,7 +29,6 @@ afterAll(async () => {
   dovecot.stop();
 });
 
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
 const contents = async (t: TestTenant) =>
   (await rows<{ content: string }>(t, `SELECT content FROM messages WHERE direction = 'INBOUND' ORDER BY created_at, id`)).map((m) => m.content);
 const mail = (box: { address: string }, n: number) =>

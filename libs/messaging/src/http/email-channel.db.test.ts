@@ -1,45 +1,32 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
-import { type PlatformRuntime, SecretBox } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
+import { SecretBox } from '@engage/platform';
 import { EmailMailboxReader } from '../application/email-mailbox';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { emailChannel } from '../testing/email-test-channel';
+import { emailChannel, type EmailTestApp, startEmailTestApp } from '../testing/email-test-channel';
 import { composeMail, deliver, fileServer, folderMails, SmtpCapture, startDovecot } from '../testing/mail-peers';
 
 // Email channel setup, its test endpoint and replies, against a real Dovecot (IMAP) and a real SMTP server.
 const dovecot = startDovecot();
 const smtp = new SmtpCapture('smtp-user', 'smtp-secret-123');
+let email: EmailTestApp;
 let app: NestFastifyApplication;
-let runtime: PlatformRuntime;
-let close: () => Promise<void>;
+let rows: EmailTestApp['rows'];
 let files: Awaited<ReturnType<typeof fileServer>>;
 
 beforeAll(async () => {
   await smtp.start();
   files = await fileServer({ '/invoice.pdf': { body: Buffer.from('%PDF-1.4 invoice'), type: 'application/pdf' } });
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', EMAIL_IDLE_MS: '0' },
-  }));
+  email = await startEmailTestApp();
+  ({ app, rows } = email);
 });
 afterAll(async () => {
-  await close();
+  await email.close();
   await smtp.stop();
   await files.close();
 });
 
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string, params: unknown[] = []) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql, params));
-const events = (t: TestTenant, type: string) =>
-  runtime.db.asSystem((tx) =>
-    tx.query<{ payload: { message: { id: string; status: string; error: string | null }; reason?: string } }>(
-      `SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [t.ctx.organizationId, type],
-    ),
-  );
+type Payload = { message: { id: string; status: string; error: string | null }; reason?: string };
+const events = (t: TestTenant, type: string) => email.events<Payload>(t, type);
 const create = (headers: Record<string, string>, payload: object) =>
   app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers, payload });
 const test = (headers: Record<string, string>, id: string) =>

@@ -1,14 +1,8 @@
 import { rmSync } from 'node:fs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
 import { EmailMailboxReader } from '../application/email-mailbox';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { emailChannel } from '../testing/email-test-channel';
+import { emailChannel, type EmailTestApp, startEmailTestApp } from '../testing/email-test-channel';
 import { composeMail, deliver, folderMails, SmtpCapture } from '../testing/mail-peers';
 import { type DovecotVariant, selfSignedCertificate, startDovecotVariant } from '../testing/mail-variants';
 
@@ -20,18 +14,14 @@ const smtpTls = new SmtpCapture('smtp-user', 'smtp-tls-secret', { key: certifica
 const smtpStartTls = new SmtpCapture('smtp-user', 'smtp-starttls-secret', { key: certificate.key, cert: certificate.cert, secure: false });
 let dovecot: DovecotVariant;
 let app: NestFastifyApplication;
-let runtime: PlatformRuntime;
 let close: () => Promise<void>;
+let query: EmailTestApp['rows'];
 
 beforeAll(async () => {
   dovecot = await startDovecotVariant({ tls: certificate });
   await smtpTls.start();
   await smtpStartTls.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', EMAIL_IDLE_MS: '0' },
-  }));
+  ({ app, close, rows: query } = await startEmailTestApp());
 });
 afterAll(async () => {
   await close();
@@ -42,7 +32,7 @@ afterAll(async () => {
 });
 
 const ca = certificate.cert;
-const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string) => runtime.db.inTenant(t.ctx, (tx) => tx.query<T>(sql));
+const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string) => query<T>(t, sql);
 const check = async (t: TestTenant, id: string) =>
   (await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/test`, headers: t.key })).json();
 // The Dovecot login lines of a user: ", TLS," marks a session over TLS.

@@ -1,7 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { crmMigrations } from '@engage/crm';
+import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { startTestApp } from '@engage/platform/testing';
+import { messagingMigrations } from '../index';
+import { MessagingModule } from '../messaging.module';
 import type { SmtpCapture } from './mail-peers';
+import { tenantQueries } from './tenant-queries';
+
+// The messaging context in an api process that may reach mail servers on 127.0.0.1 (outbound rules)
+// and reads a mailbox without waiting in IDLE unless env says otherwise, with the shared queries.
+export async function startEmailTestApp(env: Record<string, string> = {}) {
+  const started = await startTestApp([MessagingModule], {
+    role: 'api',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
+    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', EMAIL_IDLE_MS: '0', ...env },
+  });
+  return { ...started, ...tenantQueries(started.runtime) };
+}
+
+export type EmailTestApp = Awaited<ReturnType<typeof startEmailTestApp>>;
 
 export type Dovecot = { host: string; port: number; addUser: (user: string, password: string) => void };
 type Overrides = { imap?: { port?: number; secure?: boolean; tls_ca?: string }; smtp?: { secure?: boolean; tls_ca?: string } };
