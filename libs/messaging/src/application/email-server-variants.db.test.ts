@@ -101,7 +101,8 @@ describe('the sent copy on a server without a \\Sent folder', () => {
       info.mockRestore();
     }
     expect(smtp.received.filter((m) => m.parsed.text?.trim() === 'No Sent folder here')).toHaveLength(1);
-    const [message] = await rows<{ status: string; metadata: { sent_copy: string } }>(box.t, `SELECT status, metadata FROM messages WHERE direction = 'OUTBOUND'`);
+    type Row = { status: string; metadata: { sent_copy: string } };
+    const [message] = await rows<Row>(box.t, `SELECT status, metadata FROM messages WHERE direction = 'OUTBOUND'`);
     expect(message).toMatchObject({ status: 'SENT', metadata: { sent_copy: 'no Sent folder' } });
   });
 });

@@ -52,7 +52,8 @@ function endpoint(name: 'imap' | 'smtp', raw: unknown): EmailEndpoint {
     throw invalid(`${name}.password must be 1 to 1000 characters`, `${name}.password`);
   }
   const tlsCa = o.tls_ca === undefined || o.tls_ca === null ? undefined : trustedCertificates(o.tls_ca, `${name}.tls_ca`);
-  return { host: o.host.toLowerCase().replace(/\.$/, ''), port: o.port, secure: o.secure, user: o.user, password: o.password, ...(tlsCa ? { tls_ca: tlsCa } : {}) };
+  const host = o.host.toLowerCase().replace(/\.$/, '');
+  return { host, port: o.port, secure: o.secure, user: o.user, password: o.password, ...(tlsCa ? { tls_ca: tlsCa } : {}) };
 }
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/g;

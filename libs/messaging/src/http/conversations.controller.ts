@@ -80,9 +80,15 @@ export class ChannelAccountDto {
   @IsOptional() @IsString() @MaxLength(128) auth_token?: string;
   @ApiProperty({ required: false, description: 'sms: the sender number in E.164 form' }) @IsOptional() @IsString() @MaxLength(16) from_number?: string;
   @ApiProperty({ required: false, description: 'email: the mailbox\'s address' }) @IsOptional() @IsString() @MaxLength(254) address?: string;
-  @ApiProperty({ required: false, description: 'email: IMAP {host, port, secure, user, password} (the password write-only, stored sealed)', type: Object })
+  @ApiProperty({
+    required: false, type: Object,
+    description: 'email: IMAP {host, port, secure, user, password, tls_ca?} (password write-only, sealed; tls_ca: PEM CAs to trust)',
+  })
   @IsOptional() @IsObject() imap?: Record<string, unknown>;
-  @ApiProperty({ required: false, description: 'email: SMTP {host, port, secure, user, password} (the password write-only, stored sealed)', type: Object })
+  @ApiProperty({
+    required: false, type: Object,
+    description: 'email: SMTP {host, port, secure, user, password, tls_ca?} (password write-only, sealed; tls_ca: PEM CAs to trust)',
+  })
   @IsOptional() @IsObject() smtp?: Record<string, unknown>;
 }
 

@@ -40,7 +40,8 @@ const logins = (user: string) => dovecot.log().split('\n').filter((line) => line
 
 async function roundTrip(box: Awaited<ReturnType<typeof emailChannel>>, smtp: SmtpCapture) {
   expect(await check(box.t, box.id)).toEqual({ ok: true });
-  const mail = await composeMail({ from: 'tls@customer.test', to: box.address, subject: 'Over TLS', messageId: `<tls-${box.user}@customer.test>`, text: 'encrypted' });
+  const messageId = `<tls-${box.user}@customer.test>`;
+  const mail = await composeMail({ from: 'tls@customer.test', to: box.address, subject: 'Over TLS', messageId, text: 'encrypted' });
   await deliver(dovecot, box.user, box.password, [mail]);
   expect(await app.get(EmailMailboxReader).read(box.t.ctx.organizationId, box.id)).toEqual({ outcome: 'read', stored: 1, duplicates: 0 });
   const [conversation] = await rows<{ id: string }>(box.t, 'SELECT id FROM conversations');
@@ -73,7 +74,9 @@ describe('email over TLS with a certificate the account trusts (tls_ca)', () => 
 
 describe('email over TLS with a certificate nobody trusts', () => {
   it('should refuse a self-signed IMAP certificate, implicit or by STARTTLS', async () => {
-    const implicit = await emailChannel(app, dovecot, smtpTls, undefined, { imap: { port: dovecot.imapsPort, secure: true }, smtp: { secure: true, tls_ca: ca } });
+    const implicit = await emailChannel(app, dovecot, smtpTls, undefined, {
+      imap: { port: dovecot.imapsPort, secure: true }, smtp: { secure: true, tls_ca: ca },
+    });
     expect(await check(implicit.t, implicit.id)).toEqual({ ok: false, error: expect.stringMatching(/^IMAP: .*self-signed certificate/) });
     const upgraded = await emailChannel(app, dovecot, smtpStartTls, undefined, { smtp: { tls_ca: ca } });
     expect(await check(upgraded.t, upgraded.id)).toEqual({ ok: false, error: expect.stringMatching(/^IMAP: .*self-signed certificate/) });
@@ -101,7 +104,9 @@ describe('email over TLS with a certificate nobody trusts', () => {
   });
 
   it('should still vet the host of a TLS connection on every connection', async () => {
-    const box = await emailChannel(app, dovecot, smtpTls, undefined, { imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca }, smtp: { secure: true, tls_ca: ca } });
+    const box = await emailChannel(app, dovecot, smtpTls, undefined, {
+      imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca }, smtp: { secure: true, tls_ca: ca },
+    });
     await rows(box.t, `UPDATE channel_accounts SET email_settings = jsonb_set(email_settings, '{imap,host}', '"localhost"')`);
     expect(await check(box.t, box.id)).toEqual({ ok: false, error: expect.stringMatching(/localhost refused: .*non-public address/) });
   });

@@ -22,7 +22,7 @@ export const SEND_OUTCOME = object({
 
 // The inbound token is shown once, when made or rotated; Meta channels have none (Meta signs its requests).
 // Email channels have no inbound path (their mailbox is read) and show their settings without passwords.
-const ENDPOINT = object({ host: text, port: integer, secure: boolean, user: text });
+const ENDPOINT = object({ host: text, port: integer, secure: boolean, user: text, tls_ca: text }, ['tls_ca']);
 const EMAIL_SETTINGS = object({ address: text, imap: ENDPOINT, smtp: ENDPOINT });
 export const CHANNEL_WITH_TOKEN = object(
   { channel_account: CHANNEL_ACCOUNT, inbound_token: text, inbound_path: text, email: EMAIL_SETTINGS },

@@ -102,7 +102,9 @@ export function composeMail(options: Mail.Options): Promise<Buffer> {
 // Puts mails into a mailbox over IMAP (APPEND), as a delivery would.
 type ImapServer = { host: string; port: number; tlsCa?: string };
 const imapClient = (server: ImapServer, user: string, password: string) =>
-  new ImapFlow({ host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false, tls: server.tlsCa ? { ca: [server.tlsCa] } : undefined });
+  new ImapFlow({
+    host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false, tls: server.tlsCa ? { ca: [server.tlsCa] } : undefined,
+  });
 
 export async function deliver(server: ImapServer, user: string, password: string, mails: Buffer[], folder = 'INBOX'): Promise<void> {
   const client = imapClient(server, user, password);

@@ -44,7 +44,9 @@ export interface DovecotVariant {
 
 // A second, differently configured Dovecot of this test file's own (its own directory and ports):
 // without IDLE, with TLS (STARTTLS and implicit), or without a \Sent folder.
-export async function startDovecotVariant(options: { capability?: string; tls?: { certFile: string; keyFile: string; cert: string }; sent?: 'special-use' | 'none' }): Promise<DovecotVariant> {
+type VariantOptions = { capability?: string; tls?: { certFile: string; keyFile: string; cert: string }; sent?: 'special-use' | 'none' };
+
+export async function startDovecotVariant(options: VariantOptions): Promise<DovecotVariant> {
   const dir = mkdtempSync(join(tmpdir(), 'engage-dovecot-variant-'));
   chmodSync(dir, 0o755);
   const port = await freePort();

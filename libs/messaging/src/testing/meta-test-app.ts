@@ -43,7 +43,10 @@ export async function connectMetaAccount(app: NestFastifyApplication, kind: 'mes
   const accountId = newMetaId();
   const field = kind === 'messenger' ? 'page_id' : 'instagram_account_id';
   const res = await app.inject({
-    method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind, name: 'Page', [field]: accountId, page_access_token: token },
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: t.key,
+    payload: { kind, name: 'Page', [field]: accountId, page_access_token: token },
   });
   if (res.statusCode !== 201) throw new Error(`${kind} account not created: ${res.statusCode} ${res.body}`);
   return { t, accountId, channelId: res.json().channel_account.id as string };

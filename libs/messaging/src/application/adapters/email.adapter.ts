@@ -58,7 +58,9 @@ export class EmailAdapter implements ChannelAdapter {
     const stored = await this.db.inTenant(ctx, (tx) => finishSend(tx, ctx, [pending.messageId], [attempt]));
     if (attempt.error !== null || !attempt.result) throw new SendFailed(attempt.error ?? 'Email not sent', stored);
     const copy = await this.appendSentCopy(channel, raw!);
-    if (copy !== 'appended') this.info({ organization_id: ctx.organizationId, channel_account_id: channel.id, sent_copy: copy }, 'email sent copy not appended');
+    if (copy !== 'appended') {
+      this.info({ organization_id: ctx.organizationId, channel_account_id: channel.id, sent_copy: copy }, 'email sent copy not appended');
+    }
     await this.db.inTenant(ctx, (tx) => tx.query(SET_SENT_COPY, [pending.messageId, copy]));
     return {
       success: true,
