@@ -18,7 +18,8 @@
 #   DOVECOT_SENT        "special-use" (default): a Sent folder marked \Sent; "none": no Sent folder at all
 #
 # Plaintext logins are allowed because it listens on 127.0.0.1 only. Mailboxes are maildirs; each
-# user has INBOX and a Sent folder marked \Sent (where the email channel appends its sent copies).
+# user has INBOX and a Sent folder marked \Sent (where the email channel appends its sent copies),
+# unless DOVECOT_SENT=none.
 set -euo pipefail
 
 PORT=${DOVECOT_PORT:-10143}
