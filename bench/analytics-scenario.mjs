@@ -2,8 +2,12 @@
 // takes minutes): two organizations of 1,000,000 messages and 100,000 conversations each; every
 // analytics endpoint and a widget read under 10 concurrent clients for BENCH_SECONDS (10) each,
 // p50/p95/p99 and errors, then the plans (EXPLAIN ANALYZE, as the tenant role) of the reports'
-// statements. Results: bench/results/analytics.json and analytics-plans.txt.
+// statements. Results: bench/results/analytics.json and analytics-plans.txt. The api runs with its
+// worker, whose schedule rolls the messages up (docs/analytics.md, "Rollups"); the load starts once
+// both organizations are rolled. ANALYTICS_ORGANIZATIONS=1 seeds one organization only (results
+// then go to analytics-1-organization.json).
 import { execFileSync, spawn } from 'node:child_process';
+import { register } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,10 +23,15 @@ const clients = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // scenarios whose name contains one of its comma-separated words, and writes no results files.
 const keptDir = process.env.BENCH_DATA_DIR;
 const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+const organizations = Number(process.env.ANALYTICS_ORGANIZATIONS ?? 2);
+// The report's TypeScript imports its siblings without an extension: resolve them to .ts here.
+register(`data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
+  try { return await next(s, c); } catch (e) { if (s.startsWith('.') && !/[.][cm]?[jt]s$/.test(s)) return next(s + '.ts', c); throw e; }
+}`)}`);
 
 function start(env) {
   const main = join(root, 'dist', 'apps', 'api', 'main.js');
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', main], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', main, '--with-worker'], { cwd: root, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -57,16 +66,35 @@ async function load(url, headers) {
   return { requests: latencies.length, per_second: Math.round(latencies.length / seconds), p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), errors };
 }
 
-async function explain(client, organizationId, sql, values) {
+// As the tenant role; `covered` adds what the report reads from the rollups (rollup-coverage.ts).
+async function explain(client, organizationId, sql, values, covered) {
   const { named } = await import('../libs/analytics/src/infrastructure/sql-params.ts');
-  const { text, params } = named(sql, values);
   await client.query('BEGIN');
   try {
     await client.query(`SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true)`, [organizationId]);
+    const tx = { query: async (text, params) => (await client.query(text, params)).rows };
+    const { text, params } = named(sql, covered ? { ...values, ...(await covered(tx)) } : values);
     const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params);
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   } finally {
     await client.query('ROLLBACK');
+  }
+}
+
+// Seconds until the worker's schedule has rolled every organization up to the last half hour, and
+// re-rolled the quarter hours the seed's first replies changed after an early run.
+async function rolledUp(client, count) {
+  const began = performance.now();
+  for (;;) {
+    const { rows } = await client.query(`
+      SELECT count(*) FILTER (WHERE rolled_until >= now() - interval '30 minutes')::int AS n,
+             (SELECT count(*) FROM messaging_message_fact_changes c JOIN analytics_rollup_state s USING (organization_id)
+              LEFT JOIN analytics_message_rollups r USING (organization_id, bucket)
+              WHERE c.bucket < s.rolled_until AND (r.bucket IS NULL OR NOT pg_visible_in_snapshot(c.changed_xid, r.rolled_in)))::int AS stale
+      FROM analytics_rollup_state`);
+    if (rows[0].n >= count && rows[0].stale === 0) return Math.round((performance.now() - began) / 1000);
+    if (performance.now() - began > 10 * 60_000) throw new Error('the rollups did not catch up within 10 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
   }
 }
 
@@ -92,11 +120,13 @@ async function main() {
       const second = (await client.query(`INSERT INTO organizations (name) VALUES ('Second') RETURNING id`)).rows[0].id;
       const owner = (await client.query('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1', [demo.organization_id])).rows[0].user_id;
       await seedOrganization(client, demo.organization_id, owner);
-      await seedOrganization(client, second, null);
+      if (organizations > 1) await seedOrganization(client, second, null);
     }
     await client.query('VACUUM ANALYZE');
-    await client.query('CHECKPOINT');
     const seedSeconds = Math.round((performance.now() - began) / 1000);
+    const rolledIn = await rolledUp(client, organizations);
+    await client.query('VACUUM ANALYZE analytics_message_rollups');
+    await client.query('CHECKPOINT');
     const login = await fetch(`${api.url}/functions/v1/mobile-api/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
     });
@@ -135,16 +165,24 @@ async function main() {
       console.log(JSON.stringify(results.at(-1)));
       await visible(true);
     }
-    const { METRICS, INBOX } = await import('../libs/analytics/src/infrastructure/analytics.sql.ts');
+    const { ROLLUP_INBOX, ROLLUP_METRICS, ROLLUP_METRICS_BY_DAY } = await import('../libs/analytics/src/infrastructure/report.sql.ts');
+    const { coverage } = await import('../libs/analytics/src/application/rollup-coverage.ts');
     const { DEALS: DEALS_SQL, DEALS_BY_DAY } = await import('../libs/analytics/src/infrastructure/deals.sql.ts');
     const now = new Date();
-    const start = new Date(now - 30 * 864e5);
+    const [start, prev] = [new Date(now - 30 * 864e5), new Date(now - 60 * 864e5)];
     const day = (at) => at.toISOString().slice(0, 10);
-    const values = { start, end: now, prev: new Date(now - 60 * 864e5), target: '60 minutes', now, tz: 'UTC', first: day(start), last: day(now) };
+    const values = { start, end: now, prev, target: '60 minutes', now, tz: 'UTC', first: day(start), last: day(now) };
+    const covered = (bounds, days) => (tx) => coverage(tx, { bounds, now, targetMinutes: 60, days });
     const plans = [];
-    for (const [name, sql] of [['metrics', METRICS], ['inbox', INBOX], ['deals', DEALS_SQL], ['deals by day', DEALS_BY_DAY]]) {
+    for (const [name, sql, cover] of [
+      ['metrics (rollups and live tail)', ROLLUP_METRICS, covered([prev, start, now])],
+      ['metrics by day (rollups and live tail)', ROLLUP_METRICS_BY_DAY, covered([start, now], { tz: 'UTC', first: values.first, last: values.last })],
+      ['inbox (rollups and live tail)', ROLLUP_INBOX, covered([start, now])],
+      ['deals', DEALS_SQL],
+      ['deals by day', DEALS_BY_DAY],
+    ]) {
       if (only && !only.some((word) => name.includes(word))) continue;
-      plans.push(`-- ${name}\n${await explain(client, demo.organization_id, sql, values)}\n`);
+      plans.push(`-- ${name}\n${await explain(client, demo.organization_id, sql, values, cover)}\n`);
     }
     if (only) {
       console.log(plans.join('\n'));
@@ -152,10 +190,11 @@ async function main() {
     }
     const summary = {
       name: 'analytics', date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, clients, database: 'embedded',
-      per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS }, organizations: 2,
-      seed_seconds: seedSeconds, load_average_after: loadavg().map((n) => Math.round(n * 10) / 10), results,
+      per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS }, organizations,
+      seed_seconds: seedSeconds, rolled_up_seconds: rolledIn, load_average_after: loadavg().map((n) => Math.round(n * 10) / 10), results,
     };
-    writeFileSync(join(root, 'bench', 'results', 'analytics.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    const file = organizations > 1 ? 'analytics.json' : 'analytics-1-organization.json';
+    writeFileSync(join(root, 'bench', 'results', file), `${JSON.stringify(summary, null, 2)}\n`);
     writeFileSync(join(root, 'bench', 'results', 'analytics-plans.txt'), plans.join('\n'));
     console.log(plans.join('\n'));
   } finally {

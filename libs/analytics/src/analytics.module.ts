@@ -4,6 +4,7 @@ import { CONFIG, type Config, Database, settingsOf } from '@engage/platform';
 import { ANALYTICS_SETTINGS } from './analytics.settings';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { AnalyticsService } from './application/analytics.service';
+import { MessageRollups } from './application/rollup.job';
 import { WidgetsService } from './application/widgets.service';
 import { WidgetsWriter } from './application/widgets.writer';
 import { AnalyticsController } from './http/analytics.controller';
@@ -29,10 +30,15 @@ const settingsReader = (settings: OrganizationSettings) => (id: string, key: str
       useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, config: Config) =>
         new WidgetsService(db, settingsReader(settings), clock, settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS),
     },
+    {
+      provide: MessageRollups,
+      inject: [Database, OrganizationSettings],
+      useFactory: (db: Database, settings: OrganizationSettings) => new MessageRollups(db, settingsReader(settings)),
+    },
     WidgetsWriter,
     WidgetsOpenApi,
   ],
-  exports: [AnalyticsService, WidgetsWriter],
+  exports: [AnalyticsService, WidgetsWriter, MessageRollups],
 })
 export class AnalyticsModule {
   // Tests fix the time reports and widgets are evaluated at.

@@ -12,6 +12,7 @@ import { SmsChannels1763800003006 } from './infrastructure/migrations/0006-sms-c
 import { ConversationReplyWindows1763800003010 } from './infrastructure/migrations/0010-conversation-reply-windows';
 import { PublishAnalyticsReadViews1763800003020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
 import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations/0030-publish-channel-accounts';
+import { RecordFactChanges1763800003040 } from './infrastructure/migrations/0040-record-fact-changes';
 import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
@@ -36,6 +37,7 @@ export const messagingMigrations: MigrationClass[] = [
   ConversationReplyWindows1763800003010,
   PublishAnalyticsReadViews1763800003020,
   PublishChannelAccounts1763800003030,
+  RecordFactChanges1763800003040,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go

@@ -3,21 +3,22 @@ import type { Database, Tx } from '@engage/platform';
 import type { Clock, RequestContext } from '@engage/shared-kernel';
 import { periodError, type ReportQuery } from '../domain/report-query';
 import { csvLine } from '@engage/crm';
-import { INBOX, INBOX_BY_DAY, METRICS, METRICS_BY_DAY } from '../infrastructure/analytics.sql';
 import { CONVERSATION_DETAIL_PAGE, DEALS, DEALS_BY_DAY } from '../infrastructure/deals.sql';
+import { ROLLUP_INBOX, ROLLUP_INBOX_BY_DAY, ROLLUP_METRICS, ROLLUP_METRICS_BY_DAY } from '../infrastructure/report.sql';
 import { queryNamed } from '../infrastructure/sql-params';
 import { type ReportPeriod, resolvePeriod } from './report-period';
+import { coverage } from './rollup-coverage';
 import { type ReadSetting, reportingSettings } from './reporting-settings';
 
 export type Report = 'metrics' | 'inbox' | 'deals';
 type Row = Record<string, unknown>;
 
 const SUMMARY: Record<Report, { sql: string; key: string }> = {
-  metrics: { sql: METRICS, key: 'metrics' },
-  inbox: { sql: INBOX, key: 'inbox_metrics' },
+  metrics: { sql: ROLLUP_METRICS, key: 'metrics' },
+  inbox: { sql: ROLLUP_INBOX, key: 'inbox_metrics' },
   deals: { sql: DEALS, key: 'deals_metrics' },
 };
-const BY_DAY: Record<Report, string> = { metrics: METRICS_BY_DAY, inbox: INBOX_BY_DAY, deals: DEALS_BY_DAY };
+const BY_DAY: Record<Report, string> = { metrics: ROLLUP_METRICS_BY_DAY, inbox: ROLLUP_INBOX_BY_DAY, deals: DEALS_BY_DAY };
 // The series column each metric_type narrows the CSV to (besides the date).
 const METRIC_COLUMNS: Record<string, string[]> = {
   messages: ['total_messages'], response_time: ['average_response_time'], sla: ['sla_compliance'], contacts: ['total_contacts'],
@@ -29,7 +30,7 @@ const DETAIL_COLUMNS = [
 ];
 
 // The analytics endpoints' figures (docs/analytics.md), each one SQL statement over the published
-// views, in the caller's tenant transaction.
+// views (metrics and inbox also over the rollups, rollup-coverage.ts), in the caller's tenant transaction.
 export class AnalyticsService {
   constructor(
     private readonly db: Database,
@@ -43,9 +44,9 @@ export class AnalyticsService {
     return this.db.inTenant(ctx, async (tx) => {
       const period = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());
       const values = this.values(period, settings.targetMinutes);
-      const [summary] = await run(tx, SUMMARY[report].sql, values);
+      const [summary] = await run(tx, SUMMARY[report].sql, await withCoverage(tx, report, values, period, settings.targetMinutes, false));
       const answer: Row = { [SUMMARY[report].key]: shape(report, summary) };
-      if (query.groupByDay) answer.series = await run(tx, BY_DAY[report], values);
+      if (query.groupByDay) answer.series = await run(tx, BY_DAY[report], await withCoverage(tx, report, values, period, settings.targetMinutes, true));
       return answer;
     });
   }
@@ -60,7 +61,8 @@ export class AnalyticsService {
       if (report === 'deals') throw periodError('detail', 'detail=conversations is an export of metrics or inbox');
       return Readable.from(this.detailLines(ctx, values));
     }
-    const rows = await this.db.inTenant(ctx, (tx) => run(tx, BY_DAY[report], values));
+    const rows = await this.db.inTenant(ctx, async (tx) =>
+      run(tx, BY_DAY[report], await withCoverage(tx, report, values, period, settings.targetMinutes, true)));
     const columns = query.metricType && report === 'metrics' ? ['date', ...METRIC_COLUMNS[query.metricType]] : Object.keys(rows[0] ?? { date: null });
     return Readable.from([csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))]);
   }
@@ -83,6 +85,14 @@ export class AnalyticsService {
       tz: period.timeZone, first: period.firstDay, last: period.lastDay,
     };
   }
+}
+
+// Metrics span the previous period too; by day, local midnights are boundaries as well.
+async function withCoverage(tx: Tx, report: Report, values: Row, period: ReportPeriod, targetMinutes: number, byDay: boolean): Promise<Row> {
+  if (report === 'deals') return values;
+  const bounds = report === 'metrics' && !byDay ? [period.previousStart, period.start, period.end] : [period.start, period.end];
+  const days = byDay ? { tz: period.timeZone, first: period.firstDay, last: period.lastDay } : undefined;
+  return { ...values, ...(await coverage(tx, { bounds, now: period.now, targetMinutes, days })) };
 }
 
 function run(tx: Tx, sql: string, values: Row): Promise<Row[]> {

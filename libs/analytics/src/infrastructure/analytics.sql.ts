@@ -1,21 +1,22 @@
 // The figures of docs/analytics.md, computed in SQL over the published views of messaging and the
-// CRM (never their tables), under the caller's row-level security.
+// CRM (never their tables), under the caller's row-level security. Reports serve metrics and inbox
+// from rollups (report.sql.ts); these direct statements are the definition they must equal (tests).
 // Named parameters (sql-params.ts): start, end, prev (the previous period's start), target (the
 // response target, an interval), now; by day also tz (the time zone), first and last (local days).
 
 // Per customer message: its response time (seconds) when answered, and whether it met the target
 // (true), missed it (false: answered late, or unanswered past the target) or is still pending
 // (null; also for agent messages, whose first_reply_at is always null).
-const CUSTOMER_MESSAGE = `
+export const CUSTOMER_MESSAGE = `
   extract(epoch FROM f.first_reply_at - f.created_at) AS response_seconds,
   CASE WHEN f.direction <> 'INBOUND' THEN NULL
        WHEN f.first_reply_at IS NOT NULL THEN f.first_reply_at <= f.created_at + :target::interval
        WHEN f.created_at + :target::interval < :now::timestamptz THEN false END AS met`;
 
 // Percent change of a figure against the previous period; null when the previous one is 0 or unknown.
-const change = (current: string, previous: string) => `round(((${current}) - (${previous}))::numeric * 100 / nullif((${previous})::numeric, 0), 2)::float8`;
-const hours = (seconds: string) => `to_char(round((${seconds})::numeric / 3600, 2), 'FM9999999990.00')`;
-const sla = (met: string, judged: string) => `round((${met})::numeric * 100 / nullif(${judged}, 0), 2)::float8`;
+export const change = (current: string, previous: string) => `round(((${current}) - (${previous}))::numeric * 100 / nullif((${previous})::numeric, 0), 2)::float8`;
+export const hours = (seconds: string) => `to_char(round((${seconds})::numeric / 3600, 2), 'FM9999999990.00')`;
+export const sla = (met: string, judged: string) => `round((${met})::numeric * 100 / nullif(${judged}, 0), 2)::float8`;
 
 export const METRICS = `
   WITH m AS (
@@ -38,8 +39,8 @@ export const METRICS = `
          ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
   FROM r`;
 
-const DAYS = `SELECT d::date AS day FROM generate_series(:first::date, :last::date, interval '1 day') d`;
-const localDay = (column: string) => `(${column} AT TIME ZONE :tz)::date`;
+export const DAYS = `SELECT d::date AS day FROM generate_series(:first::date, :last::date, interval '1 day') d`;
+export const localDay = (column: string) => `(${column} AT TIME ZONE :tz)::date`;
 
 export const METRICS_BY_DAY = `
   WITH days AS (${DAYS}), m AS (

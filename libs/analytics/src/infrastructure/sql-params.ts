@@ -17,3 +17,8 @@ export function queryNamed<R = Record<string, unknown>>(tx: Tx, sql: string, val
   const { text, params } = named(sql, values);
   return tx.query<R>(text, params);
 }
+
+export function executeNamed(tx: Tx, sql: string, values: Record<string, unknown>): Promise<number> {
+  const { text, params } = named(sql, values);
+  return tx.execute(text, params);
+}
