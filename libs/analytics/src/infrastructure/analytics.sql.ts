@@ -18,6 +18,20 @@ export const change = (current: string, previous: string) => `round(((${current}
 export const hours = (seconds: string) => `to_char(round((${seconds})::numeric / 3600, 2), 'FM9999999990.00')`;
 export const sla = (met: string, judged: string) => `round((${met})::numeric * 100 / nullif(${judged}, 0), 2)::float8`;
 
+// The end of both metrics statements (direct and rollups), after their message figures `g`: the
+// contacts of both periods, the SLA percentages and the answer's row.
+export const METRICS_TAIL = `
+  c AS (
+    SELECT count(*) FILTER (WHERE created_at >= :start) AS contacts, count(*) FILTER (WHERE created_at < :start) AS contacts_prev
+    FROM crm_contact_facts WHERE created_at >= :prev AND created_at < :end
+  ), r AS (
+    SELECT g.*, c.*, ${sla('met', 'judged')} AS sla, ${sla('met_prev', 'judged_prev')} AS sla_prev FROM g, c
+  )
+  SELECT messages::int AS total_messages, ${hours('rt')} AS average_response_time, sla AS sla_compliance, contacts::int AS total_contacts,
+         ${change('messages', 'messages_prev')} AS messages_change, ${change('rt', 'rt_prev')} AS response_time_change,
+         ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
+  FROM r`;
+
 export const METRICS = `
   WITH m AS (
     SELECT f.created_at >= :start AS cur, ${CUSTOMER_MESSAGE}
@@ -28,16 +42,7 @@ export const METRICS = `
            count(*) FILTER (WHERE cur AND met) AS met, count(met) FILTER (WHERE cur) AS judged,
            count(*) FILTER (WHERE NOT cur AND met) AS met_prev, count(met) FILTER (WHERE NOT cur) AS judged_prev
     FROM m
-  ), c AS (
-    SELECT count(*) FILTER (WHERE created_at >= :start) AS contacts, count(*) FILTER (WHERE created_at < :start) AS contacts_prev
-    FROM crm_contact_facts WHERE created_at >= :prev AND created_at < :end
-  ), r AS (
-    SELECT g.*, c.*, ${sla('met', 'judged')} AS sla, ${sla('met_prev', 'judged_prev')} AS sla_prev FROM g, c
-  )
-  SELECT messages::int AS total_messages, ${hours('rt')} AS average_response_time, sla AS sla_compliance, contacts::int AS total_contacts,
-         ${change('messages', 'messages_prev')} AS messages_change, ${change('rt', 'rt_prev')} AS response_time_change,
-         ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
-  FROM r`;
+  ), ${METRICS_TAIL}`;
 
 export const DAYS = `SELECT d::date AS day FROM generate_series(:first::date, :last::date, interval '1 day') d`;
 export const localDay = (column: string) => `(${column} AT TIME ZONE :tz)::date`;

@@ -1,4 +1,4 @@
-import { change, CUSTOMER_MESSAGE, DAYS, hours, localDay, sla } from './analytics.sql';
+import { CUSTOMER_MESSAGE, DAYS, hours, localDay, METRICS_TAIL, sla } from './analytics.sql';
 
 // Metrics and inbox from the rollups (docs/analytics.md, "Rollups"): the quarter hours in
 // :rs..:re (whole, rolled, not stale) from analytics_message_rollups, everything else (:ds..:de:
@@ -34,16 +34,7 @@ export const ROLLUP_METRICS = `
     SELECT ${total('messages', CUR)} AS messages, ${total('messages', PREV)} AS messages_prev, ${rt(CUR)} AS rt, ${rt(PREV)} AS rt_prev,
            ${total('met', CUR)} AS met, ${total('judged', CUR)} AS judged, ${total('met', PREV)} AS met_prev, ${total('judged', PREV)} AS judged_prev
     FROM parts
-  ), c AS (
-    SELECT count(*) FILTER (WHERE created_at >= :start) AS contacts, count(*) FILTER (WHERE created_at < :start) AS contacts_prev
-    FROM crm_contact_facts WHERE created_at >= :prev AND created_at < :end
-  ), r AS (
-    SELECT g.*, c.*, ${sla('met', 'judged')} AS sla, ${sla('met_prev', 'judged_prev')} AS sla_prev FROM g, c
-  )
-  SELECT messages::int AS total_messages, ${hours('rt')} AS average_response_time, sla AS sla_compliance, contacts::int AS total_contacts,
-         ${change('messages', 'messages_prev')} AS messages_change, ${change('rt', 'rt_prev')} AS response_time_change,
-         ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
-  FROM r`;
+  ), ${METRICS_TAIL}`;
 
 export const ROLLUP_METRICS_BY_DAY = `
   WITH days AS (${DAYS}), ${PARTS}, g AS (
