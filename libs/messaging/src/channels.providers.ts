@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type pino from 'pino';
 import { ContactService } from '@engage/crm';
 import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
@@ -30,8 +31,8 @@ export const smsInboundPath = (channelAccountId: string) => `/functions/v1/sms-w
 export const CHANNEL_PROVIDERS: Provider[] = [
   {
     provide: ChatAppAdapter,
-    inject: [SendService, ContactService],
-    useFactory: (sends: SendService, contacts: ContactService) => new ChatAppAdapter(sends, contacts),
+    inject: [ModuleRef, ContactService],
+    useFactory: (modules: ModuleRef, contacts: ContactService) => new ChatAppAdapter(() => modules.get(SendService), contacts),
   },
   {
     provide: ChannelAdapters,

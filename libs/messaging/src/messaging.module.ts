@@ -56,9 +56,10 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
     {
       provide: SendService,
-      inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, PLATFORM_LOG],
-      useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config, log: pino.Logger) =>
-        new SendService(db, contacts, settings, provider, gapsOf(config), (fields, line) => log.debug(fields, line)),
+      inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, ChannelAdapters, PLATFORM_LOG],
+      useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config,
+        adapters: ChannelAdapters, log: pino.Logger) =>
+        new SendService(db, contacts, settings, provider, gapsOf(config), adapters, (fields, line) => log.debug(fields, line)),
     },
     {
       provide: ChannelAccountService,

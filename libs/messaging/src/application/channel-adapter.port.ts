@@ -48,6 +48,13 @@ export class ChannelAdapters {
     return adapter.check(ctx, channel.id);
   }
 
+  // The adapter through which chat-lite-send may send on this kind, or null (the caller says why,
+  // before anything is stored or sent).
+  forDirectSend(kind: string): ChannelAdapter | null {
+    const adapter = this.byKind.get(kind);
+    return adapter?.capabilities.directSend ? adapter : null;
+  }
+
   // The adapter a reply on this kind goes through: 422 when the kind has none (yet) or its
   // conversations are not answered from the inbox.
   forReply(kind: string): ChannelAdapter {

@@ -6,8 +6,8 @@ import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
 import type { OrganizationSettings } from '@engage/identity';
 import { attachmentOf, gapBetween, planCalls, type ProviderBody } from '../domain/provider-calls';
 import { cleanRecipient, type SendRequest } from '../domain/send-request';
-import { type ChannelKind, SENDING_ADAPTER } from '../domain/statuses';
 import { CONVERSATION_BY_ID, type ConversationRow, INSERT_MESSAGE, type MessageRow } from '../infrastructure/messaging.sql';
+import type { ChannelAdapters } from './channel-adapter.port';
 import { type Attempt, finishSend } from './finish-send';
 import { channelById, defaultChannel, touchConversation, upsertConversation } from './conversation-store';
 import { type MessagingProvider, ProviderError } from './messaging-provider.port';
@@ -47,6 +47,8 @@ export class SendService {
     private readonly settings: OrganizationSettings,
     private readonly provider: MessagingProvider,
     private readonly gaps: SendSettings,
+    // Which channel kinds this path may send on: the channel adapter port answers, by capability.
+    private readonly adapters: Pick<ChannelAdapters, 'forDirectSend'>,
     private readonly log: (fields: Record<string, unknown>, line: string) => void = () => undefined,
   ) {}
 
@@ -99,7 +101,7 @@ export class SendService {
     const conversation = await this.db.inTenant(ctx, async (tx) => {
       if (req.crossChannel) {
         const channel = await channelById(tx, req.crossChannel.responseChannelId);
-        if (!SENDING_ADAPTER[channel.kind as ChannelKind]) {
+        if (!this.adapters.forDirectSend(channel.kind)) {
           throw new DomainError(
             'validation',
             'channel.cannot_send',
@@ -113,7 +115,7 @@ export class SendService {
       if (!row) throw NotFound('conversation', req.conversationId);
       // chat-lite-send speaks through the chat-app provider: a conversation on another channel
       // (Messenger, Instagram, email) is answered through its own adapter and window rule, never here.
-      if (!req.crossChannel && !SENDING_ADAPTER[row.channel_kind as ChannelKind]) {
+      if (!req.crossChannel && !this.adapters.forDirectSend(row.channel_kind)) {
         throw new DomainError('validation', 'channel.cannot_send',
           `conversationId is a ${row.channel_kind} conversation, which chat-lite-send cannot send on; ` +
             `reply with POST /functions/v1/messaging/conversations/${row.id}/reply`);

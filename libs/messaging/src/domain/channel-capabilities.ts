@@ -18,6 +18,8 @@ export interface ChannelCapabilities {
   receipts: boolean;
   // Whether the agents' reply path may send on it (SMS is for broadcasts and sequences only, §1).
   agentReply: boolean;
+  // Whether chat-lite-send (§4.1, a phone number through the chat-app provider) may send on it.
+  directSend: boolean;
   window: WindowRule | null;
   // Whether its inbound receiver authenticates by a token of the account's own (the chat app's
   // address); the others are verified by the provider's signature or read from the mailbox.
@@ -64,6 +66,7 @@ const META: ChannelCapabilities = {
   receive: true,
   receipts: true,
   agentReply: true,
+  directSend: false,
   window: META_WINDOW,
   inboundToken: false,
 };
@@ -73,13 +76,15 @@ const META: ChannelCapabilities = {
 export const CHANNEL_CAPABILITIES: Record<ChannelKind, ChannelCapabilities> = {
   chat_app: {
     sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true,
-    window: null, inboundToken: true,
+    directSend: true, window: null, inboundToken: true,
   },
   messenger: META,
   instagram: META,
   email: {
     sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: false, agentReply: true,
-    window: null, inboundToken: false,
+    directSend: false, window: null, inboundToken: false,
   },
-  sms: { sendText: true, sendMedia: [], templates: false, receive: true, receipts: true, agentReply: false, window: null, inboundToken: false },
+  sms: {
+    sendText: true, sendMedia: [], templates: false, receive: true, receipts: true, agentReply: false, directSend: false, window: null, inboundToken: false,
+  },
 };

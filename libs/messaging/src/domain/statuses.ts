@@ -9,16 +9,6 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export const CHANNEL_KINDS = ['chat_app', 'instagram', 'messenger', 'email', 'sms'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-// Which delivery adapter sends on each kind of channel. Only the chat-app provider of §4.2 exists;
-// the others are received from (inbox) or, for SMS, used by broadcasts and sequences only (§1).
-export const SENDING_ADAPTER: Record<ChannelKind, 'chat_app_provider' | null> = {
-  chat_app: 'chat_app_provider',
-  instagram: null,
-  messenger: null,
-  email: null,
-  sms: null,
-};
-
 export const isConversationStatus = (v: unknown): v is ConversationStatus => typeof v === 'string' && (CONVERSATION_STATUSES as readonly string[]).includes(v);
 export const isChannelKind = (v: unknown): v is ChannelKind => typeof v === 'string' && (CHANNEL_KINDS as readonly string[]).includes(v);
 
