@@ -30,8 +30,19 @@ interface Relation {
   securityInvoker: boolean;
 }
 
+// A function (trigger or helper) as its context's migrations last define it: it runs at every write.
+interface DefinedFunction {
+  owner: string;
+  body: string;
+}
+
+// Functions named here may read other contexts' tables, with the reason (billing's plan-limit triggers).
+const ALLOWED_FUNCTIONS: { owner: string; names: RegExp; tables: string[]; reason: string }[] = [
+  { owner: 'billing', names: /^plan_(limit|usage)/, tables: ['contacts', 'conversations', 'memberships'], reason: ALLOWED[0].reason },
+];
+
 // What each context's migrations create, read from the SQL they run (they only call query()).
-async function relationsOf(contexts: readonly ContextManifest[]): Promise<Map<string, Relation>> {
+async function relationsOf(contexts: readonly ContextManifest[], functions = new Map<string, DefinedFunction>()): Promise<Map<string, Relation>> {
   const relations = new Map<string, Relation>();
   for (const context of contexts) {
     const statements: string[] = [];
@@ -45,6 +56,8 @@ async function relationsOf(contexts: readonly ContextManifest[]): Promise<Map<st
       for (const [, name, options] of sql.matchAll(views)) {
         relations.set(name.toLowerCase(), { owner: context.name, kind: 'view', securityInvoker: /security_invoker\s*=\s*(true|on)/i.test(options) });
       }
+      const bodies = /\bCREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(?:public\.)?(\w+)[^$]*?\$(\w*)\$([^]*?)\$\2\$/gi;
+      for (const [, name, , body] of sql.matchAll(bodies)) functions.set(name.toLowerCase(), { owner: context.name, body });
     }
   }
   return relations;
@@ -99,10 +112,23 @@ function trespasses(context: string, relations: Map<string, Relation>): string[]
     }));
 }
 
+// What a context's functions (as its migrations leave them) name of other contexts' tables.
+function functionTrespasses(context: string, relations: Map<string, Relation>, functions: Map<string, DefinedFunction>): string[] {
+  return [...functions].filter(([, fn]) => fn.owner === context).flatMap(([name, fn]) =>
+    referencesIn(fn.body).flatMap(({ verb, name: table }) => {
+      const relation = relations.get(table);
+      if (!relation || relation.owner === context) return [];
+      if (relation.kind === 'view' && (verb === 'FROM' || verb === 'JOIN')) return [];
+      const excused = ALLOWED_FUNCTIONS.some((entry) => entry.owner === context && entry.names.test(name) && entry.tables.includes(table));
+      return excused ? [] : [`function ${name}: ${verb} ${table} (${relation.kind} of ${relation.owner})`];
+    }));
+}
+
 describe("contexts read other contexts' data only through what they publish", () => {
   let relations: Map<string, Relation>;
+  const functions = new Map<string, DefinedFunction>();
   beforeAll(async () => {
-    relations = await relationsOf(CONTEXTS);
+    relations = await relationsOf(CONTEXTS, functions);
   });
 
   it('should find the tables of every context, and every context in its library', () => {
@@ -124,6 +150,19 @@ describe("contexts read other contexts' data only through what they publish", ()
 
   it.each(CONTEXTS.map((context) => context.name))("should keep %s's SQL off other contexts' tables", (context) => {
     expect(trespasses(context, relations)).toEqual([]);
+  });
+
+  it.each(CONTEXTS.map((context) => context.name))("should keep %s's functions, as its migrations leave them, off other contexts' tables", (context) => {
+    // The last definition counts: onboarding's guard was replaced to read billing's published view.
+    expect(functions.get('onboarding_guard_completion')).toMatchObject({ owner: 'onboarding', body: expect.stringContaining('billing_subscription_states') });
+    expect(functionTrespasses(context, relations, functions)).toEqual([]);
+  });
+
+  it("should see a function's read of another context's table, and its later replacement", () => {
+    const seen = new Map<string, DefinedFunction>([['guard', { owner: 'onboarding', body: 'SELECT 1 FROM subscriptions WHERE organization_id = org' }]]);
+    expect(functionTrespasses('onboarding', relations, seen)).toEqual(['function guard: FROM subscriptions (table of billing)']);
+    seen.set('guard', { owner: 'onboarding', body: 'SELECT 1 FROM billing_subscription_states WHERE subscribed' });
+    expect(functionTrespasses('onboarding', relations, seen)).toEqual([]);
   });
 
   it('should publish every view with the reader’s row-level security (security_invoker)', () => {
