@@ -24,7 +24,7 @@ export { recordingKey } from './domain/recording-key';
 export { CALLS_SETTINGS } from './calls.settings';
 export { CALL_ANALYZED, CALL_FAILED, type ProcessedCall, type ProcessedCallPayload } from './application/pipeline-events';
 export { enqueueCallProcessing, processCallJob } from './application/call-processing.job';
-export { zoomImportJob } from './application/zoom-import';
+export { MAX_MEETING_AUDIO_BYTES, zoomImportJob } from './application/zoom-import';
 export { zoomSignature } from './domain/zoom-signature';
 
 export const callsMigrations: MigrationClass[] = [

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, OutboundError, type OutboundClient, type Tx,
+  type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, type OutboundClient, type Tx,
 } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { ZOOM_RECORDING_COMPLETED } from '../calls-events';
@@ -8,6 +8,7 @@ import { AUDIO_FILE_TYPES, type ZoomRecordingCompleted } from '../domain/zoom-ev
 import { CALL_FAILED } from './pipeline-events';
 import { enqueueCallProcessing } from './call-processing.job';
 import { ProviderError } from './providers';
+import { asProviderError, openDownload } from '../infrastructure/streamed-download';
 
 // The largest meeting audio file imported: as for uploads, a little over 50 MB (about an hour of Zoom's M4A).
 export const MAX_MEETING_AUDIO_BYTES = 52 * 1024 * 1024;
@@ -86,12 +87,11 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
     if (!row || row.status !== 'received' || row.recording_key) return;
     const suiteId = await this.deps.suiteIdOf(ctx.organizationId);
     if (!suiteId) throw new ProviderError('the organization has no suite id (organization setting suite_id): the recording cannot be stored', false);
-    const bytes = await this.download(payload);
     const ext = /^[a-z0-9]{2,5}$/.test(payload.extension) ? payload.extension : 'm4a';
     const at = row.created_at;
     const key = `${suiteId}/${at.getUTCFullYear()}/${String(at.getUTCMonth() + 1).padStart(2, '0')}/${payload.callRecordId}.${ext}`;
     const contentType = CONTENT_TYPES[ext] ?? 'application/octet-stream';
-    const stored = await this.deps.storage.put(key, bytes, { contentType });
+    const stored = await this.store(payload, key, contentType);
     await db.inTenant(ctx, async (tx) => {
       const [updated] = await tx.query<{ meeting: Record<string, unknown>; created_at: Date }>(
         `UPDATE call_records SET recording_url = $2, recording_key = $3, recording_content_type = $4, recording_bytes = $5, updated_at = now()
@@ -113,19 +113,19 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
     });
   }
 
-  private async download(payload: ZoomImportPayload): Promise<Buffer> {
-    const headers: Record<string, string> = payload.downloadToken ? { authorization: `Bearer ${payload.downloadToken}` } : {};
+  // Streamed from Zoom into the storage: a file over the limit stops the upload, which leaves nothing.
+  private async store(payload: ZoomImportPayload, key: string, contentType: string) {
+    const request = {
+      url: payload.downloadUrl, headers: payload.downloadToken ? { authorization: `Bearer ${payload.downloadToken}` } : undefined,
+      maxBytes: MAX_MEETING_AUDIO_BYTES, timeoutMs: 300_000, tooLarge: `the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`,
+      answered: "Zoom's download answered", unreachable: "the meeting's audio file cannot be downloaded",
+    };
+    const download = await openDownload(this.deps.outbound, request);
     try {
-      const response = await this.deps.outbound.request({
-        url: payload.downloadUrl, method: 'GET', headers, maxBodyBytes: MAX_MEETING_AUDIO_BYTES + 1, timeoutMs: 300_000,
-      });
-      if (response.truncated) throw new ProviderError(`the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`, false);
-      if (response.status < 200 || response.status > 299) {
-        throw new ProviderError(`Zoom's download answered ${response.status}`, response.status >= 500 || response.status === 429);
-      }
-      return response.body;
+      return await this.deps.storage.put(key, download.body, { contentType });
     } catch (error) {
-      if (error instanceof OutboundError) throw new ProviderError(`the meeting's audio file cannot be downloaded: ${error.message}`, !error.blocked);
+      // The download's own failure (too large, cut off) says why; the storage's is retried as it is.
+      if (download.body.errored) throw asProviderError(download.body.errored, request);
       throw error;
     }
   }

@@ -1,19 +1,19 @@
 import { createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ObjectStorage, OutboundError, type OutboundClient } from '@engage/platform';
+import type { ObjectStorage, OutboundClient } from '@engage/platform';
 import type { CallRow, RecordingReader } from '../application/call-processor';
 import { ProviderError, type Recording } from '../application/providers';
+import { asProviderError, openDownload } from './streamed-download';
 
 // A little over the 50 MB upload limit: a recording read back is never larger than what was taken.
 export const MAX_RECORDING_BYTES = 52 * 1024 * 1024;
 
-// Copies a recording from where it is into a file under `dir`: from the object storage by its key
-// (the CDN or the local stand-in), streamed; else from its address through the SSRF-safe client (a
-// recording_url the caller gave, stored as given), which hands over the body whole (at most
-// MAX_RECORDING_BYTES) before it is written out.
+// Copies a recording from where it is into a file under `dir`, streamed: from the object storage by
+// its key (the CDN or the local stand-in), else from its address through the SSRF-safe client (a
+// recording_url the caller gave, stored as given). Either is cut off past MAX_RECORDING_BYTES.
 export class StoredRecordingReader implements RecordingReader {
   constructor(
     private readonly storage: ObjectStorage,
@@ -43,19 +43,19 @@ export class StoredRecordingReader implements RecordingReader {
       return { path, bytes, filename, contentType };
     }
     if (!row.recording_url) throw new ProviderError('the call record has no recording', false);
+    const request = {
+      url: row.recording_url, maxBytes: MAX_RECORDING_BYTES, timeoutMs: 300_000,
+      tooLarge: `the recording at its address is larger than ${MAX_RECORDING_BYTES} bytes`,
+      answered: "the recording's address answered", unreachable: 'the recording cannot be fetched',
+    };
+    const download = await openDownload(this.outbound, request);
     try {
-      const response = await this.outbound.request({ url: row.recording_url, method: 'GET', maxBodyBytes: MAX_RECORDING_BYTES + 1, timeoutMs: 300_000 });
-      if (response.truncated) throw new ProviderError(`the recording at its address is larger than ${MAX_RECORDING_BYTES} bytes`, false);
-      if (response.status < 200 || response.status > 299) {
-        throw new ProviderError(`the recording's address answered ${response.status}`, response.status >= 500 || response.status === 429);
-      }
-      const type = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'].split(';')[0].trim() : '';
-      await writeFile(path, response.body);
-      return { path, bytes: response.body.length, filename, contentType: row.recording_content_type ?? (type || contentType) };
+      await pipeline(download.body, createWriteStream(path));
     } catch (error) {
-      if (error instanceof OutboundError) throw new ProviderError(`the recording cannot be fetched: ${error.message}`, !error.blocked);
-      throw error;
+      await rm(path, { force: true });
+      throw asProviderError(error, request);
     }
+    return { path, bytes: download.bytes(), filename, contentType: row.recording_content_type ?? download.contentType ?? contentType };
   }
 }
 

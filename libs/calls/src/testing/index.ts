@@ -1,1 +1,2 @@
 export * from './loopback-providers';
+export * from './streaming-peer';

@@ -125,6 +125,23 @@ describe('OutboundClient against loopback peers', () => {
     expect(error.blocked).toBe(false);
   });
 
+  it('streams an answer with the same checks, and its deadline covers a body still arriving', async () => {
+    expect((await refusal(new OutboundClient({ extraCa: cert.cert }).stream({ url: `${receiver.url}/s`, method: 'GET' }))).code).toBe('ip_literal');
+    receiver.behave(() => ({ status: 200, body: 'y'.repeat(300 * 1024) }));
+    const whole = await client.stream({ url: `${receiver.url}/s`, method: 'GET' });
+    const chunks = await whole.body.toArray();
+    expect([whole.status, Buffer.concat(chunks).length]).toEqual([200, 300 * 1024]);
+    // Headers and a first piece, then nothing: the body fails with the timeout once the deadline passes.
+    receiver.behave((_request, res) => {
+      res.writeHead(200, { 'content-type': 'audio/mpeg' }).write('first piece');
+      return undefined;
+    });
+    const stalled = await client.stream({ url: `${receiver.url}/stall`, method: 'GET', timeoutMs: 300 });
+    expect(stalled.status).toBe(200);
+    const error = await refusal(stalled.body.toArray());
+    expect([error.code, error.blocked]).toEqual(['timeout', false]);
+  });
+
   it('allows plain http only for allow-listed hosts when asked', async () => {
     const server = createHttpServer((_req, res) => res.end('plain'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
@@ -65,6 +65,14 @@ export interface OutboundResponse {
   truncated: boolean;
 }
 
+// An answer whose body is read as it arrives (large downloads): the caller reads or destroys `body`,
+// caps its size and says why when over; the deadline still covers the whole exchange.
+export interface OutboundStream {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
+}
+
 export const OUTBOUND_DEFAULT_TIMEOUT_MS = 10_000;
 export const OUTBOUND_MAX_BODY_BYTES = 64 * 1024;
 
@@ -101,11 +109,41 @@ export class OutboundClient {
   }
 
   async request(input: OutboundRequest): Promise<OutboundResponse> {
+    const maxBody = input.maxBodyBytes ?? this.options.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES;
+    const { body: res, host } = await this.open(input);
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const finish = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, maxBody), truncated });
+      res.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size > maxBody) {
+          truncated = true;
+          res.destroy();
+          finish();
+        }
+      });
+      res.on('end', finish);
+      res.on('error', (error) => {
+        if (!truncated) reject(error instanceof OutboundError ? error : new OutboundError('network', `${host}: ${error.message}`));
+      });
+    });
+  }
+
+  // The same checks, pinning and deadline as request(), answered as soon as the headers arrive.
+  async stream(input: OutboundRequest): Promise<OutboundStream> {
+    const { body } = await this.open(input);
+    return { status: body.statusCode ?? 0, headers: body.headers, body };
+  }
+
+  private async open(input: OutboundRequest): Promise<{ body: IncomingMessage; host: string }> {
     const target = this.target(input.url);
     const address = await this.pin(target);
     const timeoutMs = input.timeoutMs ?? this.options.timeoutMs ?? OUTBOUND_DEFAULT_TIMEOUT_MS;
-    const maxBody = input.maxBodyBytes ?? this.options.maxBodyBytes ?? OUTBOUND_MAX_BODY_BYTES;
-    return new Promise<OutboundResponse>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const pinned: LookupFunction = (_host, options, callback) => {
         if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
         else callback(null, address.address, address.family);
@@ -120,32 +158,21 @@ export class OutboundClient {
         servername: isIP(target.host) ? undefined : target.host,
       };
       const req = target.url.protocol === 'https:' ? httpsRequest(target.url, options) : httpRequest(target.url, options);
-      const timer = setTimeout(() => req.destroy(new OutboundError('timeout', `no complete answer from ${target.url.host} within ${timeoutMs} ms`)), timeoutMs);
-      const fail = (error: Error) => {
+      let response: IncomingMessage | undefined;
+      // Over the whole exchange: a body still arriving at the deadline fails with the same error.
+      const timer = setTimeout(() => {
+        const error = new OutboundError('timeout', `no complete answer from ${target.url.host} within ${timeoutMs} ms`);
+        response?.destroy(error);
+        req.destroy(error);
+      }, timeoutMs);
+      req.on('error', (error) => {
         clearTimeout(timer);
         reject(error instanceof OutboundError ? error : new OutboundError('network', `${target.url.host}: ${error.message}`));
-      };
-      req.on('error', fail);
+      });
       req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        const finish = () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, maxBody), truncated });
-        };
-        res.on('data', (chunk: Buffer) => {
-          if (truncated) return;
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size > maxBody) {
-            truncated = true;
-            res.destroy();
-            finish();
-          }
-        });
-        res.on('end', finish);
-        res.on('error', (error) => (truncated ? undefined : fail(error)));
+        response = res;
+        res.on('close', () => clearTimeout(timer));
+        resolve({ body: res, host: target.url.host });
       });
       req.end(input.body);
     });
