@@ -85,7 +85,9 @@ describe('Zoom recording downloads streamed to an S3-compatible CDN', () => {
     const served = await zoom.served('/rec/large')!;
     // An importer holding the file whole would upload nothing before the end: the peer would wait in vain.
     expect(served).toMatchObject({ sent: 40 * MB, gateMet: true, cut: false });
-    expect(row).toMatchObject({ failure_reason: null, recording_bytes: 40 * MB });
+    // Imported (the pipeline may already have gone on: no transcription provider is configured here).
+    expect(row.status).not.toBe('failed');
+    expect(row.recording_bytes).toBe(40 * MB);
     expect(row.recording_key).toMatch(new RegExp(`^suite-z/\\d{4}/\\d{2}/${id}\\.m4a$`));
     const stored = await s3.object(row.recording_key!);
     expect(stored?.contentType).toBe('audio/mp4');
