@@ -78,11 +78,12 @@ export class Metrics {
   }
 
   install(fastify: FastifyInstance): void {
-    fastify.addHook('onResponse', async (request, reply) => {
+    fastify.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       const labels = { method: request.method, route, status_code: String(reply.statusCode) };
       this.requests.inc(labels);
       this.latency.observe(labels, reply.elapsedTime / 1000);
+      done();
     });
   }
 }

@@ -1,4 +1,6 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, type INestApplication, Injectable, type NestInterceptor, type Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { finalize, from, mergeMap, type Observable } from 'rxjs';
 import type { OrgGate } from './org-gate';
@@ -34,5 +36,33 @@ export class OrgGateInterceptor implements NestInterceptor {
     const organizationId = request[GATE_AS] ?? request.caller?.ctx?.organizationId;
     if (!organizationId || !GATED.test(request.url)) return next.handle();
     return from(this.gate.enter(organizationId)).pipe(mergeMap((release) => next.handle().pipe(finalize(release))));
+  }
+}
+
+const joinPath = (...parts: string[]): string => `/${parts.join('/')}`.replace(/\/+/g, '/');
+const asList = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : [typeof value === 'string' ? value : '']);
+
+// Whether any route of this controller can be a tenant-scoped one (a path parameter in the first
+// segment might be).
+function mayBeGated(controller: Type): boolean {
+  const methods = Object.getOwnPropertyNames(controller.prototype).map((name) => Object.getOwnPropertyDescriptor(controller.prototype, name)?.value);
+  const routes = methods.filter((method) => typeof method === 'function' && Reflect.hasMetadata(PATH_METADATA, method));
+  return asList(Reflect.getMetadata(PATH_METADATA, controller)).some((base) =>
+    routes.some((route) => asList(Reflect.getMetadata(PATH_METADATA, route)).some((path) => /^\/(:|(rest|functions)\/v1\/)/.test(joinPath(base, path, '')))),
+  );
+}
+
+// The gate's interceptor goes on the controllers that have tenant-scoped routes only (as if each
+// were decorated with @UseInterceptors): any interceptor makes Nest run a route through its rxjs
+// pipeline, which halved /healthz's throughput as a global one (bench/results/HISTORY.md, hot path).
+// Called before the routes are registered (app.init).
+export function useOrgGateInterceptor(app: INestApplication, interceptor: OrgGateInterceptor): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type | null;
+      if (!controller || !mayBeGated(controller)) continue;
+      const own = (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, controller) as unknown[] | undefined) ?? [];
+      if (!own.includes(interceptor)) Reflect.defineMetadata(INTERCEPTORS_METADATA, [interceptor, ...own], controller);
+    }
   }
 }
