@@ -41,7 +41,7 @@ describe('dashboard widget values, served again for a few seconds', () => {
   it("should never serve one organization's value to another", async () => {
     await new Fixtures(app.db, a.ctx.organizationId).contact('2026-01-20T03:00:00Z');
     const f = new Fixtures(app.db, b.ctx.organizationId);
-    for (const at of ['2026-01-20T01:00:00Z', '2026-01-20T02:00:00Z', '2026-01-20T03:00:00Z', '2026-01-20T04:00:00Z', '2026-01-20T05:00:00Z']) await f.contact(at);
+    for (const hour of ['01', '02', '03', '04', '05']) await f.contact(`2026-01-20T${hour}:00:00Z`);
     testClock.at = new Date(NOW.getTime() + 60_000);
     const first = await newContacts(a.session);
     expect(await newContacts(b.session)).toBe(5);

@@ -14,7 +14,8 @@ export const CUSTOMER_MESSAGE = `
        WHEN f.created_at + :target::interval < :now::timestamptz THEN false END AS met`;
 
 // Percent change of a figure against the previous period; null when the previous one is 0 or unknown.
-export const change = (current: string, previous: string) => `round(((${current}) - (${previous}))::numeric * 100 / nullif((${previous})::numeric, 0), 2)::float8`;
+export const change = (current: string, previous: string) =>
+  `round(((${current}) - (${previous}))::numeric * 100 / nullif((${previous})::numeric, 0), 2)::float8`;
 export const hours = (seconds: string) => `to_char(round((${seconds})::numeric / 3600, 2), 'FM9999999990.00')`;
 export const sla = (met: string, judged: string) => `round((${met})::numeric * 100 / nullif(${judged}, 0), 2)::float8`;
 

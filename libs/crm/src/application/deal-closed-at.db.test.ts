@@ -60,7 +60,8 @@ describe('deals.closed_at', () => {
   it('should take the creation time for a deal created closed, and a history row written afterwards', async () => {
     const ctx = await makeOrganization(runtime);
     const deal = await deals.create(ctx, { title: 'Signed', stage: 'WON' });
-    const [{ created_at: created }] = await runtime.db.asSystem((tx) => tx.query<{ created_at: Date }>('SELECT created_at FROM deals WHERE id = $1', [deal.id]));
+    const [{ created_at: created }] = await runtime.db.asSystem((tx) =>
+      tx.query<{ created_at: Date }>('SELECT created_at FROM deals WHERE id = $1', [deal.id]));
     expect((await facts(ctx, deal.id)).closed_at).toEqual(await entered(deal.id, 'CLOSED_WON'));
     // A row written straight into the table (an import, a fix by SQL) is kept the same way.
     await runtime.db.asSystem((tx) => tx.query(`DELETE FROM deal_stage_history WHERE deal_id = $1`, [deal.id]));

@@ -70,7 +70,9 @@ describe('sends are stored before the provider is called', () => {
     let transactions = 0;
     const failing = Object.create(runtime.db) as Database;
     failing.inTenant = (ctx, work) => (++transactions === 3 ? Promise.reject(new Error('database went away')) : runtime.db.inTenant(ctx, work));
-    const service = new SendService(failing, app.get(ContactService), app.get(OrganizationSettings), app.get(MESSAGING_PROVIDER), { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters));
+    const service = new SendService(
+      failing, app.get(ContactService), app.get(OrganizationSettings), app.get(MESSAGING_PROVIDER), { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters),
+    );
     await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow('database went away');
     // Transactions: the target check, the PENDING write, then the failed finish.
     expect(transactions).toBe(3);
@@ -92,7 +94,9 @@ describe('PendingSendSweeper', () => {
   // A send whose process "dies" after the PENDING write: the provider call never returns normally.
   const crashingSend = (t: TestTenant, to: string) => {
     const dying = { send: async () => Promise.reject(new Error('process died')) };
-    const service = new SendService(runtime.db, app.get(ContactService), app.get(OrganizationSettings), dying, { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters));
+    const service = new SendService(
+      runtime.db, app.get(ContactService), app.get(OrganizationSettings), dying, { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters),
+    );
     return service.send(t.ctx, parseSendRequest({ to, message: 'lost?', organizationId: t.ctx.organizationId }));
   };
 

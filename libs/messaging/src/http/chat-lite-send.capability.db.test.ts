@@ -40,8 +40,11 @@ const newTenant = async (): Promise<TestTenant> => {
   return tenant;
 };
 const send = (headers: Record<string, string>, payload: unknown) =>
-  app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
-const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) => runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
+  app.inject({
+    method: 'POST', url: '/functions/v1/chat-lite-send', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload),
+  });
+const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) =>
+  runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
 
 const refusedKinds = CHANNEL_KINDS.filter((kind) => !CHANNEL_CAPABILITIES[kind].directSend);
 
@@ -60,7 +63,8 @@ describe('chat-lite-send and the channel adapter port', () => {
     const first = await send(t.key, { to, message: 'makes the contact', organizationId: t.ctx.organizationId });
     expect(first.statusCode).toBe(200);
     const { contactId } = first.json();
-    const [channel] = await rows<{ id: string }>(t.ctx, 'INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), $1, $2) RETURNING id', [kind, kind]);
+    const insert = 'INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), $1, $2) RETURNING id';
+    const [channel] = await rows<{ id: string }>(t.ctx, insert, [kind, kind]);
     const [conversation] = await rows<{ id: string }>(t.ctx,
       'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id', [contactId, channel.id]);
     const before = provider.calls.length;
