@@ -64,6 +64,14 @@ describe('useOrgGateInterceptor', () => {
     expect(interceptors(MixedController)).toHaveLength(0);
   });
 
+  it("should replace an earlier app's gate interceptor on a controller, never stack a second one", async () => {
+    const second = await NestFactory.create<NestFastifyApplication>(ProbeModule, new FastifyAdapter(), { logger: false });
+    const latest = new OrgGateInterceptor(gate);
+    useOrgGateInterceptor(second, latest);
+    await second.close();
+    expect(Reflect.getMetadata('__interceptors__', TenantController)).toEqual([latest]);
+  });
+
   it('should hold a slot of the organization while a tenant-scoped route runs, give it back after, and leave health ungated', async () => {
     expect(await (await fetch(`${base}/rest/v1/things`)).json()).toMatchObject({ running: 1 });
     expect(await (await fetch(`${base}/functions/v1/probe`)).json()).toMatchObject({ running: 1 });

@@ -61,8 +61,11 @@ export function useOrgGateInterceptor(app: INestApplication, interceptor: OrgGat
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as Type | null;
       if (!controller || !mayBeGated(controller)) continue;
+      // The metadata is the class's, shared by every app of the process: an earlier app's gate
+      // interceptor is replaced, never stacked with this one.
       const own = (Reflect.getOwnMetadata(INTERCEPTORS_METADATA, controller) as unknown[] | undefined) ?? [];
-      if (!own.includes(interceptor)) Reflect.defineMetadata(INTERCEPTORS_METADATA, [interceptor, ...own], controller);
+      const others = own.filter((entry) => !(entry instanceof OrgGateInterceptor));
+      Reflect.defineMetadata(INTERCEPTORS_METADATA, [interceptor, ...others], controller);
     }
   }
 }
