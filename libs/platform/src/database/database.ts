@@ -35,15 +35,16 @@ const TENANT_ROLE = 'app_tenant';
 const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
                 set_config('app.role', $4, true), set_config('app.request_id', $5, true),
                 set_config('statement_timeout', $6, true), set_config('work_mem', $7, true), set_config('app.plan_limits', $8, true),
-                set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true),
-                CASE WHEN $10 THEN set_config('plan_cache_mode', 'force_custom_plan', true) END`;
+                set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true)`;
 
 // What a tenant transaction is for, where plan rules treat writes differently (docs/plan-limits.md).
 // 'inbound': a customer's message is never lost to a plan: writes past a plan limit are kept and the
 // organization flagged over its limit, and an ended subscription does not make them read-only. Its
-// statements (the worker's batches) are planned at each execution, never from a cached generic plan:
-// a plan cached while messages was small (a new installation) probed it by sequential scan, and kept
-// doing so as it grew, until an ANALYZE invalidated it (20 s of backlog per 10,000 messages).
+// own statements (the worker's batches) are sent unnamed, so each is planned with its values, never
+// from a cached generic plan: one cached while messages was small (a new installation) probed it by
+// sequential scan, and kept doing so as it grew, until an ANALYZE invalidated it (20 s of backlog per
+// 10,000 messages). Only those: the triggers and foreign-key checks they fire keep their cached plans
+// (planning those again for every row took more than a third of the batches' database time).
 // 'billing': the organization's billing goes on while its subscription has ended.
 export interface TenantOptions {
   purpose?: 'request' | 'inbound' | 'billing';
@@ -95,9 +96,19 @@ async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefi
   }
 }
 
-async function runStatement(runner: QueryRunner, sql: string, params: unknown[] | undefined, options: QueryOptions | undefined): Promise<{ records: unknown[]; affected: number }> {
+// named: a `prepare` statement is a named one. unnamed: sent straight on the client as well, but
+// planned with its values at every execution.
+type Statements = 'named' | 'unnamed';
+
+async function runStatement(
+  runner: QueryRunner,
+  sql: string,
+  params: unknown[] | undefined,
+  options: QueryOptions | undefined,
+  statements: Statements = 'named',
+): Promise<{ records: unknown[]; affected: number }> {
   try {
-    return await runOnRunner(runner, sql, params, options);
+    return await runOnRunner(runner, sql, params, options, statements);
   } catch (error) {
     throw translateViolation(error, options?.violations);
   }
@@ -108,12 +119,13 @@ async function runOnRunner(
   sql: string,
   params: unknown[] | undefined,
   options: QueryOptions | undefined,
+  statements: Statements,
 ): Promise<{ records: unknown[]; affected: number }> {
   if (!options?.prepare) {
     const result = await runner.query(sql, params, true);
     return { records: result.records, affected: result.affected ?? 0 };
   }
-  const result = await pgQuery((await runner.connect()) as PgClient, sql, params, true);
+  const result = await pgQuery((await runner.connect()) as PgClient, sql, params, statements === 'named');
   return { records: result.rows, affected: result.rowCount ?? 0 };
 }
 
@@ -136,10 +148,10 @@ export class Database {
       const { statementTimeoutMs, workMemKb } = this.limits;
       const values = [
         TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
-        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request', purpose === 'inbound',
+        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request',
       ];
       await runStatement(runner, SET_TENANT, values, { prepare: true });
-    });
+    }, purpose === 'inbound' ? 'unnamed' : 'named');
     return done ? running.finally(done) : running;
   }
 
@@ -196,7 +208,8 @@ export class Database {
     await this.dataSource.query('SELECT 1');
   }
 
-  private async run<T>(work: (tx: Tx) => Promise<T>, prepare: (runner: QueryRunner) => Promise<void>): Promise<T> {
+  // statements: how the work's `prepare` statements are sent (named: planned once per connection).
+  private async run<T>(work: (tx: Tx) => Promise<T>, prepare: (runner: QueryRunner) => Promise<void>, statements: Statements = 'named'): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     let emitted = false;
@@ -204,8 +217,8 @@ export class Database {
       await runner.startTransaction();
       await prepare(runner);
       const tx: Tx = {
-        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (await runStatement(runner, sql, params, options)).records as R[],
-        execute: async (sql, params, options) => (await runStatement(runner, sql, params, options)).affected,
+        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (await runStatement(runner, sql, params, options, statements)).records as R[],
+        execute: async (sql, params, options) => (await runStatement(runner, sql, params, options, statements)).affected,
         manager: runner.manager,
         emit: async (events) => {
           if (events.length === 0) return;

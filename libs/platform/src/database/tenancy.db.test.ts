@@ -120,15 +120,21 @@ describe('tenancy (row-level security)', () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
   });
 
-  it("should plan the inbound worker's statements at each execution, and leave others to the server's plan cache", async () => {
+  it("should send the inbound worker's prepared statements unnamed (planned with their values), and name them elsewhere", async () => {
     const a = await makeOrganization(runtime);
-    const mode = (tx: Tx) => tx.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`, [], { prepare: true });
-    const [inbound] = await runtime.db.inTenant(a, mode, { purpose: 'inbound' });
-    const [request] = await runtime.db.inTenant(a, mode);
-    const [system] = await runtime.db.asSystem(mode);
-    expect(inbound.mode).toBe('force_custom_plan');
-    expect(request.mode).toBe('auto');
-    expect(system.mode).toBe('auto');
+    // A text of its own per purpose, so an earlier test's named statement cannot answer for it.
+    const named = async (tx: Tx, purpose: string) => {
+      const text = `SELECT 1 AS one, '${purpose}' AS purpose`;
+      await tx.query(text, [], { prepare: true });
+      const [row] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [text]);
+      return row.n;
+    };
+    expect(await runtime.db.inTenant(a, (tx) => named(tx, 'inbound'), { purpose: 'inbound' })).toBe(0);
+    expect(await runtime.db.inTenant(a, (tx) => named(tx, 'request'))).toBe(1);
+    expect(await runtime.db.asSystem((tx) => named(tx, 'system'))).toBe(1);
+    // The server's plan cache is left to choose for every purpose (triggers and foreign-key checks).
+    const [mode] = await runtime.db.inTenant(a, (tx) => tx.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`), { purpose: 'inbound' });
+    expect(mode.mode).toBe('auto');
   });
 
   it("should keep each organization's recent request-transaction time for the gate, not its inbound or system work", async () => {
