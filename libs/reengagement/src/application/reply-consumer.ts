@@ -2,13 +2,14 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { type DomainEvent, isPayloadObject, uuidOrNull } from '@engage/shared-kernel';
 import { MESSAGE_RECEIVED } from '@engage/messaging';
 import { consumeIdempotentBatch, Database, EventSubscriptions } from '@engage/platform';
-import { MARK_REPLIED, RESET_UNANSWERED } from '../infrastructure/reengagement.sql';
+import { MARK_REPLIED } from '../infrastructure/reengagement.sql';
 
 export const REPLY_CONSUMER = 'reengagement.replies';
 
 // A customer's message (messaging's message.received) answers the conversation's open nudges:
 // they become user_replied, and when one of them had been sent the unanswered counter goes back to
-// 0. Idempotent without a processed_events row: a redelivered message finds nothing open.
+// 0. Idempotent without a processed_events row: a redelivered message finds nothing open. A batch
+// costs one statement per organization in it (MARK_REPLIED), whatever its number of messages.
 @Injectable()
 export class ReplyConsumer implements OnModuleInit {
   constructor(
@@ -26,14 +27,14 @@ export class ReplyConsumer implements OnModuleInit {
   }
 
   private async apply(events: DomainEvent[]): Promise<void> {
-    const received = events.filter((event) => event.type === MESSAGE_RECEIVED.name && replyOf(event));
-    if (received.length === 0) return;
-    await consumeIdempotentBatch(this.db, received, async (tx, batch) => {
-      for (const event of batch) {
-        const reply = replyOf(event)!;
-        const [marked] = await tx.query<{ answered: number }>(MARK_REPLIED, [reply.conversationId, reply.at]);
-        if (marked.answered > 0) await tx.execute(RESET_UNANSWERED, [reply.conversationId]);
-      }
+    const replies = new Map(events.flatMap((event) => {
+      const reply = event.type === MESSAGE_RECEIVED.name ? replyOf(event) : null;
+      return reply ? [[event.id, reply] as const] : [];
+    }));
+    if (replies.size === 0) return;
+    await consumeIdempotentBatch(this.db, events.filter((event) => replies.has(event.id)), async (tx, batch) => {
+      const inOrder = batch.map((event) => replies.get(event.id)!);
+      await tx.query(MARK_REPLIED, [inOrder.map((reply) => reply.conversationId), inOrder.map((reply) => reply.at.toISOString())], { prepare: true });
     });
   }
 }

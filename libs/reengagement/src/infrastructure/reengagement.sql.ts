@@ -78,20 +78,32 @@ export const SKIP = `
 export const LIST_NUDGES = `
   SELECT * FROM reengagement_nudges WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`;
 
-// A customer's message: the conversation's open nudges (still in their window, and following an
-// earlier customer message) are answered.
+// Customers' messages of one batch ($1 conversations, $2 times, in the batch's order), in one
+// statement: each open nudge of their conversations (still in its window and following an earlier
+// customer message) is answered by the first message it qualifies for, as one message at a time
+// would, and a conversation where a sent one was answered has its counter back at 0. Locked in id
+// order, so concurrent batches cannot deadlock; the lock re-reads a row a concurrent send changed.
 export const MARK_REPLIED = `
-  WITH open AS (
-    SELECT id, status FROM reengagement_nudges
-    WHERE conversation_id = $1 AND status IN ('draft', 'awaiting_approval', 'sent') AND window_closes_at > $2 AND last_customer_message_at < $2
-    FOR UPDATE
+  WITH reply AS (
+    SELECT * FROM unnest($1::uuid[], $2::timestamptz[]) WITH ORDINALITY AS r(conversation_id, at, seq)
+  ), open AS (
+    SELECT n.id, n.conversation_id, n.status, n.window_closes_at, n.last_customer_message_at FROM reengagement_nudges n
+    WHERE n.conversation_id = ANY ($1::uuid[]) AND n.status IN ('draft', 'awaiting_approval', 'sent')
+      AND EXISTS (SELECT 1 FROM reply r WHERE r.conversation_id = n.conversation_id AND n.window_closes_at > r.at AND n.last_customer_message_at < r.at)
+    ORDER BY n.id
+    FOR UPDATE OF n
+  ), answered AS (
+    SELECT DISTINCT ON (o.id) o.id, o.conversation_id, o.status, r.at FROM open o
+    JOIN reply r ON r.conversation_id = o.conversation_id AND o.window_closes_at > r.at AND o.last_customer_message_at < r.at
+    ORDER BY o.id, r.seq
   ), marked AS (
-    UPDATE reengagement_nudges n SET status = 'user_replied', replied_at = $2, updated_at = now() FROM open WHERE n.id = open.id RETURNING open.status
+    UPDATE reengagement_nudges n SET status = 'user_replied', replied_at = a.at, updated_at = now() FROM answered a WHERE n.id = a.id
+    RETURNING a.conversation_id, a.status
+  ), reset AS (
+    UPDATE reengagement_conversations SET unanswered_count = 0, updated_at = now()
+    WHERE conversation_id IN (SELECT conversation_id FROM marked WHERE status = 'sent') RETURNING 1
   )
-  SELECT count(*) FILTER (WHERE status = 'sent')::int AS answered FROM marked`;
-
-export const RESET_UNANSWERED = `
-  UPDATE reengagement_conversations SET unanswered_count = 0, updated_at = now() WHERE conversation_id = $1`;
+  SELECT (SELECT count(*) FROM marked)::int AS replied, (SELECT count(*) FROM reset)::int AS reset`;
 
 export const CONVERSATION_STATE = `
   SELECT w.conversation_id, coalesce(rc.unanswered_count, 0) AS unanswered_count, rc.disabled_at, rc.disabled_reason
