@@ -1,71 +1,50 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ContactService, crmMigrations } from '@engage/crm';
-import { identityMigrations, OrganizationService, OrganizationSettings } from '@engage/identity';
+import { ContactService } from '@engage/crm';
+import { OrganizationSettings } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { Database, PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
 import { parseSendRequest } from '../domain/send-request';
-import { RecordingProvider } from '../testing/recording-provider';
+import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite-test-app';
 import { ChannelAdapters } from './channel-adapter.port';
 import { PendingSendSweeper } from './pending-send.sweeper';
 import { SendService } from './send.service';
 import { MESSAGING_PROVIDER } from './messaging-provider.port';
 
-const provider = new RecordingProvider();
+let chat: ChatLiteTestApp;
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let counter = 0;
-const newNumber = () => `2011${String(10_000_000 + ++counter * 7919).slice(-8)}`;
 
 beforeAll(async () => {
-  await provider.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { NOTIFY_URL: provider.url, SEND_GAP_MIN_MS: '0', SEND_GAP_MAX_MS: '0', PROVIDER_TIMEOUT_MS: '2000' },
-  }));
+  chat = await startChatLiteTestApp({ PROVIDER_TIMEOUT_MS: '2000' });
+  ({ app, runtime } = chat);
 });
-afterAll(async () => {
-  await close();
-  await provider.stop();
-});
+afterAll(() => chat.close());
 
-const newTenant = async (): Promise<TestTenant> => {
-  const tenant = await createTestTenant(app);
-  await app.get(OrganizationService).setSetting(tenant.ctx.organizationId, 'appgain_api_key', 'provider-key');
-  return tenant;
-};
-const send = (headers: Record<string, string>, payload: unknown) =>
-  app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
-const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) => runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
 const events = (ctx: RequestContext) =>
   runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'messaging' ORDER BY seq`, [ctx.organizationId]));
 
 describe('sends are stored before the provider is called', () => {
   it('should hold a committed PENDING message while the provider works, then SENT with message.sent only', async () => {
-    const t = await newTenant();
-    const to = newNumber();
+    const t = await chat.newTenant();
+    const to = chat.newNumber();
     let during: Promise<{ status: string; content: string }[]> | undefined;
-    provider.script = (call) => {
+    chat.provider.script = (call) => {
       if (call.body.UOWCHAT.receivers[0].mobileNum !== to) return undefined;
-      during = rows(t.ctx, 'SELECT status, content FROM messages');
+      during = chat.rows(t, 'SELECT status, content FROM messages');
       return { status: 200, body: { status: true, message: 'Message sent', external_id: `ext-${to}` }, delayMs: 100 };
     };
-    const res = await send(t.key, { to, message: 'in flight', organizationId: t.ctx.organizationId });
-    provider.script = () => undefined;
+    const res = await chat.send(t.key, { to, message: 'in flight', organizationId: t.ctx.organizationId });
+    chat.provider.script = () => undefined;
     expect(res.statusCode).toBe(200);
     expect(await during).toEqual([{ status: 'PENDING', content: 'in flight' }]);
-    expect(await rows(t.ctx, 'SELECT status, external_id FROM messages')).toEqual([{ status: 'SENT', external_id: `ext-${to}` }]);
+    expect(await chat.rows(t, 'SELECT status, external_id FROM messages')).toEqual([{ status: 'SENT', external_id: `ext-${to}` }]);
     expect((await events(t.ctx)).map((e) => e.type)).toEqual(['conversation.created', 'message.sent']);
   });
 
   it('should keep the message, PENDING, when the write after the provider accepted it fails', async () => {
-    const t = await newTenant();
-    const to = newNumber();
+    const t = await chat.newTenant();
+    const to = chat.newNumber();
     // The second transaction of the send (after the provider call) fails, as a lost database would.
     let transactions = 0;
     const failing = Object.create(runtime.db) as Database;
@@ -76,17 +55,17 @@ describe('sends are stored before the provider is called', () => {
     await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow('database went away');
     // Transactions: the target check, the PENDING write, then the failed finish.
     expect(transactions).toBe(3);
-    expect(provider.callsTo(to)).toHaveLength(1);
-    expect(await rows(t.ctx, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'accepted, then?' }]);
+    expect(chat.provider.callsTo(to)).toHaveLength(1);
+    expect(await chat.rows(t, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'accepted, then?' }]);
     expect((await events(t.ctx)).map((e) => e.type)).toEqual(['conversation.created']);
   });
 
   it('should check the organization and its key before writing anything (404, no rows)', async () => {
     const t = await createTestTenant(app);
-    const res = await send(t.key, { to: newNumber(), message: 'no key', organizationId: t.ctx.organizationId });
+    const res = await chat.send(t.key, { to: chat.newNumber(), message: 'no key', organizationId: t.ctx.organizationId });
     expect(res.statusCode).toBe(404);
-    expect(await rows(t.ctx, 'SELECT id FROM messages')).toEqual([]);
-    expect(await rows(t.ctx, 'SELECT id FROM contacts')).toEqual([]);
+    expect(await chat.rows(t, 'SELECT id FROM messages')).toEqual([]);
+    expect(await chat.rows(t, 'SELECT id FROM contacts')).toEqual([]);
   });
 });
 
@@ -101,38 +80,38 @@ describe('PendingSendSweeper', () => {
   };
 
   it('should leave a crashed send PENDING and visible, then fail it as interrupted once stale, once', async () => {
-    const t = await newTenant();
-    const other = await newTenant();
-    await expect(crashingSend(t, newNumber())).rejects.toThrow('process died');
-    expect(await rows(t.ctx, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'lost?' }]);
+    const t = await chat.newTenant();
+    const other = await chat.newTenant();
+    await expect(crashingSend(t, chat.newNumber())).rejects.toThrow('process died');
+    expect(await chat.rows(t, 'SELECT status, content FROM messages')).toEqual([{ status: 'PENDING', content: 'lost?' }]);
 
     let now = new Date();
     const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 10 * 60_000, now: () => now });
     // Young PENDING rows may be sends in progress: left alone.
-    const sentMeanwhile = await send(other.key, { to: newNumber(), message: 'fine', organizationId: other.ctx.organizationId });
+    const sentMeanwhile = await chat.send(other.key, { to: chat.newNumber(), message: 'fine', organizationId: other.ctx.organizationId });
     expect(sentMeanwhile.statusCode).toBe(200);
     await sweeper.sweep();
-    expect(await rows(t.ctx, 'SELECT status FROM messages')).toEqual([{ status: 'PENDING' }]);
+    expect(await chat.rows(t, 'SELECT status FROM messages')).toEqual([{ status: 'PENDING' }]);
 
     now = new Date(Date.now() + 11 * 60_000);
     expect(await sweeper.sweep()).toBeGreaterThanOrEqual(1);
-    const [message] = await rows<{ status: string; error: string; metadata: Record<string, unknown> }>(t.ctx, 'SELECT status, error, metadata FROM messages');
+    const [message] = await chat.rows<{ status: string; error: string; metadata: Record<string, unknown> }>(t, 'SELECT status, error, metadata FROM messages');
     expect(message).toMatchObject({ status: 'FAILED', error: 'interrupted', metadata: { failure_reason: 'interrupted' } });
     const failed = (await events(t.ctx)).filter((e) => e.type === 'message.failed');
     expect(failed).toHaveLength(1);
     expect(failed[0].payload).toMatchObject({ reason: 'interrupted', message: { status: 'FAILED', organization_id: t.ctx.organizationId } });
     // The other organization's finished send is untouched; a second sweep finds nothing of t.
-    expect(await rows(other.ctx, 'SELECT status FROM messages')).toEqual([{ status: 'SENT' }]);
+    expect(await chat.rows(other, 'SELECT status FROM messages')).toEqual([{ status: 'SENT' }]);
     await sweeper.sweep();
     expect((await events(t.ctx)).filter((e) => e.type === 'message.failed')).toHaveLength(1);
   });
 
   it('should not touch a row the send finished, even when stale', async () => {
-    const t = await newTenant();
-    const res = await send(t.key, { to: newNumber(), message: 'done', organizationId: t.ctx.organizationId });
+    const t = await chat.newTenant();
+    const res = await chat.send(t.key, { to: chat.newNumber(), message: 'done', organizationId: t.ctx.organizationId });
     expect(res.statusCode).toBe(200);
     const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 0, now: () => new Date(Date.now() + 60_000) });
     await sweeper.sweep();
-    expect(await rows(t.ctx, 'SELECT status FROM messages')).toEqual([{ status: 'SENT' }]);
+    expect(await chat.rows(t, 'SELECT status FROM messages')).toEqual([{ status: 'SENT' }]);
   });
 });
