@@ -66,7 +66,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
     else taken.push({ ...m, contactId: answer.contact.id });
   }
   const events: DomainEvent[] = [];
-  const conversations = await upsertConversations(tx, ctx, taken, events, true);
+  const conversations = await upsertConversations(tx, ctx, taken, events, { stamp: 'now' });
   const rows = taken.length === 0 ? [] : await tx.query<MessageRow>(INSERT_INBOUND_MESSAGES, [
     taken.map((m) => conversations.get(pair(m))!.id),
     taken.map((m) => m.contactId),
@@ -96,28 +96,38 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
 
 const pair = (m: { contactId: string; event: InboundEventRow }) => `${m.contactId} ${m.event.channel_account_id}`;
 
+// How the customer's messages of a batch move their conversations (UPSERT_CONVERSATIONS): stamped
+// with the transaction's time, or with each message's own time (`wrote`) and the window that opens
+// for the channel's kind (its free-form hours).
+export type CustomerTime = { stamp: 'now' } | { stamp: 'wrote'; windows: { kinds: string[]; hours: number[] } };
+
 // One upsert for the batch's distinct (contact, channel) pairs, each counting its messages as unread
 // (`unread` 0: a message that is not the customer's, a Meta echo); emits conversation.created, and
 // wakes a snoozed or pending conversation as one customer message would.
 export async function upsertConversations(
   tx: Tx,
   ctx: RequestContext,
-  taken: Array<{ contactId: string; event: InboundEventRow; unread?: 0 | 1 }>,
+  taken: Array<{ contactId: string; event: InboundEventRow; unread?: 0 | 1; wrote?: Date }>,
   events: DomainEvent[],
-  stampCustomer = false,
+  customer: CustomerTime,
 ): Promise<Map<string, ConversationRow>> {
-  const unread = new Map<string, { contactId: string; channelId: string; count: number }>();
+  const unread = new Map<string, { contactId: string; channelId: string; count: number; wrote: Date | null }>();
   for (const m of taken) {
-    const entry = unread.get(pair(m)) ?? { contactId: m.contactId, channelId: m.event.channel_account_id, count: 0 };
+    const entry = unread.get(pair(m)) ?? { contactId: m.contactId, channelId: m.event.channel_account_id, count: 0, wrote: null };
     entry.count += m.unread ?? 1;
+    if (m.wrote && (!entry.wrote || entry.wrote < m.wrote)) entry.wrote = m.wrote;
     unread.set(pair(m), entry);
   }
   const pairs = [...unread.values()].sort((a, b) => (a.contactId + a.channelId < b.contactId + b.channelId ? -1 : 1));
   const result = new Map<string, ConversationRow>();
   if (pairs.length === 0) return result;
+  const windows = customer.stamp === 'wrote' ? customer.windows : { kinds: [], hours: [] };
   const rows = await tx.query<ConversationRow & { created: boolean }>(
     UPSERT_CONVERSATIONS,
-    [pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), stampCustomer],
+    [
+      pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), customer.stamp === 'now',
+      pairs.map((p) => p.wrote), windows.kinds, windows.hours,
+    ],
     PREPARED,
   );
   for (const { created, ...row } of rows) {

@@ -204,4 +204,33 @@ describe('Meta event batches in the worker', () => {
     expect(left[1].last_error).toMatch(/null value/);
     expect(await sql(t, 'SELECT 1 FROM messages')).toHaveLength(20);
   });
+
+  it("should open each conversation's window from its latest customer message of the batch, in the upsert, and never move it back", async () => {
+    const { t, pageId } = await withPage();
+    const hour = 3_600_000;
+    const base = Math.floor(Date.now() / 1000) * 1000 - 6 * hour;
+    const at = (hours: number) => new Date(base + hours * hour);
+    const wrote = (psid: string, mid: string, hours: number) => ({ ...msg(psid, mid, mid), timestamp: at(hours).getTime() });
+    const windows = async () => {
+      const rows = await sql<{ customer: string; last: Date | null; closes: Date | null }>(t, `SELECT cc.external_user_id AS customer,
+        c.last_customer_message_at AS last, c.window_closes_at AS closes FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id`);
+      return Object.fromEntries(rows.map((r) => [r.customer, [r.last?.getTime(), r.closes?.getTime()]]));
+    };
+    const pass = async (events: object[]) => {
+      await meta.send(metaBody('page', pageId, events));
+      await dueNow(t);
+      await processor().processDue(100);
+    };
+    await pass([wrote('w', 'w1', 1)]);
+    expect(await windows()).toEqual({ w: [at(1).getTime(), at(25).getTime()] });
+    // The latest of the batch, not the last given; a new conversation opens its window on insert.
+    await pass([wrote('w', 'w3', 3), wrote('w', 'w2', 2), wrote('n', 'n1', 4)]);
+    expect(await windows()).toEqual({ w: [at(3).getTime(), at(27).getTime()], n: [at(4).getTime(), at(28).getTime()] });
+    // A message that arrives late, and our own echo, move nothing.
+    await pass([wrote('w', 'w0', 0), echo(pageId, 'n', 'n_echo', 'from the page inbox')]);
+    await dueNow(t);
+    await processor().processDue(100); // the echo's second try
+    expect(await sql(t, "SELECT count(*)::int AS n FROM messages WHERE external_id IN ('w0', 'n_echo')")).toEqual([{ n: 2 }]);
+    expect(await windows()).toEqual({ w: [at(3).getTime(), at(27).getTime()], n: [at(4).getTime(), at(28).getTime()] });
+  });
 });

@@ -4,7 +4,7 @@ import type { SocialPayload } from '../domain/meta-webhook';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import { INBOUND_SEEN_BATCH, MARK_INBOUND_BATCH_DONE } from '../infrastructure/inbound-batch.sql';
 import type { MessageRow } from '../infrastructure/messaging.sql';
-import { CHANNEL_CONTACTS_BATCH, INSERT_SOCIAL_MESSAGES, MARK_INBOUND_BATCH_RETRY, MOVE_WINDOWS } from '../infrastructure/social-batch.sql';
+import { CHANNEL_CONTACTS_BATCH, INSERT_SOCIAL_MESSAGES, MARK_INBOUND_BATCH_RETRY } from '../infrastructure/social-batch.sql';
 import { type StoredMedia, upsertConversations } from './inbound-batch';
 import { MESSAGE_RECEIVED, MESSAGE_SENT, messageEvent } from './messaging-events';
 import type { SocialInbound } from './social-inbound';
@@ -27,6 +27,7 @@ interface Taken {
   media?: StoredMedia[];
   contactId: string;
   unread: 0 | 1;
+  wrote?: Date;
 }
 
 // The Messenger and Instagram events of one organization in one transaction, with the outcome of
@@ -70,11 +71,12 @@ export async function applySocialBatch(
     ...m,
     contactId: contactOf.get(key(m.event.channel_account_id, m.payload.user))!,
     unread: m.payload.echo ? 0 : 1,
+    wrote: m.payload.echo ? undefined : social.customerWroteAt(m.payload.timestamp),
   }));
   const events: DomainEvent[] = [];
-  const conversations = await upsertConversations(tx, ctx, taken, events);
+  // The windows move with the upsert: a second update of the same rows cost as much again.
+  const conversations = await upsertConversations(tx, ctx, taken, events, { stamp: 'wrote', windows: social.freeFormWindows() });
   const conversationOf = (m: Taken) => conversations.get(`${m.contactId} ${m.event.channel_account_id}`)!;
-  await moveWindows(tx, social, taken.filter((m) => !m.payload.echo).map((m) => ({ m, conversation: conversationOf(m) })));
   const rows = taken.length === 0 ? [] : await tx.query<MessageRow>(INSERT_SOCIAL_MESSAGES, [
     taken.map((m) => conversationOf(m).id),
     taken.map((m) => m.contactId),
@@ -135,18 +137,4 @@ async function contactsOf(tx: Tx, ctx: RequestContext, social: SocialInbound, fr
     if (!result.has(k)) result.set(k, await social.contactOf(tx, ctx, u.channel, u.user));
   }
   return result;
-}
-
-// Each conversation's window from its latest customer message of the batch.
-async function moveWindows(tx: Tx, social: SocialInbound, wrote: Array<{ m: Taken; conversation: { id: string; channel_kind: string } }>): Promise<void> {
-  const latest = new Map<string, { at: Date; kind: string }>();
-  for (const { m, conversation } of wrote) {
-    const at = social.customerWroteAt(m.payload.timestamp);
-    const before = latest.get(conversation.id);
-    if (!before || before.at < at) latest.set(conversation.id, { at, kind: conversation.channel_kind });
-  }
-  if (latest.size === 0) return;
-  const entries = [...latest.entries()];
-  const closes = entries.map(([, v]) => social.windowClosesAt(v.kind, v.at));
-  await tx.execute(MOVE_WINDOWS, [entries.map(([id]) => id), entries.map(([, v]) => v.at), closes], PREPARED);
 }

@@ -5,7 +5,7 @@ import type { ContactService } from '@engage/crm';
 import type { ChannelCapabilities } from '../domain/channel-capabilities';
 import { windowClosesAt } from '../domain/channel-capabilities';
 import type { SocialPayload } from '../domain/meta-webhook';
-import { canMoveMessage, type MessageStatus } from '../domain/statuses';
+import { CHANNEL_KINDS, canMoveMessage, type MessageStatus } from '../domain/statuses';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import {
   type ConversationRow, INBOUND_EXISTS, INSERT_INBOUND_MESSAGE, INSERT_MESSAGE, type MessageRow, SET_CONVERSATION_STATUS, SET_MESSAGE_STATUS,
@@ -80,6 +80,15 @@ export class SocialInbound {
 
   windowClosesAt(kind: string, wrote: Date): Date | null {
     return windowClosesAt(this.capabilitiesOf(kind)?.window ?? null, wrote);
+  }
+
+  // Each windowed kind's free-form hours, for the batch's upsert to open the windows in SQL.
+  freeFormWindows(): { kinds: string[]; hours: number[] } {
+    const windowed = CHANNEL_KINDS.flatMap((kind) => {
+      const window = this.capabilitiesOf(kind)?.window;
+      return window ? [{ kind, hours: window.freeFormHours }] : [];
+    });
+    return { kinds: windowed.map((w) => w.kind), hours: windowed.map((w) => w.hours) };
   }
 
   private async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {

@@ -20,16 +20,26 @@ export const INBOUND_SEEN_BATCH = `
     WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_id = k.external_id LIMIT 1) m`;
 
 // UPSERT_CONVERSATION for distinct (contact, channel) pairs, given in a fixed order so two batches
-// lock shared conversations in the same order.
-// $4: stamp last_customer_message_at with the transaction's time where the customer wrote (channels
-// without a provider window; windowed channels set it from the provider's own timestamp).
+// lock shared conversations in the same order. The customer's latest message moves the
+// conversation in the same statement: $4 stamps last_customer_message_at with the transaction's
+// time (channels without a provider window); otherwise $5 is each pair's latest customer message
+// (the provider's own timestamp, or null), which also opens the window of the channel's kind
+// ($6 kinds, $7 their free-form hours), never moving either back.
 export const UPSERT_CONVERSATIONS = `
-  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count, last_customer_message_at)
-  SELECT app_org_id(), k.contact_id, k.channel_account_id, now(), k.unread, CASE WHEN $4::boolean AND k.unread > 0 THEN now() END
-  FROM unnest($1::uuid[], $2::uuid[], $3::int[]) WITH ORDINALITY AS k(contact_id, channel_account_id, unread, n) ORDER BY k.n
+  INSERT INTO conversations (organization_id, contact_id, channel_account_id, last_message_at, unread_count, last_customer_message_at, window_closes_at)
+  SELECT app_org_id(), k.contact_id, k.channel_account_id, now(), k.unread,
+         CASE WHEN $4::boolean AND k.unread > 0 THEN now() ELSE k.wrote END, k.wrote + w.hours * interval '1 hour'
+  FROM unnest($1::uuid[], $2::uuid[], $3::int[], $5::timestamptz[]) WITH ORDINALITY AS k(contact_id, channel_account_id, unread, wrote, n)
+  LEFT JOIN channel_accounts a ON a.organization_id = app_org_id() AND a.id = k.channel_account_id
+  LEFT JOIN unnest($6::text[], $7::float8[]) AS w(kind, hours) ON w.kind = a.kind
+  ORDER BY k.n
   ON CONFLICT (organization_id, contact_id, channel_account_id) WHERE status <> 'RESOLVED'
   DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now(),
-    last_customer_message_at = CASE WHEN $4::boolean AND EXCLUDED.unread_count > 0 THEN now() ELSE conversations.last_customer_message_at END
+    last_customer_message_at = CASE WHEN $4::boolean AND EXCLUDED.unread_count > 0 THEN now()
+      WHEN EXCLUDED.last_customer_message_at > coalesce(conversations.last_customer_message_at, '-infinity') THEN EXCLUDED.last_customer_message_at
+      ELSE conversations.last_customer_message_at END,
+    window_closes_at = CASE WHEN NOT $4::boolean AND EXCLUDED.last_customer_message_at > coalesce(conversations.last_customer_message_at, '-infinity')
+      THEN EXCLUDED.window_closes_at ELSE conversations.window_closes_at END
   RETURNING *, (xmax = 0) AS created`;
 
 // INSERT_INBOUND_MESSAGE for many; a microsecond apart in the order given, so a conversation's

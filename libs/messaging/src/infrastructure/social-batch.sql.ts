@@ -8,12 +8,6 @@ export const CHANNEL_CONTACTS_BATCH = `
     SELECT channel_account_id, external_user_id, contact_id FROM channel_contacts
     WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_user_id = k.external_user_id) cc`;
 
-// MOVE_WINDOW for many conversations, each with its latest customer message of the batch.
-export const MOVE_WINDOWS = `
-  UPDATE conversations c SET last_customer_message_at = k.wrote, window_closes_at = k.closes, updated_at = now()
-  FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS k(id, wrote, closes)
-  WHERE c.organization_id = app_org_id() AND c.id = k.id AND (c.last_customer_message_at IS NULL OR c.last_customer_message_at < k.wrote)`;
-
 // INSERT_INBOUND_MESSAGES with a direction and status per row (echoes are OUTBOUND and SENT), a
 // microsecond apart in the order given. A Meta id stored meanwhile by another worker gives no row.
 export const INSERT_SOCIAL_MESSAGES = `
