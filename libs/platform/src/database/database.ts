@@ -204,8 +204,9 @@ export class Database {
     return client;
   }
 
+  // Straight on a pooled client, as systemQuery: a query runner cost more than the round trip.
   async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+    await this.systemQuery('SELECT 1', [], { prepare: true });
   }
 
   // statements: how the work's `prepare` statements are sent (named: planned once per connection).
