@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { cpuWindow } from './cpu-usage.mjs';
 import { pacedLoad } from './paced-load.mjs';
 
 export const FAIRNESS = 'fair sharing: slow reads of one organization, simple reads of another';
@@ -86,6 +87,8 @@ export async function measureFairness({ root, env, databaseUrl, base, state, sec
 
     const refusedBefore = await refusals(base);
     let n = 0;
+    // Where the two cores go while one organization hammers (the gate shares connections, not CPU).
+    const cpu = cpuWindow();
     const [hammer, calmReads, inbound] = await Promise.all([
       load(`${base}${SLOW_READ}`, { authorization: `Bearer ${state.accessToken}`, prefer: 'count=exact' }, HAMMER_CONNECTIONS, seconds),
       // Starts once the hammering has filled its organization's slots and queue.
@@ -100,6 +103,7 @@ export async function measureFairness({ root, env, databaseUrl, base, state, sec
       }),
     ]);
     const loadEnded = Date.now();
+    const cpuDuringLoad = cpu();
     const counts = async () =>
       (
         await client.query(
@@ -127,6 +131,7 @@ export async function measureFairness({ root, env, databaseUrl, base, state, sec
       hammering: { organization: 'demo', connections: HAMMER_CONNECTIONS, path: SLOW_READ, prefer: 'count=exact', ...summary(hammer) },
       calm: { connections: 4, path: SIMPLE_READ, alone, under_load: summary(calmReads) },
       gate_refusals: (await refusals(base)) - refusedBefore,
+      cpu_during_load: cpuDuringLoad,
       worker: {
         inbound_sent: inbound.sent,
         inbound_acknowledged: inbound.ok,
