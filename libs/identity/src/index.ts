@@ -25,6 +25,7 @@ export { OrganizationService, SECRET_SETTINGS } from './application/organization
 export { OrganizationSettings } from './application/organization-settings';
 export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
+export { type BusinessHours, MAX_INTERVALS_PER_DAY, parseBusinessHours, WEEKDAYS } from './domain/business-hours';
 export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
 
 export const identityMigrations: MigrationClass[] = [

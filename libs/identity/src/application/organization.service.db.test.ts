@@ -59,4 +59,17 @@ describe('OrganizationService', () => {
     await service.setSetting(id, 'appgain_api_key', 'provider-key');
     await expect(settings.plain(id, 'appgain_api_key')).rejects.toThrow(/sealed/);
   });
+
+  it('should check business_hours when set: a clear validation error, nothing stored', async () => {
+    const settings = new OrganizationSettings(runtime.db, new SecretBox(randomBytes(32)));
+    const { organization_id: id } = await organizations.createOrganization({ name: 'Hours', ownerEmail: `h.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
+    await expect(organizations.setSetting(id, 'business_hours', '{"mon":[["09:00","17:00"],["16:00","18:00"]]}')).rejects.toMatchObject({
+      kind: 'validation',
+      message: 'business_hours: mon has overlapping intervals (09:00-17:00 and 16:00-18:00)',
+    });
+    await expect(organizations.setSetting(id, 'business_hours', 'weekdays 9 to 5')).rejects.toMatchObject({ kind: 'validation' });
+    expect(await settings.plain(id, 'business_hours')).toBeNull();
+    await organizations.setSetting(id, 'business_hours', '{"mon":[["09:00","17:00"]]}');
+    expect(await settings.plain(id, 'business_hours')).toBe('{"mon":[["09:00","17:00"]]}');
+  });
 });

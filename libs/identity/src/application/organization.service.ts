@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
 import type { Database, SecretBox, Tx } from '@engage/platform';
+import { parseBusinessHours } from '../domain/business-hours';
 import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain/password-policy';
 import { hashPassword } from '../infrastructure/password-hasher';
@@ -80,6 +81,7 @@ export class OrganizationService {
     if (key === 'sla_target_minutes' && !(/^[1-9]\d{0,4}$/.test(value) && Number(value) <= MAX_SLA_TARGET_MINUTES)) {
       throw new DomainError('validation', 'validation_failed', `sla_target_minutes must be a whole number of minutes from 1 to ${MAX_SLA_TARGET_MINUTES}`);
     }
+    if (key === 'business_hours') parseBusinessHours(value);
   }
 
   // Removes a setting (an unset one is not an error).
