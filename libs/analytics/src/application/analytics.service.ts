@@ -5,20 +5,24 @@ import { periodError, type ReportQuery } from '../domain/report-query';
 import { csvLine } from '@engage/crm';
 import { CONVERSATION_DETAIL_PAGE, DEALS, DEALS_BY_DAY } from '../infrastructure/deals.sql';
 import { ROLLUP_INBOX, ROLLUP_INBOX_BY_DAY, ROLLUP_METRICS, ROLLUP_METRICS_BY_DAY } from '../infrastructure/report.sql';
+import type { RuleName } from '../infrastructure/response.sql';
 import { queryNamed } from '../infrastructure/sql-params';
 import { type ReportPeriod, resolvePeriod } from './report-period';
 import { coverage } from './rollup-coverage';
-import { type ReadSetting, reportingSettings } from './reporting-settings';
+import { dueAt, type ReadSetting, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 
 export type Report = 'metrics' | 'inbox' | 'deals';
 type Row = Record<string, unknown>;
 
-const SUMMARY: Record<Report, { sql: string; key: string }> = {
+type Statements = Record<RuleName, string>;
+const SUMMARY: Record<Report, { sql: Statements; key: string }> = {
   metrics: { sql: ROLLUP_METRICS, key: 'metrics' },
   inbox: { sql: ROLLUP_INBOX, key: 'inbox_metrics' },
-  deals: { sql: DEALS, key: 'deals_metrics' },
+  deals: { sql: { every: DEALS, business: DEALS }, key: 'deals_metrics' },
 };
-const BY_DAY: Record<Report, string> = { metrics: ROLLUP_METRICS_BY_DAY, inbox: ROLLUP_INBOX_BY_DAY, deals: DEALS_BY_DAY };
+const BY_DAY: Record<Report, Statements> = {
+  metrics: ROLLUP_METRICS_BY_DAY, inbox: ROLLUP_INBOX_BY_DAY, deals: { every: DEALS_BY_DAY, business: DEALS_BY_DAY },
+};
 // The series column each metric_type narrows the CSV to (besides the date).
 const METRIC_COLUMNS: Record<string, string[]> = {
   messages: ['total_messages'], response_time: ['average_response_time'], sla: ['sla_compliance'], contacts: ['total_contacts'],
@@ -41,12 +45,13 @@ export class AnalyticsService {
   async report(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Row> {
     if (query.detail) throw periodError('detail', 'detail=conversations is a CSV export: send Accept: text/csv');
     const settings = await reportingSettings(this.readSetting, ctx.organizationId);
+    const rule = ruleOf(settings);
     return this.db.inTenant(ctx, async (tx) => {
       const period = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());
-      const values = this.values(period, settings.targetMinutes);
-      const [summary] = await run(tx, SUMMARY[report].sql, await withCoverage(tx, report, values, period, settings.targetMinutes, false));
+      const values = await this.values(tx, period, settings);
+      const [summary] = await run(tx, SUMMARY[report].sql[rule], await withCoverage(tx, report, values, period, settings, false));
       const answer: Row = { [SUMMARY[report].key]: shape(report, summary) };
-      if (query.groupByDay) answer.series = await run(tx, BY_DAY[report], await withCoverage(tx, report, values, period, settings.targetMinutes, true));
+      if (query.groupByDay) answer.series = await run(tx, BY_DAY[report][rule], await withCoverage(tx, report, values, period, settings, true));
       return answer;
     });
   }
@@ -55,23 +60,26 @@ export class AnalyticsService {
   // and resolved before the first byte is sent, so a bad parameter is still a clear 400.
   async csv(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Readable> {
     const settings = await reportingSettings(this.readSetting, ctx.organizationId);
-    const period = await this.db.inTenant(ctx, (tx) => resolvePeriod(tx, query, settings.timeZone, this.clock.now()));
-    const values = this.values(period, settings.targetMinutes);
+    const rule = ruleOf(settings);
+    const { period, values } = await this.db.inTenant(ctx, async (tx) => {
+      const resolved = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());
+      return { period: resolved, values: await this.values(tx, resolved, settings) };
+    });
     if (query.detail) {
       if (report === 'deals') throw periodError('detail', 'detail=conversations is an export of metrics or inbox');
-      return Readable.from(this.detailLines(ctx, values));
+      return Readable.from(this.detailLines(ctx, CONVERSATION_DETAIL_PAGE[rule], values));
     }
     const rows = await this.db.inTenant(ctx, async (tx) =>
-      run(tx, BY_DAY[report], await withCoverage(tx, report, values, period, settings.targetMinutes, true)));
+      run(tx, BY_DAY[report][rule], await withCoverage(tx, report, values, period, settings, true)));
     const columns = query.metricType && report === 'metrics' ? ['date', ...METRIC_COLUMNS[query.metricType]] : Object.keys(rows[0] ?? { date: null });
     return Readable.from([csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))]);
   }
 
-  private async *detailLines(ctx: RequestContext, values: Row): AsyncGenerator<string> {
+  private async *detailLines(ctx: RequestContext, sql: string, values: Row): AsyncGenerator<string> {
     yield csvLine(DETAIL_COLUMNS);
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const page = await this.db.inTenant(ctx, (tx) => run(tx, CONVERSATION_DETAIL_PAGE, { ...values, after, limit: DETAIL_PAGE_ROWS }));
+      const page = await this.db.inTenant(ctx, (tx) => run(tx, sql, { ...values, after, limit: DETAIL_PAGE_ROWS }));
       const lines = page.filter((row) => row.active).map((row) => csvLine(DETAIL_COLUMNS.map((column) => cell(row[column]))));
       if (lines.length > 0) yield lines.join('');
       if (page.length < DETAIL_PAGE_ROWS) return;
@@ -79,20 +87,24 @@ export class AnalyticsService {
     }
   }
 
-  private values(period: ReportPeriod, targetMinutes: number): Row {
+  // The period's parameters; :due is fixed once (at the report's now), so every statement of the
+  // report, and each page of an export, judges the same messages past the target.
+  private async values(tx: Tx, period: ReportPeriod, settings: ReportingSettings): Promise<Row> {
+    const due = await dueAt(tx, settings, period.now, period.previousStart);
     return {
-      start: period.start, end: period.end, prev: period.previousStart, target: `${targetMinutes} minutes`, now: period.now,
-      tz: period.timeZone, first: period.firstDay, last: period.lastDay,
+      start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
+      ...responseValues(settings, due),
     };
   }
 }
 
 // Metrics span the previous period too; by day, local midnights are boundaries as well.
-async function withCoverage(tx: Tx, report: Report, values: Row, period: ReportPeriod, targetMinutes: number, byDay: boolean): Promise<Row> {
+async function withCoverage(tx: Tx, report: Report, values: Row, period: ReportPeriod, settings: ReportingSettings, byDay: boolean): Promise<Row> {
   if (report === 'deals') return values;
   const bounds = report === 'metrics' && !byDay ? [period.previousStart, period.start, period.end] : [period.start, period.end];
   const days = byDay ? { tz: period.timeZone, first: period.firstDay, last: period.lastDay } : undefined;
-  return { ...values, ...(await coverage(tx, { bounds, now: period.now, targetMinutes, days })) };
+  const input = { bounds, due: values.due instanceof Date ? values.due : null, targetMinutes: settings.targetMinutes, schedule: settings.schedule, days };
+  return { ...values, ...(await coverage(tx, input)) };
 }
 
 function run(tx: Tx, sql: string, values: Row): Promise<Row[]> {

@@ -21,7 +21,7 @@ type Range = [number, number];
 
 // Each span between consecutive boundaries (period starts and ends, local midnights) reads its
 // whole quarter hours up to `limit` from the rollups and its edges directly; with no limit (nothing
-// rolled for the current target) all of it directly. A boundary off the quarter hours (an odd
+// rolled for the current target and schedule) all of it directly. A boundary off the quarter hours (an odd
 // offset, a timestamp parameter) only makes its edge quarter hour direct.
 export function splitSpans(bounds: Date[], limit: number | null): { rollup: Range[]; direct: Range[] } {
   const rollup: Range[] = [];
@@ -44,18 +44,22 @@ export function splitSpans(bounds: Date[], limit: number | null): { rollup: Rang
 
 export interface CoverageInput {
   bounds: Date[];
-  now: Date;
+  // Unanswered customer messages before it are past the target (reporting-settings.ts, dueAt).
+  due: Date | null;
   targetMinutes: number;
+  schedule: string | null;
   // By day: the local days of the period, whose midnights become boundaries too.
   days?: { tz: string; first: string; last: string };
 }
 
-// In the report's transaction: rolled quarter hours are usable up to where the job got, and only
-// those that ended the target before now (their unanswered messages are all judged).
+// In the report's transaction: rolled quarter hours are usable up to where the job got, if rolled
+// for the current target and schedule, and only those that ended before `due` (their unanswered
+// messages are all judged).
 export async function coverage(tx: Tx, input: CoverageInput): Promise<Coverage> {
-  const [state] = await queryNamed<{ rolled_until: Date | null; target_minutes: number }>(tx, ROLLUP_STATE, {});
-  const rolled = state?.rolled_until && state.target_minutes === input.targetMinutes ? state.rolled_until.getTime() : null;
-  const limit = rolled === null ? null : Math.min(rolled, floorQ(input.now.getTime() - input.targetMinutes * 60_000));
+  const [state] = await queryNamed<{ rolled_until: Date | null; target_minutes: number; schedule: string | null }>(tx, ROLLUP_STATE, {});
+  const current = state?.rolled_until && state.target_minutes === input.targetMinutes && state.schedule === input.schedule;
+  const rolled = current && state.rolled_until ? state.rolled_until.getTime() : null;
+  const limit = rolled === null || input.due === null ? null : Math.min(rolled, floorQ(input.due.getTime()));
   let bounds = input.bounds;
   if (input.days && limit !== null) {
     const [{ bounds: midnights }] = await queryNamed<{ bounds: Date[] }>(tx, DAY_BOUNDS, input.days);

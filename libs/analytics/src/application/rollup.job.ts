@@ -2,7 +2,7 @@ import type { Database, Tx } from '@engage/platform';
 import { defineJob, defineSchedule, type JobHandler } from '@engage/platform';
 import { executeNamed, queryNamed } from '../infrastructure/sql-params';
 import { ENSURE_STATE, FIRST_BUCKET, ORGANIZATIONS, READ_STATE, REROLL, RESET, ROLL_RANGE, SAVE_STATE, STALE } from '../infrastructure/rollup.sql';
-import { type ReadSetting, reportingSettings } from './reporting-settings';
+import { type ReadSetting, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 import { QUARTER_MS } from './rollup-coverage';
 
 // A quarter hour is rolled this long after it ended, so a transaction that stored a message in it
@@ -36,26 +36,29 @@ export class MessageRollups implements JobHandler {
     const [{ now }] = await this.db.systemQuery<{ now: Date }>('SELECT now()');
     const to = Math.floor((now.getTime() - ROLLUP_GRACE_MS) / QUARTER_MS) * QUARTER_MS;
     for (const { id } of organizations) {
-      const { targetMinutes } = await reportingSettings(this.readSetting, id);
-      while (await this.db.asSystem((tx) => this.step(tx, id, targetMinutes, to, run)));
+      const settings = await reportingSettings(this.readSetting, id);
+      while (await this.db.asSystem((tx) => this.step(tx, id, settings, to, run)));
     }
     return run;
   }
 
   // One step: stale quarter hours first, then the next chunk of ended ones. True while more remain.
-  private async step(tx: Tx, org: string, minutes: number, to: number, run: RollupRun): Promise<boolean> {
-    const values = { org, minutes, target: `${minutes} minutes` };
+  // Figures under the organization's target and schedule as read when the run began.
+  private async step(tx: Tx, org: string, settings: ReportingSettings, to: number, run: RollupRun): Promise<boolean> {
+    const { targetMinutes: minutes, schedule } = settings;
+    const rule = ruleOf(settings);
+    const values = { org, minutes, schedule, ...responseValues(settings, null) };
     await queryNamed(tx, ENSURE_STATE, values);
-    const [state] = await queryNamed<{ rolled_until: Date | null; target_minutes: number }>(tx, READ_STATE, values);
+    const [state] = await queryNamed<{ rolled_until: Date | null; target_minutes: number; schedule: string | null }>(tx, READ_STATE, values);
     let from = state.rolled_until?.getTime() ?? null;
-    if (state.target_minutes !== minutes) {
+    if (state.target_minutes !== minutes || state.schedule !== schedule) {
       await queryNamed(tx, RESET, values);
       from = null;
     }
     let more = false;
     if (from !== null) {
       const stale = await queryNamed<{ bucket: Date }>(tx, STALE, { ...values, until: new Date(from), limit: STALE_BATCH });
-      if (stale.length > 0) await queryNamed(tx, REROLL, { ...values, buckets: stale.map((row) => row.bucket) });
+      if (stale.length > 0) await queryNamed(tx, REROLL[rule], { ...values, buckets: stale.map((row) => row.bucket) });
       run.rerolled += stale.length;
       more = stale.length === STALE_BATCH;
     }
@@ -64,7 +67,7 @@ export class MessageRollups implements JobHandler {
       from = first ? Math.min(first.getTime(), to) : to;
     }
     const end = Math.min(to, from + CHUNK_MS);
-    if (end > from) run.rolled += await executeNamed(tx, ROLL_RANGE, { ...values, from: new Date(from), to: new Date(end) });
+    if (end > from) run.rolled += await executeNamed(tx, ROLL_RANGE[rule], { ...values, from: new Date(from), to: new Date(end) });
     await queryNamed(tx, SAVE_STATE, { ...values, to: new Date(Math.max(end, from)) });
     return more || end < to;
   }

@@ -5,7 +5,7 @@ import { queryNamed } from '../infrastructure/sql-params';
 import { type AnalyticsApp, createTestTenant, Fixtures, setSetting, startAnalyticsApp, testClock, type TestTenant } from '../testing';
 import { AnalyticsService } from './analytics.service';
 import { resolvePeriod } from './report-period';
-import { reportingSettings } from './reporting-settings';
+import { dueAt, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 import { coverage } from './rollup-coverage';
 import { MessageRollups } from './rollup.job';
 
@@ -44,21 +44,25 @@ describe('rollups', () => {
 
   async function direct(report: 'metrics' | 'inbox', params: Row): Promise<{ summary: Row; series: Row[] }> {
     const settings = await reportingSettings((id, key) => app.app.get(OrganizationSettings).plain(id, key), tenant.ctx.organizationId);
+    const rule = ruleOf(settings);
     return app.db.inTenant(tenant.ctx, async (tx) => {
       const period = await resolvePeriod(tx, parseReportQuery(params, tenant.ctx.organizationId), settings.timeZone, testClock.now());
       const values = {
-        start: period.start, end: period.end, prev: period.previousStart, target: `${settings.targetMinutes} minutes`, now: period.now,
-        tz: period.timeZone, first: period.firstDay, last: period.lastDay,
+        start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
+        ...responseValues(settings, await dueAt(tx, settings, period.now, period.previousStart)),
       };
-      const [summary] = await queryNamed(tx, DIRECT[report].sql, values);
-      return { summary, series: await queryNamed(tx, DIRECT[report].byDay, values) };
+      const [summary] = await queryNamed(tx, DIRECT[report].sql[rule], values);
+      return { summary, series: await queryNamed(tx, DIRECT[report].byDay[rule], values) };
     });
   }
 
   // What the 2026-01-10..15 report reads from the rollups, and which quarter hours are stale.
   const covered = () =>
     app.db.inTenant(tenant.ctx, (tx) =>
-      coverage(tx, { bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], now: testClock.now(), targetMinutes: 60 }));
+      coverage(tx, {
+        bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], due: new Date(testClock.now().getTime() - 3600_000),
+        targetMinutes: 60, schedule: null,
+      }));
   const rows = async () => (await app.db.systemQuery<{ n: number }>(
     'SELECT count(*)::int AS n FROM analytics_message_rollups WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].n;
 

@@ -18,7 +18,7 @@ export class WidgetValueCache {
   ) {}
 
   key(organizationId: string, widget: WidgetSpec, settings: ReportingSettings): string {
-    return JSON.stringify([organizationId, widget.type, widget.config, settings.timeZone, settings.targetMinutes]);
+    return JSON.stringify([organizationId, widget.type, widget.config, settings.timeZone, settings.targetMinutes, settings.schedule]);
   }
 
   get(key: string): { value: number | null } | undefined {

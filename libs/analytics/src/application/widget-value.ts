@@ -3,9 +3,10 @@ import type { Tx } from '@engage/platform';
 import { isDomainError, ValidationFailed } from '@engage/shared-kernel';
 import { parseDateParam } from '../domain/report-query';
 import type { WidgetConfig, WidgetType } from '../domain/widget-config';
+import { DUE } from '../infrastructure/response.sql';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
 import { resolvePeriod } from './report-period';
-import type { ReportingSettings } from './reporting-settings';
+import { type ReportingSettings, ruleOf } from './reporting-settings';
 
 // A widget's filters, parsed by the data API's own parser against the allow-listed source (no
 // registry: no embedding). An unknown column or a bad operator is a 400 naming it.
@@ -49,6 +50,16 @@ export async function widgetRange(tx: Tx, config: WidgetConfig, settings: Report
   return { start: period.start, end: period.end };
 }
 
+// Only the placeholders the text uses become parameters (an unused one would have no type).
+function bind(sql: string, params: Params, values: Record<string, unknown>): string {
+  let text = sql;
+  for (const [name, value] of Object.entries(values)) {
+    const placeholder = new RegExp(`(?<!:):${name}\\b`, 'g');
+    if (placeholder.test(text)) text = text.replace(placeholder, params.add(value));
+  }
+  return text;
+}
+
 const AGGREGATE = { Count: 'count', Sum: 'sum', Average: 'avg', Min: 'min', Max: 'max' } as const;
 
 export interface WidgetSpec {
@@ -66,16 +77,16 @@ async function valueSql(tx: Tx, params: Params, widget: WidgetSpec, settings: Re
   const aggregation = builtIn?.aggregation ?? config.aggregation ?? 'Count';
   const column = builtIn?.column ?? config.column;
   const time = builtIn ? builtIn.time : (config.date_column ?? source.defaultTime);
-  // Only the placeholders the source uses become parameters (an unused one would have no type).
-  let from = source.from;
-  if (from.includes(':target')) from = from.replace(/:target\b/g, params.add(`${settings.targetMinutes} minutes`));
-  if (from.includes(':now')) from = from.replace(/:now\b/g, params.add(now));
+  const range = time ? await rangeSql(tx, params, config, settings, now) : null;
+  // With business hours, :due is computed by the statement (an uncorrelated subquery, run once),
+  // looking back to the range's start when it ranges over created_at (an unanswered message has no
+  // first_reply_at to range over, so another time column needs no look-back).
+  let from = source.from[ruleOf(settings)];
+  if (from.includes(':due')) from = from.replace(/(?<!:):due\b/g, `(${DUE.replace(/(?<!:):since\b/g, range && time === 'created_at' ? range.start : ':now')})`);
+  from = bind(from, params, { target: `${settings.targetMinutes} minutes`, now, tz: settings.timeZone, hours: JSON.stringify(settings.hours) });
   const filters = [...widgetFilters(table, builtIn?.filter), ...widgetFilters(table, config.query)];
   const conditions = [whereSql(filters, params, 't')];
-  if (time) {
-    const range = await rangeSql(tx, params, config, settings, now);
-    conditions.push(`t."${time}" >= ${range.start} AND t."${time}" < ${range.end}`);
-  }
+  if (range) conditions.push(`t."${time}" >= ${range.start} AND t."${time}" < ${range.end}`);
   const target_ = column ? `t."${column}"` : '*';
   const aggregate = aggregation === 'Count' ? `count(${target_})` : `round(${AGGREGATE[aggregation]}(${target_})::numeric, 2)`;
   const value = aggregation === 'Sum' ? `coalesce(${aggregate}, 0)` : aggregate;

@@ -1,17 +1,20 @@
+import { both, type ResponseRule } from './response.sql';
+
 // The figures of docs/analytics.md, computed in SQL over the published views of messaging and the
 // CRM (never their tables), under the caller's row-level security. Reports serve metrics and inbox
 // from rollups (report.sql.ts); these direct statements are the definition they must equal (tests).
 // Named parameters (sql-params.ts): start, end, prev (the previous period's start), target (the
-// response target, an interval), now; by day also tz (the time zone), first and last (local days).
+// response target, an interval), now; by day also tz (the time zone), first and last (local days);
+// with business hours also tz, hours and due (response.sql.ts). Each statement comes in both forms.
 
 // Per customer message: its response time (seconds) when answered, and whether it met the target
 // (true), missed it (false: answered late, or unanswered past the target) or is still pending
-// (null; also for agent messages, whose first_reply_at is always null).
-export const CUSTOMER_MESSAGE = `
-  extract(epoch FROM f.first_reply_at - f.created_at) AS response_seconds,
+// (null; also for agent messages, whose first_reply_at is always null). Measured by `rule`.
+export const customerMessage = (rule: ResponseRule) => `
+  ${rule.seconds} AS response_seconds,
   CASE WHEN f.direction <> 'INBOUND' THEN NULL
-       WHEN f.first_reply_at IS NOT NULL THEN f.first_reply_at <= f.created_at + :target::interval
-       WHEN f.created_at + :target::interval < :now::timestamptz THEN false END AS met`;
+       WHEN f.first_reply_at IS NOT NULL THEN ${rule.within}
+       WHEN ${rule.past} THEN false END AS met`;
 
 // Percent change of a figure against the previous period; null when the previous one is 0 or unknown.
 export const change = (current: string, previous: string) =>
@@ -33,9 +36,9 @@ export const METRICS_TAIL = `
          ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
   FROM r`;
 
-export const METRICS = `
+export const METRICS = both((rule) => `
   WITH m AS (
-    SELECT f.created_at >= :start AS cur, ${CUSTOMER_MESSAGE}
+    SELECT f.created_at >= :start AS cur, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.created_at >= :prev AND f.created_at < :end
   ), g AS (
     SELECT count(*) FILTER (WHERE cur) AS messages, count(*) FILTER (WHERE NOT cur) AS messages_prev,
@@ -43,14 +46,14 @@ export const METRICS = `
            count(*) FILTER (WHERE cur AND met) AS met, count(met) FILTER (WHERE cur) AS judged,
            count(*) FILTER (WHERE NOT cur AND met) AS met_prev, count(met) FILTER (WHERE NOT cur) AS judged_prev
     FROM m
-  ), ${METRICS_TAIL}`;
+  ), ${METRICS_TAIL}`);
 
 export const DAYS = `SELECT d::date AS day FROM generate_series(:first::date, :last::date, interval '1 day') d`;
 export const localDay = (column: string) => `(${column} AT TIME ZONE :tz)::date`;
 
-export const METRICS_BY_DAY = `
+export const METRICS_BY_DAY = both((rule) => `
   WITH days AS (${DAYS}), m AS (
-    SELECT ${localDay('f.created_at')} AS day, ${CUSTOMER_MESSAGE}
+    SELECT ${localDay('f.created_at')} AS day, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.created_at >= :start AND f.created_at < :end
   ), g AS (
     SELECT day, count(*) AS messages, avg(response_seconds) AS rt, count(*) FILTER (WHERE met) AS met, count(met) AS judged FROM m GROUP BY day
@@ -59,11 +62,11 @@ export const METRICS_BY_DAY = `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, coalesce(g.messages, 0)::int AS total_messages, ${hours('g.rt')} AS average_response_time,
          ${sla('g.met', 'g.judged')} AS sla_compliance, coalesce(c.contacts, 0)::int AS total_contacts
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`;
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`);
 
-export const INBOX = `
+export const INBOX = both((rule) => `
   WITH m AS (
-    SELECT f.conversation_id, f.assignee_id, f.conversation_status, f.first_reply_at, ${CUSTOMER_MESSAGE}
+    SELECT f.conversation_id, f.assignee_id, f.conversation_status, f.first_reply_at, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.direction = 'INBOUND' AND f.created_at >= :start AND f.created_at < :end
   ), g AS (
     SELECT avg(response_seconds) AS rt, count(*) FILTER (WHERE met) AS met, count(met) AS judged,
@@ -74,11 +77,11 @@ export const INBOX = `
   SELECT ${hours('rt')} AS average_response_time, ${sla('met', 'judged')} AS sla_compliance,
          (SELECT count(*) FROM messaging_conversation_facts WHERE resolved_at >= :start AND resolved_at < :end)::int AS resolved_conversations,
          unassigned::int AS unassigned_messages, overdue::int AS overdue_conversations
-  FROM g`;
+  FROM g`);
 
-export const INBOX_BY_DAY = `
+export const INBOX_BY_DAY = both((rule) => `
   WITH days AS (${DAYS}), m AS (
-    SELECT ${localDay('f.created_at')} AS day, f.assignee_id, ${CUSTOMER_MESSAGE}
+    SELECT ${localDay('f.created_at')} AS day, f.assignee_id, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.direction = 'INBOUND' AND f.created_at >= :start AND f.created_at < :end
   ), g AS (
     SELECT day, avg(response_seconds) AS rt, count(*) FILTER (WHERE met) AS met, count(met) AS judged,
@@ -89,4 +92,4 @@ export const INBOX_BY_DAY = `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, ${hours('g.rt')} AS average_response_time, ${sla('g.met', 'g.judged')} AS sla_compliance,
          coalesce(r.resolved, 0)::int AS resolved_conversations, coalesce(g.unassigned, 0)::int AS unassigned_messages
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`;
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`);

@@ -1,3 +1,6 @@
+import { customerMessage } from './analytics.sql';
+import { both } from './response.sql';
+
 // Deal figures over the CRM's crm_deal_facts (docs/analytics.md): active = open now and created
 // before the period ends; conversion = won / closed (won or lost) among deals closed in the period.
 // A deal is open exactly when its closed_at is null (the view's contract), and the CRM indexes
@@ -30,17 +33,14 @@ export const DEALS_BY_DAY = `
 
 // One row per conversation with messages in the period (the export's drill-down), a page of
 // conversations at a time in id order after :after: candidates are those whose life overlaps the
-// period, then their messages in it are counted through the reply index.
-export const CONVERSATION_DETAIL_PAGE = `
+// period, then their messages in it are counted through the reply index. Response times by the rule.
+export const CONVERSATION_DETAIL_PAGE = both((rule) => `
   WITH page AS (
     SELECT id, channel_kind, status, assignee_id, created_at, resolved_at FROM messaging_conversation_facts
     WHERE created_at < :end AND last_message_at >= :start AND id > :after::uuid ORDER BY id LIMIT :limit
   ), m AS (
     SELECT f.conversation_id, f.sender_type, f.status,
-           extract(epoch FROM f.first_reply_at - f.created_at) AS response_seconds,
-           CASE WHEN f.direction <> 'INBOUND' THEN NULL
-                WHEN f.first_reply_at IS NOT NULL THEN f.first_reply_at <= f.created_at + :target::interval
-                WHEN f.created_at + :target::interval < :now::timestamptz THEN false END AS met
+           ${customerMessage(rule)}
     FROM page JOIN messaging_message_facts f ON f.conversation_id = page.id WHERE f.created_at >= :start AND f.created_at < :end
   )
   SELECT page.id AS conversation_id, page.channel_kind, page.status, page.assignee_id, page.created_at, page.resolved_at,
@@ -50,4 +50,4 @@ export const CONVERSATION_DETAIL_PAGE = `
          count(*) FILTER (WHERE m.met)::int AS sla_met, count(*) FILTER (WHERE NOT m.met)::int AS sla_missed,
          count(m.*) > 0 AS active
   FROM page LEFT JOIN m ON m.conversation_id = page.id
-  GROUP BY page.id, page.channel_kind, page.status, page.assignee_id, page.created_at, page.resolved_at ORDER BY page.id`;
+  GROUP BY page.id, page.channel_kind, page.status, page.assignee_id, page.created_at, page.resolved_at ORDER BY page.id`);

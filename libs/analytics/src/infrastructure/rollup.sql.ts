@@ -1,13 +1,15 @@
+import { both, type ResponseRule } from './response.sql';
+
 // The rollup job's statements (docs/analytics.md, "Rollups"), as the system with the organization
 // named in each. Quarter hours are 15-minute UTC buckets.
 export const bucketOf = (column: string) => `date_bin(interval '15 minutes', ${column}, timestamptz '1970-01-01 00:00:00+00')`;
 
-// Mirrors analytics.sql.ts's CUSTOMER_MESSAGE: answered counts the messages with a response time.
+// Mirrors analytics.sql.ts's customerMessage: answered counts the messages with a response time.
 // count(f.id): a stale quarter hour re-rolled with no message left gets a row of zeros.
-const FIGURES = `
+const figures = (rule: ResponseRule) => `
   count(f.id) AS messages, count(f.id) FILTER (WHERE f.direction = 'INBOUND') AS customer_messages,
-  count(f.first_reply_at - f.created_at) AS answered, coalesce(sum(extract(epoch FROM f.first_reply_at - f.created_at)), 0) AS response_seconds,
-  count(f.id) FILTER (WHERE f.direction = 'INBOUND' AND f.first_reply_at <= f.created_at + :target::interval) AS answered_in_target,
+  count(f.first_reply_at - f.created_at) AS answered, coalesce(sum(${rule.seconds}), 0) AS response_seconds,
+  count(f.id) FILTER (WHERE f.direction = 'INBOUND' AND ${rule.within}) AS answered_in_target,
   count(f.id) FILTER (WHERE f.direction = 'INBOUND' AND f.first_reply_at IS NULL) AS unanswered,
   count(f.id) FILTER (WHERE f.direction = 'INBOUND' AND f.assignee_id IS NULL) AS unassigned,
   pg_current_snapshot() AS rolled_in`;
@@ -31,23 +33,25 @@ export const ORGANIZATIONS = `
   SELECT id FROM o WHERE id IS NOT NULL`;
 
 // The organization's state, locked: two runners roll an organization one after the other.
-export const ENSURE_STATE = `INSERT INTO analytics_rollup_state (organization_id, target_minutes) VALUES (:org, :minutes) ON CONFLICT DO NOTHING`;
-export const READ_STATE = `SELECT rolled_until, target_minutes FROM analytics_rollup_state WHERE organization_id = :org FOR UPDATE`;
+export const ENSURE_STATE = `
+  INSERT INTO analytics_rollup_state (organization_id, target_minutes, schedule) VALUES (:org, :minutes, :schedule) ON CONFLICT DO NOTHING`;
+export const READ_STATE = `SELECT rolled_until, target_minutes, schedule FROM analytics_rollup_state WHERE organization_id = :org FOR UPDATE`;
 
-// Another target changes answered_in_target of every quarter hour: start again from the first.
+// Another target changes answered_in_target of every quarter hour, another schedule (business
+// hours and the time zone they are read in) the response seconds too: start again from the first.
 export const RESET = `DELETE FROM analytics_message_rollups WHERE organization_id = :org`;
 export const FIRST_BUCKET = `SELECT ${bucketOf('min(created_at)')} AS first FROM messaging_message_facts WHERE organization_id = :org`;
 
 // The quarter hours of [from, to) that have messages.
-export const ROLL_RANGE = `
+export const ROLL_RANGE = both((rule) => `
   ${UPSERT}
-  SELECT :org::uuid, ${bucketOf('f.created_at')}, ${FIGURES}
+  SELECT :org::uuid, ${bucketOf('f.created_at')}, ${figures(rule)}
   FROM messaging_message_facts f WHERE f.organization_id = :org AND f.created_at >= :from AND f.created_at < :to
   GROUP BY 2
-  ${ON_CONFLICT}`;
+  ${ON_CONFLICT}`);
 
 export const SAVE_STATE = `
-  UPDATE analytics_rollup_state SET rolled_until = :to, target_minutes = :minutes, updated_at = now() WHERE organization_id = :org`;
+  UPDATE analytics_rollup_state SET rolled_until = :to, target_minutes = :minutes, schedule = :schedule, updated_at = now() WHERE organization_id = :org`;
 
 // Rolled quarter hours a change was recorded for after (or without) their row.
 export const STALE = `
@@ -56,10 +60,10 @@ export const STALE = `
   WHERE c.organization_id = :org AND c.bucket < :until AND (r.bucket IS NULL OR NOT pg_visible_in_snapshot(c.changed_xid, r.rolled_in))
   ORDER BY c.bucket LIMIT :limit`;
 
-export const REROLL = `
+export const REROLL = both((rule) => `
   ${UPSERT}
-  SELECT :org::uuid, b.bucket, ${FIGURES}
+  SELECT :org::uuid, b.bucket, ${figures(rule)}
   FROM unnest(:buckets::timestamptz[]) b(bucket)
   LEFT JOIN messaging_message_facts f ON f.organization_id = :org AND f.created_at >= b.bucket AND f.created_at < b.bucket + interval '15 minutes'
   GROUP BY b.bucket
-  ${ON_CONFLICT}`;
+  ${ON_CONFLICT}`);

@@ -1,21 +1,24 @@
 import type { ColumnType, TableDefinition } from '@engage/platform';
 import type { WidgetSourceShape } from '../domain/widget-config';
+import { both, type RuleName } from './response.sql';
 
 // The only tables a widget may read: the published views of messaging and the CRM, under the
 // names a widget config uses, each with the columns it may filter and aggregate. A name or column
 // not here is refused before any SQL is built; values only ever reach SQL as parameters.
-// Placeholders: :target (the response target) and :now, bound by the caller.
+// Placeholders: :target (the response target), :now, and with business hours :tz, :hours and
+// :due (response.sql.ts), bound by the caller.
 
 interface WidgetSource extends WidgetSourceShape {
   definition: TableDefinition;
-  from: string;
+  // By response rule (response.sql.ts): only messages' response figures depend on it.
+  from: Record<RuleName, string>;
 }
 
-function source(name: string, columns: Record<string, ColumnType>, from: string, defaultTime: string): WidgetSource {
+function source(name: string, columns: Record<string, ColumnType>, from: string | Record<RuleName, string>, defaultTime: string): WidgetSource {
   const names = Object.keys(columns);
   return {
     definition: { name, columns, readable: names },
-    from,
+    from: typeof from === 'string' ? { every: from, business: from } : from,
     columns: names,
     numeric: names.filter((column) => columns[column] === 'int' || columns[column] === 'numeric'),
     times: names.filter((column) => columns[column] === 'timestamptz'),
@@ -31,12 +34,13 @@ export const WIDGET_SOURCES: Readonly<Record<string, WidgetSource>> = {
       created_at: 'timestamptz', assignee_id: 'uuid', conversation_status: 'text', first_reply_at: 'timestamptz',
       response_seconds: 'numeric', sla_met_percent: 'int',
     },
-    `SELECT f.id, f.conversation_id, f.contact_id, f.channel_kind, f.direction, f.sender_type, f.status, f.created_at, f.assignee_id,
-            f.conversation_status, f.first_reply_at, extract(epoch FROM f.first_reply_at - f.created_at) AS response_seconds,
+    both((rule) => `
+     SELECT f.id, f.conversation_id, f.contact_id, f.channel_kind, f.direction, f.sender_type, f.status, f.created_at, f.assignee_id,
+            f.conversation_status, f.first_reply_at, ${rule.seconds} AS response_seconds,
             CASE WHEN f.direction <> 'INBOUND' THEN NULL
-                 WHEN f.first_reply_at IS NOT NULL THEN CASE WHEN f.first_reply_at <= f.created_at + :target::interval THEN 100 ELSE 0 END
-                 WHEN f.created_at + :target::interval < :now::timestamptz THEN 0 END AS sla_met_percent
-     FROM messaging_message_facts f`,
+                 WHEN f.first_reply_at IS NOT NULL THEN CASE WHEN ${rule.within} THEN 100 ELSE 0 END
+                 WHEN ${rule.past} THEN 0 END AS sla_met_percent
+     FROM messaging_message_facts f`),
     'created_at',
   ),
   conversations: source(
