@@ -1,4 +1,4 @@
-import { OrganizationSettings } from '@engage/identity';
+import { OrganizationService, OrganizationSettings, parseBusinessHours } from '@engage/identity';
 import { parseReportQuery } from '../domain/report-query';
 import { INBOX, INBOX_BY_DAY, METRICS, METRICS_BY_DAY } from '../infrastructure/analytics.sql';
 import { queryNamed } from '../infrastructure/sql-params';
@@ -159,6 +159,40 @@ describe('rollups', () => {
       await expectEqual();
     }
     await setSetting(app, tenant, 'time_zone', 'UTC');
+  });
+
+  it('should equal the direct statements with business hours, rolled for them, and again after the zone they are read in changed', async () => {
+    const hours = '{"mon":[["08:00","12:00"],["13:00","17:30"]],"tue":[["09:00","17:00"]],"wed":[["00:00","24:00"]],"thu":[["09:15","09:45"]],"sat":[["10:00","14:00"]]}';
+    const schedule = async () => (await app.db.systemQuery<{ schedule: string | null }>(
+      'SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].schedule;
+    // What the 2026-01-10..15 report reads from the rollups under the current settings.
+    const rolled = async () => {
+      const settings = await reportingSettings((id, key) => app.app.get(OrganizationSettings).plain(id, key), tenant.ctx.organizationId);
+      return app.db.inTenant(tenant.ctx, async (tx) => (await coverage(tx, {
+        bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], targetMinutes: 60, schedule: settings.schedule,
+        due: await dueAt(tx, settings, testClock.now(), new Date('2026-01-10T00:00:00Z')),
+      })).rs.length);
+    };
+    await setSetting(app, tenant, 'business_hours', hours);
+    try {
+      expect(await rolled()).toBe(0);
+      await expectEqual();
+      await job.handle();
+      expect(await schedule()).toBe(JSON.stringify(['UTC', parseBusinessHours(hours)]));
+      expect(await rolled()).toBe(1);
+      await expectEqual();
+      await setSetting(app, tenant, 'time_zone', 'Europe/Berlin');
+      expect(await rolled()).toBe(0);
+      await expectEqual();
+      await job.handle();
+      expect(await rolled()).toBe(1);
+      await expectEqual();
+    } finally {
+      await app.app.get(OrganizationService).clearSetting(tenant.ctx.organizationId, 'business_hours');
+      await setSetting(app, tenant, 'time_zone', 'UTC');
+      await job.handle();
+    }
+    expect(await schedule()).toBeNull();
   });
 
   it('should keep other organizations out of the rollups', async () => {
