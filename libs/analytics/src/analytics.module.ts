@@ -11,7 +11,7 @@ import { AnalyticsController } from './http/analytics.controller';
 import { WidgetsController } from './http/widgets.controller';
 import { WidgetsOpenApi } from './http/widgets.openapi';
 
-const settingsReader = (settings: OrganizationSettings) => (id: string, key: string) => settings.plain(id, key);
+const settingsReader = (settings: OrganizationSettings) => (id: string, keys: string[]) => settings.plainMany(id, keys);
 
 // Reports over messaging's and the CRM's published views, and dashboard widgets (docs/analytics.md).
 @Module({

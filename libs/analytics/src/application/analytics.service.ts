@@ -9,7 +9,7 @@ import type { RuleName } from '../infrastructure/response.sql';
 import { queryNamed } from '../infrastructure/sql-params';
 import { type ReportPeriod, resolvePeriod } from './report-period';
 import { coverage } from './rollup-coverage';
-import { dueAt, type ReadSetting, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
+import { dueAt, type ReadSettings, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 
 export type Report = 'metrics' | 'inbox' | 'deals';
 type Row = Record<string, unknown>;
@@ -38,13 +38,13 @@ const DETAIL_COLUMNS = [
 export class AnalyticsService {
   constructor(
     private readonly db: Database,
-    private readonly readSetting: ReadSetting,
+    private readonly readSettings: ReadSettings,
     private readonly clock: Clock,
   ) {}
 
   async report(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Row> {
     if (query.detail) throw periodError('detail', 'detail=conversations is a CSV export: send Accept: text/csv');
-    const settings = await reportingSettings(this.readSetting, ctx.organizationId);
+    const settings = await reportingSettings(this.readSettings, ctx.organizationId);
     const rule = ruleOf(settings);
     return this.db.inTenant(ctx, async (tx) => {
       const period = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());
@@ -59,7 +59,7 @@ export class AnalyticsService {
   // The daily series as CSV (or one row per conversation with `detail=conversations`), checked
   // and resolved before the first byte is sent, so a bad parameter is still a clear 400.
   async csv(ctx: RequestContext, report: Report, query: ReportQuery): Promise<Readable> {
-    const settings = await reportingSettings(this.readSetting, ctx.organizationId);
+    const settings = await reportingSettings(this.readSettings, ctx.organizationId);
     const rule = ruleOf(settings);
     const { period, values } = await this.db.inTenant(ctx, async (tx) => {
       const resolved = await resolvePeriod(tx, query, settings.timeZone, this.clock.now());

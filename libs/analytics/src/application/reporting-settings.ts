@@ -17,11 +17,11 @@ export interface ReportingSettings {
 
 export const DEFAULT_REPORTING: ReportingSettings = { timeZone: 'UTC', targetMinutes: 60, hours: null, schedule: null };
 
-// A port: the composition reads them through identity's OrganizationSettings.
-export type ReadSetting = (organizationId: string, key: string) => Promise<string | null>;
+// A port: the composition reads them through identity's OrganizationSettings, in one read.
+export type ReadSettings = (organizationId: string, keys: string[]) => Promise<(string | null)[]>;
 
-export async function reportingSettings(read: ReadSetting, organizationId: string): Promise<ReportingSettings> {
-  const [zone, target, stored] = await Promise.all(['time_zone', 'sla_target_minutes', 'business_hours'].map((key) => read(organizationId, key)));
+export async function reportingSettings(read: ReadSettings, organizationId: string): Promise<ReportingSettings> {
+  const [zone, target, stored] = await read(organizationId, ['time_zone', 'sla_target_minutes', 'business_hours']);
   const minutes = Number(target);
   const timeZone = zone ?? DEFAULT_REPORTING.timeZone;
   const hours = stored === null ? null : businessHours(stored);

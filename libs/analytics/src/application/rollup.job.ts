@@ -2,7 +2,7 @@ import type { Database, Tx } from '@engage/platform';
 import { defineJob, defineSchedule, type JobHandler } from '@engage/platform';
 import { executeNamed, queryNamed } from '../infrastructure/sql-params';
 import { ENSURE_STATE, FIRST_BUCKET, ORGANIZATIONS, READ_STATE, REROLL, RESET, ROLL_RANGE, SAVE_STATE, STALE } from '../infrastructure/rollup.sql';
-import { type ReadSetting, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
+import { type ReadSettings, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 import { QUARTER_MS } from './rollup-coverage';
 
 // A quarter hour is rolled this long after it ended, so a transaction that stored a message in it
@@ -26,7 +26,7 @@ export interface RollupRun {
 export class MessageRollups implements JobHandler {
   constructor(
     private readonly db: Database,
-    private readonly readSetting: ReadSetting,
+    private readonly readSettings: ReadSettings,
   ) {}
 
   async handle(): Promise<RollupRun> {
@@ -36,7 +36,7 @@ export class MessageRollups implements JobHandler {
     const [{ now }] = await this.db.systemQuery<{ now: Date }>('SELECT now()');
     const to = Math.floor((now.getTime() - ROLLUP_GRACE_MS) / QUARTER_MS) * QUARTER_MS;
     for (const { id } of organizations) {
-      const settings = await reportingSettings(this.readSetting, id);
+      const settings = await reportingSettings(this.readSettings, id);
       while (await this.db.asSystem((tx) => this.step(tx, id, settings, to, run)));
     }
     return run;

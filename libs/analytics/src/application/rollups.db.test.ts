@@ -43,7 +43,7 @@ describe('rollups', () => {
   }
 
   async function direct(report: 'metrics' | 'inbox', params: Row): Promise<{ summary: Row; series: Row[] }> {
-    const settings = await reportingSettings((id, key) => app.app.get(OrganizationSettings).plain(id, key), tenant.ctx.organizationId);
+    const settings = await reportingSettings((id, keys) => app.app.get(OrganizationSettings).plainMany(id, keys), tenant.ctx.organizationId);
     const rule = ruleOf(settings);
     return app.db.inTenant(tenant.ctx, async (tx) => {
       const period = await resolvePeriod(tx, parseReportQuery(params, tenant.ctx.organizationId), settings.timeZone, testClock.now());
@@ -167,7 +167,7 @@ describe('rollups', () => {
       'SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].schedule;
     // What the 2026-01-10..15 report reads from the rollups under the current settings.
     const rolled = async () => {
-      const settings = await reportingSettings((id, key) => app.app.get(OrganizationSettings).plain(id, key), tenant.ctx.organizationId);
+      const settings = await reportingSettings((id, keys) => app.app.get(OrganizationSettings).plainMany(id, keys), tenant.ctx.organizationId);
       return app.db.inTenant(tenant.ctx, async (tx) => (await coverage(tx, {
         bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], targetMinutes: 60, schedule: settings.schedule,
         due: await dueAt(tx, settings, testClock.now(), new Date('2026-01-10T00:00:00Z')),

@@ -2,7 +2,7 @@ import type { Database, Tx } from '@engage/platform';
 import { type Clock, Forbidden, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
 import { isWidgetType, parseWidgetConfig, WIDGET_TYPES, type WidgetConfig, type WidgetType } from '../domain/widget-config';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
-import { type ReadSetting, type ReportingSettings, reportingSettings } from './reporting-settings';
+import { type ReadSettings, type ReportingSettings, reportingSettings } from './reporting-settings';
 import { WidgetValueCache } from './widget-cache';
 import { widgetFilters, widgetRange, type WidgetSpec, widgetValues } from './widget-value';
 
@@ -38,7 +38,7 @@ export class WidgetsService {
 
   constructor(
     private readonly db: Database,
-    private readonly readSetting: ReadSetting,
+    private readonly readSettings: ReadSettings,
     private readonly clock: Clock,
     cacheSeconds = 0,
   ) {
@@ -74,7 +74,7 @@ export class WidgetsService {
   }
 
   private settings(ctx: RequestContext): Promise<ReportingSettings> {
-    return reportingSettings(this.readSetting, ctx.organizationId);
+    return reportingSettings(this.readSettings, ctx.organizationId);
   }
 
   // Reads only, once the member's dashboard is seeded (no row is written, so no lock is taken).

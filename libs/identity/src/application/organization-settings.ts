@@ -17,6 +17,18 @@ export class OrganizationSettings {
     return typeof row?.value === 'string' ? row.value : null;
   }
 
+  // Several plain settings in one read (reports take three at a time), in the order asked; each
+  // null when unset or not a string.
+  async plainMany(organizationId: string, keys: string[]): Promise<(string | null)[]> {
+    const sealed = keys.find((key) => SECRET_SETTINGS.has(key));
+    if (sealed) throw new Error(`${sealed} is sealed`);
+    const [row] = await this.db.systemQuery<{ values: unknown[] }>(
+      `SELECT (SELECT jsonb_agg(settings->k ORDER BY n) FROM unnest($2::text[]) WITH ORDINALITY u(k, n)) AS values FROM organizations WHERE id = $1`,
+      [organizationId, keys],
+    );
+    return keys.map((_, i) => (typeof row?.values?.[i] === 'string' ? (row.values[i] as string) : null));
+  }
+
   // undefined: no such organization; key null: the organization has no provider key.
   async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {
     const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);

@@ -58,6 +58,9 @@ describe('OrganizationService', () => {
     expect(await settings.plain(id, 'suite_id')).toBe('acme-01');
     await service.setSetting(id, 'appgain_api_key', 'provider-key');
     await expect(settings.plain(id, 'appgain_api_key')).rejects.toThrow(/sealed/);
+    await service.setSetting(id, 'time_zone', 'Asia/Tokyo');
+    expect(await settings.plainMany(id, ['time_zone', 'missing', 'suite_id'])).toEqual(['Asia/Tokyo', null, 'acme-01']);
+    await expect(settings.plainMany(id, ['suite_id', 'appgain_api_key'])).rejects.toThrow(/sealed/);
   });
 
   it('should check business_hours when set: a clear validation error, nothing stored', async () => {
