@@ -38,6 +38,11 @@ export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags
     await app.get(OrganizationService).setSetting(required(flags, 'org'), required(flags, 'key'), required(flags, 'value'));
     return { ok: true };
   },
+  // Removes a setting: an optional one (e.g. business_hours) is then off.
+  'clear-org-setting': async (app, flags) => {
+    await app.get(OrganizationService).clearSetting(required(flags, 'org'), required(flags, 'key'));
+    return { ok: true };
+  },
   // Adds a subscription plan or changes the given fields of one (docs/billing.md).
   'set-plan': async (app, flags) => setPlan(app.get(Database), flags),
   mailbox: async (_app, _flags, config) => ({ messages: await listDevMailbox(config.DATA_DIR) }),

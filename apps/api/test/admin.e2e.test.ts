@@ -85,6 +85,24 @@ describe('admin CLI (npm run admin)', () => {
     expect((await admin('no-such-command')).code).toBe(2);
   });
 
+  it('should set an organization setting checked when set, refuse a bad one naming it, and clear it', async () => {
+    const org = await admin('create-org', '--name', 'Hours', '--owner-email', 'owner@hours.io', '--owner-password', 'owner password 1');
+    const id = org.json.organization_id;
+    const bad = await admin('set-org-setting', '--org', id, '--key', 'business_hours', '--value', '{"mon":[["17:00","09:00"]]}');
+    expect(bad).toEqual({ code: 1, json: { code: 'validation_failed', error: 'business_hours: mon[0] ends (09:00) before or when it starts (17:00)' } });
+    expect(await admin('set-org-setting', '--org', id, '--key', 'business_hours', '--value', '{"mon":[["09:00","17:00"]]}')).toEqual({ code: 0, json: { ok: true } });
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    const stored = async () => (await client.query('SELECT settings->>$2 AS v FROM organizations WHERE id = $1', [id, 'business_hours'])).rows[0].v;
+    try {
+      expect(await stored()).toBe('{"mon":[["09:00","17:00"]]}');
+      expect(await admin('clear-org-setting', '--org', id, '--key', 'business_hours')).toEqual({ code: 0, json: { ok: true } });
+      expect(await stored()).toBeNull();
+    } finally {
+      await client.end();
+    }
+  });
+
   it('should list dead-lettered jobs and replay one', async () => {
     expect((await admin('jobs')).code).toBe(0);
     const client = new Client({ connectionString: databaseUrl });
