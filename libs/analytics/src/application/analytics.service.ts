@@ -9,7 +9,7 @@ import type { RuleName } from '../infrastructure/response.sql';
 import { queryNamed } from '../infrastructure/sql-params';
 import { type ReportPeriod, resolvePeriod } from './report-period';
 import { coverage } from './rollup-coverage';
-import { dueAt, type ReadSettings, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
+import { type ReadSettings, type ReportingSettings, reportingSettings, reportValues, ruleOf } from './reporting-settings';
 
 export type Report = 'metrics' | 'inbox' | 'deals';
 type Row = Record<string, unknown>;
@@ -90,10 +90,9 @@ export class AnalyticsService {
   // The period's parameters; :due is fixed once (at the report's now), so every statement of the
   // report, and each page of an export, judges the same messages past the target.
   private async values(tx: Tx, period: ReportPeriod, settings: ReportingSettings): Promise<Row> {
-    const due = await dueAt(tx, settings, period.now, period.previousStart);
     return {
       start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
-      ...responseValues(settings, due),
+      ...(await reportValues(tx, settings, period.now, period.previousStart)),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { type BusinessHours, parseBusinessHours } from '@engage/identity';
 import type { Tx } from '@engage/platform';
-import { DUE, type RuleName } from '../infrastructure/response.sql';
+import { CALENDAR, DUE, type RuleName } from '../infrastructure/response.sql';
 import { queryNamed } from '../infrastructure/sql-params';
 
 // The organization settings reports follow (set with the admin CLI's set-setting; identity checks
@@ -58,4 +58,18 @@ export async function dueAt(tx: Tx, settings: ReportingSettings, now: Date, sinc
   if (!settings.hours) return new Date(now.getTime() - settings.targetMinutes * 60_000);
   const [row] = await queryNamed<{ due: Date | null }>(tx, DUE, { ...responseValues(settings, null), now, since });
   return row.due;
+}
+
+// With business hours, the calendar of open intervals from `since` to `until` the statements count
+// response seconds with (response.sql.ts, CALENDAR); nothing without.
+export async function calendar(tx: Tx, settings: ReportingSettings, since: Date, until: Date): Promise<Record<string, unknown>> {
+  if (!settings.hours) return {};
+  const [row] = await queryNamed<Record<string, unknown>>(tx, CALENDAR, { ...responseValues(settings, null), since, until });
+  return { ...row, cal_from: since, cal_to: until };
+}
+
+// Every response parameter of a report over messages from `since`, judged at `now`.
+export async function reportValues(tx: Tx, settings: ReportingSettings, now: Date, since: Date): Promise<Record<string, unknown>> {
+  const due = await dueAt(tx, settings, now, since);
+  return { ...responseValues(settings, due), ...(await calendar(tx, settings, since, now)) };
 }

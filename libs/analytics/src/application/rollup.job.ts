@@ -2,7 +2,7 @@ import type { Database, Tx } from '@engage/platform';
 import { defineJob, defineSchedule, type JobHandler } from '@engage/platform';
 import { executeNamed, queryNamed } from '../infrastructure/sql-params';
 import { ENSURE_STATE, FIRST_BUCKET, ORGANIZATIONS, READ_STATE, REROLL, RESET, ROLL_RANGE, SAVE_STATE, STALE } from '../infrastructure/rollup.sql';
-import { type ReadSettings, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
+import { calendar, type ReadSettings, type ReportingSettings, reportingSettings, responseValues, ruleOf } from './reporting-settings';
 import { QUARTER_MS } from './rollup-coverage';
 
 // A quarter hour is rolled this long after it ended, so a transaction that stored a message in it
@@ -37,14 +37,14 @@ export class MessageRollups implements JobHandler {
     const to = Math.floor((now.getTime() - ROLLUP_GRACE_MS) / QUARTER_MS) * QUARTER_MS;
     for (const { id } of organizations) {
       const settings = await reportingSettings(this.readSettings, id);
-      while (await this.db.asSystem((tx) => this.step(tx, id, settings, to, run)));
+      while (await this.db.asSystem((tx) => this.step(tx, id, settings, { to, now }, run)));
     }
     return run;
   }
 
   // One step: stale quarter hours first, then the next chunk of ended ones. True while more remain.
   // Figures under the organization's target and schedule as read when the run began.
-  private async step(tx: Tx, org: string, settings: ReportingSettings, to: number, run: RollupRun): Promise<boolean> {
+  private async step(tx: Tx, org: string, settings: ReportingSettings, { to, now }: { to: number; now: Date }, run: RollupRun): Promise<boolean> {
     const { targetMinutes: minutes, schedule } = settings;
     const rule = ruleOf(settings);
     const values = { org, minutes, schedule, ...responseValues(settings, null) };
@@ -58,7 +58,10 @@ export class MessageRollups implements JobHandler {
     let more = false;
     if (from !== null) {
       const stale = await queryNamed<{ bucket: Date }>(tx, STALE, { ...values, until: new Date(from), limit: STALE_BATCH });
-      if (stale.length > 0) await queryNamed(tx, REROLL[rule], { ...values, buckets: stale.map((row) => row.bucket) });
+      if (stale.length > 0) {
+        const days = await calendar(tx, settings, stale[0].bucket, now);
+        await queryNamed(tx, REROLL[rule], { ...values, ...days, buckets: stale.map((row) => row.bucket) });
+      }
       run.rerolled += stale.length;
       more = stale.length === STALE_BATCH;
     }
@@ -67,7 +70,10 @@ export class MessageRollups implements JobHandler {
       from = first ? Math.min(first.getTime(), to) : to;
     }
     const end = Math.min(to, from + CHUNK_MS);
-    if (end > from) run.rolled += await executeNamed(tx, ROLL_RANGE[rule], { ...values, from: new Date(from), to: new Date(end) });
+    if (end > from) {
+      const days = await calendar(tx, settings, new Date(from), now);
+      run.rolled += await executeNamed(tx, ROLL_RANGE[rule], { ...values, ...days, from: new Date(from), to: new Date(end) });
+    }
     await queryNamed(tx, SAVE_STATE, { ...values, to: new Date(Math.max(end, from)) });
     return more || end < to;
   }

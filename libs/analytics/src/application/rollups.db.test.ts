@@ -5,7 +5,7 @@ import { queryNamed } from '../infrastructure/sql-params';
 import { type AnalyticsApp, createTestTenant, Fixtures, setSetting, startAnalyticsApp, testClock, type TestTenant } from '../testing';
 import { AnalyticsService } from './analytics.service';
 import { resolvePeriod } from './report-period';
-import { dueAt, reportingSettings, responseValues, ruleOf } from './reporting-settings';
+import { dueAt, reportingSettings, reportValues, ruleOf } from './reporting-settings';
 import { coverage } from './rollup-coverage';
 import { MessageRollups } from './rollup.job';
 
@@ -49,7 +49,7 @@ describe('rollups', () => {
       const period = await resolvePeriod(tx, parseReportQuery(params, tenant.ctx.organizationId), settings.timeZone, testClock.now());
       const values = {
         start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
-        ...responseValues(settings, await dueAt(tx, settings, period.now, period.previousStart)),
+        ...(await reportValues(tx, settings, period.now, period.previousStart)),
       };
       const [summary] = await queryNamed(tx, DIRECT[report].sql[rule], values);
       return { summary, series: await queryNamed(tx, DIRECT[report].byDay[rule], values) };

@@ -6,7 +6,7 @@ import type { WidgetConfig, WidgetType } from '../domain/widget-config';
 import { DUE } from '../infrastructure/response.sql';
 import { BUILT_INS, WIDGET_SOURCES } from '../infrastructure/widget-sources';
 import { resolvePeriod } from './report-period';
-import { type ReportingSettings, ruleOf } from './reporting-settings';
+import { calendar, type ReportingSettings, ruleOf } from './reporting-settings';
 
 // A widget's filters, parsed by the data API's own parser against the allow-listed source (no
 // registry: no embedding). An unknown column or a bad operator is a 400 naming it.
@@ -83,7 +83,12 @@ async function valueSql(tx: Tx, params: Params, widget: WidgetSpec, settings: Re
   // first_reply_at to range over, so another time column needs no look-back).
   let from = source.from[ruleOf(settings)];
   if (from.includes(':due')) from = from.replace(/(?<!:):due\b/g, `(${DUE.replace(/(?<!:):since\b/g, range && time === 'created_at' ? range.start : ':now')})`);
-  from = bind(from, params, { target: `${settings.targetMinutes} minutes`, now, tz: settings.timeZone, hours: JSON.stringify(settings.hours) });
+  // The calendar response seconds are counted with: from the custom range's start, or a month and a
+  // day back (every named range starts later); a message outside it is counted by the function.
+  const since = async () =>
+    config.date_range === 'Custom Range' ? (await widgetRange(tx, config, settings, now)).start : new Date(now.getTime() - 32 * 86400_000);
+  const days = from.includes(':starts') ? await calendar(tx, settings, await since(), now) : {};
+  from = bind(from, params, { target: `${settings.targetMinutes} minutes`, now, tz: settings.timeZone, hours: JSON.stringify(settings.hours), ...days });
   const filters = [...widgetFilters(table, builtIn?.filter), ...widgetFilters(table, config.query)];
   const conditions = [whereSql(filters, params, 't')];
   if (range) conditions.push(`t."${time}" >= ${range.start} AND t."${time}" < ${range.end}`);

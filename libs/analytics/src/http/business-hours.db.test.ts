@@ -1,5 +1,7 @@
 import { OrganizationService, parseBusinessHours } from '@engage/identity';
-import { dueAt, type ReportingSettings } from '../application/reporting-settings';
+import { calendar, dueAt, type ReportingSettings, responseValues } from '../application/reporting-settings';
+import { BUSINESS_HOURS, businessSeconds } from '../infrastructure/response.sql';
+import { queryNamed } from '../infrastructure/sql-params';
 import { MessageRollups } from '../application/rollup.job';
 import { type AnalyticsApp, createTestTenant, Fixtures, setSetting, startAnalyticsApp, type TestTenant, testClock } from '../testing';
 
@@ -77,6 +79,28 @@ describe('business hours', () => {
     // The whole interval, 00:00 to 06:00 local: 5 hours that day; on 2026-10-25 (03:00 becomes 02:00) 7.
     expect(await seconds('2026-03-28T12:00:00Z', '2026-03-30T12:00:00Z', 'Europe/Berlin', sundayNights)).toBe('18000.000000');
     expect(await seconds('2026-10-24T12:00:00Z', '2026-10-26T12:00:00Z', 'Europe/Berlin', sundayNights)).toBe('25200.000000');
+    // Open 01:00-02:30 and 03:00-04:00 on 2026-03-29, where 02:00-03:00 does not exist: 01:00-02:00 CET and 03:00-04:00 CEST.
+    expect(await seconds('2026-03-28T12:00:00Z', '2026-03-29T12:00:00Z', 'Europe/Berlin', '{"sun":[["01:00","02:30"],["03:00","04:00"]]}'))
+      .toBe('7200.000000');
+  });
+
+  it('should count response seconds through the calendar exactly as the function does', async () => {
+    const hours = '{"sun":[["01:00","02:30"],["03:00","04:00"],["22:00","24:00"]],"mon":[["00:00","01:00"],["09:00","17:00"]],"sat":[["02:15","02:45"]]}';
+    const settings: ReportingSettings = { timeZone: 'Europe/Berlin', targetMinutes: 60, hours: parseBusinessHours(hours), schedule: 'x' };
+    for (const around of ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z']) {
+      const at = new Date(around);
+      const [row] = await app.db.inTenant(tenant.ctx, async (tx) => {
+        // The calendar covers 4 of the 6 days: pairs reaching past it are counted by the function.
+        const days = await calendar(tx, settings, new Date(at.getTime() - 2 * 86400_000), new Date(at.getTime() + 2 * 86400_000));
+        return queryNamed<{ pairs: number; differ: number }>(tx, `
+          SELECT count(*)::int AS pairs, count(*) FILTER (WHERE x.s IS DISTINCT FROM ${businessSeconds('f.created_at', 'f.first_reply_at')})::int AS differ
+          FROM (SELECT a AS created_at, a + make_interval(mins => m) AS first_reply_at
+                FROM generate_series(:at::timestamptz - interval '2 days', :at::timestamptz + interval '1 day', interval '97 minutes') a,
+                     generate_series(0, 3000, 173) m) f
+          CROSS JOIN LATERAL (SELECT ${BUSINESS_HOURS.seconds} AS s) x`, { ...responseValues(settings, null), ...days, at });
+      });
+      expect(row).toEqual({ pairs: 810, differ: 0 });
+    }
   });
 
   it('should put :due where exactly the target lies before now, so before it is past the target', async () => {
