@@ -90,7 +90,8 @@ describe('admin CLI (npm run admin)', () => {
     const id = org.json.organization_id;
     const bad = await admin('set-org-setting', '--org', id, '--key', 'business_hours', '--value', '{"mon":[["17:00","09:00"]]}');
     expect(bad).toEqual({ code: 1, json: { code: 'validation_failed', error: 'business_hours: mon[0] ends (09:00) before or when it starts (17:00)' } });
-    expect(await admin('set-org-setting', '--org', id, '--key', 'business_hours', '--value', '{"mon":[["09:00","17:00"]]}')).toEqual({ code: 0, json: { ok: true } });
+    const good = await admin('set-org-setting', '--org', id, '--key', 'business_hours', '--value', '{"mon":[["09:00","17:00"]]}');
+    expect(good).toEqual({ code: 0, json: { ok: true } });
     const client = new Client({ connectionString: databaseUrl });
     await client.connect();
     const stored = async () => (await client.query('SELECT settings->>$2 AS v FROM organizations WHERE id = $1', [id, 'business_hours'])).rows[0].v;

@@ -162,7 +162,9 @@ describe('rollups', () => {
   });
 
   it('should equal the direct statements with business hours, rolled for them, and again after the zone they are read in changed', async () => {
-    const hours = '{"mon":[["08:00","12:00"],["13:00","17:30"]],"tue":[["09:00","17:00"]],"wed":[["00:00","24:00"]],"thu":[["09:15","09:45"]],"sat":[["10:00","14:00"]]}';
+    const hours = JSON.stringify({
+      mon: [['08:00', '12:00'], ['13:00', '17:30']], tue: [['09:00', '17:00']], wed: [['00:00', '24:00']], thu: [['09:15', '09:45']], sat: [['10:00', '14:00']],
+    });
     const schedule = async () => (await app.db.systemQuery<{ schedule: string | null }>(
       'SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].schedule;
     // What the 2026-01-10..15 report reads from the rollups under the current settings.

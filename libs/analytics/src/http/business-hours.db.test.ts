@@ -105,7 +105,8 @@ describe('business hours', () => {
 
   it('should put :due where exactly the target lies before now, so before it is past the target', async () => {
     const hours = parseBusinessHours('{"sun":[["00:00","06:00"]],"mon":[["08:00","12:00"],["13:00","17:30"]],"sat":[["10:00","10:30"]]}');
-    for (const [now, minutes] of [['2026-03-30T10:03:00Z', 60], ['2026-03-30T10:03:00Z', 600], ['2026-10-26T07:00:00Z', 330], ['2026-10-26T07:00:00Z', 45]] as const) {
+    const cases = [['2026-03-30T10:03:00Z', 60], ['2026-03-30T10:03:00Z', 600], ['2026-10-26T07:00:00Z', 330], ['2026-10-26T07:00:00Z', 45]] as const;
+    for (const [now, minutes] of cases) {
       const settings: ReportingSettings = { timeZone: 'Europe/Berlin', targetMinutes: minutes, hours, schedule: 'x' };
       const at = new Date(now);
       const [due, mismatches] = await app.db.inTenant(tenant.ctx, async (tx) => {

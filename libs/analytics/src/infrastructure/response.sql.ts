@@ -28,8 +28,8 @@ export const businessSeconds = (from: string, to: string) => `analytics_business
 // order; width_bucket finds the last one starting at or before t by binary search, so a message
 // costs a few array look-ups instead of a walk over its days.
 const slot = (t: string) => `width_bucket(${t}, :starts::timestamptz[])`;
-const clockAt = (t: string) =>
-  `coalesce((:before::int8[])[${slot(t)}] + (extract(epoch FROM least(${t}, (:ends::timestamptz[])[${slot(t)}]) - (:starts::timestamptz[])[${slot(t)}]) * 1000000)::int8, 0)`;
+const clockAt = (t: string) => `coalesce((:before::int8[])[${slot(t)}]
+  + (extract(epoch FROM least(${t}, (:ends::timestamptz[])[${slot(t)}]) - (:starts::timestamptz[])[${slot(t)}]) * 1000000)::int8, 0)`;
 
 // Response seconds: from the calendar when both instants lie within it (:cal_from .. :cal_to),
 // otherwise (a reply dated after the calendar's end) by analytics_business_seconds; both exact.

@@ -23,7 +23,8 @@ export class OrganizationSettings {
     const sealed = keys.find((key) => SECRET_SETTINGS.has(key));
     if (sealed) throw new Error(`${sealed} is sealed`);
     const [row] = await this.db.systemQuery<{ values: unknown[] }>(
-      `SELECT (SELECT jsonb_agg(settings->k ORDER BY n) FROM unnest($2::text[]) WITH ORDINALITY u(k, n)) AS values FROM organizations WHERE id = $1`,
+      `SELECT (SELECT jsonb_agg(settings->k ORDER BY n) FROM unnest($2::text[]) WITH ORDINALITY u(k, n)) AS values
+       FROM organizations WHERE id = $1`,
       [organizationId, keys],
     );
     return keys.map((_, i) => (typeof row?.values?.[i] === 'string' ? (row.values[i] as string) : null));

@@ -65,7 +65,8 @@ describe('OrganizationService', () => {
 
   it('should check business_hours when set: a clear validation error, nothing stored', async () => {
     const settings = new OrganizationSettings(runtime.db, new SecretBox(randomBytes(32)));
-    const { organization_id: id } = await organizations.createOrganization({ name: 'Hours', ownerEmail: `h.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
+    const owner = { ownerEmail: `h.${Date.now()}@example.com`, ownerPassword: 'owner password 1' };
+    const { organization_id: id } = await organizations.createOrganization({ name: 'Hours', ...owner });
     await expect(organizations.setSetting(id, 'business_hours', '{"mon":[["09:00","17:00"],["16:00","18:00"]]}')).rejects.toMatchObject({
       kind: 'validation',
       message: 'business_hours: mon has overlapping intervals (09:00-17:00 and 16:00-18:00)',
