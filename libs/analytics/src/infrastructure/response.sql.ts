@@ -46,8 +46,6 @@ export const BUSINESS_HOURS: ResponseRule = {
   past: `f.created_at < :due::timestamptz`,
 };
 
-export const RULES: Record<RuleName, ResponseRule> = { every: EVERY_HOUR, business: BUSINESS_HOURS };
-
 // A statement in both forms.
 export const both = (build: (rule: ResponseRule) => string): Record<RuleName, string> => ({ every: build(EVERY_HOUR), business: build(BUSINESS_HOURS) });
 
