@@ -107,7 +107,7 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
         const { rows: [contact] } = await client.query(contactSql.CONTACT_BY_PHONE, [`+${digits}`]);
         if (!contact) throw new Error(`bench recipient +${digits} is not seeded`);
         const { rows: [channel] } = await client.query(sql.FIRST_ACTIVE_CHANNEL);
-        const { rows: [conversation] } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0]);
+        const { rows: [conversation] } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0, false]);
         const { rows: [row] } = await client.query(sql.INSERT_MESSAGE, [
           conversation.id, contact.id, channel.id, 'OUTBOUND', 'PENDING', message, '[]', null, JSON.stringify({ random_string: 0 }), null,
         ]);
