@@ -27,7 +27,7 @@ export { createLogger, scrubText, serializeError } from './runtime/log';
 export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './http/openapi-parts';
-export { gateAs, isGatedUrl } from './http/org-gate.interceptor';
+export { gateAs, isGatedUrl } from './http/gated-routes';
 export { OrgGate } from './http/org-gate';
 export * from './http/api-errors';
 export * from './http/raw-body';

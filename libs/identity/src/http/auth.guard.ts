@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, creat
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { isGatedUrl, OrgGate } from '@engage/platform';
+import { gateAs, isGatedUrl, OrgGate } from '@engage/platform';
 import { Authenticator, type Caller, type CredentialKind } from '../application/authenticator';
 
 const ACCEPT = Symbol('accepted credentials');
@@ -24,7 +24,10 @@ export class AuthGuard implements CanActivate {
     const bearer = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
     const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
     const admit = isGatedUrl(request.url) ? (organizationId: string) => this.gate.admit(organizationId) : undefined;
-    request.caller = await this.authenticator.authenticate({ bearer, apiKey, requestId: String(request.id), admit }, accept);
+    const caller = await this.authenticator.authenticate({ bearer, apiKey, requestId: String(request.id), admit }, accept);
+    request.caller = caller;
+    // A tenant-scoped route's request holds a slot of its organization until its handler ends.
+    if (caller.ctx.organizationId) await gateAs(this.gate, request, caller.ctx.organizationId);
     return true;
   }
 }

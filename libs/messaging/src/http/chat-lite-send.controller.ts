@@ -18,7 +18,7 @@ export const credentialsOf = (request: FastifyRequest) => {
 type Identity = Awaited<ReturnType<SendAuthorizer['identify']>>;
 type SendRequest = FastifyRequest & { sender?: Identity };
 
-// Who is sending (401 when nobody), before the interceptors run, so the send takes a slot of its
+// Who is sending (401 when nobody); the send then takes a slot of its
 // organization's gate like every other function (the anon key's sends count against the
 // organization the body names).
 @Injectable()
@@ -34,7 +34,7 @@ export class SenderGuard implements CanActivate {
     request.sender = await this.authorizer.identify({ ...credentialsOf(request), admit });
     const named = (request.body as { organizationId?: unknown } | undefined)?.organizationId;
     const organizationId = request.sender.ctx?.organizationId ?? (isUuid(named) ? named : undefined);
-    if (organizationId) gateAs(request, organizationId);
+    if (organizationId) await gateAs(this.gate, request, organizationId);
     return true;
   }
 }

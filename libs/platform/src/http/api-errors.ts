@@ -80,7 +80,7 @@ export function familyErrorBodies(paths: Record<string, Record<string, unknown>>
       const hasBody = operation.requestBody !== undefined || ['post', 'patch', 'put'].includes(method);
       const hasPathParameter = path.includes('{');
       const credentialed = Boolean(operation.security?.length);
-      // A credentialed tenant-scoped route passes its organization's gate (org-gate.interceptor.ts).
+      // A credentialed tenant-scoped route passes its organization's gate (gated-routes.ts).
       const gated = credentialed && /^\/(rest|functions)\/v1\//.test(path);
       const stack = [400, ...(hasBody ? [413, 415] : []), ...(hasPathParameter ? [414] : []), ...(credentialed ? [401] : []), ...(gated ? [429] : [])];
       for (const status of stack) responses[String(status)] ??= { description: MEANING[status] };

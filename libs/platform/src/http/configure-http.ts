@@ -8,7 +8,7 @@ import type pino from 'pino';
 import { ValidationFailed } from '@engage/shared-kernel';
 import type { Config } from '../config/settings';
 import { OrgGate } from './org-gate';
-import { OrgGateInterceptor, useOrgGateInterceptor } from './org-gate.interceptor';
+import { installGatedRoutes } from './gated-routes';
 import { PLATFORM_LOG } from '../runtime/tokens';
 import { AllErrorsFilter } from './all-errors.filter';
 import { familyOf, renderProblem } from './error-families';
@@ -114,7 +114,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
   app.useGlobalFilters(new AllErrorsFilter(log));
   const gate = app.get(OrgGate);
   app.get(Metrics).watchGate(gate);
-  useOrgGateInterceptor(app, new OrgGateInterceptor(gate));
+  installGatedRoutes(fastify);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.enableCors({
     origin: true,
