@@ -59,7 +59,7 @@ export const FETCH_BATCH = 1000;
 
 interface Page {
   rows: number;
-  // The rows' texts joined by the media type's separator; undefined past the byte cap.
+  // The rows' texts joined by the media type's separator (a JSON array within its brackets); undefined past the byte cap.
   body?: string;
   total?: string;
 }
@@ -83,7 +83,9 @@ async function fetchPage(tx: Tx, plan: ReadPlan, maxBytes: number): Promise<Page
     if (batch.length < FETCH_BATCH || over) break;
   }
   await tx.query('CLOSE data_api_read');
-  return { rows: texts.length, body: over ? undefined : texts.join(SEPARATOR[plan.media]), total };
+  if (over) return { rows: texts.length, total };
+  const joined = texts.join(SEPARATOR[plan.media]);
+  return { rows: texts.length, body: plan.media === 'json' ? `[${joined}]` : joined, total };
 }
 
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
@@ -123,8 +125,7 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
   if (applied) headers['preference-applied'] = applied;
   let body = '';
   if (plan.method === 'GET') {
-    if (plan.media === 'json') body = `[${joined}]`;
-    else if (plan.media === 'object') body = joined;
+    if (plan.media === 'json' || plan.media === 'object') body = joined;
     else {
       const head = outputKeys(plan.select).map(csvField).join(',');
       body = rows === 0 ? head : `${head}\n${joined}`;

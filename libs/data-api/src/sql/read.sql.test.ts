@@ -18,7 +18,7 @@ describe('buildReadSql', () => {
   it('should build one statement with the count over the same filter when asked', () => {
     const statement = build('qty=gt.1', { Prefer: 'count=exact' });
     expect(statement.text).toMatch(
-      /^SELECT string_agg\(w\.r, \$\d+::text\) FILTER \(WHERE w\.running <= \$\d+::bigint\) AS body, count\(\*\) AS page_count, coalesce\(max\(w\.running\), 0\) AS running, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/,
+      /^SELECT '\[' \|\| coalesce\(string_agg\(w\.r, \$\d+::text\) FILTER \(WHERE w\.running <= \$\d+::bigint\), ''\) \|\| '\]' AS body, count\(\*\) AS page_count, coalesce\(max\(w\.running\), 0\) AS running, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/,
     );
     expect(statement.text.match(/\$/g)).toHaveLength(statement.values.length + 1);
   });
@@ -51,7 +51,8 @@ describe('buildReadSql', () => {
       parseReadRequest(notes, { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} }, embedRegistry),
     );
     expect(statement.text).toBe(
-      'SELECT string_agg(w.r, $7::text) FILTER (WHERE w.running <= $6::bigint) AS body, count(*) AS page_count, coalesce(max(w.running), 0) AS running ' +
+      "SELECT '[' || coalesce(string_agg(w.r, $7::text) FILTER (WHERE w.running <= $6::bigint), '') || ']' AS body, count(*) AS page_count, " +
+        'coalesce(max(w.running), 0) AS running ' +
         'FROM (SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running ' +
         'FROM (SELECT json_build_object($3::text, t."title", $4::text, ' +
         '(SELECT json_build_object($2::text, e1."name") FROM "dataapi_owners" e1 WHERE e1."id" = t."owner_id" AND e1."name" = $1::text))::text AS r ' +

@@ -147,7 +147,10 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER,
   const sized = `SELECT p.r, sum(octet_length(p.r)) OVER (ROWS UNBOUNDED PRECEDING) AS running FROM (${page}) p`;
   const cap = `${params.add(maxBytes)}::bigint`;
   if (joined) {
-    const body = `string_agg(w.r, ${params.add(SEPARATOR[plan.media])}::text) FILTER (WHERE w.running <= ${cap})`;
+    const rows = `string_agg(w.r, ${params.add(SEPARATOR[plan.media])}::text) FILTER (WHERE w.running <= ${cap})`;
+    // A JSON array gets its brackets here: the body then arrives whole, where one joined in JavaScript
+    // is copied once more (flattened) to be sent.
+    const body = plan.media === 'json' ? `'[' || coalesce(${rows}, '') || ']'` : rows;
     return { text: `SELECT ${body} AS body, count(*) AS page_count, coalesce(max(w.running), 0) AS running${total} FROM (${sized}) w`, values: params.values };
   }
   const text = `SELECT CASE WHEN w.running <= ${cap} THEN w.r END AS r, w.running${total} FROM (${sized}) w`;
