@@ -14,7 +14,12 @@ export interface AccessClaims {
 }
 
 // Session JWTs (HS256 with JWT_SECRET); refresh tokens and API keys are random and stored hashed.
+// Verified access tokens remembered (a client sends the same one with every request until it
+// refreshes it): the HMAC check through WebCrypto (a thread-pool job per request) is then not repeated.
+const VERIFIED_TOKENS_MAX = 10_000;
+
 export class TokenService {
+  private readonly verified = new Map<string, Readonly<Record<string, unknown>>>();
   private readonly key: Uint8Array;
   private readonly successorKey: Buffer;
 
@@ -41,16 +46,28 @@ export class TokenService {
   }
 
   // Every token but the anon key must expire: a signed token without exp would be valid forever.
-  async verify(token: string): Promise<Record<string, unknown>> {
+  // A token verified before (the very same text, signature included) is not checked through
+  // WebCrypto again: its expiry is (the key does not change within a process).
+  async verify(token: string): Promise<Readonly<Record<string, unknown>>> {
+    const known = this.verified.get(token);
+    if (known && (known.exp === undefined || (known.exp as number) > Math.floor(Date.now() / 1000))) return known;
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: 'engage' }));
     } catch (error) {
+      this.verified.delete(token);
       const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
       throw Unauthorized(expired ? 'token_expired' : 'bad_jwt', expired ? 'Token has expired' : 'Invalid token');
     }
     if (payload.role !== 'anon' && typeof payload.exp !== 'number') throw Unauthorized('bad_jwt', 'Invalid token: no exp claim');
+    // Only what the check above fully decides is remembered (a not-before claim would need its own).
+    if (payload.nbf === undefined) this.remember(token, Object.freeze(payload));
     return payload;
+  }
+
+  private remember(token: string, payload: Readonly<Record<string, unknown>>): void {
+    if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, payload);
   }
 
   // The refresh token that replaces `token` on rotation. Derived rather than random so that a
