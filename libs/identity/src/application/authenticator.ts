@@ -17,8 +17,8 @@ export interface Credentials {
   apiKey?: string;
   requestId: string;
   // The organization's gate, asked before the credentials cost a query (gated routes only): it
-  // throws 429 when the organization already has every slot and queue place taken.
-  admit?: (organizationId: string) => void;
+  // rejects with 429 when the organization already has every slot and queue place taken.
+  admit?: (organizationId: string) => Promise<void>;
 }
 
 const API_KEY_TOUCH_MS = 60_000;
@@ -49,7 +49,7 @@ export class Authenticator {
     const { sub, organization_id: organizationId, session_id: sessionId } = claims;
     if (!isUuid(sub) || !isUuid(organizationId) || !isUuid(sessionId)) throw Unauthorized('bad_jwt', 'Invalid token');
     // The signature holds, so the organization is the one the token was issued for.
-    admit?.(organizationId);
+    await admit?.(organizationId);
     const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId]);
     if (!row) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
     assertActive(row.status);
@@ -62,7 +62,7 @@ export class Authenticator {
     if (apiKey.length < 10 || apiKey.length > 200) throw Unauthorized('invalid_api_key', 'Invalid API key');
     const hash = sha256(apiKey);
     const known = this.keyOrganizations.get(hash.toString('base64'));
-    if (known && admit) admit(known);
+    if (known && admit) await admit(known);
     const [key] = await this.db.systemQuery<{ id: string; organization_id: string; last_used_at: Date | null }>(API_KEY_BY_HASH, [hash]);
     if (!key) {
       this.keyOrganizations.delete(hash.toString('base64'));

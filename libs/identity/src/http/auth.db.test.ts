@@ -206,7 +206,7 @@ describe('identity over HTTP', () => {
       const admitted: string[] = [];
       const full = (organizationId: string) => {
         admitted.push(organizationId);
-        throw new Error('organization full');
+        return Promise.reject(new Error('organization full'));
       };
       await expect(authenticator.authenticate({ apiKey: key, requestId: 'r', admit: full }, ['api_key'])).rejects.toThrow('organization full');
       expect(admitted).toEqual([owner.organizationId]);

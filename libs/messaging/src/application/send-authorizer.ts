@@ -5,7 +5,7 @@ export interface SendCredentials {
   bearer?: string;
   apiKey?: string;
   requestId: string;
-  admit?: (organizationId: string) => void;
+  admit?: (organizationId: string) => Promise<void>;
 }
 
 // Who may send for an organization: a session of one of its members, or its own API key. The anon

@@ -106,6 +106,10 @@ export const SETTINGS = {
     group: 'database', default: 2000, min: 10, max: 60000,
     description: 'longest wait of a queued request for a slot (then 429)',
   }),
+  ORG_REFUSAL_DELAY_MS: intSetting({
+    group: 'database', default: 1000, min: 0, max: 10000,
+    description: 'how long the 429 of an organization with every slot and queue place taken is held before it is sent (0: at once)',
+  }),
 
   DATA_API_MAX_ROWS: intSetting({
     group: 'data-api',

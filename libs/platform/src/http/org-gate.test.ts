@@ -1,9 +1,9 @@
 import { DomainError } from '@engage/shared-kernel';
 import { TenantLoad } from '../database/tenant-load';
-import { type GateLimits, OrgGate } from './org-gate';
+import { type GateLimits, MAX_HELD_REFUSALS, OrgGate } from './org-gate';
 
 const limits = (overrides: Partial<GateLimits>): GateLimits => ({
-  perOrganization: 4, perSlowOrganization: 1, slowMs: 200, total: 10, queue: 8, waitMs: 10_000, ...overrides,
+  perOrganization: 4, perSlowOrganization: 1, slowMs: 200, total: 10, queue: 8, waitMs: 10_000, refusalDelayMs: 0, ...overrides,
 });
 
 const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as DomainError);
@@ -63,16 +63,44 @@ describe('OrgGate', () => {
 
   it('should refuse early only an organization whose slots and queue are all taken', async () => {
     const gate = new OrgGate(limits({ perOrganization: 1, total: 10, queue: 1, waitMs: 10_000 }));
-    gate.admit('a'); // nothing running: admitted
+    await gate.admit('a'); // nothing running: admitted
     const held = await gate.enter('a');
-    gate.admit('a'); // a queue place is left
+    await gate.admit('a'); // a queue place is left
     const waiting = gate.enter('a');
-    expect(() => gate.admit('a')).toThrow(expect.objectContaining({ code: 'too_many_concurrent_requests' }));
-    gate.admit('b');
+    expect(await refusal(gate.admit('a'))).toMatchObject({ code: 'too_many_concurrent_requests' });
+    await gate.admit('b');
     expect(gate.refused).toBe(1);
     held();
     (await waiting)();
-    gate.admit('a');
+    await gate.admit('a');
+  });
+
+  it('should hold an early refusal for the refusal delay before answering it, and hold no more than the cap at once', async () => {
+    jest.useFakeTimers();
+    try {
+      const gate = new OrgGate(limits({ perOrganization: 1, total: 10, queue: 0, refusalDelayMs: 1000 }));
+      const held = await gate.enter('a');
+      let answered: DomainError | undefined;
+      void refusal(gate.admit('a')).then((error) => (answered = error));
+      await jest.advanceTimersByTimeAsync(999);
+      expect(answered).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(answered).toMatchObject({ code: 'too_many_concurrent_requests', details: { retry_after: 1 } });
+      // Another organization is admitted at once meanwhile.
+      await gate.admit('b');
+      // At the cap, further refusals are answered at once.
+      const many = Array.from({ length: MAX_HELD_REFUSALS }, () => refusal(gate.admit('a')));
+      let extra: DomainError | undefined;
+      void refusal(gate.admit('a')).then((error) => (extra = error));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(extra).toMatchObject({ code: 'too_many_concurrent_requests' });
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(await Promise.all(many)).toHaveLength(MAX_HELD_REFUSALS);
+      expect(gate.refused).toBe(MAX_HELD_REFUSALS + 2);
+      held();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it("should hold an organization whose recent transactions are slow to fewer slots, and give them back when they are fast again", async () => {

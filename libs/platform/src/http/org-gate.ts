@@ -15,7 +15,13 @@ export interface GateLimits {
   queue: number;
   // How long a request waits for a slot before it is refused.
   waitMs: number;
+  // How long an early refusal (admit) is held before it is answered (0: at once).
+  refusalDelayMs: number;
 }
+
+// Refusals held at once, process-wide: beyond it they are answered at once (a held refusal costs
+// an open socket and a timer, nothing of the pool).
+export const MAX_HELD_REFUSALS = 1000;
 
 // Connections of the pool kept out of the gated requests' reach: sign-in, health, the worker's
 // relay and consumers when api and worker share a process.
@@ -28,6 +34,7 @@ export const gateLimits = (config: Config): GateLimits => ({
   total: Math.max(1, config.DATABASE_POOL_SIZE - KEPT_CONNECTIONS),
   queue: config.ORG_MAX_QUEUED_REQUESTS,
   waitMs: config.ORG_QUEUE_WAIT_MS,
+  refusalDelayMs: config.ORG_REFUSAL_DELAY_MS,
 });
 
 const busy = (what: string): DomainError =>
@@ -96,6 +103,8 @@ export class OrgGate {
   private readonly all: Slots;
   // Requests refused since the start (the metrics export it).
   refused = 0;
+  // Early refusals being held before their answer.
+  private held = 0;
 
   constructor(
     private readonly limits: GateLimits,
@@ -107,12 +116,19 @@ export class OrgGate {
 
   // A cheap early refusal, before the caller's credentials cost a database query: an organization
   // whose slots and queue are all taken is answered 429 here, so a flood of its requests cannot
-  // take the pool's connections from the others through their session checks.
-  admit(organizationId: string): void {
-    if (this.orgs.get(organizationId)?.full(this.limits.queue)) {
-      this.refused++;
-      throw busy('this organization');
+  // take the pool's connections from the others through their session checks. The answer is held
+  // `refusalDelayMs` first: a client that retries at once, ignoring Retry-After, would otherwise
+  // keep the process's CPU (and the machine's) busy with thousands of refusals a second that the
+  // other organizations' requests queue behind.
+  async admit(organizationId: string): Promise<void> {
+    if (!this.orgs.get(organizationId)?.full(this.limits.queue)) return;
+    this.refused++;
+    if (this.limits.refusalDelayMs > 0 && this.held < MAX_HELD_REFUSALS) {
+      this.held++;
+      await new Promise((resolve) => setTimeout(resolve, this.limits.refusalDelayMs));
+      this.held--;
     }
+    throw busy('this organization');
   }
 
   async enter(organizationId: string): Promise<() => void> {
