@@ -6,7 +6,7 @@
 //   time from the end of the load until every event is processed; then the same against a bare
 //   Fastify + pg route running the same store statement, for the same worker;
 // - the Meta webhook (Messenger) under the same load: signed bodies from 1,000 customers of one page.
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -86,6 +86,26 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     });
     if (!row || row.id === null) return reply.status(401).send({});
     return { received: true, id: String(row.id) };
+  });
+
+  // Same work as POST /functions/v1/meta-webhook: the signature over the raw bytes (constant time),
+  // the body read by our parser, its events routed and stored by our statement (one per request: no
+  // grouping).
+  const { parseMetaWebhook } = require(join(root, 'dist/out/libs/messaging/src/domain/meta-webhook.js'));
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post('/messaging/meta', async (request, reply) => {
+      const given = Buffer.from(String(request.headers['x-hub-signature-256'] ?? ''));
+      const expected = Buffer.from(`sha256=${createHmac('sha256', BENCH_META_SECRET).update(request.body).digest('hex')}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.status(401).send({});
+      const events = parseMetaWebhook(JSON.parse(request.body.toString('utf8')));
+      const { rows } = await pool.query({
+        name: 'meta',
+        text: inboundSql.SYSTEM_STORE_META_EVENTS,
+        values: [events.map((e) => e.kind), events.map((e) => e.accountId), events.map((e) => JSON.stringify(e.payload))],
+      });
+      return { received: true, stored: rows.filter((row) => row.stored).length };
+    });
   });
 
   app.post('/messaging/send', async (request, reply) => {
@@ -337,7 +357,7 @@ export async function measureInbound(
   };
   try {
     const ours = await run((channel) => (meta ? `${baseUrl}/functions/v1/meta-webhook` : `${baseUrl}/functions/v1/chat-lite-webhook/${channel.id}`));
-    const bare = bareUrl && !meta ? await run((channel) => `${bareUrl}/messaging/inbound/${channel.id}`) : undefined;
+    const bare = bareUrl ? await run((channel) => (meta ? `${bareUrl}/messaging/meta` : `${bareUrl}/messaging/inbound/${channel.id}`)) : undefined;
     return {
       scenario: `${meta ? 'Meta webhook' : 'inbound'} acknowledgement at ${rate.toLocaleString('en')} req/s for ${seconds} s`,
       load: 'open loop, evenly spaced (bench/paced-load.mjs); latency counted from when each request was due',

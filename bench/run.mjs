@@ -184,7 +184,7 @@ async function main() {
     if (selected(INBOUND)) {
       inbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, bareUrl: bare.url });
     }
-    if (selected(META_INBOUND)) metaInbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, meta: true });
+    if (selected(META_INBOUND)) metaInbound = await measureInbound(ours.url, state, databaseUrl, { rate: 1000, meta: true, bareUrl: bare.url });
     // Into the 20,000 seeded companies (after the duplicates scenario, which reads them).
     if (selected(COMPANY_IMPORT)) companyImport = await measureCompanyImport(ours.url, state, ours.child.pid);
     // Last: it adds 100,000 contacts to the organization the scenarios above read.
