@@ -83,7 +83,7 @@ export const SETTINGS = {
   }),
   ORG_MAX_CONCURRENT_SLOW_REQUESTS: intSetting({
     group: 'database',
-    default: 4,
+    default: 2,
     min: 1,
     max: 200,
     description: 'requests running at once of an organization whose recent request transactions take ORG_SLOW_REQUEST_MS or more (per api process)',
