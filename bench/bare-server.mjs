@@ -6,7 +6,7 @@ import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { registerCrmBareRoutes } from './crm-scenarios.mjs';
-import { registerMessagingBareRoutes } from './messaging-scenarios.mjs';
+import { registerMessagingBareRoutes } from './messaging-bare.mjs';
 import { registerDataApiBareRoutes } from './data-api-scenarios.mjs';
 import { registerBillingBareRoutes } from './billing-scenarios.mjs';
 
