@@ -17,9 +17,10 @@ describe('buildReadSql', () => {
 
   it('should build one statement with the count over the same filter when asked', () => {
     const statement = build('qty=gt.1', { Prefer: 'count=exact' });
-    expect(statement.text).toMatch(
-      /^SELECT '\[' \|\| coalesce\(string_agg\(w\.r, \$\d+::text\) FILTER \(WHERE w\.running <= \$\d+::bigint\), ''\) \|\| '\]' AS body, count\(\*\) AS page_count, coalesce\(max\(w\.running\), 0\) AS running, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM/,
-    );
+    const body = String.raw`^SELECT '\[' \|\| coalesce\(string_agg\(w\.r, \$\d+::text\) FILTER \(WHERE w\.running <= \$\d+::bigint\), ''\) \|\| '\]' AS body`;
+    const rest = String.raw`, count\(\*\) AS page_count, coalesce\(max\(w\.running\), 0\) AS running`;
+    const total = String.raw`, \(SELECT count\(\*\) FROM "dataapi_items" t WHERE t\."qty" > \$\d+::bigint\) AS total FROM`;
+    expect(statement.text).toMatch(new RegExp(body + rest + total));
     expect(statement.text.match(/\$/g)).toHaveLength(statement.values.length + 1);
   });
 

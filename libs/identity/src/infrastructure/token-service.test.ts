@@ -2,7 +2,13 @@ import { SignJWT } from 'jose';
 import { TokenService } from './token-service';
 
 const SECRET = 'a-test-secret-of-at-least-thirty-two-bytes';
-const CLAIMS = { sub: '6f1d2c3b-0000-4000-8000-000000000001', organization_id: '6f1d2c3b-0000-4000-8000-000000000002', role: 'OWNER', session_id: '6f1d2c3b-0000-4000-8000-000000000003', email: 'a@example.com' };
+const CLAIMS = {
+  sub: '6f1d2c3b-0000-4000-8000-000000000001',
+  organization_id: '6f1d2c3b-0000-4000-8000-000000000002',
+  role: 'OWNER',
+  session_id: '6f1d2c3b-0000-4000-8000-000000000003',
+  email: 'a@example.com',
+};
 
 const code = (promise: Promise<unknown>) =>
   promise.then(

@@ -218,7 +218,8 @@ export class Database {
       await runner.startTransaction();
       await prepare(runner);
       const tx: Tx = {
-        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (await runStatement(runner, sql, params, options, statements)).records as R[],
+        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) =>
+          (await runStatement(runner, sql, params, options, statements)).records as R[],
         execute: async (sql, params, options) => (await runStatement(runner, sql, params, options, statements)).affected,
         manager: runner.manager,
         emit: async (events) => {

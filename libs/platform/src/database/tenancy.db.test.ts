@@ -133,7 +133,8 @@ describe('tenancy (row-level security)', () => {
     expect(await runtime.db.inTenant(a, (tx) => named(tx, 'request'))).toBe(1);
     expect(await runtime.db.asSystem((tx) => named(tx, 'system'))).toBe(1);
     // The server's plan cache is left to choose for every purpose (triggers and foreign-key checks).
-    const [mode] = await runtime.db.inTenant(a, (tx) => tx.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`), { purpose: 'inbound' });
+    const planCacheMode = (tx: Tx) => tx.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`);
+    const [mode] = await runtime.db.inTenant(a, planCacheMode, { purpose: 'inbound' });
     expect(mode.mode).toBe('auto');
   });
 
