@@ -11,6 +11,7 @@ function label(pid) {
   if (args.includes('apps/api/main.js')) return 'api';
   if (args.includes('apps/worker/main.js')) return 'worker';
   if (args.includes('bench/run.mjs')) return 'load generator';
+  if (args.includes('bench/bare-server.mjs')) return 'bare';
   if (args.includes('bench/')) return 'bench peers';
   return null;
 }

@@ -15,6 +15,7 @@ import { measureWebhooks } from './webhook-scenarios.mjs';
 import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenarios.mjs';
 import { FAIRNESS, measureFairness } from './fairness-scenario.mjs';
 import { CALL_UPLOADS, measureCallUploads, seedSuiteId } from './calls-scenario.mjs';
+import { cpuWindow } from './cpu-usage.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,6 +49,21 @@ function startProcess(command, args, env) {
       resolve({ child, url: match[1] });
     }, 50);
   });
+}
+
+// CPU microseconds per completed request, by process group, over one measured run: steadier than
+// requests per second on a shared machine (steal and other work are recorded beside it).
+async function measureCpu(base, target, state, server) {
+  const window = cpuWindow();
+  const result = await measure(base, target, state);
+  const cpu = window();
+  const per = (seconds) => Math.round(((seconds ?? 0) * 1e6) / Math.max(1, result.requests.total));
+  result.cpu = {
+    us_per_request: { server: per(cpu.cpu_seconds[server]), postgres: per(cpu.cpu_seconds.postgres), load_generator: per(cpu.cpu_seconds['load generator']) },
+    steal_cpu_seconds: cpu.steal_cpu_seconds,
+    other_work_cpu_seconds: cpu.other_work_cpu_seconds,
+  };
+  return result;
 }
 
 function measure(base, target, state) {
@@ -154,16 +170,16 @@ async function main() {
   const compare = async (scenario) => {
     await measure(ours.url, scenario.ours, state); // warm-up, not recorded
     await drained(ours.url);
-    const a = await measure(ours.url, scenario.ours, state);
+    const a = await measureCpu(ours.url, scenario.ours, state, 'api');
     await drained(ours.url);
     await measure(bare.url, scenario.bare, state);
-    const b = await measure(bare.url, scenario.bare, state);
+    const b = await measureCpu(bare.url, scenario.bare, state, 'bare');
     const errors = a.errors + a.non2xx + b.errors + b.non2xx;
     rows.push({
       scenario: scenario.name,
       // Errors per side, with the statuses that were not 2xx, so a failing side can be told apart.
-      ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.non2xx, statuses: a.statusCodeStats },
-      bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99, errors: b.errors + b.non2xx, statuses: b.statusCodeStats },
+      ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.non2xx, statuses: a.statusCodeStats, cpu: a.cpu },
+      bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99, errors: b.errors + b.non2xx, statuses: b.statusCodeStats, cpu: b.cpu },
       ratio: Number((a.requests.average / b.requests.average).toFixed(3)),
       errors,
       // Resident memory of each server after the scenario, so growth can be pinned to one.
@@ -211,6 +227,8 @@ async function main() {
         `${pad(Math.round(row.bare.requests_per_second), 12)}${pad(row.bare.p50_ms, 6)}${pad(row.bare.p99_ms, 6)}` +
         `${row.ratio}${row.errors ? `  (${row.errors} errors)` : ''}\n`,
     );
+    const cpu = (side) => `${side.cpu.us_per_request.server} + ${side.cpu.us_per_request.postgres} database`;
+    process.stdout.write(`  CPU µs per request: ours ${cpu(row.ours)}, bare ${cpu(row.bare)}\n`);
   }
   for (const load of [inbound, metaInbound].filter(Boolean)) {
     process.stdout.write(

@@ -107,6 +107,7 @@ export class RestController {
           { method: request.method, table, query: rawQuery(request.url), headers: request.headers },
           this.limits,
         ),
+        { readOnly: true },
       )
       .catch((error: unknown) => {
         throw asPostgrestError(error);

@@ -50,7 +50,7 @@ export class Authenticator {
     if (!isUuid(sub) || !isUuid(organizationId) || !isUuid(sessionId)) throw Unauthorized('bad_jwt', 'Invalid token');
     // The signature holds, so the organization is the one the token was issued for.
     await admit?.(organizationId);
-    const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId]);
+    const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId], { prepare: true });
     if (!row) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
     assertActive(row.status);
     if (!row.alive) throw Unauthorized('session_not_found', 'Session from session_id claim in JWT does not exist');
@@ -63,7 +63,7 @@ export class Authenticator {
     const hash = sha256(apiKey);
     const known = this.keyOrganizations.get(hash.toString('base64'));
     if (known && admit) await admit(known);
-    const [key] = await this.db.systemQuery<{ id: string; organization_id: string; last_used_at: Date | null }>(API_KEY_BY_HASH, [hash]);
+    const [key] = await this.db.systemQuery<{ id: string; organization_id: string; last_used_at: Date | null }>(API_KEY_BY_HASH, [hash], { prepare: true });
     if (!key) {
       this.keyOrganizations.delete(hash.toString('base64'));
       throw Unauthorized('invalid_api_key', 'Invalid API key');
@@ -71,7 +71,7 @@ export class Authenticator {
     this.remember(hash, key.organization_id);
     // last_used_at is shown to admins; a minute of precision saves a write per request.
     if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > API_KEY_TOUCH_MS) {
-      await this.db.systemQuery(TOUCH_API_KEY, [key.id]);
+      await this.db.systemQuery(TOUCH_API_KEY, [key.id], { prepare: true });
     }
     return { ctx: { organizationId: key.organization_id, userId: null, role: 'API_KEY', requestId }, kind: 'api_key', sessionId: null };
   }

@@ -42,7 +42,7 @@ export class RateLimiter {
   }
 
   private async count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: number }> {
-    const [row] = await this.db.systemQuery<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [key, windowSeconds]);
+    const [row] = await this.db.systemQuery<{ count: number; window_start: number }>(HIT_RATE_LIMIT, [key, windowSeconds], { prepare: true });
     return { count: row.count, windowStart: row.window_start };
   }
 }

@@ -32,10 +32,13 @@ export interface QueryOptions {
 const TENANT_ROLE = 'app_tenant';
 // The statement timeout and work_mem bound what one request's statements may cost the database
 // (transaction-local, set in the same round trip).
-const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
+const SET_TENANT_SETTINGS = `SELECT set_config('role', $1, true), set_config('app.org_id', $2, true), set_config('app.user_id', $3, true),
                 set_config('app.role', $4, true), set_config('app.request_id', $5, true),
-                set_config('statement_timeout', $6, true), set_config('work_mem', $7, true), set_config('app.plan_limits', $8, true),
+                set_config('statement_timeout', $6, true), set_config('work_mem', $7, true), set_config('app.plan_limits', $8, true)`;
+const SET_TENANT = `${SET_TENANT_SETTINGS},
                 set_config('transaction_read_only', CASE WHEN $9 AND organization_writes_blocked($2::uuid) THEN 'on' ELSE 'off' END, true)`;
+// A read needs no subscription look-up: its transaction is read-only whatever the plan says.
+const SET_TENANT_READ_ONLY = `${SET_TENANT_SETTINGS}, set_config('transaction_read_only', 'on', true)`;
 
 // What a tenant transaction is for, where plan rules treat writes differently (docs/plan-limits.md).
 // 'inbound': a customer's message is never lost to a plan: writes past a plan limit are kept and the
@@ -46,8 +49,11 @@ const SET_TENANT = `SELECT set_config('role', $1, true), set_config('app.org_id'
 // 10,000 messages). Only those: the triggers and foreign-key checks they fire keep their cached plans
 // (planning those again for every row took more than a third of the batches' database time).
 // 'billing': the organization's billing goes on while its subscription has ended.
+// readOnly: the work only reads (the data API's GET and HEAD, as PostgREST runs them); PostgreSQL
+// refuses any write in it.
 export interface TenantOptions {
   purpose?: 'request' | 'inbound' | 'billing';
+  readOnly?: boolean;
 }
 
 export interface TenantLimits {
@@ -148,9 +154,10 @@ export class Database {
       const { statementTimeoutMs, workMemKb } = this.limits;
       const values = [
         TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
-        purpose === 'inbound' ? 'record' : 'refuse', purpose === 'request',
+        purpose === 'inbound' ? 'record' : 'refuse',
       ];
-      await runStatement(runner, SET_TENANT, values, { prepare: true });
+      if (options.readOnly) await runStatement(runner, SET_TENANT_READ_ONLY, values, { prepare: true });
+      else await runStatement(runner, SET_TENANT, [...values, purpose === 'request'], { prepare: true });
     }, purpose === 'inbound' ? 'unnamed' : 'named');
     return done ? running.finally(done) : running;
   }

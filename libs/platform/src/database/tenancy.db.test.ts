@@ -116,6 +116,25 @@ describe('tenancy (row-level security)', () => {
     expect(row.org ?? '').toBe('');
   });
 
+  it('should run read-only work in a read-only transaction, with the same tenant settings and limits', async () => {
+    const a = await makeOrganization(runtime);
+    await addNote(a.organizationId, 'kept');
+    const [row] = await runtime.db.inTenant(
+      a,
+      (tx) =>
+        tx.query<{ ro: string; org: string; role: string; timeout: string; notes: number }>(
+          `SELECT current_setting('transaction_read_only') AS ro, current_setting('app.org_id') AS org, current_user AS role,
+                  current_setting('statement_timeout') AS timeout, (SELECT count(*)::int FROM tenancy_notes) AS notes`,
+        ),
+      { readOnly: true },
+    );
+    expect(row).toEqual({ ro: 'on', org: a.organizationId, role: 'app_tenant', timeout: '8s', notes: 1 });
+    const write = (tx: Tx) => tx.query('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [a.organizationId, 'refused']);
+    await expect(runtime.db.inTenant(a, write, { readOnly: true })).rejects.toThrow(/read-only/);
+    const [plain] = await runtime.db.inTenant(a, (tx) => tx.query<{ ro: string }>(`SELECT current_setting('transaction_read_only') AS ro`));
+    expect(plain.ro).toBe('off');
+  });
+
   it('should refuse a tenant transaction without a valid organization id', async () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
   });
