@@ -97,7 +97,9 @@ export class SendService {
 
   // Before anything is sent: a named conversation or channel must exist in this organization.
   // The contact is read after the transaction (the CRM opens its own; nesting could exhaust the pool).
+  // Nothing named (the common send to a number): no transaction at all.
   private async checkTargets(ctx: RequestContext, req: SendRequest): Promise<{ conversation: ConversationRow | null; phone: string | null }> {
+    if (!req.crossChannel && !req.conversationId) return { conversation: null, phone: null };
     const conversation = await this.db.inTenant(ctx, async (tx) => {
       if (req.crossChannel) {
         const channel = await channelById(tx, req.crossChannel.responseChannelId);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
 import type { ClientConfig } from 'pg';
-import { type DataSource, type DataSourceOptions, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { type DataSource, type DataSourceOptions, QueryFailedError } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
@@ -14,7 +14,6 @@ export interface Tx {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]>;
   // For statements without RETURNING: how many rows they changed.
   execute(sql: string, params?: unknown[], options?: QueryOptions): Promise<number>;
-  readonly manager: EntityManager;
   // Writes events to the outbox inside this transaction: they exist only if the change commits.
   emit(events: DomainEvent[]): Promise<void>;
 }
@@ -64,13 +63,16 @@ export interface TenantLimits {
 // PostgreSQL's own defaults would be no timeout and 4 MB.
 export const DEFAULT_TENANT_LIMITS: TenantLimits = { statementTimeoutMs: 8000, workMemKb: 4096 };
 
-// TypeORM's PostgresDriver lends a pooled pg client through this public method.
+// TypeORM's PostgresDriver lends a pooled pg client through this public method; the release
+// function is pg-pool's: given an error, the pool drops the client instead of reusing it.
 interface PooledDriver {
-  obtainMasterConnection(): Promise<[PgClient, () => void]>;
+  obtainMasterConnection(): Promise<[PgClient, (error?: Error) => void]>;
 }
 
+type PgResult = { rows: unknown[]; rowCount: number | null };
+
 interface PgClient {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<PgResult | PgResult[]>;
 }
 
 // A connection of its own, outside the pool, for a session held open for the process's life.
@@ -93,46 +95,33 @@ function statementName(sql: string): string {
 }
 
 // On a pg client directly, with errors shaped as TypeORM's (the HTTP error mapping reads their
-// SQLSTATE the same way).
-async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefined, prepare: boolean | undefined): Promise<{ rows: unknown[]; rowCount: number | null }> {
+// SQLSTATE the same way). A text of several statements (only without parameters) answers the last
+// statement's result.
+async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefined, prepare: boolean | undefined): Promise<PgResult> {
   try {
-    return await client.query({ ...(prepare ? { name: statementName(sql) } : {}), text: sql, values: params ?? [] });
+    const result = await client.query({ ...(prepare ? { name: statementName(sql) } : {}), text: sql, values: params ?? [] });
+    return Array.isArray(result) ? result[result.length - 1] : result;
   } catch (error) {
     throw new QueryFailedError(sql, params, error as Error);
   }
 }
 
-// named: a `prepare` statement is a named one. unnamed: sent straight on the client as well, but
-// planned with its values at every execution.
+// named: a `prepare` statement is a named one. unnamed: planned with its values at every execution.
 type Statements = 'named' | 'unnamed';
 
 async function runStatement(
-  runner: QueryRunner,
+  client: PgClient,
   sql: string,
   params: unknown[] | undefined,
   options: QueryOptions | undefined,
   statements: Statements = 'named',
 ): Promise<{ records: unknown[]; affected: number }> {
   try {
-    return await runOnRunner(runner, sql, params, options, statements);
+    const result = await pgQuery(client, sql, params, options?.prepare === true && statements === 'named');
+    return { records: result.rows, affected: result.rowCount ?? 0 };
   } catch (error) {
     throw translateViolation(error, options?.violations);
   }
-}
-
-async function runOnRunner(
-  runner: QueryRunner,
-  sql: string,
-  params: unknown[] | undefined,
-  options: QueryOptions | undefined,
-  statements: Statements,
-): Promise<{ records: unknown[]; affected: number }> {
-  if (!options?.prepare) {
-    const result = await runner.query(sql, params, true);
-    return { records: result.records, affected: result.affected ?? 0 };
-  }
-  const result = await pgQuery((await runner.connect()) as PgClient, sql, params, statements === 'named');
-  return { records: result.rows, affected: result.rowCount ?? 0 };
 }
 
 export class Database {
@@ -150,14 +139,14 @@ export class Database {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     const purpose = options.purpose ?? 'request';
     const done = purpose === 'request' ? this.timed(ctx.organizationId) : undefined;
-    const running = this.run(work, async (runner) => {
+    const running = this.run(work, async (client) => {
       const { statementTimeoutMs, workMemKb } = this.limits;
       const values = [
         TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
         purpose === 'inbound' ? 'record' : 'refuse',
       ];
-      if (options.readOnly) await runStatement(runner, SET_TENANT_READ_ONLY, values, { prepare: true });
-      else await runStatement(runner, SET_TENANT, [...values, purpose === 'request'], { prepare: true });
+      if (options.readOnly) await pgQuery(client, SET_TENANT_READ_ONLY, values, true);
+      else await pgQuery(client, SET_TENANT, [...values, purpose === 'request'], true);
     }, purpose === 'inbound' ? 'unnamed' : 'named');
     return done ? running.finally(done) : running;
   }
@@ -169,8 +158,8 @@ export class Database {
 
   // As app_tenant but with no organization: row-level security then shows and accepts nothing.
   withoutTenant<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(work, async (runner) => {
-      await runner.query(`SELECT set_config('role', $1, true)`, [TENANT_ROLE]);
+    return this.run(work, async (client) => {
+      await pgQuery(client, `SELECT set_config('role', $1, true)`, [TENANT_ROLE], false);
     });
   }
 
@@ -185,7 +174,7 @@ export class Database {
   // cost more than the statement on the inbound acknowledgement's path. A client whose session broke
   // is not queryable, and the pool drops it when it comes back.
   async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
-    const [client, release] = await (this.dataSource.driver as unknown as PooledDriver).obtainMasterConnection();
+    const [client, release] = await this.pooled();
     try {
       return (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
     } catch (error) {
@@ -216,34 +205,41 @@ export class Database {
     await this.systemQuery('SELECT 1', [], { prepare: true });
   }
 
-  // statements: how the work's `prepare` statements are sent (named: planned once per connection).
-  private async run<T>(work: (tx: Tx) => Promise<T>, prepare: (runner: QueryRunner) => Promise<void>, statements: Statements = 'named'): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
+  private pooled(): Promise<[PgClient, (error?: Error) => void]> {
+    return (this.dataSource.driver as unknown as PooledDriver).obtainMasterConnection();
+  }
+
+  // setUp: what runs first in the transaction (the tenant's settings). statements: how the work's
+  // `prepare` statements are sent (named: planned once per connection). Straight on a pooled client:
+  // TypeORM's query runner added its own work around every statement and nothing used it.
+  private async run<T>(work: (tx: Tx) => Promise<T>, setUp: (client: PgClient) => Promise<void>, statements: Statements = 'named'): Promise<T> {
+    const [client, release] = await this.pooled();
     let emitted = false;
+    let broken: Error | undefined;
     try {
-      await runner.startTransaction();
-      await prepare(runner);
+      await pgQuery(client, 'BEGIN', [], false);
+      await setUp(client);
       const tx: Tx = {
         query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) =>
-          (await runStatement(runner, sql, params, options, statements)).records as R[],
-        execute: async (sql, params, options) => (await runStatement(runner, sql, params, options, statements)).affected,
-        manager: runner.manager,
+          (await runStatement(client, sql, params, options, statements)).records as R[],
+        execute: async (sql, params, options) => (await runStatement(client, sql, params, options, statements)).affected,
         emit: async (events) => {
           if (events.length === 0) return;
-          await insertOutboxEvents({ query: (sql, params) => runStatement(runner, sql, params, { prepare: true }) }, events);
+          await insertOutboxEvents({ query: (sql, params) => runStatement(client, sql, params, { prepare: true }) }, events);
           emitted = true;
         },
       };
       const result = await work(tx);
-      await runner.commitTransaction();
+      await pgQuery(client, 'COMMIT', [], false);
       if (emitted) this.signal.written();
       return result;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      // After a failed COMMIT the server has already ended the transaction; ROLLBACK then only warns.
+      await pgQuery(client, 'ROLLBACK', [], false).catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      await runner.release();
+      // A client that could not roll back is dropped by the pool, never lent again mid-transaction.
+      release(broken);
     }
   }
 }

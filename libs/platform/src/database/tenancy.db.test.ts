@@ -135,6 +135,31 @@ describe('tenancy (row-level security)', () => {
     expect(plain.ro).toBe('off');
   });
 
+  it('should set values with quotes and backslashes literally, never as SQL', async () => {
+    const a = await makeOrganization(runtime);
+    const requestId = `x'); SELECT set_config('app.org_id', '${randomUUID()}', true); --\\'`;
+    const [row] = await runtime.db.inTenant({ ...a, requestId }, (tx) =>
+      tx.query<{ request: string; org: string }>(`SELECT current_setting('app.request_id') AS request, current_setting('app.org_id') AS org`),
+    );
+    expect(row).toEqual({ request: requestId, org: a.organizationId });
+  });
+
+  it('should roll back failed work and lend the connection again outside any transaction', async () => {
+    const a = await makeOrganization(runtime);
+    const failing = runtime.db.inTenant(a, async (tx) => {
+      await tx.query('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [a.organizationId, 'rolled back']);
+      await tx.query('SELECT 1/0');
+    });
+    await expect(failing).rejects.toMatchObject({ driverError: { code: '22012' } });
+    const rows = await runtime.db.inTenant(a, (tx) => tx.query(`SELECT body FROM tenancy_notes WHERE body = 'rolled back'`));
+    expect(rows).toEqual([]);
+    // Every pooled connection is idle, not left in a transaction (each would refuse the next BEGIN's settings otherwise).
+    const [idle] = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`),
+    );
+    expect(idle.n).toBe(0);
+  });
+
   it('should refuse a tenant transaction without a valid organization id', async () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
   });
