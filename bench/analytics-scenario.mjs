@@ -34,7 +34,7 @@ register(`data:text/javascript,${encodeURIComponent(`export async function resol
 
 function start(env) {
   const main = join(root, 'dist', 'apps', 'api', 'main.js');
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', main, '--with-worker'], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', main, '--with-worker'], { cwd: root, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

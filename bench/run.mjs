@@ -141,7 +141,7 @@ async function main() {
     META_GRAPH_URL: `${provider.url}/v23.0`,
   };
   // With the young-generation size `npm run start:api` gives it (docs/operations.md).
-  const ours = await startProcess(process.execPath, ['--max-semi-space-size=2', join(root, 'dist', 'apps', 'api', 'main.js')], env);
+  const ours = await startProcess(process.execPath, ['--max-semi-space-size=8', join(root, 'dist', 'apps', 'api', 'main.js')], env);
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
   const bare = await startProcess(process.execPath, [join(root, 'bench', 'bare-server.mjs')], {
     BENCH_DATABASE_URL: databaseUrl,
