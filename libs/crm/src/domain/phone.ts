@@ -14,6 +14,8 @@ export function toE164(raw: string, defaultCountry?: CountryCode): string | unde
   const digits = cleaned.replace(/\D/g, '');
   const candidates = cleaned.startsWith('+') ? [`+${digits}`] : digits.startsWith('00') ? [`+${digits.slice(2)}`] : [cleaned, `+${digits}`];
   for (const candidate of candidates) {
+    // Without a country a number with no + anywhere cannot be read (the parser would throw and catch).
+    if (!defaultCountry && !candidate.includes('+')) continue;
     const parsed = parsePhoneNumberFromString(candidate, candidate.startsWith('+') ? undefined : defaultCountry);
     if (parsed?.isValid()) return parsed.number;
   }
