@@ -1,8 +1,9 @@
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { MESSAGE_RECEIVED, MESSAGE_SENT } from '@engage/messaging';
-import { EventSubscriptions } from '@engage/platform';
+import { EventSubscriptions, type Tx } from '@engage/platform';
 import { createEvent, type DomainEvent } from '@engage/shared-kernel';
 import { REPLY_CONSUMER } from './reply-consumer';
+import { MARK_REPLIED } from '../infrastructure/reengagement.sql';
 import { messengerConversation, type ReengagementApp, startReengagementApp } from '../testing';
 
 const H = 3_600_000;
@@ -110,5 +111,48 @@ describe('customers’ replies consumed a batch at a time', () => {
     expect(again.filter((n) => n.id !== later)).toEqual(mine);
     expect(again.find((n) => n.id === later)).toMatchObject({ status: 'sent', replied_at: null });
     expect(counters(await countersOf(a))).toEqual({ [c1.conversationId]: 1, [c2.conversationId]: 1 });
+  });
+
+  it('should lock nudges in id order, so batches naming conversations in another order wait instead of deadlocking', async () => {
+    const t = await createTestTenant(r.app);
+    const [x, y] = [await messengerConversation(r, t), await messengerConversation(r, t)];
+    const t0 = new Date(Math.floor((Date.now() - 3 * H) / 1000) * 1000);
+    const [nx, ny] = [await nudge(x, 'sent', t0), await nudge(y, 'sent', t0)];
+    const [low, high] = nx < ny ? [x, y] : [y, x];
+    const at = new Date(t0.getTime() + 60 * M).toISOString();
+    const mark = async (tx: Tx, conversations: Conversation[]) => {
+      const [row] = await tx.query<{ replied: number }>(MARK_REPLIED, [conversations.map((c) => c.conversationId), conversations.map(() => at)]);
+      return row.replied;
+    };
+    let holdsLow!: () => void;
+    let mayGoOn!: () => void;
+    const lowHeld = new Promise<void>((resolve) => (holdsLow = resolve));
+    const goOn = new Promise<void>((resolve) => (mayGoOn = resolve));
+    // A answers the low nudge's conversation, then (later, same transaction) the high one's.
+    const first = r.runtime.db.inTenant(t.ctx, async (tx) => {
+      const replied = await mark(tx, [low]);
+      holdsLow();
+      await goOn;
+      return replied + (await mark(tx, [high]));
+    });
+    await lowHeld;
+    // B names them high first. Locking in that order it would hold the high nudge while waiting for
+    // the low one, and A's second statement would then wait for B: a deadlock.
+    const second = r.runtime.db.inTenant(t.ctx, (tx) => mark(tx, [high, low]));
+    const waiting = async () => {
+      const [row] = await r.runtime.db.asSystem((tx) =>
+        tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`),
+      );
+      return row.n;
+    };
+    for (let tries = 0; (await waiting()) === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await waiting()).toBe(1);
+    mayGoOn();
+    expect(await first).toBe(2);
+    expect(await second).toBe(0); // both already answered when B got the locks
+    expect((await nudgesOf(t)).map((n) => [n.status, n.replied_at?.toISOString()])).toEqual([
+      ['user_replied', at],
+      ['user_replied', at],
+    ]);
   });
 });
