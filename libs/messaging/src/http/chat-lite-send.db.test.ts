@@ -1,42 +1,30 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations, OrganizationService, TokenService } from '@engage/identity';
+import { OrganizationService, TokenService } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { RecordingProvider } from '../testing/recording-provider';
+import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite-test-app';
+import type { RecordingProvider } from '../testing/recording-provider';
 
-const provider = new RecordingProvider();
+let chat: ChatLiteTestApp;
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let counter = 0;
-const newNumber = () => `2010${String(10_000_000 + ++counter * 7919).slice(-8)}`;
+let provider: RecordingProvider;
+const newNumber = () => chat.newNumber();
 
 beforeAll(async () => {
-  await provider.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    // One organization's 50 parallel sends (the race test) all wait for a slot rather than get 429.
-    env: {
-      NOTIFY_URL: provider.url,
-      SEND_GAP_MIN_MS: '30',
-      SEND_GAP_MAX_MS: '60',
-      PROVIDER_TIMEOUT_MS: '400',
-      ORG_MAX_CONCURRENT_REQUESTS: '50',
-      ORG_MAX_QUEUED_REQUESTS: '50',
-      ORG_QUEUE_WAIT_MS: '20000',
-    },
-  }));
+  // One organization's 50 parallel sends (the race test) all wait for a slot rather than get 429.
+  chat = await startChatLiteTestApp({
+    SEND_GAP_MIN_MS: '30',
+    SEND_GAP_MAX_MS: '60',
+    PROVIDER_TIMEOUT_MS: '400',
+    ORG_MAX_CONCURRENT_REQUESTS: '50',
+    ORG_MAX_QUEUED_REQUESTS: '50',
+    ORG_QUEUE_WAIT_MS: '20000',
+  });
+  ({ app, runtime, provider } = chat);
 });
-afterAll(async () => {
-  await close();
-  await provider.stop();
-});
+afterAll(() => chat.close());
 
 const newTenant = async (withKey = true): Promise<TestTenant & { providerKey: string }> => {
   const tenant = await createTestTenant(app);

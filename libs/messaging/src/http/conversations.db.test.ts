@@ -1,33 +1,20 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { crmMigrations } from '@engage/crm';
-import { identityMigrations, OrganizationService } from '@engage/identity';
+import { OrganizationService } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { startTestApp } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
-import { messagingMigrations } from '../index';
-import { MessagingModule } from '../messaging.module';
-import { RecordingProvider } from '../testing/recording-provider';
+import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite-test-app';
 
-const provider = new RecordingProvider();
+let chat: ChatLiteTestApp;
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
-let close: () => Promise<void>;
-let counter = 0;
-const newNumber = () => `2012${String(10_000_000 + ++counter * 7919).slice(-8)}`;
+const newNumber = () => chat.newNumber();
 
 beforeAll(async () => {
-  await provider.start();
-  ({ app, runtime, close } = await startTestApp([MessagingModule], {
-    role: 'api',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations],
-    env: { NOTIFY_URL: provider.url },
-  }));
+  chat = await startChatLiteTestApp();
+  ({ app, runtime } = chat);
 });
-afterAll(async () => {
-  await close();
-  await provider.stop();
-});
+afterAll(() => chat.close());
 
 const base = '/functions/v1/messaging';
 const call = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) => app.inject({ method, url: `${base}${url}`, headers, payload: payload as object });
@@ -37,8 +24,7 @@ const events = (ctx: RequestContext, type: string) =>
 
 // A tenant with a provider key and `n` conversations started by chat-lite-send.
 const tenantWith = async (n: number): Promise<{ t: TestTenant; ids: string[] }> => {
-  const t = await createTestTenant(app);
-  await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-123');
+  const t = await chat.newTenant('k-123');
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const res = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: newNumber(), message: `hello ${i}`, organizationId: t.ctx.organizationId } });
@@ -85,7 +71,7 @@ describe('agent inbox /functions/v1/messaging', () => {
     const reply = await call('POST', `/conversations/${ids[0]}/reply`, t.session, { message: 'On its way', media_urls: ['https://cdn.example.com/receipt.png'] });
     expect(reply.statusCode).toBe(200);
     expect(reply.json()).toMatchObject({ success: true, conversationId: ids[0], contactId: conversation.contact_id });
-    const last = provider.calls[provider.calls.length - 1];
+    const last = chat.provider.calls[chat.provider.calls.length - 1];
     expect(last.body.UOWCHAT).toMatchObject({ message: 'On its way', imageUrl: 'https://cdn.example.com/receipt.png', random_string: 0 });
     expect(last.headers.appapikey).toBe('k-123');
 
