@@ -177,11 +177,15 @@ async function main() {
     await measure(bare.url, scenario.bare, state);
     const b = await measureCpu(bare.url, scenario.bare, state, 'bare');
     const errors = a.errors + a.non2xx + b.errors + b.non2xx;
+    // Errors per side, with the statuses that were not 2xx, so a failing side can be told apart.
+    const side = (r) => ({
+      requests_per_second: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99,
+      errors: r.errors + r.non2xx, statuses: r.statusCodeStats, cpu: r.cpu,
+    });
     rows.push({
       scenario: scenario.name,
-      // Errors per side, with the statuses that were not 2xx, so a failing side can be told apart.
-      ours: { requests_per_second: a.requests.average, p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.non2xx, statuses: a.statusCodeStats, cpu: a.cpu },
-      bare: { requests_per_second: b.requests.average, p50_ms: b.latency.p50, p99_ms: b.latency.p99, errors: b.errors + b.non2xx, statuses: b.statusCodeStats, cpu: b.cpu },
+      ours: side(a),
+      bare: side(b),
       ratio: Number((a.requests.average / b.requests.average).toFixed(3)),
       errors,
       // Resident memory of each server after the scenario, so growth can be pinned to one.

@@ -16,7 +16,7 @@ export async function findOrCreateContactByPhone(
   raw: string,
   name: string | null,
 ): Promise<{ contact: ContactView; created: boolean }> {
-  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY);
+  const [org] = await tx.query<{ country: string | null }>(ORGANIZATION_COUNTRY, [], { prepare: true });
   const phone = toE164(raw, isCountryCode(org?.country) ? org.country : undefined);
   if (!phone) throw invalidPhone(raw);
   const existing = await byPhone(tx, phone);
@@ -45,7 +45,7 @@ const invalidPhone = (raw: string) =>
   new DomainError('validation', 'contact.invalid_phone', `"${raw.slice(0, 40)}" is not a valid phone number`, { phone: raw.slice(0, 40) });
 
 async function byPhone(tx: Tx, phone: string): Promise<ContactView | undefined> {
-  const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone]);
+  const [row] = await tx.query<ContactRow>(CONTACT_BY_PHONE, [phone], { prepare: true });
   return row ? toContactView(row) : undefined;
 }
 

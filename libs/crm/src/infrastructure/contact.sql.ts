@@ -1,4 +1,4 @@
-import { namedColumns } from '@engage/platform';
+import { namedColumns, rowList } from '@engage/platform';
 import { CONTACT_FIELDS, CONTACTS } from '../domain/contact';
 
 // SQL of contacts. Every statement runs inside Database.inTenant, so row-level security applies.
@@ -53,7 +53,7 @@ export const CONTACTS_BY_PHONES = `
   WHERE p.organization_id = app_org_id() AND p.phone = ANY($1::text[])`;
 
 export const CONTACT_BY_PHONE = `
-  SELECT c.* FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
+  SELECT ${rowList(CONTACTS, 'c')} FROM contact_phones p JOIN contacts c ON c.organization_id = p.organization_id AND c.id = p.contact_id
   WHERE p.organization_id = app_org_id() AND p.phone = $1`;
 
 // The oldest contact holding a (lower-cased) email address.

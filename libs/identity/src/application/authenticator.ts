@@ -50,7 +50,8 @@ export class Authenticator {
     if (!isUuid(sub) || !isUuid(organizationId) || !isUuid(sessionId)) throw Unauthorized('bad_jwt', 'Invalid token');
     // The signature holds, so the organization is the one the token was issued for.
     await admit?.(organizationId);
-    const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, [sub, organizationId, sessionId], { prepare: true });
+    const check = [sub, organizationId, sessionId];
+    const [row] = await this.db.systemQuery<{ status: string; role: string; alive: boolean }>(SESSION_CHECK, check, { prepare: true });
     if (!row) throw Unauthorized('bad_jwt', 'User from sub claim in JWT does not exist');
     assertActive(row.status);
     if (!row.alive) throw Unauthorized('session_not_found', 'Session from session_id claim in JWT does not exist');

@@ -32,7 +32,8 @@ export class OrganizationSettings {
 
   // undefined: no such organization; key null: the organization has no provider key.
   async providerKey(organizationId: string): Promise<{ key: string | null } | undefined> {
-    const [row] = await this.db.systemQuery<{ sealed: unknown }>(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    const query = `SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`;
+    const [row] = await this.db.systemQuery<{ sealed: unknown }>(query, [organizationId], { prepare: true });
     if (!row) return undefined;
     const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
     if (typeof sealed !== 'string') return { key: null };

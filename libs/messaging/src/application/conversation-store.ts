@@ -16,7 +16,7 @@ import { toConversationView } from './views';
 // §4.1 step 6: the most recent active chat-app account, or the one account the send path creates
 // (a unique partial index keeps concurrent first sends from creating several).
 export async function defaultChannel(tx: Tx): Promise<ChannelAccountRow> {
-  const [active] = await tx.query<ChannelAccountRow>(FIRST_ACTIVE_CHANNEL);
+  const [active] = await tx.query<ChannelAccountRow>(FIRST_ACTIVE_CHANNEL, [], { prepare: true });
   if (active) return active;
   const [created] = await tx.query<ChannelAccountRow>(CREATE_AUTO_CHANNEL);
   if (created) return created;
@@ -36,7 +36,7 @@ export async function channelById(tx: Tx, id: string): Promise<ChannelAccountRow
 export async function upsertConversation(
   tx: Tx, ctx: RequestContext, contactId: string, channelId: string, unread: 0 | 1, stampCustomer = false,
 ): Promise<ConversationRow> {
-  const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread, stampCustomer]);
+  const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread, stampCustomer], { prepare: true });
   const { created, ...conversation } = row;
   if (created) await tx.emit([conversationEvent(CONVERSATION_CREATED, ctx, toConversationView(conversation))]);
   return conversation;

@@ -156,7 +156,7 @@ export class SendService {
         conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', 'PENDING', call.message,
         JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
         null, JSON.stringify(metadata), null,
-      ]);
+      ], { prepare: true });
       messageIds.push(row.id);
     }
     return { conversation, contactId: contact.id, messageIds };

@@ -1,5 +1,12 @@
+import { rowList } from '@engage/platform';
+import { CONVERSATIONS, MESSAGES } from './exposed-tables';
+
 // SQL of channel accounts, conversations and messages. Every statement runs inside
 // Database.inTenant (row-level security applies) unless its name says SYSTEM.
+
+// Whole rows, for the statements the send path runs named.
+const CONVERSATION_ROW = rowList(CONVERSATIONS);
+const MESSAGE_ROW = rowList(MESSAGES);
 
 export interface ConversationRow {
   id: string;
@@ -100,7 +107,7 @@ export const UPSERT_CONVERSATION = `
   ON CONFLICT (organization_id, contact_id, channel_account_id) WHERE status <> 'RESOLVED'
   DO UPDATE SET last_message_at = now(), unread_count = conversations.unread_count + EXCLUDED.unread_count, updated_at = now(),
     last_customer_message_at = CASE WHEN $4::boolean AND EXCLUDED.unread_count > 0 THEN now() ELSE conversations.last_customer_message_at END
-  RETURNING *, (xmax = 0) AS created`;
+  RETURNING ${CONVERSATION_ROW}, (xmax = 0) AS created`;
 
 export const TOUCH_CONVERSATION = `
   UPDATE conversations SET last_message_at = now(), unread_count = unread_count + $2, updated_at = now() WHERE id = $1 RETURNING *`;
@@ -114,7 +121,7 @@ export const INSERT_MESSAGE = `
   INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error)
   VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-  RETURNING *`;
+  RETURNING ${MESSAGE_ROW}`;
 
 // A send's outcome. The provider id is kept only when no other message of the channel has it (a
 // provider answering with a non-unique id); the row is then kept without it, the id in metadata.
@@ -127,7 +134,7 @@ export const FINISH_SEND = `
                                   AND o.channel_account_id = m.channel_account_id AND o.external_id = $4 AND o.id <> m.id)
                             THEN jsonb_build_object('duplicate_external_id', $4::text) ELSE '{}'::jsonb END
   WHERE m.id = $1 AND m.status = 'PENDING'
-  RETURNING *`;
+  RETURNING ${rowList(MESSAGES, 'm')}`;
 
 // SYSTEM: outbound messages left PENDING (a process died between storing and finishing a send).
 export const SYSTEM_STALE_PENDING = `
@@ -143,7 +150,7 @@ export const INSERT_INBOUND_MESSAGE = `
   INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata)
   VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7)
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-  RETURNING *`;
+  RETURNING ${MESSAGE_ROW}`;
 
 export const INBOUND_EXISTS = `SELECT 1 FROM messages WHERE channel_account_id = $1 AND external_id = $2`;
 

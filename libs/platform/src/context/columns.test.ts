@@ -1,5 +1,5 @@
 import { column, declareTable, field } from '@engage/shared-kernel';
-import { namedColumns, schemaDisagreements, selectList, tableDefinition } from './columns';
+import { namedColumns, rowList, schemaDisagreements, selectList, tableDefinition } from './columns';
 
 const text = (value: unknown) => String(value);
 const GADGETS = declareTable({
@@ -23,6 +23,9 @@ describe('what a column declaration derives', () => {
     expect(table.columns).not.toHaveProperty('token_hash');
     expect(table.declared?.token_hash).toEqual({ sql: 'bytea', nullable: true });
     expect(selectList(GADGETS)).toBe('id, name, settings, amount::float8 AS amount');
+    // Whole rows by name, hidden columns included, with or without an alias.
+    expect(rowList(GADGETS)).toBe('id, name, settings, amount, token_hash');
+    expect(rowList(GADGETS, 'g')).toBe('g.id, g.name, g.settings, g.amount, g.token_hash');
   });
 
   it('should refuse to serve a column the data API cannot read', () => {

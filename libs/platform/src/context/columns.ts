@@ -63,6 +63,12 @@ export function namedColumns<T extends TableDeclaration, K extends keyof T['colu
 export const selectList = (table: TableDeclaration): string =>
   servedColumns(table).map((name) => table.columns[name].select ?? name).join(', ');
 
+// Every declared column by name, hidden ones included: what `*` returns (the schema test holds the
+// declaration to the database), but fixed, as a named statement needs: one selecting `*` fails
+// ("cached plan must not change result type") once a migration adds a column.
+export const rowList = (table: TableDeclaration, alias?: string): string =>
+  Object.keys(table.columns).map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
+
 // A column as the database's catalogue describes it (information_schema.columns).
 export interface CatalogueColumn {
   column_name: string;

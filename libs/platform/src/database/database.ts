@@ -21,7 +21,8 @@ export interface Tx {
 export interface QueryOptions {
   // A named statement: parsed once per pooled connection, and PostgreSQL keeps its plan when a
   // generic one will do. Only for fixed SQL texts (the hot paths' constants): each distinct text
-  // stays prepared on every connection that ran it.
+  // stays prepared on every connection that ran it. Its result columns are named, never `*`
+  // (rowList): a named statement fails once a migration adds a column to what it returns.
   prepare?: boolean;
   // Integrity violations this statement can cause, mapped to the domain errors they mean (by
   // constraint name, or by kind). Unmapped ones throw a ConstraintViolationError.

@@ -160,6 +160,26 @@ describe('tenancy (row-level security)', () => {
     expect(idle.n).toBe(0);
   });
 
+  it("should keep a named statement that names its columns working after a migration adds one (one of `*` fails)", async () => {
+    const a = await makeOrganization(runtime);
+    await runtime.db.asSystem((tx) => tx.query(`CREATE TABLE tenancy_growing (id int PRIMARY KEY, label text)`));
+    await runtime.db.asSystem((tx) => tx.query(`INSERT INTO tenancy_growing VALUES (1, 'one')`));
+    await runtime.db.asSystem((tx) => tx.query(`GRANT SELECT ON tenancy_growing TO app_tenant`));
+    const [listed, starred] = ['SELECT id, label FROM tenancy_growing WHERE id = $1', 'SELECT * FROM tenancy_growing WHERE id = $1'];
+    const named = (sql: string) => runtime.db.inTenant(a, (tx) => tx.query(sql, [1], { prepare: true }));
+    // More transactions at once than the pool has connections, each preparing both: every pooled
+    // connection has both statements before the column arrives.
+    await Promise.all(
+      Array.from({ length: 30 }, () => runtime.db.inTenant(a, async (tx) => {
+        await tx.query(listed, [1], { prepare: true });
+        await tx.query(starred, [1], { prepare: true });
+      })),
+    );
+    await runtime.db.asSystem((tx) => tx.query(`ALTER TABLE tenancy_growing ADD COLUMN added text`));
+    expect(await named(listed)).toEqual([{ id: 1, label: 'one' }]);
+    await expect(named(starred)).rejects.toThrow(/cached plan must not change result type/);
+  });
+
   it('should refuse a tenant transaction without a valid organization id', async () => {
     expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
   });
