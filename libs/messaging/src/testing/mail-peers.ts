@@ -30,7 +30,7 @@ export function startDovecot(): { host: string; port: number; addUser: (user: st
 export function dovecotBinary(): string {
   const binary = process.env.DOVECOT_BIN ?? ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
   if (!binary) {
-    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; .ci/run installs it)');
+    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; npm test installs it when run as root)');
   }
   return binary;
 }
