@@ -6,6 +6,7 @@ import { AccountController } from './http/account.controller';
 import { ProfilesWriter } from './application/profiles.writer';
 import { PresenceService } from './application/presence.service';
 import { PresenceJob } from './application/presence.job';
+import { RateLimitPurge } from './application/rate-limit-purge.job';
 import { PresenceController } from './http/presence.controller';
 import { MembershipService } from './application/membership.service';
 import { MembersController } from './http/members.controller';
@@ -71,6 +72,7 @@ const loginLimitsOf = (config: Config) => {
     ProfilesWriter,
     { provide: PresenceService, inject: [Database], useFactory: (db: Database) => new PresenceService(db) },
     PresenceJob,
+    RateLimitPurge,
     {
       provide: MembershipService,
       inject: [Database, EMAIL_SENDER, PLATFORM_RUNTIME],

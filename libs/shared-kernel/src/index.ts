@@ -1,4 +1,3 @@
-export * from './aggregate-root';
 export * from './clock';
 export * from './domain-error';
 export * from './domain-event';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
-import { HIT_RATE_LIMIT } from '../infrastructure/identity.sql';
+import { HIT_RATE_LIMIT, PURGE_RATE_LIMITS } from '../infrastructure/identity.sql';
 
 export interface Limit {
   key: string;
@@ -39,6 +39,12 @@ export class RateLimiter {
     const delay = backoffMs((await this.count(limit.key, limit.windowSeconds)).count, limit.max);
     if (delay > 0) await sleep(delay);
     return delay;
+  }
+
+  // Deletes the counters of windows that ended more than a day ago; returns how many.
+  async purgeExpired(): Promise<number> {
+    const [row] = await this.db.systemQuery<{ deleted: number }>(PURGE_RATE_LIMITS);
+    return row.deleted;
   }
 
   private async count(key: string, windowSeconds: number): Promise<{ count: number; windowStart: number }> {

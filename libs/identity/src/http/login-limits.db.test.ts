@@ -1,9 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { IdentityModule } from '../identity.module';
-import { identityMigrations } from '../index';
+import { identityManifest, identityMigrations } from '../index';
 import { OrganizationService } from '../application/organization.service';
 import { backoffMs, BACKOFF_MAX_MS } from '../application/rate-limiter';
+import { RateLimitPurge } from '../application/rate-limit-purge.job';
 
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}.${Date.now()}.${counter++}@example.com`;
@@ -14,9 +16,10 @@ describe('login limits per client address', () => {
   let app: NestFastifyApplication;
   let baseUrl: string;
   let close: () => Promise<void>;
+  let runtime: PlatformRuntime;
 
   beforeAll(async () => {
-    ({ app, close } = await startTestApp([IdentityModule], {
+    ({ app, close, runtime } = await startTestApp([IdentityModule], {
       role: 'api',
       migrations: identityMigrations,
       env: { TRUST_PROXY: '127.0.0.1', LOGIN_LIMIT_PER_EMAIL: '5', LOGIN_LIMIT_PER_IP: '12' },
@@ -80,5 +83,22 @@ describe('login limits per client address', () => {
   it('should back off from 100 ms, doubling, to at most 2 s', () => {
     const delays = [5, 6, 7, 8, 9, 10, 11, 50, 5000].map((n) => backoffMs(n, 5));
     expect(delays).toEqual([0, 100, 200, 400, 800, 1600, BACKOFF_MAX_MS, BACKOFF_MAX_MS, BACKOFF_MAX_MS]);
+  });
+
+  it('should purge, on its hourly job, the counters of windows that ended over a day ago and keep the current ones', async () => {
+    const email = await newOwner();
+    expect((await login(email, 'wrong password', '198.51.100.77')).status).toBe(400);
+    const system = <R>(text: string) => runtime.db.asSystem((tx) => tx.query<R>(text));
+    await system(`INSERT INTO rate_limit_counters (key, window_start, count)
+      SELECT 'login:ip:old-' || n, now() - interval '25 hours' - n * interval '1 minute', 3 FROM generate_series(1, 50) n`);
+    const current = `SELECT count(*)::int AS n FROM rate_limit_counters WHERE key LIKE '%198.51.100.77%'`;
+    const before = (await system<{ n: number }>(current))[0].n;
+    expect(before).toBeGreaterThan(0);
+
+    await app.get(RateLimitPurge).handle();
+    expect(await system(`SELECT key FROM rate_limit_counters WHERE key LIKE 'login:ip:old-%'`)).toEqual([]);
+    expect((await system<{ n: number }>(current))[0].n).toBe(before);
+    const schedules = identityManifest.jobs.schedules.map((schedule) => [schedule.job.name, 'cron' in schedule ? schedule.cron : schedule.everyMs]);
+    expect(schedules).toContainEqual(['identity.rate-limit-purge', '41 * * * *']);
   });
 });

@@ -76,9 +76,6 @@ export const REVOKE_OTHER_SESSIONS = `UPDATE refresh_tokens SET revoked_at = now
 // When the session (family) was opened by a sign-in: its first token.
 export const SESSION_SIGNED_IN_AT = `SELECT min(created_at) AS signed_in_at FROM refresh_tokens WHERE family_id = $1`;
 
-// system: is this session still alive (not signed out, not revoked by reuse detection)?
-export const SESSION_ALIVE = `SELECT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND revoked_at IS NULL) AS alive`;
-
 export const API_KEY_BY_HASH = `SELECT id, organization_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`;
 
 export const TOUCH_API_KEY = `UPDATE api_keys SET last_used_at = now() WHERE id = $1`;
@@ -89,7 +86,10 @@ export const HIT_RATE_LIMIT = `
   ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
   RETURNING count, extract(epoch FROM window_start)::float AS window_start`;
 
-export const PURGE_RATE_LIMITS = `DELETE FROM rate_limit_counters WHERE window_start < now() - interval '1 day'`;
+// Every limit's window is shorter than a day.
+export const PURGE_RATE_LIMITS = `
+  WITH gone AS (DELETE FROM rate_limit_counters WHERE window_start < now() - interval '1 day' RETURNING 1)
+  SELECT count(*)::int AS deleted FROM gone`;
 
 // system: one round trip per authenticated request: account state, current role, live session.
 export const SESSION_CHECK = `

@@ -23,8 +23,6 @@ export interface ChannelAdapter {
   check?(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }>;
 }
 
-export const CHANNEL_ADAPTERS = Symbol('CHANNEL_ADAPTERS');
-
 // The adapters of this installation, by kind.
 export class ChannelAdapters {
   private readonly byKind = new Map<string, ChannelAdapter>();

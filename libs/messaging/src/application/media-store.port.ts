@@ -5,8 +5,5 @@ export interface MediaStore {
   put(organizationId: string, bytes: Buffer, contentType: string): Promise<string>;
 }
 
-export const MEDIA_STORE = Symbol('MEDIA_STORE');
-
 // Downloads a provider's media; throws with a clear message when it may not or cannot.
 export type MediaFetcher = (url: string) => Promise<{ bytes: Buffer; contentType: string }>;
-export const MEDIA_FETCHER = Symbol('MEDIA_FETCHER');

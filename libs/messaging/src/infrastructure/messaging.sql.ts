@@ -95,9 +95,6 @@ export const SET_CHANNEL_TOKEN = `UPDATE channel_accounts SET inbound_token_hash
 
 export const LIST_CHANNELS = `SELECT ${CHANNEL_ACCOUNT_COLUMNS} FROM channel_accounts ORDER BY created_at DESC, id`;
 
-// SYSTEM: the inbound receiver knows only the channel id from its path.
-export const SYSTEM_CHANNEL_TOKEN = `SELECT organization_id, inbound_token_hash, is_active FROM channel_accounts WHERE id = $1`;
-
 // One statement, race-free: the unresolved conversation of (contact, channel), created when missing.
 // `created` tells which happened (xmax is 0 only on a freshly inserted row).
 // $4 as UPSERT_CONVERSATIONS' (inbound-batch.sql.ts).
