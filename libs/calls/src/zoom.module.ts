@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { CONFIG, type Config, createOutboundClient, Database, OBJECT_STORAGE, type ObjectStorage } from '@engage/platform';
 import { ZOOM_IMPORT_ATTEMPTS, ZoomImport } from './application/zoom-import';
+import { ZoomWebhookReceiver } from './application/zoom-webhook';
 import { ZoomSettingsController } from './http/zoom-settings.controller';
 import { ZoomWebhookController } from './http/zoom-webhook.controller';
 
@@ -10,6 +11,11 @@ import { ZoomWebhookController } from './http/zoom-webhook.controller';
   imports: [IdentityModule],
   controllers: [ZoomWebhookController, ZoomSettingsController],
   providers: [
+    {
+      provide: ZoomWebhookReceiver,
+      inject: [OrganizationSettings, Database],
+      useFactory: (settings: OrganizationSettings, db: Database) => new ZoomWebhookReceiver(settings, db),
+    },
     {
       provide: ZoomImport,
       inject: [Database, CONFIG, OBJECT_STORAGE, OrganizationSettings],

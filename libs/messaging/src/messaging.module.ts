@@ -63,8 +63,9 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
     {
       provide: ChannelAccountService,
-      inject: [Database, SecretBox, EmailTransport],
-      useFactory: (db: Database, box: SecretBox, email: EmailTransport) => new ChannelAccountService(db, box, (host, field) => email.checkHost(host, field)),
+      inject: [Database, SecretBox, EmailTransport, ChannelAdapters],
+      useFactory: (db: Database, box: SecretBox, email: EmailTransport, adapters: ChannelAdapters) =>
+        new ChannelAccountService(db, box, adapters, (host, field) => email.checkHost(host, field)),
     },
     ...CHANNEL_PROVIDERS,
     ...EMAIL_PROVIDERS,

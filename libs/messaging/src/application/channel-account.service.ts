@@ -7,6 +7,7 @@ import {
   type ChannelAccountRow,
   INSERT_CHANNEL,
   INSERT_META_CHANNEL,
+  CHANNEL_BY_ID,
   CHANNEL_KIND,
   LIST_CHANNELS,
   SET_CHANNEL_ACTIVE,
@@ -18,6 +19,7 @@ import { INSERT_SMS_CHANNEL } from '../infrastructure/sms.sql';
 import { type EmailAccountInput, parseEmailAccount } from '../domain/email-setup';
 import { INSERT_EMAIL_CHANNEL } from '../infrastructure/email.sql';
 import { CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
+import type { ChannelAdapters } from './channel-adapter.port';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
 
@@ -63,8 +65,18 @@ export class ChannelAccountService {
   constructor(
     private readonly db: Database,
     private readonly box: SecretBox,
+    private readonly adapters: ChannelAdapters,
     private readonly checkHost: HostCheck = () => undefined,
   ) {}
+
+  // The stored credentials tried against the provider (onboarding's channel step).
+  async check(ctx: RequestContext, id: string): Promise<{ ok: boolean; error?: string }> {
+    assertManager(ctx);
+    if (!isUuid(id)) throw NotFound('channel_account', id);
+    const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [id]));
+    if (!channel) throw NotFound('channel_account', id);
+    return this.adapters.check(ctx, channel);
+  }
 
   async create(ctx: RequestContext, input: ChannelInput): Promise<ChannelWithToken> {
     assertManager(ctx);
