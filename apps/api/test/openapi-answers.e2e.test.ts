@@ -398,14 +398,14 @@ describe('what the function and auth routes answer, against /docs', () => {
       const [row] = await runtime.db.inTenant(t.ctx, (tx) =>
         tx.query<{ id: string }>(
           `INSERT INTO reengagement_nudges (organization_id, conversation_id, contact_id, status, text, provider, last_customer_message_at, window_closes_at)
-           VALUES (app_org_id(), $1, $2, 'awaiting_approval', 'Still interested?', 'default', now() - make_interval(hours => $3), now() + interval '2 hours')
+           VALUES (app_org_id(), $1, $2, 'draft', 'Still interested?', 'default', now() - make_interval(hours => $3), now() + interval '2 hours')
            RETURNING id`,
           [conversationId, contactId, hoursAgo],
         ),
       );
       return { id: row.id };
     };
-    const listed = await call('GET', '/functions/v1/reengagement/drafts', { headers: t.session, query: '?status=awaiting_approval' });
+    const listed = await call('GET', '/functions/v1/reengagement/drafts', { headers: t.session, query: '?status=draft' });
     expect(listed.json().drafts).toEqual([]);
     const approved = await call('POST', '/functions/v1/reengagement/drafts/{id}/approve', { params: await draft(20), headers: t.session });
     expect(approved.json().nudge).toMatchObject({ status: 'sent' });

@@ -5,13 +5,14 @@ import { AI_REENGAGEMENT_SENT } from './application/reengagement-events';
 import { reengagementSchedules } from './application/scheduler';
 import { REENGAGEMENT_TABLES } from './infrastructure/exposed-tables';
 import { CreateReengagementTables1763800012001 } from './infrastructure/migrations/0001-create-reengagement-tables';
+import { RenameNudgeStatuses1763800012002 } from './infrastructure/migrations/0002-rename-nudge-statuses';
 
 export { ReengagementModule, REENGAGEMENT_OUTBOUND } from './reengagement.module';
 export { REENGAGEMENT_TABLES } from './infrastructure/exposed-tables';
 export { AI_REENGAGEMENT_SENT, type NudgePayload } from './application/reengagement-events';
 export { ReengagementScheduler, reengagementPassJob, reengagementSchedules } from './application/scheduler';
 
-export const reengagementMigrations: MigrationClass[] = [CreateReengagementTables1763800012001];
+export const reengagementMigrations: MigrationClass[] = [CreateReengagementTables1763800012001, RenameNudgeStatuses1763800012002];
 
 // AI re-engagement (docs/reengagement.md). Its nudges and per-conversation state are read-only
 // through the data API; a scheduler pass each minute; customers' replies come from messaging.

@@ -60,10 +60,10 @@ describe('customers’ replies consumed a batch at a time', () => {
     const [t1, t2] = [new Date(t0.getTime() + 60 * M), new Date(t0.getTime() + 70 * M)];
 
     const sent1 = await nudge(c1, 'sent', t0);
-    const followsFirst = await nudge(c1, 'awaiting_approval', t1); // opened by the first message: answered by the second
+    const followsFirst = await nudge(c1, 'draft', t1); // opened by the first message: answered by the second
     const closed = await nudge(c1, 'sent', new Date(t0.getTime() - 30 * H)); // its window ended before either message
     await unanswered(c1, 2);
-    const draft2 = await nudge(c2, 'draft', t0);
+    const drafting2 = await nudge(c2, 'drafting', t0); // the AI still writing it
     const skipped2 = await nudge(c2, 'skipped', new Date(t0.getTime() - 1000));
     await unanswered(c2, 1);
     const sent4 = await nudge(c4, 'sent', t0);
@@ -91,14 +91,14 @@ describe('customers’ replies consumed a batch at a time', () => {
       [sent1]: ['user_replied', t1.toISOString()],
       [followsFirst]: ['user_replied', t2.toISOString()],
       [closed]: ['sent', null],
-      [draft2]: ['user_replied', new Date(t1.getTime() + M).toISOString()],
+      [drafting2]: ['user_replied', new Date(t1.getTime() + M).toISOString()],
       [skipped2]: ['skipped', null],
     });
     const theirs = await nudgesOf(b);
     expect(state(theirs)).toEqual({ [sent4]: ['user_replied', new Date(t1.getTime() + 2 * M).toISOString()], [sent5]: ['sent', null] });
     const counters = (rows: { conversation_id: string; unanswered_count: number }[]) =>
       Object.fromEntries(rows.map((x) => [x.conversation_id, x.unanswered_count]));
-    // Reset where a sent nudge was answered; a draft answered leaves the counter; none created for c3.
+    // Reset where a sent nudge was answered; one answered before it was sent leaves the counter; none created for c3.
     expect(counters(await countersOf(a))).toEqual({ [c1.conversationId]: 0, [c2.conversationId]: 1 });
     expect(counters(await countersOf(b))).toEqual({ [c4.conversationId]: 0, [c5.conversationId]: 1 });
 

@@ -28,10 +28,10 @@ export class ReviewService {
   // Approve (the AI's text) or edit (the agent's text): sent at once through the channel's adapter.
   async send(ctx: RequestContext, id: string, editedText?: string) {
     const nudge = await this.find(ctx, id);
-    this.assertAwaiting(nudge);
-    const result = await this.sender.send(ctx, id, editedText ?? nudge.text ?? '', ['awaiting_approval'], ctx.userId);
+    this.assertDraft(nudge);
+    const result = await this.sender.send(ctx, id, editedText ?? nudge.text ?? '', ['draft'], ctx.userId);
     if (!result.sent && !result.nudge) {
-      this.assertAwaiting(await this.find(ctx, id));
+      this.assertDraft(await this.find(ctx, id));
       throw new DomainError('unprocessable', 'reengagement.window_closed', 'The 24-hour window of this draft has closed: it can no longer be sent');
     }
     if (!result.sent) {
@@ -44,7 +44,7 @@ export class ReviewService {
   async skip(ctx: RequestContext, id: string) {
     await this.find(ctx, id);
     const [row] = await this.db.inTenant(ctx, (tx) => tx.query<NudgeRow>(SKIP, [id, ctx.userId]));
-    if (!row) this.assertAwaiting(await this.find(ctx, id));
+    if (!row) this.assertDraft(await this.find(ctx, id));
     return { nudge: toNudgeView(row) };
   }
 
@@ -69,9 +69,11 @@ export class ReviewService {
     return row;
   }
 
-  private assertAwaiting(nudge: NudgeRow): void {
-    if (nudge.status !== 'awaiting_approval') {
-      throw new DomainError('conflict', 'reengagement.not_awaiting_approval', `This draft is ${nudge.status}, not awaiting approval`, { status: nudge.status });
+  // Only a `draft` (waiting for an agent's approval) can be approved, edited or skipped.
+  private assertDraft(nudge: NudgeRow): void {
+    if (nudge.status !== 'draft') {
+      const message = `This nudge is ${nudge.status}, not draft (waiting for an agent's approval): only a draft can be approved, edited or skipped`;
+      throw new DomainError('conflict', 'reengagement.not_a_draft', message, { status: nudge.status });
     }
   }
 }

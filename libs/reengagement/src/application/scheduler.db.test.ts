@@ -86,7 +86,7 @@ describe('the re-engagement pass (§8, to the second)', () => {
     await scheduler.pass(new Date(c.last.getTime() + hours * H - S));
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(0);
     await scheduler.pass(new Date(c.last.getTime() + hours * H));
-    expect((await nudgesOf(c.t, c.conversationId)).map((n) => n.status)).toEqual(['awaiting_approval']);
+    expect((await nudgesOf(c.t, c.conversationId)).map((n) => n.status)).toEqual(['draft']);
   });
 
   it('should not nudge at or after the last customer message + 24 h, and expire a draft still awaiting approval then', async () => {
@@ -95,11 +95,13 @@ describe('the re-engagement pass (§8, to the second)', () => {
     expect(await nudgesOf(late.t, late.conversationId)).toHaveLength(0);
     const waiting = await staleConversation({}, 23 * H);
     await scheduler.pass(new Date(waiting.last.getTime() + 24 * H - S));
-    expect((await nudgesOf(waiting.t, waiting.conversationId)).map((n) => n.status)).toEqual(['awaiting_approval']);
+    expect((await nudgesOf(waiting.t, waiting.conversationId)).map((n) => n.status)).toEqual(['draft']);
     await scheduler.pass(new Date(waiting.last.getTime() + 24 * H));
     const [expired] = await nudgesOf(waiting.t, waiting.conversationId);
     expect(expired.status).toBe('expired');
-    expect((await drafts(waiting.t, waiting.t.session, 'approve', expired.id)).statusCode).toBe(409);
+    const refused = await drafts(waiting.t, waiting.t.session, 'approve', expired.id);
+    expect([refused.statusCode, refused.json().code]).toEqual([409, 'reengagement.not_a_draft']);
+    expect(refused.json().error).toContain('This nudge is expired, not draft');
   });
 
   it('should not nudge a conversation an agent answered after the customer’s last message', async () => {
@@ -123,14 +125,22 @@ describe('the re-engagement pass (§8, to the second)', () => {
     const c = await staleConversation({});
     await scheduler.pass(new Date(c.last.getTime() + 20 * H));
     const [draft] = await nudgesOf(c.t, c.conversationId);
-    expect(draft.status).toBe('awaiting_approval');
+    expect(draft.status).toBe('draft');
     const agent = await memberHeaders(r.app, c.t, 'AGENT');
-    const listed = await r.app.inject({ method: 'GET', url: '/functions/v1/reengagement/drafts?status=awaiting_approval', headers: agent });
-    expect(listed.json().drafts.map((d: { id: string }) => d.id)).toEqual([draft.id]);
+    // The spec's `?status=draft` lists the drafts waiting for approval; `drafting` (the AI writing) none.
+    const list = (status: string) => r.app.inject({ method: 'GET', url: `/functions/v1/reengagement/drafts?status=${status}`, headers: agent });
+    expect((await list('draft')).json().drafts).toEqual([expect.objectContaining({ id: draft.id, status: 'draft', text: draft.text })]);
+    expect((await list('drafting')).json().drafts).toEqual([]);
+    expect((await list('awaiting_approval')).statusCode).toBe(400);
     const viewer = await memberHeaders(r.app, c.t, 'PROJECT_MANAGER');
     expect((await drafts(c.t, viewer, 'approve', draft.id)).statusCode).toBe(403);
     expect((await drafts(c.t, agent, 'skip', draft.id)).json().nudge).toMatchObject({ status: 'skipped' });
-    expect((await drafts(c.t, agent, 'approve', draft.id)).statusCode).toBe(409);
+    for (const action of ['approve', 'skip']) {
+      const refused = await drafts(c.t, agent, action, draft.id);
+      expect([refused.statusCode, refused.json().code]).toEqual([409, 'reengagement.not_a_draft']);
+      expect(refused.json().error).toContain('This nudge is skipped, not draft');
+    }
+    expect((await list('draft')).json().drafts).toEqual([]);
     await scheduler.pass(new Date(c.last.getTime() + 22 * H));
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(1);
     expect(graphTexts(c.pageId)).toEqual([]);
@@ -145,7 +155,10 @@ describe('the re-engagement pass (§8, to the second)', () => {
     expect(sent.statusCode).toBe(200);
     expect(sent.json().nudge).toMatchObject({ status: 'sent', text: 'Still interested? We hold it until Friday.' });
     expect(graphTexts(e.pageId)).toEqual(['Still interested? We hold it until Friday.']);
-    expect((await drafts(e.t, own, 'approve', toEdit.id)).statusCode).toBe(409);
+    const twice = await drafts(e.t, own, 'approve', toEdit.id);
+    expect(twice.json()).toMatchObject({ code: 'reengagement.not_a_draft', error: expect.stringContaining('This nudge is sent') });
+    const again = await drafts(e.t, own, 'edit', toEdit.id, { text: 'Once more' });
+    expect([again.statusCode, again.json().code]).toEqual([409, 'reengagement.not_a_draft']);
   });
 
   it('should refuse to send a draft whose window closed, and let messaging check the window again at send time', async () => {
@@ -273,7 +286,7 @@ describe('the customer’s key', () => {
     r.customerAi.completionScript.push({ content: 'From your own AI: still keen?' });
     await scheduler.pass(new Date(c.last.getTime() + 20 * H));
     expect((await nudgesOf(c.t, c.conversationId))[0]).toMatchObject({
-      status: 'awaiting_approval',
+      status: 'draft',
       provider: 'custom',
       text: 'From your own AI: still keen?',
     });
@@ -284,7 +297,7 @@ describe('the customer’s key', () => {
     r.defaultAi.completionScript.push({ content: 'Written by the default AI' });
     await scheduler.pass(new Date(f.last.getTime() + 20 * H));
     expect((await nudgesOf(f.t, f.conversationId))[0]).toMatchObject({
-      status: 'awaiting_approval',
+      status: 'draft',
       provider: 'default',
       text: 'Written by the default AI',
       fallback_reason: 'custom key failed: the custom AI answered 401 (key refused)',

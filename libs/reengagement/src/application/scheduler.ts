@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import { type Clock, type RequestContext } from '@engage/shared-kernel';
 import { type Database, defineJob, defineSchedule, type JobHandler } from '@engage/platform';
-import { MAX_UNANSWERED, type NudgeRow } from '../domain/nudge';
+import { MAX_UNANSWERED, type NudgeRow, type NudgeStatus } from '../domain/nudge';
 import { windowEnd } from '../domain/draft-rules';
 import type { SettingsRow } from '../domain/settings';
 import { CLAIM_WINDOW, DISABLE_UNANSWERED, DRAFTED, DUE_CONVERSATIONS, EXPIRE_CLOSED, SETTINGS_OF } from '../infrastructure/reengagement.sql';
@@ -79,12 +79,12 @@ export class ReengagementScheduler implements JobHandler {
     const draft = await this.drafter.draft(ctx, settings, due.conversation_id, due.contact_id).catch((error: Error) => ({
       ok: false as const, reason: error.message.slice(0, 300), provider: null, fallbackReason: null,
     }));
-    const status = !draft.ok ? 'failed' : settings.approval_mode ? 'awaiting_approval' : 'draft';
+    // Approval mode: a `draft` waiting for an agent. Off: it stays `drafting` until sent at once.
+    const status: NudgeStatus = !draft.ok ? 'failed' : settings.approval_mode ? 'draft' : 'drafting';
     const params = [nudge.id, status, draft.ok ? draft.text : null, draft.provider, draft.fallbackReason, draft.ok ? null : draft.reason];
     const [drafted] = await this.db.inTenant(ctx, (tx) => tx.query<NudgeRow>(DRAFTED, params));
-    if (!drafted || status !== 'draft' || !draft.ok) return Boolean(drafted);
-    // Approval mode off: sent at once.
-    return (await this.sender.send(ctx, drafted.id, draft.text, ['draft'], null)).sent;
+    if (!drafted || status !== 'drafting' || !draft.ok) return Boolean(drafted);
+    return (await this.sender.send(ctx, drafted.id, draft.text, ['drafting'], null)).sent;
   }
 }
 

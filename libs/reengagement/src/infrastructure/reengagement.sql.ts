@@ -11,10 +11,11 @@ export const UPSERT_SETTINGS = `
     key_scope = $6, fallback_to_default = $7, approval_mode = $8, trigger_hours = $9, channels = $10, guidelines = $11, updated_at = now()
   RETURNING *`;
 
-// Drafts and open nudges whose window closed: nothing may be sent any more (system, every organization).
+// Nudges being written or waiting for approval whose window closed: nothing may be sent any more
+// (system, every organization).
 export const EXPIRE_CLOSED = `
   UPDATE reengagement_nudges SET status = 'expired', failure_reason = 'the 24-hour window closed before it was sent', updated_at = $1
-  WHERE status IN ('draft', 'awaiting_approval') AND window_closes_at <= $1`;
+  WHERE status IN ('drafting', 'draft') AND window_closes_at <= $1`;
 
 // Conversations whose third consecutive nudge went unanswered (its window is over): disabled.
 export const DISABLE_UNANSWERED = `
@@ -45,10 +46,10 @@ export const DUE_CONVERSATIONS = `
   ORDER BY w.last_customer_message_at
   LIMIT $3`;
 
-// The window's claim: a second process (or pass) inserting for the same window gets no row.
+// The window's claim (`drafting` while the AI writes): a second process (or pass) inserting for the same window gets no row.
 export const CLAIM_WINDOW = `
-  INSERT INTO reengagement_nudges (organization_id, conversation_id, contact_id, last_customer_message_at, window_closes_at, created_at, updated_at)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $5)
+  INSERT INTO reengagement_nudges (organization_id, conversation_id, contact_id, status, last_customer_message_at, window_closes_at, created_at, updated_at)
+  VALUES (app_org_id(), $1, $2, 'drafting', $3, $4, $5, $5)
   ON CONFLICT ON CONSTRAINT reengagement_nudges_one_per_window DO NOTHING
   RETURNING *`;
 
@@ -56,7 +57,7 @@ export const NUDGE_BY_ID = `SELECT * FROM reengagement_nudges WHERE id = $1`;
 
 export const DRAFTED = `
   UPDATE reengagement_nudges SET status = $2, text = $3, provider = $4, fallback_reason = $5, failure_reason = $6, updated_at = now()
-  WHERE id = $1 AND status = 'draft' RETURNING *`;
+  WHERE id = $1 AND status = 'drafting' RETURNING *`;
 
 // The send's claim: only one approve (or the scheduler) moves a nudge on to sent.
 export const CLAIM_SEND = `
@@ -73,7 +74,7 @@ export const COUNT_UNANSWERED = `
   ON CONFLICT (organization_id, conversation_id) DO UPDATE SET unanswered_count = reengagement_conversations.unanswered_count + 1, updated_at = now()`;
 
 export const SKIP = `
-  UPDATE reengagement_nudges SET status = 'skipped', reviewed_by = $2, updated_at = now() WHERE id = $1 AND status = 'awaiting_approval' RETURNING *`;
+  UPDATE reengagement_nudges SET status = 'skipped', reviewed_by = $2, updated_at = now() WHERE id = $1 AND status = 'draft' RETURNING *`;
 
 export const LIST_NUDGES = `
   SELECT * FROM reengagement_nudges WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`;
@@ -88,7 +89,7 @@ export const MARK_REPLIED = `
     SELECT * FROM unnest($1::uuid[], $2::timestamptz[]) WITH ORDINALITY AS r(conversation_id, at, seq)
   ), open AS (
     SELECT n.id, n.conversation_id, n.status, n.window_closes_at, n.last_customer_message_at FROM reengagement_nudges n
-    WHERE n.conversation_id = ANY ($1::uuid[]) AND n.status IN ('draft', 'awaiting_approval', 'sent')
+    WHERE n.conversation_id = ANY ($1::uuid[]) AND n.status IN ('drafting', 'draft', 'sent')
       AND EXISTS (SELECT 1 FROM reply r WHERE r.conversation_id = n.conversation_id AND n.window_closes_at > r.at AND n.last_customer_message_at < r.at)
     ORDER BY n.id
     FOR UPDATE OF n
