@@ -71,8 +71,8 @@ const META: ChannelCapabilities = {
   inboundToken: false,
 };
 
-// Every kind's declaration. Email and SMS are declared ahead of their adapters, so the reply path
-// can tell "not available yet" from "not allowed" (SMS replies are not part of the inbox, §1).
+// Every kind's declaration. The reply path reads it to tell "not allowed on this kind" from "no
+// adapter on this server" (SMS replies are not part of the inbox, §1).
 export const CHANNEL_CAPABILITIES: Record<ChannelKind, ChannelCapabilities> = {
   chat_app: {
     sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true,

@@ -6,7 +6,6 @@ import { column, COMMON_COLUMNS, declareTable, type RowOf, type ViewOf } from '@
 // customer wrote while it was open).
 export const NUDGE_STATUSES = ['drafting', 'draft', 'sent', 'skipped', 'expired', 'failed', 'user_replied'] as const;
 export type NudgeStatus = (typeof NUDGE_STATUSES)[number];
-export const OPEN_STATUSES: readonly NudgeStatus[] = ['drafting', 'draft', 'sent'];
 
 export const isNudgeStatus = (value: unknown): value is NudgeStatus => NUDGE_STATUSES.includes(value as NudgeStatus);
 
