@@ -8,6 +8,7 @@ import { messagingManifest } from '@engage/messaging';
 import { onboardingManifest } from '@engage/onboarding';
 import { type ContextManifest, EventCatalogueModule, type JobRegistrations, type MigrationClass } from '@engage/platform';
 import { reengagementManifest } from '@engage/reengagement';
+import type { Permission } from '@engage/shared-kernel';
 import { webhooksManifest } from '@engage/webhooks';
 
 // The bounded contexts both apps compose, in migration order: adding a context is one line here
@@ -28,6 +29,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).
 export function compose(contexts: readonly ContextManifest[]) {
   const events = contexts.flatMap((context) => context.publishes);
+  const permissions = uniquePermissions(contexts);
   return {
     modules: [
       // Each context's `consumes` is checked against what the others publish, and at the worker's
@@ -47,7 +49,21 @@ export function compose(contexts: readonly ContextManifest[]) {
       schedules: contexts.flatMap((context) => context.jobs?.schedules ?? []),
       queues: contexts.flatMap((context) => context.jobs?.queues ?? []),
     } satisfies JobRegistrations,
+    permissions,
   };
+}
+
+// Every context's permissions, each name declared once across the composed contexts.
+function uniquePermissions(contexts: readonly ContextManifest[]): readonly Permission[] {
+  const owners = new Map<string, string>();
+  for (const context of contexts) {
+    for (const permission of context.permissions ?? []) {
+      const owner = owners.get(permission.name);
+      if (owner) throw new Error(`permission "${permission.name}" is declared by both ${owner} and ${context.name}`);
+      owners.set(permission.name, context.name);
+    }
+  }
+  return contexts.flatMap((context) => context.permissions ?? []);
 }
 
 const composed = compose(CONTEXTS);
@@ -56,3 +72,4 @@ export const CONTEXT_MIGRATIONS: MigrationClass[] = composed.migrations;
 export const CONTEXT_EVENTS = composed.events;
 export const CONTEXT_JOBS = composed.jobs;
 export const CONTEXT_SETTINGS = composed.settings;
+export const CONTEXT_PERMISSIONS = composed.permissions;

@@ -2,6 +2,7 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { IdentityModule } from './identity.module';
 import { IDENTITY_SETTINGS } from './identity.settings';
 import { identitySchedules } from './application/presence.job';
+import { IDENTITY_PERMISSIONS } from './domain/permissions';
 import { IDENTITY_TABLES } from './infrastructure/exposed-tables';
 import { ORGANIZATION_CREATED } from './domain/organization-events';
 import { CreateIdentityTables1763800001001 } from './infrastructure/migrations/0001-create-identity-tables';
@@ -26,7 +27,9 @@ export { OrganizationSettings } from './application/organization-settings';
 export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { type BusinessHours, MAX_INTERVALS_PER_DAY, parseBusinessHours, WEEKDAYS } from './domain/business-hours';
-export { assertAllowed, isAllowed, type Permission, PERMISSIONS } from './domain/permissions';
+export {
+  API_KEYS_MANAGE, assertAllowed, IDENTITY_PERMISSIONS, isAllowed, MEMBERS_MANAGE, ORGANIZATION_SETTINGS_MANAGE,
+} from './domain/permissions';
 
 export const identityMigrations: MigrationClass[] = [
   CreateIdentityTables1763800001001,
@@ -53,6 +56,7 @@ export const identityManifest = defineContext({
   consumes: {},
   settings: IDENTITY_SETTINGS,
   jobs: { schedules: identitySchedules },
+  permissions: IDENTITY_PERMISSIONS,
 });
 export { identitySchedules } from './application/presence.job';
 export { IDENTITY_SETTINGS } from './identity.settings';

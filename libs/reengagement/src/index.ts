@@ -1,6 +1,7 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { MESSAGE_RECEIVED } from '@engage/messaging';
 import { ReengagementModule } from './reengagement.module';
+import { REENGAGEMENT_PERMISSIONS } from './reengagement.permissions';
 import { AI_REENGAGEMENT_SENT } from './application/reengagement-events';
 import { reengagementSchedules } from './application/scheduler';
 import { REENGAGEMENT_TABLES } from './infrastructure/exposed-tables';
@@ -24,4 +25,5 @@ export const reengagementManifest = defineContext({
   publishes: [AI_REENGAGEMENT_SENT],
   consumes: { events: [MESSAGE_RECEIVED] },
   jobs: { schedules: reengagementSchedules },
+  permissions: REENGAGEMENT_PERMISSIONS,
 });

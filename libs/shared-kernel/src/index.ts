@@ -10,3 +10,4 @@ export * from './projection';
 export * from './email';
 export * from './columns';
 export * from './customer-ai';
+export * from './permission';

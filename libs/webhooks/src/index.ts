@@ -3,6 +3,7 @@ import { ConfigurationsWriter } from './application/webhooks.record-writers';
 import { WEBHOOK_TABLES } from './infrastructure/exposed-tables';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOK_SETTINGS } from './webhooks.settings';
+import { WEBHOOKS_PERMISSIONS } from './webhooks.permissions';
 import { webhooksQueues } from './application/delivery.worker';
 import { webhooksSchedules } from './application/webhook-log-purge.job';
 import { CreateWebhookTables1763800004001 } from './infrastructure/migrations/0001-create-webhook-tables';
@@ -25,5 +26,7 @@ export const webhooksManifest = defineContext({
   consumes: { contracts: ['webhook'] },
   settings: WEBHOOK_SETTINGS,
   jobs: { schedules: webhooksSchedules, queues: webhooksQueues },
+  permissions: WEBHOOKS_PERMISSIONS,
 });
+export { WEBHOOKS_MANAGE } from './webhooks.permissions';
 export { WEBHOOK_SETTINGS } from './webhooks.settings';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
-import { assertAllowed, Authenticated, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
+import { assertAllowed, Authenticated, ORGANIZATION_SETTINGS_MANAGE, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
 import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { ZOOM_SETTINGS } from './calls.responses';
 
@@ -27,7 +27,7 @@ export class ZoomSettingsController {
   @ApiAnswer(200, ZOOM_SETTINGS)
   @Get()
   async show(@CurrentCaller() caller: Caller) {
-    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    assertAllowed(caller.ctx.role, ORGANIZATION_SETTINGS_MANAGE);
     return this.view(caller.ctx.organizationId);
   }
 
@@ -35,7 +35,7 @@ export class ZoomSettingsController {
   @ApiAnswer(200, ZOOM_SETTINGS)
   @Put()
   async set(@CurrentCaller() caller: Caller, @Body() body: ZoomSecretTokenDto) {
-    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    assertAllowed(caller.ctx.role, ORGANIZATION_SETTINGS_MANAGE);
     await this.organizations.setSetting(caller.ctx.organizationId, 'zoom_secret_token', body.secret_token);
     return this.view(caller.ctx.organizationId);
   }
@@ -44,7 +44,7 @@ export class ZoomSettingsController {
   @Delete()
   @HttpCode(204)
   async clear(@CurrentCaller() caller: Caller): Promise<void> {
-    assertAllowed(caller.ctx.role, 'organization.settings.manage');
+    assertAllowed(caller.ctx.role, ORGANIZATION_SETTINGS_MANAGE);
     await this.organizations.clearSetting(caller.ctx.organizationId, 'zoom_secret_token');
   }
 

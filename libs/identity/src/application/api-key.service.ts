@@ -1,7 +1,7 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { assertNoNul } from '../domain/password-policy';
-import { assertAllowed } from '../domain/permissions';
+import { API_KEYS_MANAGE, assertAllowed } from '../domain/permissions';
 import { newOpaqueToken, sha256 } from '../infrastructure/token-service';
 
 export interface ApiKeyView {
@@ -19,7 +19,7 @@ export class ApiKeyService {
   constructor(private readonly db: Database) {}
 
   async create(ctx: RequestContext, name: unknown): Promise<ApiKeyView & { api_key: string }> {
-    if (ctx.role !== 'SYSTEM') assertAllowed(ctx.role, 'api_keys.manage');
+    if (ctx.role !== 'SYSTEM') assertAllowed(ctx.role, API_KEYS_MANAGE);
     if (typeof name !== 'string' || name.trim().length === 0 || name.trim().length > 100) {
       throw new DomainError('validation', 'validation_failed', 'name must be 1 to 100 characters');
     }
@@ -36,7 +36,7 @@ export class ApiKeyService {
   }
 
   async list(ctx: RequestContext): Promise<ApiKeyView[]> {
-    assertAllowed(ctx.role, 'api_keys.manage');
+    assertAllowed(ctx.role, API_KEYS_MANAGE);
     const rows = await this.db.inTenant(ctx, (tx) =>
       tx.query<{ id: string; name: string; prefix: string; created_at: Date; last_used_at: Date | null }>(
         'SELECT id, name, prefix, created_at, last_used_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at DESC',
@@ -46,7 +46,7 @@ export class ApiKeyService {
   }
 
   async revoke(ctx: RequestContext, id: string): Promise<void> {
-    assertAllowed(ctx.role, 'api_keys.manage');
+    assertAllowed(ctx.role, API_KEYS_MANAGE);
     if (!isUuid(id)) throw new DomainError('validation', 'validation_failed', 'id must be a UUID');
     const revoked = await this.db.inTenant(ctx, (tx) => tx.execute('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]));
     if (revoked === 0) throw NotFound('api_key', id);

@@ -1,6 +1,6 @@
 import { Conflict, DomainError, Forbidden, isRole, isUuid, NotFound, type RequestContext, type Role, ROLES, Unauthorized } from '@engage/shared-kernel';
 import { type Config, type Database, publicUrl, type Tx } from '@engage/platform';
-import { assertAllowed } from '../domain/permissions';
+import { assertAllowed, MEMBERS_MANAGE } from '../domain/permissions';
 import { assertAcceptablePassword, normalizeEmail } from '../domain/password-policy';
 import {
   CONFIRM_EMAIL,
@@ -107,7 +107,7 @@ export class MembershipService {
   }
 
   async invite(ctx: RequestContext, input: { email: unknown; role: unknown }): Promise<InvitationView> {
-    assertAllowed(ctx.role, 'members.manage');
+    assertAllowed(ctx.role, MEMBERS_MANAGE);
     const email = normalizeEmail(input.email);
     const role = checkRole(input.role);
     const token = newOpaqueToken();
@@ -133,13 +133,13 @@ export class MembershipService {
   }
 
   async listInvitations(ctx: RequestContext): Promise<InvitationView[]> {
-    assertAllowed(ctx.role, 'members.manage');
+    assertAllowed(ctx.role, MEMBERS_MANAGE);
     const rows = await this.db.inTenant(ctx, (tx) => tx.query<InvitationRow>(LIST_OPEN_INVITATIONS, [ctx.organizationId]));
     return rows.map(invitationView);
   }
 
   async revokeInvitation(ctx: RequestContext, id: unknown): Promise<void> {
-    assertAllowed(ctx.role, 'members.manage');
+    assertAllowed(ctx.role, MEMBERS_MANAGE);
     if (!isUuid(id)) throw invalid('id', 'must be a UUID');
     const revoked = await this.db.inTenant(ctx, (tx) => tx.execute(REVOKE_INVITATION, [ctx.organizationId, id]));
     if (revoked === 0) throw NotFound('invitation', id);
@@ -180,7 +180,7 @@ export class MembershipService {
   }
 
   async changeRole(ctx: RequestContext, userId: unknown, role: unknown): Promise<MemberView> {
-    assertAllowed(ctx.role, 'members.manage');
+    assertAllowed(ctx.role, MEMBERS_MANAGE);
     const target = checkUserId(userId);
     const newRole = checkRole(role);
     return this.db.inTenant(ctx, async (tx) => {
@@ -195,7 +195,7 @@ export class MembershipService {
   }
 
   async removeMember(ctx: RequestContext, userId: unknown): Promise<void> {
-    assertAllowed(ctx.role, 'members.manage');
+    assertAllowed(ctx.role, MEMBERS_MANAGE);
     const target = checkUserId(userId);
     await this.db.inTenant(ctx, async (tx) => {
       const { currentRole, actingRole, owners } = await this.lockForChange(tx, ctx, target);
@@ -220,7 +220,7 @@ export class MembershipService {
     if (ctx.userId === null) return ctx.role;
     const [me] = await tx.query<{ role: string }>(ROLE_OF, [ctx.organizationId, ctx.userId]);
     if (!me) throw Forbidden('insufficient_role', 'You are no longer a member of this organization');
-    assertAllowed(me.role, 'members.manage');
+    assertAllowed(me.role, MEMBERS_MANAGE);
     return me.role;
   }
 

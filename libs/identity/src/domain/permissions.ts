@@ -1,23 +1,17 @@
-import { type Role, Forbidden } from '@engage/shared-kernel';
+import { definePermission, Forbidden, type Permission } from '@engage/shared-kernel';
 
-// The one table of which role may do what; every context asks it through `assertAllowed`.
-export const PERMISSIONS = {
-  'organization.settings.manage': ['OWNER', 'ADMIN'],
-  'members.manage': ['OWNER', 'ADMIN'],
-  'api_keys.manage': ['OWNER', 'ADMIN'],
-  'reengagement.configure': ['OWNER', 'ADMIN'],
-  'reengagement.drafts.review': ['OWNER', 'ADMIN', 'AGENT'],
-  'webhooks.manage': ['OWNER', 'ADMIN'],
-  'contacts.read': ['OWNER', 'ADMIN', 'AGENT', 'PROJECT_MANAGER', 'TEAM_ADMIN'],
-  'contacts.write': ['OWNER', 'ADMIN', 'AGENT', 'PROJECT_MANAGER', 'TEAM_ADMIN'],
-} as const satisfies Record<string, readonly Role[]>;
+// Identity's own permissions; every other context declares its own in its manifest.
+export const ORGANIZATION_SETTINGS_MANAGE = definePermission('organization.settings.manage', ['OWNER', 'ADMIN']);
+export const MEMBERS_MANAGE = definePermission('members.manage', ['OWNER', 'ADMIN']);
+export const API_KEYS_MANAGE = definePermission('api_keys.manage', ['OWNER', 'ADMIN']);
+export const IDENTITY_PERMISSIONS = [ORGANIZATION_SETTINGS_MANAGE, MEMBERS_MANAGE, API_KEYS_MANAGE];
 
-export type Permission = keyof typeof PERMISSIONS;
-
+// Whether a caller of this role may do it: only member roles named by the permission (never an API
+// key, the system or an unknown role).
 export function isAllowed(role: string, permission: Permission): boolean {
-  return (PERMISSIONS[permission] as readonly string[]).includes(role);
+  return (permission.roles as readonly string[]).includes(role);
 }
 
 export function assertAllowed(role: string, permission: Permission): void {
-  if (!isAllowed(role, permission)) throw Forbidden('insufficient_role', `Role ${role} may not ${permission.replace(/\./g, ' ')}`);
+  if (!isAllowed(role, permission)) throw Forbidden('insufficient_role', `Role ${role} may not ${permission.name.replace(/\./g, ' ')}`);
 }

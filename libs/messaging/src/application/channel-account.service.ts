@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, NotFound, isUuid, type RequestContext } from '@engage/shared-kernel';
 import type { Database, SecretBox } from '@engage/platform';
-import { isAllowed } from '@engage/identity';
+import { isAllowed, ORGANIZATION_SETTINGS_MANAGE } from '@engage/identity';
 import { CHANNEL_KINDS, isChannelKind } from '../domain/statuses';
 import {
   type ChannelAccountRow,
@@ -30,7 +30,7 @@ export function tokenMatches(presented: string, storedHash: Buffer | null): bool
 }
 
 const assertManager = (ctx: RequestContext) => {
-  if (ctx.role !== 'API_KEY' && ctx.role !== 'SYSTEM' && !isAllowed(ctx.role, 'organization.settings.manage')) {
+  if (ctx.role !== 'API_KEY' && ctx.role !== 'SYSTEM' && !isAllowed(ctx.role, ORGANIZATION_SETTINGS_MANAGE)) {
     throw new DomainError('forbidden', 'insufficient_role', `Role ${ctx.role} may not manage channel accounts`);
   }
 };

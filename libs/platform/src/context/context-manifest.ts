@@ -1,5 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { EventContract } from '@engage/shared-kernel';
+import type { EventContract, Permission } from '@engage/shared-kernel';
 import type { SettingsGroup } from '../config/setting';
 import type { MigrationClass } from '../database/data-source';
 import type { JobDefinition, QueueDefinition, ScheduleDefinition } from '../jobs/job-definition';
@@ -33,6 +33,8 @@ export interface ContextManifest {
   // The settings it reads (names are a contract: OPERATIONS.md), read with settingsOf(config, group).
   readonly settings?: SettingsGroup;
   readonly jobs?: ContextJobs;
+  // What its members may or may not do (definePermission), checked with identity's assertAllowed.
+  readonly permissions?: readonly Permission[];
 }
 
 // Identity for the type checker: a manifest literal is checked field by field where it is written.

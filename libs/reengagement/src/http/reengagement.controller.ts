@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { assertAllowed, Authenticated, type Caller, CurrentCaller } from '@engage/identity';
+import { REENGAGEMENT_CONFIGURE, REENGAGEMENT_DRAFTS_REVIEW } from '../reengagement.permissions';
 import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { ReengagementSettings } from '../application/settings.service';
 import { ReviewService } from '../application/review.service';
@@ -21,7 +22,7 @@ export class ReengagementController {
   @ApiAnswer(200, SETTINGS)
   @Get('settings')
   show(@CurrentCaller() caller: Caller) {
-    assertAllowed(caller.ctx.role, 'reengagement.configure');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_CONFIGURE);
     return this.settings.show(caller.ctx);
   }
 
@@ -29,7 +30,7 @@ export class ReengagementController {
   @ApiAnswer(200, SETTINGS_SAVED_ANSWER)
   @Put('settings')
   change(@CurrentCaller() caller: Caller, @Body() body: ReengagementSettingsDto) {
-    assertAllowed(caller.ctx.role, 'reengagement.configure');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_CONFIGURE);
     return this.settings.change(caller.ctx, body);
   }
 
@@ -37,7 +38,7 @@ export class ReengagementController {
   @ApiAnswer(200, DRAFT_PAGE)
   @Get('drafts')
   list(@CurrentCaller() caller: Caller, @Query() q: DraftListQueryDto) {
-    assertAllowed(caller.ctx.role, 'reengagement.drafts.review');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_DRAFTS_REVIEW);
     return this.review.list(caller.ctx, { status: q.status, page: q.page ?? 1, limit: q.limit ?? 50 });
   }
 
@@ -46,7 +47,7 @@ export class ReengagementController {
   @Post('drafts/:id/approve')
   @HttpCode(200)
   approve(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    assertAllowed(caller.ctx.role, 'reengagement.drafts.review');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_DRAFTS_REVIEW);
     return this.review.send(caller.ctx, id);
   }
 
@@ -55,7 +56,7 @@ export class ReengagementController {
   @Post('drafts/:id/edit')
   @HttpCode(200)
   edit(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: DraftEditDto) {
-    assertAllowed(caller.ctx.role, 'reengagement.drafts.review');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_DRAFTS_REVIEW);
     return this.review.send(caller.ctx, id, body.text.trim());
   }
 
@@ -64,7 +65,7 @@ export class ReengagementController {
   @Post('drafts/:id/skip')
   @HttpCode(200)
   skip(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    assertAllowed(caller.ctx.role, 'reengagement.drafts.review');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_DRAFTS_REVIEW);
     return this.review.skip(caller.ctx, id);
   }
 
@@ -72,7 +73,7 @@ export class ReengagementController {
   @ApiAnswer(200, CONVERSATION_STATE)
   @Get('conversations/:id')
   state(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    assertAllowed(caller.ctx.role, 'reengagement.drafts.review');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_DRAFTS_REVIEW);
     return this.review.conversationState(caller.ctx, id);
   }
 
@@ -81,7 +82,7 @@ export class ReengagementController {
   @Post('conversations/:id/enable')
   @HttpCode(200)
   enable(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    assertAllowed(caller.ctx.role, 'reengagement.configure');
+    assertAllowed(caller.ctx.role, REENGAGEMENT_CONFIGURE);
     return this.review.enable(caller.ctx, id);
   }
 }

@@ -1,4 +1,5 @@
 import { assertAllowed } from '@engage/identity';
+import { WEBHOOKS_MANAGE } from '../webhooks.permissions';
 import { type OutboundClient, OutboundError, type SecretBox, type Tx } from '@engage/platform';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type ConfigurationFields, parseConfigurationFields } from '../domain/configuration';
@@ -43,7 +44,7 @@ export class ConfigurationService {
   ) {}
 
   async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<ConfigurationView> {
-    assertAllowed(ctx.role, 'webhooks.manage');
+    assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     const fields = parseConfigurationFields(input, true, this.kinds);
     this.checkUrl(fields.url!);
     const generated = fields.secret === undefined ? generateSecret() : undefined;
@@ -56,7 +57,7 @@ export class ConfigurationService {
   }
 
   async updateIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<ConfigurationView> {
-    assertAllowed(ctx.role, 'webhooks.manage');
+    assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     assertWebhookId(id);
     const fields: ConfigurationFields = parseConfigurationFields(input, false, this.kinds);
     if (fields.url !== undefined) this.checkUrl(fields.url);
@@ -77,7 +78,7 @@ export class ConfigurationService {
   }
 
   async removeIn(tx: Tx, ctx: RequestContext, id: string): Promise<void> {
-    assertAllowed(ctx.role, 'webhooks.manage');
+    assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     assertWebhookId(id);
     if ((await tx.execute(DELETE_CONFIGURATION, [id])) === 0) throw NotFound('webhook', id);
   }

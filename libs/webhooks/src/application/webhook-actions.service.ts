@@ -1,4 +1,5 @@
 import { assertAllowed } from '@engage/identity';
+import { WEBHOOKS_MANAGE } from '../webhooks.permissions';
 import type { Database } from '@engage/platform';
 import { Conflict, DomainError, isUuid, NotFound, type Clock, type RequestContext } from '@engage/shared-kernel';
 import { deliveryBody, TEST_EVENT_KIND } from '../domain/event-kinds';
@@ -17,7 +18,7 @@ export class WebhookActions {
   // Sends a test payload now (not retried automatically, does not count towards disabling) and
   // answers the outcome. Works on inactive configurations too, so an endpoint can be checked first.
   async test(ctx: RequestContext, webhookId: string): Promise<AttemptOutcome> {
-    assertAllowed(ctx.role, 'webhooks.manage');
+    assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     assertWebhookId(webhookId);
     const job = await this.db.inTenant(ctx, async (tx) => {
       const [config] = await tx.query<ConfigurationRow>(CONFIGURATION_BY_ID, [webhookId]);
@@ -32,7 +33,7 @@ export class WebhookActions {
 
   // Attempts the logged delivery again now, with the same webhook-id and body.
   async retry(ctx: RequestContext, logId: string): Promise<AttemptOutcome> {
-    assertAllowed(ctx.role, 'webhooks.manage');
+    assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     if (!isUuid(logId)) throw new DomainError('validation', 'webhook_log.invalid_id', `log id must be a UUID, got "${String(logId).slice(0, 64)}"`);
     const job = await this.db.inTenant(ctx, async (tx) => {
       const [log] = await tx.query<{ delivery_id: string | null }>(LOG_DELIVERY, [logId]);
