@@ -165,6 +165,13 @@ describe('what the function and auth routes answer, against /docs', () => {
     await call('POST', '/functions/v1/invitations/accept', { payload: { token, password: 'invitee password 1', first_name: 'Ines' } });
     await call('POST', '/functions/v1/api-keys', { headers: tenant.session, payload: { name: 'zapier' } });
     await call('GET', '/functions/v1/api-keys', { headers: tenant.session });
+    const settings = {
+      time_zone: 'Africa/Cairo', business_hours: { mon: [['09:00', '17:00']] }, sla_target_minutes: 120, default_country: 'EG', deal_inactivity_days: 14,
+      appgain_api_key: 'answers-provider-key', zoom_secret_token: null,
+    };
+    await call('PATCH', '/functions/v1/organization/settings', { headers: tenant.session, payload: settings });
+    await app.get(OrganizationService).setSetting(tenant.ctx.organizationId, 'suite_id', 'answers-team');
+    expect((await call('GET', '/functions/v1/organization/settings', { headers: tenant.key })).json()).toMatchObject({ suite_id: 'answers-team' });
   });
 
   it('should answer the CRM\'s functions as declared (contacts, companies, deals, timelines, CSV)', async () => {
@@ -425,7 +432,7 @@ describe('what the function and auth routes answer, against /docs', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(69);
+    expect(described).toHaveLength(71);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

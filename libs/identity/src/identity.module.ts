@@ -26,6 +26,7 @@ import { ApiKeysController } from './http/api-keys.controller';
 import { AuthController } from './http/auth.controller';
 import { AuthGuard } from './http/auth.guard';
 import { MobileLoginController } from './http/mobile-login.controller';
+import { OrganizationSettingsController } from './http/organization-settings.controller';
 
 const loginLimitsOf = (config: Config) => {
   const { LOGIN_LIMIT_PER_EMAIL, LOGIN_LIMIT_PER_IP } = settingsOf(config, IDENTITY_SETTINGS);
@@ -33,7 +34,10 @@ const loginLimitsOf = (config: Config) => {
 };
 
 @Module({
-  controllers: [AuthController, AccountController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController],
+  controllers: [
+    AuthController, AccountController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController,
+    OrganizationSettingsController,
+  ],
   providers: [
     { provide: TokenService, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new TokenService(runtime.secrets.jwtSecret) },
     { provide: SecretBox, inject: [PLATFORM_RUNTIME], useFactory: (runtime: PlatformRuntime) => new SecretBox(runtime.secrets.encryptionKey) },

@@ -1,5 +1,6 @@
 import type { Database, SecretBox } from '@engage/platform';
-import { SECRET_SETTINGS } from './organization.service';
+import type { RequestContext } from '@engage/shared-kernel';
+import { SECRET_SETTINGS, settingsView } from '../domain/organization-settings';
 
 // Read side of organization settings for other contexts: the provider key is unsealed here so the
 // sealed form never leaves identity.
@@ -35,14 +36,7 @@ export class OrganizationSettings {
     const query = `SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`;
     const [row] = await this.db.systemQuery<{ sealed: unknown }>(query, [organizationId], { prepare: true });
     if (!row) return undefined;
-    const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
-    if (typeof sealed !== 'string') return { key: null };
-    try {
-      return { key: this.secrets.open(sealed) };
-    } catch {
-      // Sealed with another ENCRYPTION_KEY: as good as missing; it must be set again.
-      return { key: null };
-    }
+    return { key: this.open(row.sealed) };
   }
 
   // The organization's Zoom secret token (zoom_secret_token, sealed). undefined: no such
@@ -51,7 +45,22 @@ export class OrganizationSettings {
     const query = `SELECT settings->'zoom_secret_token' AS sealed FROM organizations WHERE id = $1`;
     const [row] = await this.db.systemQuery<{ sealed: unknown }>(query, [organizationId]);
     if (!row) return undefined;
-    const sealed = (row.sealed as { sealed?: unknown } | null)?.sealed;
+    return this.open(row.sealed);
+  }
+
+  // GET /functions/v1/organization/settings: the caller's organization's settings as every member
+  // sees them (domain/organization-settings.ts, settingsView): secrets only as has_<key> and their
+  // last four characters.
+  async view(ctx: RequestContext): Promise<Record<string, unknown>> {
+    const query = 'SELECT settings FROM organizations WHERE id = app_org_id()';
+    const [row] = await this.db.inTenant(ctx, (tx) => tx.query<{ settings: Record<string, unknown> }>(query));
+    return settingsView(row?.settings ?? {}, (stored) => this.open(stored));
+  }
+
+  // A stored {sealed} value opened; null when there is none, or it was sealed with another
+  // ENCRYPTION_KEY (as good as missing: it must be set again).
+  private open(stored: unknown): string | null {
+    const sealed = (stored as { sealed?: unknown } | null)?.sealed;
     if (typeof sealed !== 'string') return null;
     try {
       return this.secrets.open(sealed);

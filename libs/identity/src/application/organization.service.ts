@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
 import type { Database, SecretBox, Tx } from '@engage/platform';
-import { parseBusinessHours } from '../domain/business-hours';
+import {
+  invalidSetting, MAX_SETTING_TEXT, SECRET_SETTINGS, type SettingDeclaration, type SettingLookups, SETTING_KEYS, settingOf,
+} from '../domain/organization-settings';
+import { assertAllowed, ORGANIZATION_SETTINGS_MANAGE } from '../domain/permissions';
 import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain/password-policy';
 import { hashPassword } from '../infrastructure/password-hasher';
 
 // Organization settings whose values are secrets: sealed at rest, never returned.
-export const SECRET_SETTINGS = new Set(['appgain_api_key', 'zoom_secret_token']);
+export { SECRET_SETTINGS } from '../domain/organization-settings';
 const SETTING_KEY = /^[a-z][a-z0-9_]{0,62}$/;
-// The reporting response target (analytics): at most a week.
-const MAX_SLA_TARGET_MINUTES = 10080;
 
 const systemCtx = (organizationId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId: randomUUID() });
 
@@ -57,34 +58,64 @@ export class OrganizationService {
     return { email, role: input.role, passwordHash: await hashPassword(input.password), firstName: input.firstName ?? email.split('@')[0] };
   }
 
+  // The admin CLI's set-org-setting: a declared setting (domain/organization-settings.ts) as text.
   async setSetting(organizationId: string, key: unknown, value: unknown): Promise<void> {
     if (!isUuid(organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
-    if (typeof key !== 'string' || !SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
-    if (typeof value !== 'string' || value.length > 4096) throw new DomainError('validation', 'validation_failed', 'setting value must be a string of at most 4096 characters');
-    assertNoNul(value, 'setting value');
-    await this.checkKnownSetting(key, value);
-    const stored = SECRET_SETTINGS.has(key) ? { sealed: this.secrets.seal(value) } : value;
+    const setting = declaredSetting(key);
+    const text = await this.checkedText(key as string, setting, value);
+    const stored = setting.sealed ? { sealed: this.secrets.seal(text) } : text;
     const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
       tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),
     );
     if (updated === 0) throw NotFound('organization', organizationId);
   }
 
-  // Settings other contexts interpret are checked here, so a bad value is refused when set.
-  private async checkKnownSetting(key: string, value: string): Promise<void> {
-    if (key === 'time_zone') {
-      const [known] = await this.db.systemQuery('SELECT 1 FROM pg_timezone_names WHERE name = $1', [value]);
-      if (!known) {
-        throw new DomainError('validation', 'validation_failed', `time_zone ${JSON.stringify(value)} is not a known time zone (e.g. Africa/Cairo, UTC)`);
+  // PATCH /functions/v1/organization/settings: OWNER, ADMIN or an API key; each key a declared
+  // setting its members set, a JSON value or null (removes it). All are checked before any is
+  // written, then written in one statement.
+  async changeSettings(ctx: RequestContext, changes: unknown): Promise<void> {
+    if (ctx.role !== 'API_KEY') assertAllowed(ctx.role, ORGANIZATION_SETTINGS_MANAGE);
+    if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) {
+      throw new DomainError('validation', 'validation_failed', 'the body must be an object of settings, e.g. {"time_zone": "Africa/Cairo"}');
+    }
+    const entries = Object.entries(changes).map(([key, value]) => ({ key, value, setting: writableSetting(key) }));
+    const set: Record<string, unknown> = {};
+    const cleared: string[] = [];
+    for (const { key, value, setting } of entries) {
+      if (value === null) {
+        cleared.push(key);
+        continue;
       }
+      const text = await this.checkedText(key, setting, setting.text(key, value));
+      set[key] = setting.sealed ? { sealed: this.secrets.seal(text) } : text;
     }
-    if (key === 'sla_target_minutes' && !(/^[1-9]\d{0,4}$/.test(value) && Number(value) <= MAX_SLA_TARGET_MINUTES)) {
-      throw new DomainError('validation', 'validation_failed', `sla_target_minutes must be a whole number of minutes from 1 to ${MAX_SLA_TARGET_MINUTES}`);
-    }
-    if (key === 'business_hours') parseBusinessHours(value);
+    if (entries.length === 0) return;
+    const updated = await this.db.inTenant(ctx, (tx) =>
+      tx.execute(`UPDATE organizations SET settings = (settings - $1::text[]) || $2::jsonb, updated_at = now() WHERE id = app_org_id()`, [
+        cleared,
+        JSON.stringify(set),
+      ]),
+    );
+    if (updated === 0) throw NotFound('organization', ctx.organizationId);
   }
 
-  // Removes a setting (an unset one is not an error).
+  // The checks every value passes, from the CLI or HTTP: text of at most MAX_SETTING_TEXT characters
+  // without NUL, then the setting's own; errors name the setting.
+  private async checkedText(key: string, setting: SettingDeclaration, value: unknown): Promise<string> {
+    if (typeof value !== 'string' || value.length > MAX_SETTING_TEXT) {
+      throw invalidSetting(key, `${key} must be a string of at most ${MAX_SETTING_TEXT} characters`);
+    }
+    if (value.includes('\u0000')) throw invalidSetting(key, `${key} must not contain NUL characters`);
+    await setting.check(key, value, this.lookups);
+    return value;
+  }
+
+  private readonly lookups: SettingLookups = {
+    isTimeZone: async (name) => (await this.db.systemQuery('SELECT 1 FROM pg_timezone_names WHERE name = $1', [name])).length > 0,
+  };
+
+  // Removes a setting (an unset one is not an error). Any well-formed key, so the CLI can also
+  // remove one no longer declared.
   async clearSetting(organizationId: string, key: string): Promise<void> {
     if (!isUuid(organizationId)) throw new DomainError('validation', 'validation_failed', 'organization id must be a UUID');
     if (!SETTING_KEY.test(key)) throw new DomainError('validation', 'validation_failed', 'setting key must be lower_snake_case, at most 63 characters');
@@ -93,6 +124,31 @@ export class OrganizationService {
     );
     if (updated === 0) throw NotFound('organization', organizationId);
   }
+}
+
+const printableKey = (key: string) => JSON.stringify(key.slice(0, 64));
+
+function unknownSetting(key: string, hint = ''): DomainError {
+  const message = `unknown setting ${printableKey(key)}${hint} (settings: ${SETTING_KEYS.join(', ')})`;
+  return new DomainError('validation', 'unknown_setting', message, { setting: key.slice(0, 64) });
+}
+
+function declaredSetting(key: unknown): SettingDeclaration {
+  const setting = typeof key === 'string' ? settingOf(key) : undefined;
+  if (!setting) throw unknownSetting(String(key));
+  return setting;
+}
+
+// A setting HTTP may change: declared, not the operator's, named as written (not has_<key>).
+function writableSetting(key: string): SettingDeclaration {
+  const shown = /^has_(.+)$|^(.+)_last4$/.exec(key);
+  const secret = shown ? (shown[1] ?? shown[2]) : undefined;
+  if (secret && SECRET_SETTINGS.has(secret)) throw unknownSetting(key, `: ${key} is shown, not set; send ${secret} (null removes it)`);
+  const setting = declaredSetting(key);
+  if (setting.setBy === 'operator') {
+    throw new DomainError('validation', 'read_only_setting', `${key} is set by an operator (npm run admin -- set-org-setting)`, { setting: key });
+  }
+  return setting;
 }
 
 interface NewMember {
