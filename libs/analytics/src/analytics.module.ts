@@ -1,4 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { DATA_API_REGISTRY, type Registry } from '@engage/data-api';
 import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { CONFIG, type Config, Database, settingsOf } from '@engage/platform';
 import { ANALYTICS_SETTINGS } from './analytics.settings';
@@ -13,6 +15,22 @@ import { WidgetsOpenApi } from './http/widgets.openapi';
 
 const settingsReader = (settings: OrganizationSettings) => (id: string, keys: string[]) => settings.plainMany(id, keys);
 
+// The data API's tables as the composition registered them (a widget may use the columns they
+// serve), looked up once every module is up; an app without the data API serves none.
+function dataApiTables(moduleRef: ModuleRef): () => Registry {
+  let registry: Registry | undefined;
+  return () => {
+    if (!registry) {
+      try {
+        registry = moduleRef.get<Registry>(DATA_API_REGISTRY, { strict: false });
+      } catch {
+        registry = { tables: new Map() };
+      }
+    }
+    return registry;
+  };
+}
+
 // Reports over messaging's and the CRM's published views, and dashboard widgets (docs/analytics.md).
 @Module({
   imports: [IdentityModule],
@@ -26,9 +44,11 @@ const settingsReader = (settings: OrganizationSettings) => (id: string, keys: st
     },
     {
       provide: WidgetsService,
-      inject: [Database, OrganizationSettings, CLOCK, CONFIG],
-      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, config: Config) =>
-        new WidgetsService(db, settingsReader(settings), clock, settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS),
+      inject: [Database, OrganizationSettings, CLOCK, CONFIG, ModuleRef],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, config: Config, moduleRef: ModuleRef) =>
+        new WidgetsService(
+          db, settingsReader(settings), clock, settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS, dataApiTables(moduleRef),
+        ),
     },
     {
       provide: MessageRollups,

@@ -2,7 +2,7 @@ import { ValidationFailed } from '@engage/shared-kernel';
 import { type DateParam, parseDateParam } from './report-query';
 
 // What a dashboard widget shows (§2 Dashboard widget): a built-in figure, or a custom aggregation
-// over an allow-listed table with the data API's filter grammar. Plain rules, no SQL here.
+// over one of the widget tables with the data API's filter grammar. Plain rules, no SQL here.
 
 export const BUILT_IN_WIDGETS = ['incoming_messages', 'open_conversations', 'response_time', 'sla', 'pipeline_value', 'deals_won', 'new_contacts'] as const;
 export const WIDGET_TYPES = [...BUILT_IN_WIDGETS, 'custom'] as const;
@@ -26,8 +26,9 @@ export interface WidgetConfig {
   end_date?: string;
 }
 
-// The tables a custom widget may read, by the name its config uses: columns and which of them are
-// numbers (Sum, Average, Min, Max) or times (date_column). Defined here so validation is pure.
+// The tables a custom widget may read, by the name its config uses, as one member sees them: columns
+// and which of them are numbers (Sum, Average, Min, Max) or times (date_column). The caller builds them
+// (from the data API's columns); the shape is defined here so validation is pure.
 export interface WidgetSourceShape {
   columns: readonly string[];
   numeric: readonly string[];
@@ -42,6 +43,11 @@ const MAX_QUERY = 2000;
 const NOT_FILTERS = new Set(['select', 'order', 'limit', 'offset', 'columns', 'on_conflict']);
 
 const bad = (field: string, message: string) => ValidationFailed('widget.invalid_config', `${field}: ${message}`, { field });
+// A value as a message quotes it (JSON), or a key as it names it: at most 60 characters of it.
+const cut = (text: string): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
+const shown = (value: unknown): string => cut(JSON.stringify(value ?? null) ?? String(value));
+// PostgreSQL text (and jsonb) cannot hold a NUL character: refused where it is written, by name.
+const NUL = '\u0000';
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback?: T): T {
   if (value === undefined && fallback !== undefined) return fallback;
@@ -59,7 +65,9 @@ export function parseWidgetConfig(type: WidgetType, raw: unknown, sources: Reado
   if (typeof raw !== 'object' || Array.isArray(raw)) throw bad('widget_config', 'must be an object');
   const input = raw as Record<string, unknown>;
   const unknown = Object.keys(input).find((key) => !KEYS.has(key));
-  if (unknown) throw bad(`widget_config.${unknown}`, `unknown key; known: ${[...KEYS].join(', ')}`);
+  if (unknown) throw bad(`widget_config.${cut(unknown)}`, `unknown key; known: ${[...KEYS].join(', ')}`);
+  const withNul = Object.keys(input).find((key) => typeof input[key] === 'string' && (input[key] as string).includes(NUL));
+  if (withNul) throw bad(`widget_config.${withNul}`, 'contains a NUL character (\\u0000), which cannot be stored');
   if (type !== 'custom') {
     const chosen = CUSTOM_ONLY.find((key) => input[key] !== undefined);
     if (chosen) throw bad(`widget_config.${chosen}`, 'only custom widgets choose table, column, date_column and aggregation');
@@ -85,14 +93,14 @@ export function parseWidgetConfig(type: WidgetType, raw: unknown, sources: Reado
 
 function customParts(input: Record<string, unknown>, sources: Readonly<Record<string, WidgetSourceShape>>) {
   if (typeof input.table !== 'string' || !Object.hasOwn(sources, input.table)) {
-    throw bad('widget_config.table', `${JSON.stringify(input.table ?? null)} is not allowed; allowed: ${Object.keys(sources).join(', ')}`);
+    throw bad('widget_config.table', `${shown(input.table)} is not allowed; allowed: ${Object.keys(sources).join(', ')}`);
   }
   const source = sources[input.table];
   const aggregation = oneOf('widget_config.aggregation', input.aggregation, AGGREGATIONS, 'Count');
   const parts: Partial<WidgetConfig> = { table: input.table, aggregation };
   if (input.column !== undefined) {
     if (typeof input.column !== 'string' || !source.columns.includes(input.column)) {
-      throw bad('widget_config.column', `${JSON.stringify(input.column)} is not a column of ${input.table}`);
+      throw bad('widget_config.column', `${shown(input.column)} is not a column of ${input.table}`);
     }
     if (aggregation !== 'Count' && !source.numeric.includes(input.column)) {
       throw bad('widget_config.column', `${input.column} is not a number; ${aggregation} needs one of ${source.numeric.join(', ') || 'none'}`);
@@ -113,8 +121,11 @@ function customParts(input: Record<string, unknown>, sources: Readonly<Record<st
 function checkQuery(query: unknown): string {
   if (typeof query !== 'string' || query.length > MAX_QUERY) throw bad('widget_config.query', `must be a filter string of at most ${MAX_QUERY} characters`);
   const text = query.startsWith('?') ? query.slice(1) : query;
-  for (const key of new URLSearchParams(text).keys()) {
+  for (const [key, value] of new URLSearchParams(text)) {
     if (NOT_FILTERS.has(key)) throw bad('widget_config.query', `${key} is not a filter; only filters (column=op.value, or=(...), and=(...)) are allowed`);
+    if (`${key}${value}`.includes(NUL)) {
+      throw bad('widget_config.query', `${cut(key.replaceAll(NUL, '%00'))} holds a NUL byte (%00), which PostgreSQL text cannot hold`);
+    }
   }
   return text;
 }

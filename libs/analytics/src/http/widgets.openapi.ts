@@ -2,8 +2,10 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { json, OpenApiParts, viewSchema } from '@engage/platform';
 import { DASHBOARD_WIDGETS } from '../infrastructure/exposed-tables';
 
-const { object, arrayOf, nullable, number, extend } = json;
-export const WIDGET_LIST = object({ widgets: arrayOf(extend(viewSchema(DASHBOARD_WIDGETS), { value: nullable(number) })) });
+const { object, arrayOf, nullable, number, extend, text } = json;
+// `value` is null (and `error` says why) when the widget's value fails; `error` is null otherwise.
+const WIDGET_ERROR = nullable(object({ code: text, message: text }));
+export const WIDGET_LIST = object({ widgets: arrayOf(extend(viewSchema(DASHBOARD_WIDGETS), { value: nullable(number), error: WIDGET_ERROR })) });
 
 // The list's operation in /docs replaces the data API's generic one for the same path; added at
 // bootstrap, after the data API added its table's paths, so it comes last and wins.

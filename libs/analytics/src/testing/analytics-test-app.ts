@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { crmMigrations } from '@engage/crm';
+import { crmManifest, crmMigrations } from '@engage/crm';
 import { identityManifest, identityMigrations, OrganizationService } from '@engage/identity';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
-import { messagingMigrations } from '@engage/messaging';
-import { type Database, Database as DatabaseToken } from '@engage/platform';
+import { messagingManifest, messagingMigrations } from '@engage/messaging';
+import { type Database, Database as DatabaseToken, type ExposedTable } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { DataApiModule } from '@engage/data-api';
 import { analyticsManifest, analyticsMigrations, AnalyticsModule } from '../index';
@@ -11,9 +11,14 @@ import { analyticsManifest, analyticsMigrations, AnalyticsModule } from '../inde
 // A clock tests move; reports and widgets read it.
 export const testClock = { at: new Date('2026-01-20T12:00:00Z'), now(): Date { return this.at; } };
 
+// The data API serves what the composition serves to widgets: the CRM's and messaging's tables
+// (read-only here: the CRM's writers belong to its module, which this app does not start).
+const readOnly = (tables: readonly ExposedTable[]): ExposedTable[] => tables.map(({ table }) => ({ table: { ...table, writable: false } }));
+const DATA_API_TABLES = [...identityManifest.tables, ...readOnly(crmManifest.tables), ...messagingManifest.tables, ...analyticsManifest.tables];
+
 // Widget values are computed on every read unless a test asks for the cache.
 export async function startAnalyticsApp(env: Record<string, string> = {}) {
-  const started = await startTestApp([AnalyticsModule.withClock(testClock), DataApiModule.forRoot([...identityManifest.tables, ...analyticsManifest.tables])], {
+  const started = await startTestApp([AnalyticsModule.withClock(testClock), DataApiModule.forRoot(DATA_API_TABLES)], {
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...analyticsMigrations],
     events: identityManifest.publishes,
     env: { ANALYTICS_WIDGET_CACHE_SECONDS: '0', ...env },
