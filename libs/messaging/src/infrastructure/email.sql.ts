@@ -31,14 +31,16 @@ export const EMAIL_CHANNEL_SECRET = `
 
 // SYSTEM: the active email channels no reader holds and no run is queued for (a queued run lost
 // for 5 minutes is queued again), marked queued, for the schedule that starts their readers.
+// MATERIALIZED: chosen once whatever the plan (as the job claim, platform's jobs.sql.ts).
 export const SYSTEM_QUEUE_MAILBOXES = `
-  UPDATE email_mailboxes m SET queued_at = now()
-  WHERE (m.organization_id, m.channel_account_id) IN (
+  WITH due AS MATERIALIZED (
     SELECT d.organization_id, d.channel_account_id FROM email_mailboxes d
     JOIN channel_accounts a ON a.organization_id = d.organization_id AND a.id = d.channel_account_id
     WHERE a.is_active AND a.kind = 'email' AND (d.lease_until IS NULL OR d.lease_until < now())
       AND (d.queued_at IS NULL OR d.queued_at < now() - interval '5 minutes')
     ORDER BY d.last_synced_at NULLS FIRST LIMIT $1 FOR UPDATE OF d SKIP LOCKED)
+  UPDATE email_mailboxes m SET queued_at = now()
+  FROM due WHERE m.organization_id = due.organization_id AND m.channel_account_id = due.channel_account_id
   RETURNING m.organization_id, m.channel_account_id`;
 
 // The lease: one reader per mailbox. Taken when free or lapsed (a reader that died), renewed by its holder.

@@ -16,14 +16,18 @@ export const INSERT_JOB = `
 // Deletes the jobs this runner finished since its last claim (while it still holds them: a lapsed
 // claim is someone else's now) and claims due jobs of the kinds it knows, oldest first, in one
 // statement. SKIP LOCKED: replicas claiming at the same moment take disjoint rows, without waiting.
+// MATERIALIZED: the due rows are chosen once, whatever the plan; as a subquery on the inner side of
+// a nested loop (a plan chosen when statistics say the table is nearly empty) it ran again for each
+// row, each run locking the next rows, so LIMIT 4 claimed every due job.
 export const COMPLETE_AND_CLAIM = `
-  WITH done AS (DELETE FROM jobs WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND state = 'running')
-  UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = $1,
-    locked_until = now() + make_interval(secs => ($4::double precision[])[array_position($2::text[], j.name)] / 1000)
-  FROM (
+  WITH done AS (DELETE FROM jobs WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND state = 'running'),
+  due AS MATERIALIZED (
     SELECT id FROM jobs WHERE state = 'queued' AND run_at <= now() AND name = ANY($2::text[])
     ORDER BY run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
-  ) due
+  )
+  UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, locked_by = $1,
+    locked_until = now() + make_interval(secs => ($4::double precision[])[array_position($2::text[], j.name)] / 1000)
+  FROM due
   WHERE j.id = due.id
   RETURNING j.id::text, j.name, j.organization_id, j.payload, j.attempts, j.max_attempts`;
 
