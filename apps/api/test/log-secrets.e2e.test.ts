@@ -128,7 +128,7 @@ describe('logs carry no secrets', () => {
     expect(output).toMatch(/request completed/);
     // A 500 here was a failed query: its line must be there, with the SQLSTATE but not the values.
     if (failedInDatabase > 0) expect(output).toMatch(/"msg":"unhandled error"/);
-    if (failedInDatabase > 0) expect(output).toMatch(/"type":"QueryFailedError".*"code":"\w{5}"/);
+    if (failedInDatabase > 0) expect(output).toMatch(/"type":"DatabaseFailure".*"code":"\w{5}"/);
     const secrets = {
       password,
       hash,

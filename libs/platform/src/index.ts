@@ -4,6 +4,7 @@ export * from './config/setting';
 export * from './config/settings';
 export * from './database/data-source';
 export * from './database/constraint-violation';
+export * from './database/database-failure';
 export * from './database/database';
 export * from './database/embedded-postgres';
 export * from './database/migrate';

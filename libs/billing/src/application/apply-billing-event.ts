@@ -1,5 +1,5 @@
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { Database } from '@engage/platform';
+import { Database, sqlStateOf } from '@engage/platform';
 import { Conflict, DomainError, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { BillingEvent, SubscriptionStatus } from '../domain/billing-event';
 import { EVENT_FACTS, STORED_STATUS, UPSERT_SUBSCRIPTION } from '../infrastructure/subscription.sql';
@@ -32,10 +32,7 @@ type Row = Omit<SubscriptionRecord, 'current_period_start' | 'current_period_end
 
 const iso = (at: Date | null) => (at ? at.toISOString() : null);
 // Under row-level security, an upsert that meets another organization's row fails instead of skipping it.
-const isPolicyViolation = (error: unknown) => {
-  const failed = error as { code?: unknown; driverError?: { code?: unknown } } | null;
-  return failed?.code === '42501' || failed?.driverError?.code === '42501';
-};
+const isPolicyViolation = (error: unknown) => sqlStateOf(error) === '42501';
 
 @CommandHandler(ApplyBillingEvent)
 export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEvent, BillingEventOutcome> {

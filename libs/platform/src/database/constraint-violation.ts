@@ -1,7 +1,8 @@
 import { DomainError, type ErrorKind } from '@engage/shared-kernel';
+import { DatabaseFailure, SQLSTATE_PATTERN } from './database-failure';
 
-// Integrity violations, recognised once by SQLSTATE (never by message text) from whatever the
-// driver threw, so no context reads driver internals. A statement may map them to domain errors
+// Integrity violations, recognised once by SQLSTATE (never by message text) from the statement's
+// DatabaseFailure, so no context reads driver internals. A statement may map them to domain errors
 // (QueryOptions.violations); one nobody mapped becomes a ConstraintViolationError, which the HTTP
 // layer answers as a 4xx with a stable code and without PostgreSQL's text.
 export type ConstraintKind = 'unique' | 'foreign_key' | 'check' | 'not_null' | 'exclusion';
@@ -25,20 +26,24 @@ export interface ConstraintViolation {
 // Keys: a constraint's name, or a kind for any constraint of that kind; the name wins.
 export type ViolationMap = Partial<Record<string, (violation: ConstraintViolation) => Error>>;
 
+// Read as a DatabaseFailure is: `code` is the SQLSTATE (as PostgREST reports it) and `constraint`
+// the constraint's name; `message` is PostgreSQL's, which only the data API (PostgREST's contract)
+// may show. The failure it was made from is its cause (the statement's text is there).
 export class ConstraintViolationError extends Error {
-  // `code` is the SQLSTATE, as PostgREST reports it; `message` is PostgreSQL's, which only the
-  // data API (PostgREST's contract) may show.
   readonly code: string;
+  readonly constraint: string | undefined;
   readonly detail: string | undefined;
 
   constructor(
     readonly violation: ConstraintViolation,
     message: string,
     detail: string | undefined,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, { cause });
     this.name = 'ConstraintViolationError';
     this.code = violation.sqlState;
+    this.constraint = violation.constraint;
     this.detail = detail;
   }
 }
@@ -54,7 +59,7 @@ const READ_ONLY_SQLSTATE = '25006';
 
 function ruleRefusalOf(error: unknown): DomainError | undefined {
   if (error instanceof DomainError) return undefined;
-  const fields = driverFields(error);
+  const fields = fieldsOf(error);
   const code = typeof fields?.code === 'string' ? fields.code : undefined;
   if (code === READ_ONLY_SQLSTATE) {
     const message = 'The organization is read-only: its subscription is canceled or past due and its period has ended';
@@ -74,19 +79,21 @@ function ruleRefusalOf(error: unknown): DomainError | undefined {
   return new DomainError(kind, typeof ruleCode === 'string' ? ruleCode : (code as string), message, details, text(fields?.hint));
 }
 
-interface DriverFields {
+// PostgreSQL's error report, read on the error itself (a DatabaseFailure, or pg's own DatabaseError
+// from a client used directly).
+interface ReportFields {
   code?: unknown;
+  severity?: unknown;
   constraint?: unknown;
   column?: unknown;
   detail?: unknown;
   hint?: unknown;
   message?: unknown;
-  driverError?: DriverFields;
 }
 
 export function constraintViolationOf(error: unknown): ConstraintViolation | null {
   if (error instanceof ConstraintViolationError) return error.violation;
-  const fields = driverFields(error);
+  const fields = fieldsOf(error);
   const kind = typeof fields?.code === 'string' ? KIND_OF_SQLSTATE[fields.code] : undefined;
   if (!fields || !kind) return null;
   return { kind, sqlState: fields.code as string, constraint: text(fields.constraint), column: text(fields.column) };
@@ -102,20 +109,27 @@ export function translateViolation(error: unknown, map: ViolationMap | undefined
   const build = (violation.constraint !== undefined ? map?.[violation.constraint] : undefined) ?? map?.[violation.kind];
   if (build) return build(violation);
   if (error instanceof ConstraintViolationError) return error;
-  const fields = driverFields(error)!;
-  return new ConstraintViolationError(violation, text(fields.message) ?? 'integrity constraint violated', text(fields.detail));
+  const fields = fieldsOf(error)!;
+  return new ConstraintViolationError(violation, text(fields.message) ?? 'integrity constraint violated', text(fields.detail), error);
 }
 
-function driverFields(error: unknown): DriverFields | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const outer = error as DriverFields;
-  return typeof outer.driverError === 'object' && outer.driverError !== null ? outer.driverError : outer;
+function fieldsOf(error: unknown): ReportFields | undefined {
+  return typeof error === 'object' && error !== null ? (error as ReportFields) : undefined;
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-// The SQLSTATE of a database error, for a message that names it without PostgreSQL's text.
+// The SQLSTATE of a database error (a DatabaseFailure that PostgreSQL answered, a
+// ConstraintViolationError), for a decision or a message that names it without PostgreSQL's text.
+// Undefined for anything else: a lost connection, a domain error, a socket's EPIPE.
 export function sqlStateOf(error: unknown): string | undefined {
-  const code = driverFields(error)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  if (error instanceof DatabaseFailure) return error.sqlState;
+  if (error instanceof ConstraintViolationError) return error.code;
+  const fields = fieldsOf(error);
+  return typeof fields?.severity === 'string' && typeof fields.code === 'string' && SQLSTATE_PATTERN.test(fields.code) ? fields.code : undefined;
+}
+
+// A unique violation (SQLSTATE 23505) that no statement mapped to a domain error.
+export function isUniqueViolation(error: unknown): boolean {
+  return constraintViolationOf(error)?.kind === 'unique';
 }

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
-import type { ClientConfig } from 'pg';
-import { type DataSource, type DataSourceOptions, QueryFailedError } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
+import { asDatabaseFailure } from './database-failure';
+import { createPool, type DatabaseTarget } from './data-source';
 import { GuardedClient } from './guarded-client';
 import { TenantLoad } from './tenant-load';
 
@@ -64,11 +66,16 @@ export interface TenantLimits {
 // PostgreSQL's own defaults would be no timeout and 4 MB.
 export const DEFAULT_TENANT_LIMITS: TenantLimits = { statementTimeoutMs: 8000, workMemKb: 4096 };
 
-// TypeORM's PostgresDriver lends a pooled pg client through this public method; the release
-// function is pg-pool's: given an error, the pool drops the client instead of reusing it.
-interface PooledDriver {
-  obtainMasterConnection(): Promise<[PgClient, (error?: Error) => void]>;
+// What a Database runs on: the platform's pg pool (createPool), which the Database owns and ends
+// on close(), and TypeORM's data source, kept for the migrations only.
+export interface DatabaseConnections {
+  pool: Pool;
+  dataSource?: DataSource;
 }
+
+// A Database made over a bare data source (tests that start a second one, as another replica would)
+// opens a pool of its own from the data source's connection settings.
+const OWN_POOL_SIZE = 4;
 
 type PgResult = { rows: unknown[]; rowCount: number | null };
 
@@ -95,15 +102,15 @@ function statementName(sql: string): string {
   return name;
 }
 
-// On a pg client directly, with errors shaped as TypeORM's (the HTTP error mapping reads their
-// SQLSTATE the same way). A text of several statements (only without parameters) answers the last
-// statement's result.
+// On a pg client directly; what fails is a DatabaseFailure (database-failure.ts), which carries the
+// statement's text but never its parameters. A text of several statements (only without
+// parameters) answers the last statement's result.
 async function pgQuery(client: PgClient, sql: string, params: unknown[] | undefined, prepare: boolean | undefined): Promise<PgResult> {
   try {
     const result = await client.query({ ...(prepare ? { name: statementName(sql) } : {}), text: sql, values: params ?? [] });
     return Array.isArray(result) ? result[result.length - 1] : result;
   } catch (error) {
-    throw new QueryFailedError(sql, params, error as Error);
+    throw asDatabaseFailure(error, sql);
   }
 }
 
@@ -126,13 +133,37 @@ async function runStatement(
 }
 
 export class Database {
+  private readonly pool: Pool;
+  private readonly migrationSource: DataSource | undefined;
+
   constructor(
-    readonly dataSource: DataSource,
+    connections: DatabaseConnections | DataSource,
     private readonly signal: OutboxSignal = new OutboxSignal(),
     private readonly limits: TenantLimits = DEFAULT_TENANT_LIMITS,
     // Request transactions' durations per organization, read by the gate (docs/operations.md).
     readonly load: TenantLoad = new TenantLoad(),
-  ) {}
+  ) {
+    if ('pool' in connections) {
+      this.pool = connections.pool;
+      this.migrationSource = connections.dataSource;
+    } else {
+      const { target, applicationName } = settingsOf(connections);
+      this.pool = createPool(target, OWN_POOL_SIZE, () => undefined, applicationName);
+      this.migrationSource = connections;
+    }
+  }
+
+  // TypeORM's data source, for running migrations (a test's migration runner); never for work.
+  get dataSource(): DataSource {
+    if (!this.migrationSource) throw new Error("this Database was made without a data source: run migrations through the runtime's");
+    return this.migrationSource;
+  }
+
+  // Ends the pool: idle connections close at once, lent ones when they come back. Dedicated sessions
+  // (a LISTEN) are their owners' to close. Once closed, every call fails.
+  async close(): Promise<void> {
+    if (!this.pool.ending) await this.pool.end();
+  }
 
   // An organization whose subscription ended (canceled or past due after its period) gets a
   // read-only transaction: PostgreSQL itself refuses every write, whichever path makes it.
@@ -171,17 +202,15 @@ export class Database {
 
   // One statement as the system, without a transaction around it: for single reads and atomic
   // single-statement writes on hot paths (authentication, rate limits), one round trip instead of three.
-  // Straight on a pooled client: a query runner (and the entity manager TypeORM makes for each)
-  // cost more than the statement on the inbound acknowledgement's path. A client whose session broke
-  // is not queryable, and the pool drops it when it comes back.
+  // A client whose session broke is not queryable, and the pool drops it when it comes back.
   async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
-    const [client, release] = await this.pooled();
+    const client = await this.pooled();
     try {
       return (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
     } catch (error) {
       throw translateViolation(error, options?.violations);
     } finally {
-      release();
+      client.release();
     }
   }
 
@@ -189,32 +218,36 @@ export class Database {
   // (the relay's LISTEN) must not shrink the pool the work shares (with DATABASE_POOL_SIZE=2 the
   // relay's batch held the other connection while its in-process consumers waited for one).
   async openDedicatedSession(): Promise<DedicatedSession> {
-    const client: DedicatedSession = new GuardedClient(sessionOptions(this.dataSource.options));
+    if (this.pool.ending) throw asDatabaseFailure(new Error('the database is closed'));
+    const client: DedicatedSession = new GuardedClient(this.pool.options);
     // An error before anyone listens (the session killed) must not end the process.
     client.on('error', () => undefined);
     try {
       await client.connect();
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw error;
+      throw asDatabaseFailure(error);
     }
     return client;
   }
 
-  // Straight on a pooled client, as systemQuery: a query runner cost more than the round trip.
   async ping(): Promise<void> {
     await this.systemQuery('SELECT 1', [], { prepare: true });
   }
 
-  private pooled(): Promise<[PgClient, (error?: Error) => void]> {
-    return (this.dataSource.driver as unknown as PooledDriver).obtainMasterConnection();
+  // A client lent by the pool; its release, given an error, drops it from the pool instead of reusing it.
+  private async pooled(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw asDatabaseFailure(error);
+    }
   }
 
   // setUp: what runs first in the transaction (the tenant's settings). statements: how the work's
-  // `prepare` statements are sent (named: planned once per connection). Straight on a pooled client:
-  // TypeORM's query runner added its own work around every statement and nothing used it.
+  // `prepare` statements are sent (named: planned once per connection).
   private async run<T>(work: (tx: Tx) => Promise<T>, setUp: (client: PgClient) => Promise<void>, statements: Statements = 'named'): Promise<T> {
-    const [client, release] = await this.pooled();
+    const client = await this.pooled();
     let emitted = false;
     let broken: Error | undefined;
     try {
@@ -240,21 +273,16 @@ export class Database {
       throw error;
     } finally {
       // A client that could not roll back is dropped by the pool, never lent again mid-transaction.
-      release(broken);
+      client.release(broken);
     }
   }
 }
 
-// The data source's own connection settings, for a session opened beside its pool.
-function sessionOptions(options: DataSourceOptions): ClientConfig {
+// A data source's connection settings (its public options).
+function settingsOf(dataSource: DataSource): { target: DatabaseTarget; applicationName: string | undefined } {
+  const options = dataSource.options;
   if (options.type !== 'postgres') throw new Error(`the platform runs on PostgreSQL, not ${options.type}`);
-  return {
-    connectionString: options.url,
-    host: options.host,
-    port: options.port,
-    user: options.username,
-    password: typeof options.password === 'string' ? options.password : undefined,
-    database: options.database,
-    application_name: options.applicationName,
-  };
+  const password = typeof options.password === 'string' ? options.password : undefined;
+  const target = { url: options.url, host: options.host, port: options.port, user: options.username, password, database: options.database };
+  return { target, applicationName: options.applicationName };
 }

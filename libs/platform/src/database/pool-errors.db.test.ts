@@ -38,14 +38,13 @@ describe('pool errors', () => {
     expect(await runtime.db.systemQuery('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   });
 
-  it('should survive the kill of a connection held outside a query runner (like the relay\'s LISTEN session)', async () => {
-    const driver = runtime.dataSource.driver as unknown as { obtainMasterConnection(): Promise<[{ query(sql: string): Promise<unknown> }, (error?: Error) => void]> };
-    const [client, release] = await driver.obtainMasterConnection();
+  it('should survive the kill of a pooled connection held outside any statement (a LISTEN session)', async () => {
+    const client = await runtime.pool.connect();
     await client.query('LISTEN pool_errors_test');
     await killAll();
     await settle();
     await expect(client.query('SELECT 1')).rejects.toThrow();
-    release(new Error('killed'));
+    client.release(new Error('killed'));
     expect(await runtime.db.systemQuery('SELECT 5 AS ok')).toEqual([{ ok: 5 }]);
   });
 

@@ -1,4 +1,4 @@
-import { createDataSource } from '../database/data-source';
+import { createPool } from '../database/data-source';
 import { Database } from '../database/database';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
 
@@ -15,7 +15,6 @@ export async function eventually<T>(read: () => Promise<T> | T, done: (value: T)
 
 // A second pool on the same database, as another worker replica would have.
 export async function secondReplica(runtime: PlatformRuntime): Promise<{ db: Database; close(): Promise<void> }> {
-  const dataSource = createDataSource({ url: runtime.config.DATABASE_URL }, [], 4);
-  await dataSource.initialize();
-  return { db: new Database(dataSource), close: () => dataSource.destroy() };
+  const db = new Database({ pool: createPool({ url: runtime.config.DATABASE_URL }, 4) });
+  return { db, close: () => db.close() };
 }

@@ -4,7 +4,7 @@ import pino from 'pino';
 // parameters (password hashes, tokens, message texts, emails) and PostgreSQL's detail repeats row
 // values, so errors are logged through an allow-list of fields and their text is scrubbed.
 
-// Fields of a PostgreSQL error (pg's DatabaseError) that name things, never hold values.
+// Fields of a PostgreSQL error (the platform's DatabaseFailure, as pg's DatabaseError) that name things, never hold values.
 const SAFE_DB_FIELDS = ['code', 'severity', 'routine', 'schema', 'table', 'column', 'dataType', 'constraint', 'position'] as const;
 const MAX_QUERY = 1000;
 const MAX_DEPTH = 3;
@@ -43,16 +43,15 @@ type Loggable = Record<string, unknown>;
 export function serializeError(value: unknown, depth = 0): Loggable {
   if (!(value instanceof Error)) return { type: typeof value };
   const error = value as Error & Record<string, unknown>;
-  const driver = (error.driverError ?? error) as Record<string, unknown>;
-  const code = driver.code ?? error.code;
+  const code = error.code;
   const message = safeMessage(error.message, code);
   const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
   const out: Loggable = { type: error.constructor?.name ?? 'Error', message, stack: [`${error.name}: ${message}`, ...frames.map(scrubText)].join('\n') };
   if (typeof code === 'string' || typeof code === 'number') out.code = code;
   for (const field of SAFE_DB_FIELDS) {
-    if (field !== 'code' && (typeof driver[field] === 'string' || typeof driver[field] === 'number')) out[field] = driver[field];
+    if (field !== 'code' && (typeof error[field] === 'string' || typeof error[field] === 'number')) out[field] = error[field];
   }
-  // A ConstraintViolationError names its constraint in `violation` (and keeps the detail, which is left out).
+  // A ConstraintViolationError names its kind and column in `violation` (and keeps the detail, which is left out).
   const violation = error.violation as Record<string, unknown> | undefined;
   for (const field of ['kind', 'constraint', 'column']) {
     if (typeof violation?.[field] === 'string') out[field] = violation[field];

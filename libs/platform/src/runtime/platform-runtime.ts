@@ -1,9 +1,10 @@
 import { type EventBus } from '@engage/shared-kernel';
 import { join } from 'node:path';
+import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { ensureDataDir, resolveSecrets, type Secrets } from '../config/secrets';
 import type { Config } from '../config/settings';
-import { createDataSource, type DatabaseTarget, type MigrationClass } from '../database/data-source';
+import { createDataSource, createPool, type DatabaseTarget, MIGRATION_POOL_SIZE, type MigrationClass } from '../database/data-source';
 import { Database } from '../database/database';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../database/embedded-postgres';
 import { runMigrations } from '../database/migrate';
@@ -20,7 +21,10 @@ export interface PlatformRuntime {
   role: ProcessRole;
   config: Config;
   secrets: Secrets;
+  // TypeORM's data source: the migrations' (runMigrations), with a small pool of its own.
   dataSource: DataSource;
+  // The platform's pool (DATABASE_POOL_SIZE), which db runs on and owns; close() ends it.
+  pool: Pool;
   db: Database;
   signal: OutboxSignal;
   bus: EventBus;
@@ -51,18 +55,22 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   // the process keeps running and the pool opens a new one.
   const log = createLogger(config.LOG_LEVEL);
   const onConnectionError = (error: Error) => log.warn({ err: error }, 'database connection lost; the pool drops it');
-  const dataSource = createDataSource(target, [...platformMigrations, ...(options.migrations ?? [])], config.DATABASE_POOL_SIZE, onConnectionError, `engage-${options.role}`);
+  const applicationName = `engage-${options.role}`;
+  const migrations = [...platformMigrations, ...(options.migrations ?? [])];
+  const dataSource = createDataSource(target, migrations, MIGRATION_POOL_SIZE, onConnectionError, applicationName);
+  const pool = createPool(target, config.DATABASE_POOL_SIZE, onConnectionError, applicationName);
+  const signal = new OutboxSignal();
+  const db = new Database({ pool, dataSource }, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
   try {
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);
-    const signal = new OutboxSignal();
-    const db = new Database(dataSource, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
     const bus: EventBus = config.KAFKA_BROKERS.length > 0 ? new KafkaEventBus({ brokers: config.KAFKA_BROKERS, clientId: `engage-${options.role}` }) : new InProcessEventBus();
     return {
       role: options.role,
       config,
       secrets,
       dataSource,
+      pool,
       db,
       signal,
       bus,
@@ -71,11 +79,13 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
       migrated: !(await dataSource.showMigrations()),
       async close() {
         await bus.stop().catch(() => undefined);
+        await db.close();
         if (dataSource.isInitialized) await dataSource.destroy();
         await embedded?.stop();
       },
     };
   } catch (error) {
+    await db.close().catch(() => undefined);
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await embedded?.stop();
     throw error;
