@@ -42,7 +42,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', 'fastify', '@fastify/*'], message: 'domain code is plain TypeScript: keep frameworks in application/infrastructure/http' },
+            {
+              group: ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', 'fastify', '@fastify/*'],
+              message: 'domain code is plain TypeScript: keep frameworks in application/infrastructure/http',
+            },
             { group: ['@engage/*', '!@engage/shared-kernel'], message: 'domain code may import only @engage/shared-kernel' },
             { group: ['../application/*', '../infrastructure/*', '../http/*'], message: 'domain code must not depend on outer layers' },
           ],

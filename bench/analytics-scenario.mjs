@@ -28,9 +28,11 @@ const organizations = Number(process.env.ANALYTICS_ORGANIZATIONS ?? 2);
 // through; 15 by default): 0 measures a read that computes every value.
 const widgetCache = process.env.ANALYTICS_WIDGET_CACHE_SECONDS ?? '15';
 // The report's TypeScript imports its siblings without an extension: resolve them to .ts here.
-register(`data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
+register(
+  `data:text/javascript,${encodeURIComponent(`export async function resolve(s, c, next) {
   try { return await next(s, c); } catch (e) { if (s.startsWith('.') && !/[.][cm]?[jt]s$/.test(s)) return next(s + '.ts', c); throw e; }
-}`)}`);
+}`)}`,
+);
 
 function start(env) {
   const main = join(root, 'dist', 'apps', 'api', 'main.js');
@@ -55,15 +57,17 @@ async function load(url, headers) {
   const latencies = [];
   let errors = 0;
   const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (performance.now() < until) {
-      const began = performance.now();
-      const res = await fetch(url, { headers }).catch(() => null);
-      if (!res || res.status !== 200) errors++;
-      await res?.arrayBuffer();
-      latencies.push(performance.now() - began);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        const began = performance.now();
+        const res = await fetch(url, { headers }).catch(() => null);
+        if (!res || res.status !== 200) errors++;
+        await res?.arrayBuffer();
+        latencies.push(performance.now() - began);
+      }
+    }),
+  );
   latencies.sort((a, b) => a - b);
   const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] * 10) / 10;
   return { requests: latencies.length, per_second: Math.round(latencies.length / seconds), p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), errors };
@@ -108,9 +112,16 @@ async function main() {
   const dataDir = join(dir, 'data');
   // The organization's gate is widened to the 10 clients: the bench measures the reports, not fair sharing.
   const env = {
-    PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', JWT_SECRET: randomBytes(32).toString('base64url'),
-    LOGIN_LIMIT_PER_EMAIL: '1000000', LOGIN_LIMIT_PER_IP: '1000000',
-    ORG_MAX_CONCURRENT_REQUESTS: String(clients), ORG_MAX_QUEUED_REQUESTS: String(clients * 2), ORG_MAX_CONCURRENT_SLOW_REQUESTS: String(clients),
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    DATABASE_POOL_SIZE: '10',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    LOGIN_LIMIT_PER_EMAIL: '1000000',
+    LOGIN_LIMIT_PER_IP: '1000000',
+    ORG_MAX_CONCURRENT_REQUESTS: String(clients),
+    ORG_MAX_QUEUED_REQUESTS: String(clients * 2),
+    ORG_MAX_CONCURRENT_SLOW_REQUESTS: String(clients),
   };
   const api = await start(env);
   const client = new pg.Client({ connectionString: `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}` });
@@ -131,7 +142,9 @@ async function main() {
     await client.query('VACUUM ANALYZE analytics_message_rollups');
     await client.query('CHECKPOINT');
     const login = await fetch(`${api.url}/functions/v1/mobile-api/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
     });
     const headers = { authorization: `Bearer ${(await login.json()).access_token}` };
     const targets = {
@@ -159,9 +172,12 @@ async function main() {
     // are the message reports' figures: what the other five cost.
     const five = `GET /rest/v1/dashboard_widgets?is_visible=true (5 widgets: response time and SLA hidden, values cached ${widgetCache} s)`;
     if (!only || only.some((word) => five.includes(word))) {
-      const visible = (value) => fetch(`${api.url}/rest/v1/dashboard_widgets?widget_type=in.(response_time,sla)`, {
-        method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ is_visible: value }),
-      });
+      const visible = (value) =>
+        fetch(`${api.url}/rest/v1/dashboard_widgets?widget_type=in.(response_time,sla)`, {
+          method: 'PATCH',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ is_visible: value }),
+        });
       if ((await visible(false)).status >= 300) throw new Error('could not hide the response time and SLA widgets');
       await load(`${api.url}/rest/v1/dashboard_widgets?is_visible=true`, headers);
       results.push({ scenario: five, ...(await load(`${api.url}/rest/v1/dashboard_widgets?is_visible=true`, headers)) });
@@ -195,9 +211,19 @@ async function main() {
       return;
     }
     const summary = {
-      name: 'analytics', date: new Date().toISOString(), node: process.version, cpus: cpus().length, seconds, clients, database: 'embedded',
-      per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS }, organizations,
-      seed_seconds: seedSeconds, rolled_up_seconds: rolledIn, load_average_after: loadavg().map((n) => Math.round(n * 10) / 10), results,
+      name: 'analytics',
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      seconds,
+      clients,
+      database: 'embedded',
+      per_organization: { conversations: CONVERSATIONS, messages: CONVERSATIONS * MESSAGES_PER_CONVERSATION, deals: DEALS },
+      organizations,
+      seed_seconds: seedSeconds,
+      rolled_up_seconds: rolledIn,
+      load_average_after: loadavg().map((n) => Math.round(n * 10) / 10),
+      results,
     };
     const file = organizations > 1 ? 'analytics.json' : 'analytics-1-organization.json';
     writeFileSync(join(root, 'bench', 'results', file), `${JSON.stringify(summary, null, 2)}\n`);

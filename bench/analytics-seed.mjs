@@ -26,10 +26,9 @@ export async function seedOrganization(client, organizationId, assigneeId) {
      FROM generate_series(1, $2) n`,
     [organizationId, CONVERSATIONS, assigneeId],
   );
-  await client.query(
-    `UPDATE conversations SET resolved_at = created_at + interval '3 hours' WHERE organization_id = $1::uuid AND status = 'RESOLVED'`,
-    [organizationId],
-  );
+  await client.query(`UPDATE conversations SET resolved_at = created_at + interval '3 hours' WHERE organization_id = $1::uuid AND status = 'RESOLVED'`, [
+    organizationId,
+  ]);
   // Row triggers off for the bulk insert (the seed's rows are consistent by construction); the first
   // replies the triggers would keep are then set in one statement, as the migration's backfill does.
   await client.query(`SET session_replication_role = replica`);

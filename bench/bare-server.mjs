@@ -35,7 +35,9 @@ app.post('/login', async (request, reply) => {
   const { email, password } = request.body;
   await pool.query(sql.HIT_RATE_LIMIT, [`login:email:${email}`, 300]);
   await pool.query(sql.HIT_RATE_LIMIT, [`login:ip:${request.ip}`, 300]);
-  const { rows: [user] } = await pool.query(sql.USER_BY_EMAIL, [email]);
+  const {
+    rows: [user],
+  } = await pool.query(sql.USER_BY_EMAIL, [email]);
   if (!user || !(await verify(user.password_hash, password))) return reply.status(401).send({ error: 'Invalid login credentials' });
   const client = await pool.connect();
   const refreshToken = randomBytes(32).toString('base64url');
@@ -49,18 +51,45 @@ app.post('/login', async (request, reply) => {
     client.release();
   }
   const now = Math.floor(Date.now() / 1000);
-  const accessToken = await new SignJWT({ sub: user.id, organization_id: user.organization_id, role: user.role, session_id: family, email: user.email, aud: 'authenticated' })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now).setExpirationTime(now + 3600).setIssuer('engage').sign(key);
-  return { access_token: accessToken, refresh_token: refreshToken, expires_in: 3600, user: { id: user.id, first_name: user.first_name, last_name: user.last_name, email: user.email, organization_id: user.organization_id, avatar_url: user.avatar_url } };
+  const accessToken = await new SignJWT({
+    sub: user.id,
+    organization_id: user.organization_id,
+    role: user.role,
+    session_id: family,
+    email: user.email,
+    aud: 'authenticated',
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .setIssuer('engage')
+    .sign(key);
+  return {
+    access_token: accessToken,
+    refresh_token: refreshToken,
+    expires_in: 3600,
+    user: {
+      id: user.id,
+      first_name: user.first_name,
+      last_name: user.last_name,
+      email: user.email,
+      organization_id: user.organization_id,
+      avatar_url: user.avatar_url,
+    },
+  };
 });
 
 // Same work as GET /auth/v1/user: verify the JWT, the per-request session check, the user.
 app.get('/user', async (request, reply) => {
   const token = String(request.headers.authorization ?? '').slice(7);
   const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-  const { rows: [check] } = await pool.query(sql.SESSION_CHECK, [payload.sub, payload.organization_id, payload.session_id]);
+  const {
+    rows: [check],
+  } = await pool.query(sql.SESSION_CHECK, [payload.sub, payload.organization_id, payload.session_id]);
   if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
-  const { rows: [user] } = await pool.query(sql.USER_IN_ORGANIZATION, [payload.sub, payload.organization_id]);
+  const {
+    rows: [user],
+  } = await pool.query(sql.USER_IN_ORGANIZATION, [payload.sub, payload.organization_id]);
   return { id: user.id, email: user.email, app_metadata: { organization_id: user.organization_id, role: user.role } };
 });
 
@@ -69,7 +98,9 @@ app.get('/user', async (request, reply) => {
 app.get('/contacts', async (request, reply) => {
   const token = String(request.headers.authorization ?? '').slice(7);
   const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-  const { rows: [check] } = await pool.query(sql.SESSION_CHECK, [payload.sub, payload.organization_id, payload.session_id]);
+  const {
+    rows: [check],
+  } = await pool.query(sql.SESSION_CHECK, [payload.sub, payload.organization_id, payload.session_id]);
   if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
   const limit = Number(request.query.limit ?? 50);
   const page = Number(request.query.page ?? 1);
@@ -81,7 +112,9 @@ app.get('/contacts', async (request, reply) => {
       "SELECT set_config('role', 'app_tenant', true), set_config('app.org_id', $1, true), set_config('app.user_id', $2, true), set_config('app.role', $3, true), set_config('app.request_id', $4, true)",
       [payload.organization_id, payload.sub, check.role, request.id],
     );
-    const { rows: [result] } = await client.query(contactSql.LIST_CONTACTS, [limit, (page - 1) * limit, search, null, null]);
+    const {
+      rows: [result],
+    } = await client.query(contactSql.LIST_CONTACTS, [limit, (page - 1) * limit, search, null, null]);
     await client.query('COMMIT');
     return { contacts: result.contacts, total: result.total, page, limit, total_pages: Math.ceil(result.total / limit) };
   } finally {

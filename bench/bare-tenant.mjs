@@ -5,7 +5,9 @@ export function bareTenant({ pool, key, sessionCheck, jwtVerify }) {
   return async function inTenant(request, reply, work) {
     const token = String(request.headers.authorization ?? '').slice(7);
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
+    const {
+      rows: [check],
+    } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
     if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
     const client = await pool.connect();
     try {

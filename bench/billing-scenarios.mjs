@@ -20,9 +20,14 @@ function signedEvents(state) {
     const n = sent++;
     const store = n % STORES;
     const body = JSON.stringify({
-      organization_id: state.billingOrganizations[store], plan_id: PLANS[n % 4], storefront_store_id: `bench-store-${store}`, status: STATUSES[n % 4],
-      shop_domain: `bench-${store}.example`, current_period_start: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
-      current_period_end: new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString(), cancel_at_period_end: false,
+      organization_id: state.billingOrganizations[store],
+      plan_id: PLANS[n % 4],
+      storefront_store_id: `bench-store-${store}`,
+      status: STATUSES[n % 4],
+      shop_domain: `bench-${store}.example`,
+      current_period_start: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+      current_period_end: new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString(),
+      cancel_at_period_end: false,
     });
     const signature = `sha256=${createHmac('sha256', BILLING_SECRET).update(body).digest('hex')}`;
     return { ...request, body, headers: { ...request.headers, 'content-type': 'application/json', 'x-billing-signature': signature } };
@@ -72,23 +77,45 @@ export function registerBillingBareRoutes(app, { pool, root, secret }) {
       const expected = createHmac('sha256', secret).update(request.body).digest();
       if (!given || !timingSafeEqual(expected, Buffer.from(given[1], 'hex'))) return reply.status(401).send({ error: 'invalid signature' });
       const event = JSON.parse(request.body.toString('utf8'));
-      const { rows: [facts] } = await pool.query({ name: 'billing-facts', text: sql.EVENT_FACTS, values: [event.organization_id, event.plan_id] });
+      const {
+        rows: [facts],
+      } = await pool.query({ name: 'billing-facts', text: sql.EVENT_FACTS, values: [event.organization_id, event.plan_id] });
       if (!facts.organization_exists || !facts.plan_metadata || !facts.owner_id) return reply.status(422).send({ error: 'refused' });
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         await client.query({ name: 'billing-tenant', text: tenant, values: [event.organization_id] });
         const values = [
-          event.organization_id, event.plan_id, event.storefront_store_id, event.shop_domain ?? null, event.status, event.current_period_start ?? null,
-          event.current_period_end ?? null, null, null, event.cancel_at_period_end ?? null, JSON.stringify(facts.plan_metadata), facts.owner_id, false, false,
+          event.organization_id,
+          event.plan_id,
+          event.storefront_store_id,
+          event.shop_domain ?? null,
+          event.status,
+          event.current_period_start ?? null,
+          event.current_period_end ?? null,
+          null,
+          null,
+          event.cancel_at_period_end ?? null,
+          JSON.stringify(facts.plan_metadata),
+          facts.owner_id,
+          false,
+          false,
         ];
-        const { rows: [row] } = await client.query({ name: 'billing-upsert', text: sql.UPSERT_SUBSCRIPTION, values });
+        const {
+          rows: [row],
+        } = await client.query({ name: 'billing-upsert', text: sql.UPSERT_SUBSCRIPTION, values });
         let status = row?.status;
         if (row) {
           const { created, ...subscription } = row;
           const changed = {
-            id: randomUUID(), organizationId: event.organization_id, source: 'billing', type: 'subscription.changed', aggregateId: row.id,
-            payload: { subscription, created, actor_id: null }, schemaVersion: 1, occurredAt: new Date(),
+            id: randomUUID(),
+            organizationId: event.organization_id,
+            source: 'billing',
+            type: 'subscription.changed',
+            aggregateId: row.id,
+            payload: { subscription, created, actor_id: null },
+            schemaVersion: 1,
+            occurredAt: new Date(),
           };
           await insertOutboxEvents({ query: (text, params) => client.query({ name: 'billing-outbox', text, values: params }) }, [changed]);
         } else {

@@ -20,11 +20,15 @@ const name = process.env.BENCH_NAME ?? 'calls-transcription';
 
 const RECORDINGS = [
   {
-    scenario: 'M4A, 60 minutes at 64 kbit/s (AAC, 44.1 kHz mono)', ext: 'm4a', contentType: 'audio/mp4',
+    scenario: 'M4A, 60 minutes at 64 kbit/s (AAC, 44.1 kHz mono)',
+    ext: 'm4a',
+    contentType: 'audio/mp4',
     args: ['-f', 'lavfi', '-i', 'anoisesrc=color=pink:amplitude=0.3:seed=7:sample_rate=44100:duration=3600', '-c:a', 'aac', '-b:a', '64k', '-f', 'ipod'],
   },
   {
-    scenario: 'WAV, 50 MB (PCM 16 kHz mono, 26 min 40 s)', ext: 'wav', contentType: 'audio/wav',
+    scenario: 'WAV, 50 MB (PCM 16 kHz mono, 26 min 40 s)',
+    ext: 'wav',
+    contentType: 'audio/wav',
     args: ['-f', 'lavfi', '-i', 'anoisesrc=color=pink:amplitude=0.3:seed=7:sample_rate=16000:duration=1600', '-c:a', 'pcm_s16le', '-f', 'wav'],
   },
 ];
@@ -113,8 +117,13 @@ async function main() {
       await new Promise((resolve) => (proc.exitCode === null ? proc.once('exit', resolve) : resolve()));
       const sent = peer.transcriptions.slice(before).map((t) => t.file.bytes.length);
       const line = {
-        scenario: recording.scenario, recording_bytes: bytes, pieces: measured.pieces, piece_bytes: sent, seconds: Number(measured.seconds.toFixed(2)),
-        rss_before_mib: Math.round(measured.rssBeforeMiB), peak_rss_mib: Math.round(measured.peakRssMiB),
+        scenario: recording.scenario,
+        recording_bytes: bytes,
+        pieces: measured.pieces,
+        piece_bytes: sent,
+        seconds: Number(measured.seconds.toFixed(2)),
+        rss_before_mib: Math.round(measured.rssBeforeMiB),
+        peak_rss_mib: Math.round(measured.peakRssMiB),
         ...Object.fromEntries(Object.entries(stopWatching()).map(([k, v]) => [k === 'ffmpegRuns' ? 'ffmpeg_runs' : 'ffmpeg_peak_rss_mib', Math.round(v)])),
         temporary_files_left: readdirSync(workDir).length,
       };

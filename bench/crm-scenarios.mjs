@@ -68,7 +68,9 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
 
   app.get('/crm/board', (request, reply) =>
     inTenant(request, reply, async (client) => {
-      const { rows: [pipeline] } = await client.query(dealSql.DEFAULT_PIPELINE);
+      const {
+        rows: [pipeline],
+      } = await client.query(dealSql.DEFAULT_PIPELINE);
       const { rows: stages } = await client.query(dealSql.BOARD, [pipeline.id, 100]);
       return { pipeline_id: pipeline.id, stages };
     }),
@@ -77,10 +79,16 @@ export function registerCrmBareRoutes(app, { pool, key, root, sessionCheck, jwtV
   app.post('/crm/duplicates', (request, reply) =>
     inTenant(request, reply, async (client) => {
       const { rows: stale } = await client.query(companySql.STALE_DUPLICATE_KEYS);
-      if (stale.length > 0) await client.query(companySql.SAVE_DUPLICATE_KEYS, [JSON.stringify(stale.map((c) => ({ id: c.id, version: c.version, keys: duplicateKeys(c) })))]);
+      if (stale.length > 0)
+        await client.query(companySql.SAVE_DUPLICATE_KEYS, [JSON.stringify(stale.map((c) => ({ id: c.id, version: c.version, keys: duplicateKeys(c) })))]);
       const { rows: shared } = await client.query(companySql.SHARED_DUPLICATE_KEYS);
       const names = new Map(shared.flatMap((row) => row.ids.map((id, i) => [id, row.names[i]])));
-      return { groups: groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
+      return {
+        groups: groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])).map((group) => ({
+          ...group,
+          companies: group.company_ids.map((id) => ({ id, name: names.get(id) })),
+        })),
+      };
     }),
   );
 }

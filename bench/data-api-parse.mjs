@@ -15,9 +15,24 @@ const { IDENTITY_TABLES } = require(join(root, 'dist/out/libs/identity/src/infra
 
 const registry = defineRegistry([...Object.values(IDENTITY_TABLES), ...Object.values(CRM_TABLES)]);
 const requests = [
-  ['contacts: two filters, order, limit 50', 'contacts', 'select=id,first_name,last_name,phones,tags&tags=cs.%7Bvip%7D&first_name=ilike.*ali*&order=created_at.desc&limit=50', { prefer: 'count=exact' }],
-  ['deals embedding contacts and owner profiles', 'deals', 'select=*,contacts(first_name,last_name,companies(name)),owner:profiles!deals_owner_id_fkey(first_name,last_name)&stage=eq.LEAD&order=created_at.desc&limit=50', {}],
-  ['companies with a one-to-many embed and an or= tree', 'companies', 'select=id,name,contacts(first_name)&contacts.order=first_name&contacts.limit=5&or=(industry.eq.tech,and(country.eq.EG,annual_revenue.gt.1000))', {}],
+  [
+    'contacts: two filters, order, limit 50',
+    'contacts',
+    'select=id,first_name,last_name,phones,tags&tags=cs.%7Bvip%7D&first_name=ilike.*ali*&order=created_at.desc&limit=50',
+    { prefer: 'count=exact' },
+  ],
+  [
+    'deals embedding contacts and owner profiles',
+    'deals',
+    'select=*,contacts(first_name,last_name,companies(name)),owner:profiles!deals_owner_id_fkey(first_name,last_name)&stage=eq.LEAD&order=created_at.desc&limit=50',
+    {},
+  ],
+  [
+    'companies with a one-to-many embed and an or= tree',
+    'companies',
+    'select=id,name,contacts(first_name)&contacts.order=first_name&contacts.limit=5&or=(industry.eq.tech,and(country.eq.EG,annual_revenue.gt.1000))',
+    {},
+  ],
 ];
 
 const ITERATIONS = Number(process.env.ITERATIONS ?? 50_000);

@@ -12,7 +12,10 @@ export const DATA_API_CONTACTS = 'rest/v1 contacts 2 filters, 50 of 100k';
 export const dataApiScenarios = [
   {
     name: DATA_API_CONTACTS,
-    ours: { path: `/rest/v1/contacts?select=${CONTACT_COLUMNS}&last_name=eq.Seed&first_name=like.Contact%201*&order=created_at.desc&limit=50`, headers: bearer },
+    ours: {
+      path: `/rest/v1/contacts?select=${CONTACT_COLUMNS}&last_name=eq.Seed&first_name=like.Contact%201*&order=created_at.desc&limit=50`,
+      headers: bearer,
+    },
     bare: { path: '/rest/contacts', headers: bearer },
   },
   {
@@ -29,7 +32,9 @@ export async function seedDataApi(databaseUrl, organizationId, ownerEmail) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows: [{ count }] } = await client.query('SELECT count(*)::int AS count FROM contacts WHERE organization_id = $1', [organizationId]);
+    const {
+      rows: [{ count }],
+    } = await client.query('SELECT count(*)::int AS count FROM contacts WHERE organization_id = $1', [organizationId]);
     await client.query(
       `WITH made AS (
          INSERT INTO contacts (organization_id, first_name, last_name, phones, created_at)
@@ -38,7 +43,9 @@ export async function seedDataApi(databaseUrl, organizationId, ownerEmail) {
        INSERT INTO contact_phones (organization_id, phone, contact_id) SELECT organization_id, phone, id FROM made`,
       [organizationId, count],
     );
-    const { rows: [{ id: ownerId }] } = await client.query('SELECT id FROM users WHERE email = $1', [ownerEmail]);
+    const {
+      rows: [{ id: ownerId }],
+    } = await client.query('SELECT id FROM users WHERE email = $1', [ownerEmail]);
     await client.query(
       `INSERT INTO deals (organization_id, title, pipeline_id, stage_id, stage, value, probability, position, contact_id, owner_id, created_at)
        SELECT $1, 'Bench deal ' || n, s.pipeline_id, s.id, s.key, n * 10, coalesce(s.default_probability, 0), n, c.id, $2, now() - make_interval(secs => n)
@@ -63,7 +70,9 @@ export function registerDataApiBareRoutes(app, { pool, key, sessionCheck, jwtVer
 
   app.get('/rest/contacts', (request, reply) =>
     inTenant(request, reply, async (client) => {
-      const { rows: [row] } = await client.query(
+      const {
+        rows: [row],
+      } = await client.query(
         `SELECT coalesce(json_agg(t), '[]')::text AS body FROM (
            SELECT id, first_name, last_name, phones, emails, tags, company_id, created_at FROM contacts
            WHERE last_name = $1 AND first_name LIKE $2 ORDER BY created_at DESC LIMIT 50) t`,
@@ -75,7 +84,9 @@ export function registerDataApiBareRoutes(app, { pool, key, sessionCheck, jwtVer
 
   app.get('/rest/deals', (request, reply) =>
     inTenant(request, reply, async (client) => {
-      const { rows: [row] } = await client.query(
+      const {
+        rows: [row],
+      } = await client.query(
         `SELECT coalesce(json_agg(t), '[]')::text AS body FROM (
            SELECT d.*, (SELECT row_to_json(c) FROM contacts c WHERE c.id = d.contact_id) AS contacts,
                   (SELECT row_to_json(p) FROM profiles p WHERE p.id = d.owner_id) AS profiles

@@ -33,8 +33,11 @@ async function fillMailbox(user, password, address) {
     const byHeaders = thread % 5 !== 0;
     const ids = Array.from({ length: n }, (_, k) => `<t${thread}-${k}@bench.test>`);
     const mail = new MailComposer({
-      from: `Customer ${thread} <c${thread}@bench.test>`, to: address, subject: `${n > 0 ? 'Re: ' : ''}Thread ${thread}`,
-      messageId: `<t${thread}-${n}@bench.test>`, date: new Date(),
+      from: `Customer ${thread} <c${thread}@bench.test>`,
+      to: address,
+      subject: `${n > 0 ? 'Re: ' : ''}Thread ${thread}`,
+      messageId: `<t${thread}-${n}@bench.test>`,
+      date: new Date(),
       ...(n > 0 && byHeaders ? { inReplyTo: ids[n - 1], references: ids } : {}),
       text: `Mail ${n} of thread ${thread}. ${'Some words of a customer mail. '.repeat(10)}`,
       html: `<p>Mail ${n} of thread <b>${thread}</b>.</p><p>${'Some words of a customer mail. '.repeat(10)}</p>`,
@@ -76,12 +79,22 @@ async function main() {
     const box = new SecretBox(randomBytes(32));
     const imap = { host: '127.0.0.1', port, secure: false, user, password };
     const { channel_account: channel } = await new ChannelAccountService(runtime.db, box).create(ctx, {
-      kind: 'email', name: 'Bench', address, imap, smtp: { ...imap, port: 2525 },
+      kind: 'email',
+      name: 'Bench',
+      address,
+      imap,
+      smtp: { ...imap, port: 2525 },
     });
-    const media = { put: async () => { throw new Error('no attachments in this bench'); } };
+    const media = {
+      put: async () => {
+        throw new Error('no attachments in this bench');
+      },
+    };
     const transport = new EmailTransport(new OutboundClient({ allowHosts: ['127.0.0.1'] }), ['127.0.0.1'], 15000);
     const reader = new EmailMailboxReader(runtime.db, box, transport, new EmailInbound(new ContactService(runtime.db)), media, {
-      idleMs: 0, maxMessages: count * 2, batchSize: 50,
+      idleMs: 0,
+      maxMessages: count * 2,
+      batchSize: 50,
     });
     const rssBefore = process.memoryUsage().rss;
     const started = process.hrtime.bigint();
@@ -91,12 +104,25 @@ async function main() {
       tx.query(`SELECT (SELECT count(*)::int FROM messages) AS messages, (SELECT count(*)::int FROM conversations) AS conversations,
         (SELECT count(DISTINCT email_message_id)::int FROM messages) AS distinct_ids`),
     );
-    console.log(JSON.stringify({
-      emails: count, run, filled_seconds: filled, seconds: Number(seconds.toFixed(2)), per_second: Math.round(count / seconds),
-      rss_before_mb: Math.round(rssBefore / 2 ** 20), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), stored,
-      expected: { messages: count, conversations: Math.ceil(count / perThread) },
-      node: process.version, database: given ? 'DATABASE_URL' : 'embedded',
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          emails: count,
+          run,
+          filled_seconds: filled,
+          seconds: Number(seconds.toFixed(2)),
+          per_second: Math.round(count / seconds),
+          rss_before_mb: Math.round(rssBefore / 2 ** 20),
+          peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+          stored,
+          expected: { messages: count, conversations: Math.ceil(count / perThread) },
+          node: process.version,
+          database: given ? 'DATABASE_URL' : 'embedded',
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     await runtime.close();
     rmSync(dataDir, { recursive: true, force: true });

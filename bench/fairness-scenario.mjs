@@ -68,10 +68,9 @@ export async function measureFairness({ root, env, databaseUrl, base, state, sec
   try {
     const calm = await createCalmOrganization(root, env, databaseUrl, base);
     const calmHeaders = { authorization: `Bearer ${calm.accessToken}` };
-    await client.query(
-      `INSERT INTO contacts (organization_id, first_name, last_name) SELECT $1, 'Calm ' || n, 'Contact' FROM generate_series(1, 200) AS n`,
-      [calm.organization_id],
-    );
+    await client.query(`INSERT INTO contacts (organization_id, first_name, last_name) SELECT $1, 'Calm ' || n, 'Contact' FROM generate_series(1, 200) AS n`, [
+      calm.organization_id,
+    ]);
     const created = await fetch(`${base}/functions/v1/messaging/channel-accounts`, {
       method: 'POST',
       headers: { ...calmHeaders, 'content-type': 'application/json' },

@@ -41,7 +41,9 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     const token = request.headers['x-channel-token'];
     if (typeof token !== 'string') return reply.status(401).send({});
     const tokenHash = createHash('sha256').update(token).digest();
-    const { rows: [row] } = await pool.query({
+    const {
+      rows: [row],
+    } = await pool.query({
       name: 'inbound',
       text: inboundSql.SYSTEM_AUTH_AND_STORE_INBOUND,
       values: [request.params.channelId, tokenHash, JSON.stringify(storedShape(request.body))],
@@ -73,12 +75,16 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
   app.post('/messaging/send', async (request, reply) => {
     const token = String(request.headers.authorization ?? '').slice(7);
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'engage' });
-    const { rows: [check] } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
+    const {
+      rows: [check],
+    } = await pool.query(sessionCheck, [payload.sub, payload.organization_id, payload.session_id]);
     if (!check || check.status !== 'active' || !check.alive) return reply.status(401).send({});
     const { to, message, organizationId } = request.body;
     if (organizationId !== payload.organization_id) return reply.status(403).send({});
     const digits = String(to).replace(/\D/g, '');
-    const { rows: [org] } = await pool.query(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
+    const {
+      rows: [org],
+    } = await pool.query(`SELECT settings->'appgain_api_key' AS sealed FROM organizations WHERE id = $1`, [organizationId]);
     if (!org?.sealed) return reply.status(404).send({});
     const body = { UOWCHAT: { random_string: 0, receivers: [{ mobileNum: digits }], message, imageUrl: '', videoUrl: '', documentUrl: '' } };
     const client = await pool.connect();
@@ -86,12 +92,29 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     try {
       stored = await inTenant(client, payload, check.role, request.id, async () => {
         await client.query(contactSql.ORGANIZATION_COUNTRY);
-        const { rows: [contact] } = await client.query(contactSql.CONTACT_BY_PHONE, [`+${digits}`]);
+        const {
+          rows: [contact],
+        } = await client.query(contactSql.CONTACT_BY_PHONE, [`+${digits}`]);
         if (!contact) throw new Error(`bench recipient +${digits} is not seeded`);
-        const { rows: [channel] } = await client.query(sql.FIRST_ACTIVE_CHANNEL);
-        const { rows: [conversation] } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0, false]);
-        const { rows: [row] } = await client.query(sql.INSERT_MESSAGE, [
-          conversation.id, contact.id, channel.id, 'OUTBOUND', 'PENDING', message, '[]', null, JSON.stringify({ random_string: 0 }), null,
+        const {
+          rows: [channel],
+        } = await client.query(sql.FIRST_ACTIVE_CHANNEL);
+        const {
+          rows: [conversation],
+        } = await client.query(sql.UPSERT_CONVERSATION, [contact.id, channel.id, 0, false]);
+        const {
+          rows: [row],
+        } = await client.query(sql.INSERT_MESSAGE, [
+          conversation.id,
+          contact.id,
+          channel.id,
+          'OUTBOUND',
+          'PENDING',
+          message,
+          '[]',
+          null,
+          JSON.stringify({ random_string: 0 }),
+          null,
         ]);
         return { contact, conversation, row };
       });
@@ -109,8 +132,14 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
     const again = await pool.connect();
     try {
       await inTenant(again, payload, check.role, request.id, async () => {
-        const { rows: [sent] } = await again.query(sql.FINISH_SEND, [
-          stored.row.id, 'SENT', null, result.external_id ?? null, JSON.stringify({ provider_response: { status: result.status, message: result.message } }),
+        const {
+          rows: [sent],
+        } = await again.query(sql.FINISH_SEND, [
+          stored.row.id,
+          'SENT',
+          null,
+          result.external_id ?? null,
+          JSON.stringify({ provider_response: { status: result.status, message: result.message } }),
         ]);
         await insertOutboxEvents(again, [
           {

@@ -123,9 +123,11 @@ export async function measureInbound(
   // Whether any is left: stops at the first (a count read every unprocessed event every 50 ms, a
   // load of the bench's own on the database while the worker drains).
   const waiting = async (channelId) =>
-    (await client.query('SELECT count(*)::int AS n FROM (SELECT 1 FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1 LIMIT 1) e', [
-      channelId,
-    ])).rows[0].n;
+    (
+      await client.query('SELECT count(*)::int AS n FROM (SELECT 1 FROM inbound_events WHERE processed_at IS NULL AND channel_account_id = $1 LIMIT 1) e', [
+        channelId,
+      ])
+    ).rows[0].n;
   const drain = async (channelId) => {
     let left = await waiting(channelId);
     const deadline = Date.now() + 120_000;
@@ -146,7 +148,10 @@ export async function measureInbound(
     // so far as the next ones. A fresh cluster has none and creates (zero-fills) a 16 MB file each
     // time the WAL enters a new segment, holding back every commit meanwhile: three times in the
     // measured 10 s, each a window of slow acknowledgements, for ours and the bare handler alike.
-    const walRecycled = await client.query('CHECKPOINT').then(() => true, () => false);
+    const walRecycled = await client.query('CHECKPOINT').then(
+      () => true,
+      () => false,
+    );
     const measured = await inboundChannel(baseUrl, state, 'Bench inbound', meta);
     const { channel } = measured;
     const loadWindow = cpuWindow();

@@ -79,13 +79,19 @@ export async function pacedLoad({ url, rate, seconds, connections = 100, headers
   const waiting = []; // [request buffer, due] with no free connection yet
   const idle = [];
   const started = performance.now();
-  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  const extra = (payload) => (headersOf ? Object.entries(headersOf(payload)).map(([name, value]) => `${name}: ${value}\r\n`).join('') : '');
+  const headerLines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const extra = (payload) =>
+    headersOf
+      ? Object.entries(headersOf(payload))
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')
+      : '';
   const build = (payload) =>
     Buffer.concat([
       Buffer.from(
-        `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}${extra(payload)}` +
-          `content-length: ${Buffer.byteLength(payload)}\r\n\r\n`,
+        `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\n${headerLines}${extra(payload)}` + `content-length: ${Buffer.byteLength(payload)}\r\n\r\n`,
         'latin1',
       ),
       Buffer.from(payload),

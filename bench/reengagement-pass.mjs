@@ -79,7 +79,10 @@ async function main() {
   const given = process.env.DATABASE_URL;
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', AI_BASE_URL: `http://127.0.0.1:${ai.address().port}/v1`, ...(given ? { DATABASE_URL: given } : {}) };
   const runtime = await startPlatform(
-    loadConfig(env, CONTEXTS.flatMap((c) => (c.settings ? [c.settings] : []))),
+    loadConfig(
+      env,
+      CONTEXTS.flatMap((c) => (c.settings ? [c.settings] : [])),
+    ),
     { role: 'api', migrations: CONTEXT_MIGRATIONS },
   );
   const app = await createApiApp(runtime);
@@ -113,9 +116,17 @@ async function main() {
     await client.query('ANALYZE reengagement_nudges, reengagement_conversations');
     const planAfter = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${DUE_CONVERSATIONS}`, [now, 3, 500])).rows.map((r) => r['QUERY PLAN']);
     const result = {
-      conversations: total, due: dueCount, seed_seconds: seeded, selection_rows: selected, selection_seconds: Number(selectSeconds.toFixed(4)),
-      passes, all_passes_seconds: Number(seconds.toFixed(3)), nudges: Object.fromEntries(rows.map((r) => [r.status, r.n])),
-      uses_index: plan.some((line) => line.includes('conversations_last_customer_message_idx')), plan, plan_after_nudges: planAfter,
+      conversations: total,
+      due: dueCount,
+      seed_seconds: seeded,
+      selection_rows: selected,
+      selection_seconds: Number(selectSeconds.toFixed(4)),
+      passes,
+      all_passes_seconds: Number(seconds.toFixed(3)),
+      nudges: Object.fromEntries(rows.map((r) => [r.status, r.n])),
+      uses_index: plan.some((line) => line.includes('conversations_last_customer_message_idx')),
+      plan,
+      plan_after_nudges: planAfter,
     };
     const summary = JSON.stringify({ ...result, plan: undefined, plan_after_nudges: undefined }, null, 2);
     process.stdout.write(`${plan.join('\n')}\n\n${planAfter.join('\n')}\n\n${summary}\n`);

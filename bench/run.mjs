@@ -179,8 +179,12 @@ async function main() {
     const errors = a.errors + a.non2xx + b.errors + b.non2xx;
     // Errors per side, with the statuses that were not 2xx, so a failing side can be told apart.
     const side = (r) => ({
-      requests_per_second: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99,
-      errors: r.errors + r.non2xx, statuses: r.statusCodeStats, cpu: r.cpu,
+      requests_per_second: r.requests.average,
+      p50_ms: r.latency.p50,
+      p99_ms: r.latency.p99,
+      errors: r.errors + r.non2xx,
+      statuses: r.statusCodeStats,
+      cpu: r.cpu,
     });
     rows.push({
       scenario: scenario.name,
@@ -224,8 +228,7 @@ async function main() {
   }
   const pad = (value, width) => String(value).padEnd(width);
   process.stdout.write(
-    `\n${pad('scenario', 42)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}` +
-      `${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`,
+    `\n${pad('scenario', 42)}${pad('ours req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}` + `${pad('bare req/s', 12)}${pad('p50', 6)}${pad('p99', 6)}ratio\n`,
   );
   for (const row of rows) {
     process.stdout.write(
@@ -248,8 +251,7 @@ async function main() {
   }
   for (const result of [companyImport, contactImport].filter(Boolean)) {
     process.stdout.write(
-      `\n${result.scenario}: ${result.rows_per_second} rows/s, ` +
-        `server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`,
+      `\n${result.scenario}: ${result.rows_per_second} rows/s, ` + `server RSS ${result.server_rss_before_mib} -> peak ${result.server_rss_peak_mib} MiB\n`,
     );
   }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);

@@ -26,10 +26,29 @@ const percentile = (values, p) => {
 function makeCert(dir) {
   const certPath = join(dir, 'receiver-cert.pem');
   const keyPath = join(dir, 'receiver-key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { certPath, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
 }
 
@@ -86,7 +105,14 @@ async function latencyRun(client, receiver, healthy, dead, run) {
   const expected = ticks * LATENCY_PER_TICK * healthy.length;
   const complete = await waitForArrivals(receiver.arrivals, run, expected, 30_000);
   const latencies = receiver.arrivals.filter((a) => a.run === run).map((a) => a.at - a.queuedAt);
-  return { deliveries: latencies.length, expected, complete, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), max_ms: latencies.length ? Math.max(...latencies) : null };
+  return {
+    deliveries: latencies.length,
+    expected,
+    complete,
+    p50_ms: percentile(latencies, 50),
+    p99_ms: percentile(latencies, 99),
+    max_ms: latencies.length ? Math.max(...latencies) : null,
+  };
 }
 
 export async function measureWebhooks({ root, dir, startProcess, stopped }) {
@@ -95,7 +121,12 @@ export async function measureWebhooks({ root, dir, startProcess, stopped }) {
   const dataDir = join(dir, 'webhooks-data');
   mkdirSync(dataDir, { recursive: true });
   const service = await startProcess(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js'), '--with-worker'], {
-    PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_POOL_SIZE: '10', OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    DATABASE_POOL_SIZE: '10',
+    OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    NODE_EXTRA_CA_CERTS: cert.certPath,
   });
   const databaseUrl = process.env.DATABASE_URL ?? `postgresql://postgres@localhost:5432/engage?host=${encodeURIComponent(join(dataDir, 'pg'))}`;
   const { default: pg } = await import('pg');
@@ -103,7 +134,9 @@ export async function measureWebhooks({ root, dir, startProcess, stopped }) {
   try {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
     const login = await fetch(`${service.url}/functions/v1/mobile-api/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
     });
     const token = (await login.json()).access_token;
     const configure = async (path) => {

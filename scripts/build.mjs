@@ -24,11 +24,17 @@ function newestSource(dir, newest = 0) {
 
 const upToDate = () =>
   existsSync(stamp) &&
-  statSync(stamp).mtimeMs >= Math.max(newestSource(join(root, 'apps')), newestSource(join(root, 'libs')), statSync(join(root, '.swcrc')).mtimeMs, statSync(fileURLToPath(import.meta.url)).mtimeMs);
+  statSync(stamp).mtimeMs >=
+    Math.max(
+      newestSource(join(root, 'apps')),
+      newestSource(join(root, 'libs')),
+      statSync(join(root, '.swcrc')).mtimeMs,
+      statSync(fileURLToPath(import.meta.url)).mtimeMs,
+    );
 
 function acquireLock() {
   mkdirSync(join(root, 'dist'), { recursive: true });
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     try {
       mkdirSync(lock);
       return;
@@ -48,8 +54,18 @@ try {
     rmSync(out, { recursive: true, force: true });
     execFileSync(
       process.execPath,
-      [join(root, 'node_modules', '@swc', 'cli', 'bin', 'swc.js'), 'apps', 'libs', '--config-file', '.swcrc', '-d', out, '--quiet',
-        '--ignore', '**/*.test.ts,**/jest.config.js,**/test/**'],
+      [
+        join(root, 'node_modules', '@swc', 'cli', 'bin', 'swc.js'),
+        'apps',
+        'libs',
+        '--config-file',
+        '.swcrc',
+        '-d',
+        out,
+        '--quiet',
+        '--ignore',
+        '**/*.test.ts,**/jest.config.js,**/test/**',
+      ],
       { cwd: root, stdio: 'inherit' },
     );
     const entries = { api: ['main', 'admin'], worker: ['main'] };

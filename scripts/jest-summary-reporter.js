@@ -13,7 +13,11 @@ class SummaryReporter {
     const name = (this.globalConfig.rootDir || 'run').replace(/[^A-Za-z0-9]+/g, '_');
     writeFileSync(
       join(dir, `${name}.json`),
-      JSON.stringify({ passed: results.numPassedTests, failed: results.numFailedTests + results.numRuntimeErrorTestSuites, skipped: results.numPendingTests + results.numTodoTests }),
+      JSON.stringify({
+        passed: results.numPassedTests,
+        failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
+        skipped: results.numPendingTests + results.numTodoTests,
+      }),
     );
   }
 }

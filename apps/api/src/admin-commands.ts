@@ -24,12 +24,19 @@ function limitOf(flags: Flags): number {
 // The commands of OPERATIONS.md ("Bootstrap from the command line"); each returns its JSON answer.
 export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags: Flags, config: Config) => Promise<unknown>> = {
   'create-org': async (app, flags) => {
-    const created = await app.get(OrganizationService).createOrganization({ name: required(flags, 'name'), ownerEmail: required(flags, 'owner-email'), ownerPassword: required(flags, 'owner-password') });
+    const created = await app
+      .get(OrganizationService)
+      .createOrganization({ name: required(flags, 'name'), ownerEmail: required(flags, 'owner-email'), ownerPassword: required(flags, 'owner-password') });
     const key = await app.get(ApiKeyService).create(systemCtx(created.organization_id), 'Default');
     return { ...created, api_key: key.api_key, anon_key: await app.get(TokenService).issueAnonKey() };
   },
   'create-user': async (app, flags) =>
-    app.get(OrganizationService).createUser({ organizationId: required(flags, 'org'), email: required(flags, 'email'), password: required(flags, 'password'), role: required(flags, 'role') }),
+    app.get(OrganizationService).createUser({
+      organizationId: required(flags, 'org'),
+      email: required(flags, 'email'),
+      password: required(flags, 'password'),
+      role: required(flags, 'role'),
+    }),
   'create-api-key': async (app, flags) => {
     const key = await app.get(ApiKeyService).create(systemCtx(required(flags, 'org')), required(flags, 'name'));
     return { api_key: key.api_key, id: key.id, prefix: key.prefix };

@@ -18,7 +18,9 @@ export async function seedDemo(app: INestApplicationContext, config: Config): Pr
   if (existsSync(file)) return { file, created: false };
   const password = randomBytes(12).toString('base64url');
   const email = 'owner@demo.local';
-  const org = await app.get(OrganizationService).createOrganization({ name: 'Demo Organization', ownerEmail: email, ownerPassword: password, ownerFirstName: 'Demo' });
+  const org = await app
+    .get(OrganizationService)
+    .createOrganization({ name: 'Demo Organization', ownerEmail: email, ownerPassword: password, ownerFirstName: 'Demo' });
   // Call recordings upload under the organization's suite id (docs/calls.md).
   await app.get(OrganizationService).setSetting(org.organization_id, 'suite_id', 'demo');
   const key = await app.get(ApiKeyService).create({ organizationId: org.organization_id, userId: null, role: 'SYSTEM', requestId: 'demo-seed' }, 'Demo key');

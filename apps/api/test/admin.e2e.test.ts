@@ -56,9 +56,15 @@ describe('admin CLI (npm run admin)', () => {
     const setting = await admin('set-org-setting', '--org', org.json.organization_id, '--key', 'appgain_api_key', '--value', 'provider-secret-123');
     expect(setting).toEqual({ code: 0, json: { ok: true } });
 
-    runtime = await startPlatform(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }), { role: 'api', migrations: CONTEXT_MIGRATIONS });
+    runtime = await startPlatform(loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }), {
+      role: 'api',
+      migrations: CONTEXT_MIGRATIONS,
+    });
     app = await createApiApp(runtime);
-    for (const [email, password] of [['owner@acme.io', 'owner password 1'], ['agent@acme.io', 'agent password 1']]) {
+    for (const [email, password] of [
+      ['owner@acme.io', 'owner password 1'],
+      ['agent@acme.io', 'agent password 1'],
+    ]) {
       const login = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email, password } });
       expect(login.statusCode).toBe(200);
       expect(login.json().user.organization_id).toBe(org.json.organization_id);
@@ -69,18 +75,43 @@ describe('admin CLI (npm run admin)', () => {
       expect(caller.ctx.organizationId).toBe(org.json.organization_id);
     }
     // The provider key is sealed at rest.
-    const [row] = await runtime.db.asSystem((tx) => tx.query<{ settings: Record<string, { sealed: string }> }>('SELECT settings FROM organizations WHERE id = $1', [org.json.organization_id]));
+    const [row] = await runtime.db.asSystem((tx) =>
+      tx.query<{ settings: Record<string, { sealed: string }> }>('SELECT settings FROM organizations WHERE id = $1', [org.json.organization_id]),
+    );
     expect(JSON.stringify(row.settings)).not.toContain('provider-secret-123');
     expect(row.settings.appgain_api_key.sealed).toMatch(/^v1:/);
   });
 
   it('should refuse bad input with a JSON error and a non-zero exit', async () => {
-    expect(await admin('create-org', '--name', 'X', '--owner-email', 'x@x.io')).toEqual({ code: 1, json: { error: '--owner-password is required', code: 'missing_flag' } });
+    expect(await admin('create-org', '--name', 'X', '--owner-email', 'x@x.io')).toEqual({
+      code: 1,
+      json: { error: '--owner-password is required', code: 'missing_flag' },
+    });
     const weak = await admin('create-org', '--name', 'X', '--owner-email', 'x@x.io', '--owner-password', 'short');
     expect(weak).toMatchObject({ code: 1, json: { code: 'weak_password' } });
-    const badRole = await admin('create-user', '--org', '00000000-0000-0000-0000-000000000000', '--email', 'y@y.io', '--password', 'long enough 1', '--role', 'KING');
+    const badRole = await admin(
+      'create-user',
+      '--org',
+      '00000000-0000-0000-0000-000000000000',
+      '--email',
+      'y@y.io',
+      '--password',
+      'long enough 1',
+      '--role',
+      'KING',
+    );
     expect(badRole.json.error).toContain('role must be one of');
-    const unknownOrg = await admin('create-user', '--org', '00000000-0000-0000-0000-000000000000', '--email', 'y@y.io', '--password', 'long enough 1', '--role', 'AGENT');
+    const unknownOrg = await admin(
+      'create-user',
+      '--org',
+      '00000000-0000-0000-0000-000000000000',
+      '--email',
+      'y@y.io',
+      '--password',
+      'long enough 1',
+      '--role',
+      'AGENT',
+    );
     expect(unknownOrg).toMatchObject({ code: 1, json: { code: 'organization.not_found' } });
     expect((await admin('no-such-command')).code).toBe(2);
   });
@@ -134,8 +165,27 @@ describe('admin CLI (npm run admin)', () => {
   });
 
   it('should add a subscription plan and change the fields given, refusing bad flags', async () => {
-    const created = await admin('set-plan', '--id', 'scale', '--name', 'Scale', '--price', '499.50', '--currency', 'eur', '--interval', 'year',
-      '--max-contacts', '100000', '--max-conversations', 'unlimited', '--max-members', '50', '--product-lookup-id', 'engage_scale');
+    const created = await admin(
+      'set-plan',
+      '--id',
+      'scale',
+      '--name',
+      'Scale',
+      '--price',
+      '499.50',
+      '--currency',
+      'eur',
+      '--interval',
+      'year',
+      '--max-contacts',
+      '100000',
+      '--max-conversations',
+      'unlimited',
+      '--max-members',
+      '50',
+      '--product-lookup-id',
+      'engage_scale',
+    );
     const scale = { id: 'scale', price: '499.50', currency: 'EUR', limit_conversations_per_month: null, is_active: true };
     expect(created).toMatchObject({ code: 0, json: { created: true, plan: scale } });
     const changed = await admin('set-plan', '--id', 'growth', '--price', '89', '--max-members', 'unlimited', '--active', 'false');

@@ -82,7 +82,8 @@ describe('call analysis on the contact timeline', () => {
     const failedId = await callOf(contactId, 'hello');
     const failed = await entryOf(contactId, 'call.failed');
     expect(failed).toMatchObject({
-      summary: 'Call processing failed: the AI answered twice with malformed analysis (the answer is not JSON)', data: { call_record_id: failedId },
+      summary: 'Call processing failed: the AI answered twice with malformed analysis (the answer is not JSON)',
+      data: { call_record_id: failedId },
     });
   });
 });

@@ -37,7 +37,9 @@ describe('call recordings in the composed app', () => {
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const res = await app.inject({
-      method: 'POST', url: '/functions/v1/mobile-api/call-recording', payload,
+      method: 'POST',
+      url: '/functions/v1/mobile-api/call-recording',
+      payload,
       headers: { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
     });
     expect(res.statusCode).toBe(200);

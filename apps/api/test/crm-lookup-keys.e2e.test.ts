@@ -57,7 +57,13 @@ describe('CRM lookup keys after writes through the data API', () => {
     expect((await rest('PATCH', '/contacts?first_name=in.(Ana,Bo)', t, { emails: ['same@example.com'] })).json()).toHaveLength(2);
     expect(await emailRows(t)).toEqual([`same@example.com ${ana.id}`, `same@example.com ${bo.id}`].sort());
 
-    const upserted = await rest('POST', '/contacts?on_conflict=id', t, { id: bo.id, first_name: 'Bo', emails: ['bo3@example.com'] }, 'return=representation,resolution=merge-duplicates');
+    const upserted = await rest(
+      'POST',
+      '/contacts?on_conflict=id',
+      t,
+      { id: bo.id, first_name: 'Bo', emails: ['bo3@example.com'] },
+      'return=representation,resolution=merge-duplicates',
+    );
     expect(upserted.statusCode).toBe(200);
     expect(await emailRows(t)).toEqual([`bo3@example.com ${bo.id}`, `same@example.com ${ana.id}`]);
 
@@ -79,14 +85,21 @@ describe('CRM lookup keys after writes through the data API', () => {
     const t = await createTestTenant(app);
     const other = await createTestTenant(app);
     await rest('POST', '/companies', other, { name: 'Acme', website: 'acme.example' });
-    const [acme, globex] = (await rest('POST', '/companies', t, [{ name: 'Acme Inc', website: 'acme.example' }, { name: 'Globex', website: '' }])).json() as { id: string }[];
+    const [acme, globex] = (
+      await rest('POST', '/companies', t, [
+        { name: 'Acme Inc', website: 'acme.example' },
+        { name: 'Globex', website: '' },
+      ])
+    ).json() as { id: string }[];
     expect(await duplicates(t)).toEqual([]);
 
     expect((await rest('PATCH', `/companies?id=eq.${globex.id}`, t, { website: 'https://www.acme.example/about' })).statusCode).toBe(200);
     expect(await duplicates(t)).toEqual([{ ids: [acme.id, globex.id].sort(), reasons: ['same website domain acme.example'] }]);
 
     const [ltd] = (await rest('POST', '/companies', t, { name: 'ACME Ltd' })).json() as { id: string }[];
-    expect(await duplicates(t)).toEqual([{ ids: [acme.id, globex.id, ltd.id].sort(), reasons: ['same normalised name acme', 'same website domain acme.example'] }]);
+    expect(await duplicates(t)).toEqual([
+      { ids: [acme.id, globex.id, ltd.id].sort(), reasons: ['same normalised name acme', 'same website domain acme.example'] },
+    ]);
 
     expect((await rest('DELETE', `/companies?id=eq.${globex.id}`, t)).json()).toHaveLength(1);
     expect(await duplicates(t)).toEqual([{ ids: [acme.id, ltd.id].sort(), reasons: ['same normalised name acme'] }]);
@@ -98,12 +111,19 @@ describe('CRM lookup keys after writes through the data API', () => {
     expect(await duplicates(t)).toEqual([]);
     await rest('PATCH', `/companies?id=eq.${acme.id}`, t, { name: 'Acme' });
     expect(await duplicates(t)).toEqual([{ ids: [acme.id, ltd.id].sort(), reasons: ['same normalised name acme'] }]);
-    const merged = await app.inject({ method: 'POST', url: '/functions/v1/find-duplicate-companies', headers: t.session, payload: { companyIds: [acme.id, ltd.id], primaryCompanyId: acme.id } });
+    const merged = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/find-duplicate-companies',
+      headers: t.session,
+      payload: { companyIds: [acme.id, ltd.id], primaryCompanyId: acme.id },
+    });
     expect(merged.statusCode).toBe(200);
     expect(await duplicates(t)).toEqual([]);
     // The other organization's Acme never joined a group of t's, nor t's companies one of its own.
     expect(await duplicates(other)).toEqual([]);
-    const [{ n }] = await runtime.db.asSystem((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM company_duplicate_keys WHERE organization_id = $1', [t.ctx.organizationId]));
+    const [{ n }] = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number }>('SELECT count(*)::int AS n FROM company_duplicate_keys WHERE organization_id = $1', [t.ctx.organizationId]),
+    );
     expect(n).toBe(1);
   });
 });

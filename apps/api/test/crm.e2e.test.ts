@@ -15,21 +15,42 @@ describe('CRM in the composed api: tasks, notes and company updates through the 
   afterAll(() => close());
 
   const rest = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, t: TestTenant, payload?: unknown) =>
-    app.inject({ method, url: `/rest/v1${path}`, headers: { ...t.session, prefer: 'return=representation' }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    app.inject({
+      method,
+      url: `/rest/v1${path}`,
+      headers: { ...t.session, prefer: 'return=representation' },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const proxy = (method: 'POST' | 'PATCH', path: string, t: TestTenant, payload: unknown) =>
     app.inject({ method, url: `/functions/v1/rest-api-proxy${path}`, headers: t.key, payload: payload as object });
   const outbox = async (orgId: string, type: string) =>
-    runtime.db.asSystem((tx) => tx.query<{ payload: Record<string, unknown> }>('SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq', [orgId, type]));
+    runtime.db.asSystem((tx) =>
+      tx.query<{ payload: Record<string, unknown> }>('SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq', [orgId, type]),
+    );
 
   it('should create, complete and reopen a task linked to a contact and a deal, with task.created and task.completed', async () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Lina' });
     const deal = await app.get(DealService).create(t.ctx, { title: 'Fleet', contact_id: contact.id });
-    const created = await rest('POST', '/tasks', t, { title: ' Call back ', due_at: '2030-01-02T09:00:00Z', assignee_id: t.ctx.userId, contact_id: contact.id, deal_id: deal.id });
+    const created = await rest('POST', '/tasks', t, {
+      title: ' Call back ',
+      due_at: '2030-01-02T09:00:00Z',
+      assignee_id: t.ctx.userId,
+      contact_id: contact.id,
+      deal_id: deal.id,
+    });
     expect(created.statusCode).toBe(201);
     const [task] = created.json();
     expect(new Date(task.due_at).toISOString()).toBe('2030-01-02T09:00:00.000Z');
-    expect(task).toMatchObject({ title: 'Call back', done: false, done_at: null, contact_id: contact.id, deal_id: deal.id, company_id: null, created_by: t.ctx.userId });
+    expect(task).toMatchObject({
+      title: 'Call back',
+      done: false,
+      done_at: null,
+      contact_id: contact.id,
+      deal_id: deal.id,
+      company_id: null,
+      created_by: t.ctx.userId,
+    });
     const done = await rest('PATCH', `/tasks?id=eq.${task.id}`, t, { done: true });
     expect(done.statusCode).toBe(200);
     expect(done.json()[0]).toMatchObject({ done: true, done_at: expect.any(String) });
@@ -55,7 +76,11 @@ describe('CRM in the composed api: tasks, notes and company updates through the 
     const [note] = created.json();
     expect(note).toMatchObject({ body: 'Prefers email', author_id: t.ctx.userId, company_id: company.id });
     // The answer is PostgreSQL's JSON (PostgREST's timestamp form); the event carries ISO strings.
-    const sameInstant = (row: Record<string, unknown>) => ({ ...row, created_at: new Date(String(row.created_at)).toISOString(), updated_at: new Date(String(row.updated_at)).toISOString() });
+    const sameInstant = (row: Record<string, unknown>) => ({
+      ...row,
+      created_at: new Date(String(row.created_at)).toISOString(),
+      updated_at: new Date(String(row.updated_at)).toISOString(),
+    });
     const [event] = await outbox(t.ctx.organizationId, 'note.created');
     expect({ ...event.payload, note: sameInstant(event.payload.note as Record<string, unknown>) }).toEqual({ note: sameInstant(note), actor_id: t.ctx.userId });
     const edited = await proxy('PATCH', `/notes?id=eq.${note.id}`, t, { body: 'Prefers phone' });
@@ -113,10 +138,28 @@ describe('CRM in the composed api: tasks, notes and company updates through the 
     const b = await createTestTenant(app);
     const company = await app.get(CompanyService).create(a.ctx, { name: 'Acme', phones: ['+201001234567'] });
     const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
-    const patched = await rest('PATCH', `/companies?id=eq.${company.id}`, a, { website: ' acme.example ', emails: ['Sales@Acme.Example'], annual_revenue: 1000 });
+    const patched = await rest('PATCH', `/companies?id=eq.${company.id}`, a, {
+      website: ' acme.example ',
+      emails: ['Sales@Acme.Example'],
+      annual_revenue: 1000,
+    });
     expect(patched.statusCode).toBe(200);
-    expect(patched.json()[0]).toMatchObject({ name: 'Acme', website: 'acme.example', emails: ['sales@acme.example'], phones: ['+201001234567'], annual_revenue: 1000 });
-    for (const bad of [{ name: '' }, { name: 'x'.repeat(201) }, { phones: ['12'] }, { emails: ['nope'] }, { annual_revenue: -1 }, { color: 'red' }, { tags: 'vip' }]) {
+    expect(patched.json()[0]).toMatchObject({
+      name: 'Acme',
+      website: 'acme.example',
+      emails: ['sales@acme.example'],
+      phones: ['+201001234567'],
+      annual_revenue: 1000,
+    });
+    for (const bad of [
+      { name: '' },
+      { name: 'x'.repeat(201) },
+      { phones: ['12'] },
+      { emails: ['nope'] },
+      { annual_revenue: -1 },
+      { color: 'red' },
+      { tags: 'vip' },
+    ]) {
       const res = await proxy('PATCH', `/companies?id=eq.${company.id}`, a, bad);
       expect({ bad, status: res.statusCode }).toEqual({ bad, status: 400 });
     }
@@ -126,7 +169,12 @@ describe('CRM in the composed api: tasks, notes and company updates through the 
 
   it('should import contacts from text/csv and read them back through /rest/v1', async () => {
     const t = await createTestTenant(app);
-    const res = await app.inject({ method: 'POST', url: '/functions/v1/contacts/import', headers: { ...t.session, 'content-type': 'text/csv' }, payload: 'first_name,phone\nRana,+20 100 123 4567\nNo country,01001234567\nRana Said,0020 100 123 4567\n' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/contacts/import',
+      headers: { ...t.session, 'content-type': 'text/csv' },
+      payload: 'first_name,phone\nRana,+20 100 123 4567\nNo country,01001234567\nRana Said,0020 100 123 4567\n',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ status: 'completed', created: 1, updated: 1, failed: 1, errors: [{ line: 3, code: 'contact.invalid_phone' }] });
     expect((await rest('GET', '/contacts?select=first_name,phones', t)).json()).toEqual([{ first_name: 'Rana Said', phones: ['+201001234567'] }]);

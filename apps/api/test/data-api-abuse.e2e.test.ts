@@ -17,14 +17,24 @@ const VALUES = ['1', '-1', 'x', '*a*', '(1,2)', '{a,b}', '{"k":1}', 'null', 'tru
 const MODIFIERS = ['', '(any)', '(all)', '(english)', '(nosuchconfig)'];
 
 const pick = <T>(items: T[]) => fc.constantFrom(...items);
-const column = fc.oneof(pick(COLUMNS), pick(COLUMNS).map((c) => `${c}->a->>b`), pick(COLUMNS).map((c) => `${c}::text`), pick(COLUMNS).map((c) => `al:${c}`));
+const column = fc.oneof(
+  pick(COLUMNS),
+  pick(COLUMNS).map((c) => `${c}->a->>b`),
+  pick(COLUMNS).map((c) => `${c}::text`),
+  pick(COLUMNS).map((c) => `al:${c}`),
+);
 const condition = fc
   .tuple(fc.boolean(), pick(OPERATORS), pick(MODIFIERS), pick(VALUES))
   .map(([not, op, mod, value]) => `${not ? 'not.' : ''}${op}${mod}.${value}`);
 const select: fc.Arbitrary<string> = fc.letrec<{ items: string }>((tie) => ({
   items: fc
     .array(
-      fc.oneof({ depthSize: 'small' }, column, fc.constant('*'), fc.tuple(pick(EMBEDS), tie('items')).map(([embed, inner]) => `${embed}(${inner})`)),
+      fc.oneof(
+        { depthSize: 'small' },
+        column,
+        fc.constant('*'),
+        fc.tuple(pick(EMBEDS), tie('items')).map(([embed, inner]) => `${embed}(${inner})`),
+      ),
       { minLength: 1, maxLength: 4 },
     )
     .map((items) => items.join(',')),

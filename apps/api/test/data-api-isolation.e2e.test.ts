@@ -19,7 +19,15 @@ describe('data API isolation: every verb on every exposed table', () => {
 
   // Tables this suite knows how to fill for B, and a body a create accepts.
   const SEEDED = [
-    'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'profiles', 'subscriptions',
+    'contacts',
+    'companies',
+    'deals',
+    'pipelines',
+    'pipeline_stages',
+    'deal_stage_history',
+    'deal_owner_history',
+    'profiles',
+    'subscriptions',
     'dashboard_widgets',
   ];
   // A member's own rows: /rest/v1 lists them as {widgets: [...]} (the analytics context's route,
@@ -56,7 +64,10 @@ describe('data API isolation: every verb on every exposed table', () => {
   // B's rows as the system sees them: their ids and a fingerprint of their whole content.
   const snapshot = async (table: string, organizationId: string) => {
     const [row] = await runtime.db.asSystem((tx) =>
-      tx.query<{ ids: string[] | null; digest: string | null }>(`SELECT array_agg(t.id::text ORDER BY t.id::text) AS ids, md5(string_agg(t::text, ',' ORDER BY t::text)) AS digest FROM "${table}" t WHERE t.organization_id = $1`, [organizationId]),
+      tx.query<{ ids: string[] | null; digest: string | null }>(
+        `SELECT array_agg(t.id::text ORDER BY t.id::text) AS ids, md5(string_agg(t::text, ',' ORDER BY t::text)) AS digest FROM "${table}" t WHERE t.organization_id = $1`,
+        [organizationId],
+      ),
     );
     return { ids: row.ids ?? [], digest: row.digest };
   };
@@ -119,7 +130,8 @@ describe('data API isolation: every verb on every exposed table', () => {
         ]) {
           expect([context, response.statusCode < 500]).toEqual([context, true]);
           if (response.statusCode < 300 && response.body) {
-            for (const row of [response.json()].flat() as { id: string; organization_id: string }[]) expect([context, row.organization_id, before.ids.includes(String(row.id))]).toEqual([context, a.ctx.organizationId, false]);
+            for (const row of [response.json()].flat() as { id: string; organization_id: string }[])
+              expect([context, row.organization_id, before.ids.includes(String(row.id))]).toEqual([context, a.ctx.organizationId, false]);
           }
         }
       }

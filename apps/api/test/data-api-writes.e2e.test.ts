@@ -17,14 +17,26 @@ describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
   const proxy = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, headers: Record<string, string>, payload?: unknown) =>
     app.inject({ method, url: `/functions/v1/rest-api-proxy${path}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
   const outboxTypes = async (orgId: string) =>
-    (await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId]))).map((r) => r.type);
+    (await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId]))).map(
+      (r) => r.type,
+    );
 
   it('should create a contact with normalised phones and generated fields, and refuse a duplicate phone', async () => {
     const { ctx, key } = await tenant();
-    const created = await proxy('POST', '/contacts', key, { first_name: 'Rami', phones: ['+20 100 123 4567'], organization_id: '00000000-0000-0000-0000-000000000000' });
+    const created = await proxy('POST', '/contacts', key, {
+      first_name: 'Rami',
+      phones: ['+20 100 123 4567'],
+      organization_id: '00000000-0000-0000-0000-000000000000',
+    });
     expect(created.statusCode).toBe(201);
     const [row] = created.json();
-    expect(row).toMatchObject({ first_name: 'Rami', phones: ['+201001234567'], organization_id: ctx.organizationId, id: expect.any(String), created_at: expect.any(String) });
+    expect(row).toMatchObject({
+      first_name: 'Rami',
+      phones: ['+201001234567'],
+      organization_id: ctx.organizationId,
+      id: expect.any(String),
+      created_at: expect.any(String),
+    });
     const again = await proxy('POST', '/contacts', key, { first_name: 'Twin', phones: ['00201001234567'] });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ error: expect.stringContaining('+201001234567'), code: 'contact.duplicate_phone' });
@@ -33,15 +45,27 @@ describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
 
   it('should move a deal through PATCH with history, probability and deal.stage.changed, like a kanban move', async () => {
     const { ctx, session } = await tenant();
-    const created = await app.inject({ method: 'POST', url: '/rest/v1/deals', headers: { ...session, prefer: 'return=representation' }, payload: { title: 'Via REST', stage: 'lead', value: 500 } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/deals',
+      headers: { ...session, prefer: 'return=representation' },
+      payload: { title: 'Via REST', stage: 'lead', value: 500 },
+    });
     expect(created.statusCode).toBe(201);
     const deal = created.json()[0];
     const patched = await app.inject({ method: 'PATCH', url: `/rest/v1/deals?id=eq.${deal.id}`, headers: session, payload: { stage: 'CLOSED_WON' } });
     expect(patched.statusCode).toBe(204);
     const read = await app.inject({ method: 'GET', url: `/rest/v1/deals?id=eq.${deal.id}&select=stage,probability`, headers: session });
     expect(read.json()).toEqual([{ stage: 'CLOSED_WON', probability: 100 }]);
-    const history = await app.inject({ method: 'GET', url: `/rest/v1/deal_stage_history?deal_id=eq.${deal.id}&select=from_stage,to_stage&order=id`, headers: session });
-    expect(history.json()).toEqual([{ from_stage: null, to_stage: 'LEAD' }, { from_stage: 'LEAD', to_stage: 'CLOSED_WON' }]);
+    const history = await app.inject({
+      method: 'GET',
+      url: `/rest/v1/deal_stage_history?deal_id=eq.${deal.id}&select=from_stage,to_stage&order=id`,
+      headers: session,
+    });
+    expect(history.json()).toEqual([
+      { from_stage: null, to_stage: 'LEAD' },
+      { from_stage: 'LEAD', to_stage: 'CLOSED_WON' },
+    ]);
     expect(await outboxTypes(ctx.organizationId)).toEqual(expect.arrayContaining(['deal.created', 'deal.updated', 'deal.stage.changed']));
   });
 
@@ -54,7 +78,12 @@ describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
     expect(updated.statusCode).toBe(200);
     expect(updated.json().map((c: { source: string }) => c.source)).toEqual(['import', 'import', 'import']);
     const deleted = await proxy('DELETE', '/contacts?first_name=in.(A1,A2)', a.key);
-    expect(deleted.json().map((c: { first_name: string }) => c.first_name).sort()).toEqual(['A1', 'A2']);
+    expect(
+      deleted
+        .json()
+        .map((c: { first_name: string }) => c.first_name)
+        .sort(),
+    ).toEqual(['A1', 'A2']);
     expect((await proxy('GET', '/contacts?select=first_name', a.key)).json()).toEqual([{ first_name: 'A3' }]);
     expect((await proxy('GET', '/contacts?select=first_name,source', b.key)).json()).toEqual([{ first_name: 'B1', source: '' }]);
   });
@@ -66,7 +95,12 @@ describe('data API writes (§4.5 record proxy and /rest/v1)', () => {
     expect(unfiltered.json().hint).toContain('id=not.is.null');
     expect((await proxy('PATCH', '/contacts?select=id', key, { source: 'x' })).statusCode).toBe(400);
     expect((await proxy('POST', '/contacts', key, [])).statusCode).toBe(400);
-    const jsonString = await app.inject({ method: 'POST', url: '/functions/v1/rest-api-proxy/contacts', headers: { ...key, 'content-type': 'application/json' }, payload: '"text"' });
+    const jsonString = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/rest-api-proxy/contacts',
+      headers: { ...key, 'content-type': 'application/json' },
+      payload: '"text"',
+    });
     expect(jsonString.statusCode).toBe(400);
     expect((await proxy('POST', '/contacts', key, 'text')).statusCode).toBe(415); // not JSON at all
     expect((await proxy('POST', '/contacts', key, { first_name: 'X', phones: ['12'] })).json()).toMatchObject({ error: '"12" is not a valid phone number' });

@@ -21,9 +21,16 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     await contacts.create(ctx, { first_name: 'Ali', tags: ['vip'], phones: ['+201001234567'] });
     await contacts.create(ctx, { first_name: 'Badr', tags: ['lead'] });
     await contacts.create(ctx, { first_name: 'Ali', last_name: 'Second', tags: ['vip', 'lead'] });
-    const res = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name,last_name&tags=cs.{vip}&order=last_name.asc.nullsfirst', headers: { ...session, prefer: 'count=exact' } });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/rest/v1/contacts?select=first_name,last_name&tags=cs.{vip}&order=last_name.asc.nullsfirst',
+      headers: { ...session, prefer: 'count=exact' },
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual([{ first_name: 'Ali', last_name: null }, { first_name: 'Ali', last_name: 'Second' }]);
+    expect(res.json()).toEqual([
+      { first_name: 'Ali', last_name: null },
+      { first_name: 'Ali', last_name: 'Second' },
+    ]);
     expect(res.headers['content-range']).toBe('0-1/2');
     const phone = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name&phones=cs.{"%2B201001234567"}', headers: session });
     expect(phone.json()).toEqual([{ first_name: 'Ali' }]);
@@ -39,7 +46,11 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     expect(deals.json()).toEqual([{ title: 'One', stage: 'QUALIFIED', probability: 25 }]);
     const stages = await app.inject({ method: 'GET', url: '/rest/v1/pipeline_stages?select=name&order=position', headers: session });
     expect(stages.json().map((s: { name: string }) => s.name)).toEqual(['Deal', 'Qualified', 'Proposal', 'Negotiation', 'Closed Won', 'Closed Lost']);
-    const single = await app.inject({ method: 'GET', url: '/rest/v1/deals?stage=eq.LEAD', headers: { ...session, accept: 'application/vnd.pgrst.object+json' } });
+    const single = await app.inject({
+      method: 'GET',
+      url: '/rest/v1/deals?stage=eq.LEAD',
+      headers: { ...session, accept: 'application/vnd.pgrst.object+json' },
+    });
     expect(single.statusCode).toBe(406);
     expect(single.json()).toMatchObject({ code: 'PGRST116', details: expect.stringContaining('0 rows') });
     const range = await app.inject({ method: 'GET', url: '/rest/v1/deals?offset=10', headers: { ...session, prefer: 'count=exact' } });
@@ -71,8 +82,16 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     expect(res.statusCode).toBe(200);
     const [bare, linked] = res.json();
     expect(bare).toMatchObject({ title: 'Bare', contacts: null, profiles: null });
-    expect(linked).toMatchObject({ title: 'With links', contacts: { id: contact.id, first_name: 'Embedded' }, profiles: { id: ctx.userId, email, role: 'OWNER' } });
-    const inner = await app.inject({ method: 'GET', url: '/rest/v1/deals?select=title,contacts!inner(first_name)&contacts.first_name=eq.Embedded', headers: session });
+    expect(linked).toMatchObject({
+      title: 'With links',
+      contacts: { id: contact.id, first_name: 'Embedded' },
+      profiles: { id: ctx.userId, email, role: 'OWNER' },
+    });
+    const inner = await app.inject({
+      method: 'GET',
+      url: '/rest/v1/deals?select=title,contacts!inner(first_name)&contacts.first_name=eq.Embedded',
+      headers: session,
+    });
     expect(inner.json()).toEqual([{ title: 'With links', contacts: { first_name: 'Embedded' } }]);
   });
 

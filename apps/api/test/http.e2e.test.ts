@@ -54,7 +54,11 @@ class ProbeController {
 
   @Get('rest/v1/probe-sql')
   async sqlError(): Promise<never> {
-    throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: '23505', constraint: 'deals_pkey', detail: 'Key (id)=(1) already exists.' });
+    throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), {
+      code: '23505',
+      constraint: 'deals_pkey',
+      detail: 'Key (id)=(1) already exists.',
+    });
   }
 }
 
@@ -111,10 +115,15 @@ describe('HTTP stack', () => {
     expect(res.json().error).toMatch(/^Request body is not valid JSON: /);
   });
 
-  it('should answer malformed JSON under /rest/v1 with PostgREST\'s PGRST102', async () => {
+  it("should answer malformed JSON under /rest/v1 with PostgREST's PGRST102", async () => {
     const res = await app.inject({ method: 'POST', url: '/rest/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: '{"text": ' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ code: 'PGRST102', message: 'Empty or invalid json', details: expect.stringMatching(/^Request body is not valid JSON: /), hint: null });
+    expect(res.json()).toEqual({
+      code: 'PGRST102',
+      message: 'Empty or invalid json',
+      details: expect.stringMatching(/^Request body is not valid JSON: /),
+      hint: null,
+    });
   });
 
   it('should refuse a JSON body nested deeper than BODY_MAX_DEPTH with 400, in every family', async () => {
@@ -128,7 +137,12 @@ describe('HTTP stack', () => {
   });
 
   it('should refuse a NUL character in a JSON field or in the URL with 400 naming where', async () => {
-    const body = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: '{"text":"a\\u0000b"}' });
+    const body = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/probe-echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"text":"a\\u0000b"}',
+    });
     expect(body.statusCode).toBe(400);
     expect(body.json()).toMatchObject({ code: 'invalid_characters', error: expect.stringContaining('text contains a NUL character') });
     const query = await app.inject({ method: 'GET', url: '/functions/v1/probe-query?search=a%00b' });
@@ -160,7 +174,12 @@ describe('HTTP stack', () => {
   });
 
   it('should refuse a body over the limit with 413', async () => {
-    const res = await app.inject({ method: 'POST', url: '/functions/v1/probe-echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(5000) }) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/probe-echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ text: 'x'.repeat(5000) }),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ code: 'payload_too_large' });
   });
@@ -199,7 +218,12 @@ describe('HTTP stack', () => {
     const sql = await app.inject({ method: 'GET', url: '/rest/v1/probe-sql' });
     expect(sql.statusCode).toBe(409);
     // An unmapped integrity violation: a stable code, our own words, the constraint; none of PostgreSQL's text.
-    expect(sql.json()).toEqual({ code: 'unique_violation', message: 'A record with the same value already exists', details: { constraint: 'deals_pkey' }, hint: null });
+    expect(sql.json()).toEqual({
+      code: 'unique_violation',
+      message: 'A record with the same value already exists',
+      details: { constraint: 'deals_pkey' },
+      hint: null,
+    });
     expect(sql.body).not.toMatch(/duplicate key|Key \(id\)/);
 
     const legacyAuth = await app.inject({ method: 'GET', url: '/auth/v1/probe' });
@@ -226,7 +250,11 @@ describe('HTTP stack', () => {
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/rest/v1/deals',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'apikey,authorization,prefer,range,x-client-info' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'apikey,authorization,prefer,range,x-client-info',
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');

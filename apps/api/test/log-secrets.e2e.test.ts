@@ -28,7 +28,12 @@ describe('logs carry no secrets', () => {
     child = spawn(process.execPath, [main, '--with-worker'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug', PUBLIC_URL: 'http://engage.test',
+        PATH: process.env.PATH,
+        PORT: '0',
+        DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'debug',
+        PUBLIC_URL: 'http://engage.test',
         BILLING_WEBHOOK_SECRET: billingSecret,
       },
     });

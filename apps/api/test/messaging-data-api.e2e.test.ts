@@ -18,10 +18,19 @@ describe('messaging tables on /rest/v1', () => {
     const b = await createTestTenant(app);
     for (const t of [a, b]) {
       await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-123');
-      const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: '201001234567', message: `hi from ${t.ctx.organizationId}`, organizationId: t.ctx.organizationId, contactName: 'Sara' } });
+      const sent = await app.inject({
+        method: 'POST',
+        url: '/functions/v1/chat-lite-send',
+        headers: t.key,
+        payload: { to: '201001234567', message: `hi from ${t.ctx.organizationId}`, organizationId: t.ctx.organizationId, contactName: 'Sara' },
+      });
       expect(sent.statusCode).toBe(200);
     }
-    const res = await app.inject({ method: 'GET', url: '/rest/v1/conversations?select=status,unread_count,contacts(first_name)&status=eq.OPEN', headers: a.session });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/rest/v1/conversations?select=status,unread_count,contacts(first_name)&status=eq.OPEN',
+      headers: a.session,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([{ status: 'OPEN', unread_count: 0, contacts: { first_name: 'Sara' } }]);
     const messages = await app.inject({ method: 'GET', url: '/rest/v1/messages?select=direction,status,content,metadata->>sender_name', headers: a.session });
@@ -33,7 +42,12 @@ describe('messaging tables on /rest/v1', () => {
     // Each conversation names its channel's kind and when its window closes (none on the chat app).
     const kinds = await app.inject({ method: 'GET', url: '/rest/v1/conversations?select=channel_kind,window_closes_at', headers: a.session });
     expect(kinds.json()).toEqual([{ channel_kind: 'chat_app', window_closes_at: null }]);
-    const write = await app.inject({ method: 'POST', url: '/rest/v1/messages', headers: { ...a.session, 'content-type': 'application/json' }, payload: { content: 'forged' } });
+    const write = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/messages',
+      headers: { ...a.session, 'content-type': 'application/json' },
+      payload: { content: 'forged' },
+    });
     expect(write.statusCode).toBeGreaterThanOrEqual(400);
     expect(write.statusCode).toBeLessThan(500);
   });

@@ -53,7 +53,8 @@ describe('messaging on the CRM timeline, end to end', () => {
     await new Promise((resolve) => provider.close(resolve));
   });
 
-  const timeline = async (t: TestTenant, contactId: string) => app.inject({ method: 'GET', url: `/functions/v1/contacts/${contactId}/timeline`, headers: t.key });
+  const timeline = async (t: TestTenant, contactId: string) =>
+    app.inject({ method: 'GET', url: `/functions/v1/contacts/${contactId}/timeline`, headers: t.key });
   // The timeline is written by a consumer after the relay publishes: poll for it.
   const timelineWith = async (t: TestTenant, contactId: string, type: string): Promise<TimelineEntry[]> => {
     for (let i = 0; i < 250; i++) {
@@ -70,11 +71,20 @@ describe('messaging on the CRM timeline, end to end', () => {
     await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'provider-key-e2e');
     const number = '201009998877';
 
-    const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: number, message: 'Your order has shipped', organizationId: t.ctx.organizationId, contactName: 'Mona' } });
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
+      payload: { to: number, message: 'Your order has shipped', organizationId: t.ctx.organizationId, contactName: 'Mona' },
+    });
     expect(sent.statusCode).toBe(200);
     const { contactId, conversationId } = sent.json();
     const [call] = calls.filter((c) => c.body.UOWCHAT.receivers[0].mobileNum === number);
-    expect(call).toMatchObject({ path: `/${t.ctx.organizationId}/send`, headers: { appapikey: 'provider-key-e2e' }, body: { UOWCHAT: { message: 'Your order has shipped' } } });
+    expect(call).toMatchObject({
+      path: `/${t.ctx.organizationId}/send`,
+      headers: { appapikey: 'provider-key-e2e' },
+      body: { UOWCHAT: { message: 'Your order has shipped' } },
+    });
 
     const afterSend = await timelineWith(t, contactId, 'message.sent');
     const sentEntry = afterSend.find((e) => e.type === 'message.sent')!;
@@ -84,7 +94,9 @@ describe('messaging on the CRM timeline, end to end', () => {
     expect(afterSend.map((e) => e.type)).toContain('contact.created');
 
     // The customer answers through the inbound receiver of a channel account.
-    const channel = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Main line' } })).json();
+    const channel = (
+      await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: t.key, payload: { kind: 'chat_app', name: 'Main line' } })
+    ).json();
     const inbound = await app.inject({
       method: 'POST',
       url: `/functions/v1/chat-lite-webhook/${channel.channel_account.id}`,
@@ -93,7 +105,11 @@ describe('messaging on the CRM timeline, end to end', () => {
     });
     expect(inbound.statusCode).toBe(200);
     const afterReply = await timelineWith(t, contactId, 'message.received');
-    expect(afterReply.find((e) => e.type === 'message.received')).toMatchObject({ contact_id: contactId, summary: 'Message received: Thank you!', data: { direction: 'INBOUND', content: 'Thank you!' } });
+    expect(afterReply.find((e) => e.type === 'message.received')).toMatchObject({
+      contact_id: contactId,
+      summary: 'Message received: Thank you!',
+      data: { direction: 'INBOUND', content: 'Thank you!' },
+    });
     // Newest first, each event once.
     expect(afterReply.filter((e) => e.type.startsWith('message.')).map((e) => e.type)).toEqual(['message.received', 'message.sent']);
 

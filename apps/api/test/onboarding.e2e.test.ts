@@ -29,14 +29,20 @@ describe('onboarding over HTTP', () => {
   // What the billing bridge writes when the storefront reports the purchase.
   const subscribe = (t: TestTenant, status = 'trialing') =>
     runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
-                VALUES ($1, 'starter', $2, $3, now(), now() + interval '14 days')`, [t.ctx.organizationId, randomUUID(), status]),
+      tx.query(
+        `INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
+                VALUES ($1, 'starter', $2, $3, now(), now() + interval '14 days')`,
+        [t.ctx.organizationId, randomUUID(), status],
+      ),
     );
 
   it('should walk a new owner through verification, plan selection and "skip for now", refusing each step out of order', async () => {
     const t = await unverified();
     expect((await state(t)).json()).toEqual({
-      current_step: 'verify_email', completed_steps: [], missing: ['verify_email', 'select_plan'], onboarding_completed: false,
+      current_step: 'verify_email',
+      completed_steps: [],
+      missing: ['verify_email', 'select_plan'],
+      onboarding_completed: false,
     });
 
     for (const action of ['select-plan', 'skip-channels', 'finish']) {
@@ -56,7 +62,10 @@ describe('onboarding over HTTP', () => {
     expect((await app.inject({ method: 'GET', url: link![0] })).statusCode).toBe(200);
     expect((await act(t, 'verify-email')).json()).toMatchObject({ sent: false, reason: 'already_verified' });
     expect((await state(t)).json()).toEqual({
-      current_step: 'select_plan', completed_steps: ['verify_email'], missing: ['select_plan'], onboarding_completed: false,
+      current_step: 'select_plan',
+      completed_steps: ['verify_email'],
+      missing: ['select_plan'],
+      onboarding_completed: false,
     });
 
     const chosen = await act(t, 'select-plan', { plan_id: 'starter' });
@@ -75,13 +84,19 @@ describe('onboarding over HTTP', () => {
 
     await subscribe(t);
     expect((await state(t)).json()).toEqual({
-      current_step: 'channel_setup', completed_steps: ['verify_email', 'select_plan'], missing: [], onboarding_completed: false,
+      current_step: 'channel_setup',
+      completed_steps: ['verify_email', 'select_plan'],
+      missing: [],
+      onboarding_completed: false,
     });
     expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('subscribed');
     const skipped = await act(t, 'skip-channels');
     expect(skipped.statusCode).toBe(200);
     expect(skipped.json()).toEqual({
-      current_step: null, completed_steps: ['verify_email', 'select_plan', 'channel_setup', 'finish'], missing: [], onboarding_completed: true,
+      current_step: null,
+      completed_steps: ['verify_email', 'select_plan', 'channel_setup', 'finish'],
+      missing: [],
+      onboarding_completed: true,
     });
     const url = `/rest/v1/profiles?id=eq.${t.ctx.userId}&select=onboarding_completed,email_confirmed`;
     const profile = await app.inject({ method: 'GET', url, headers: t.session });
@@ -94,7 +109,10 @@ describe('onboarding over HTTP', () => {
     const finished = await act(t, 'finish');
     expect(finished.statusCode).toBe(200);
     expect(finished.json()).toEqual({
-      current_step: null, completed_steps: ['verify_email', 'select_plan', 'finish'], missing: [], onboarding_completed: true,
+      current_step: null,
+      completed_steps: ['verify_email', 'select_plan', 'finish'],
+      missing: [],
+      onboarding_completed: true,
     });
 
     const other = await createTestTenant(app);
@@ -106,25 +124,38 @@ describe('onboarding over HTTP', () => {
   it("should count the organization's own channel accounts and a subscription in good standing only, and offer only active plans", async () => {
     const t = await createTestTenant(app);
     const other = await createTestTenant(app);
-    const addChannel = (tenant: TestTenant) => runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO channel_accounts (organization_id, kind, name) VALUES ($1, 'chat_app', 'Support')`, [tenant.ctx.organizationId]));
+    const addChannel = (tenant: TestTenant) =>
+      runtime.db.asSystem((tx) =>
+        tx.query(`INSERT INTO channel_accounts (organization_id, kind, name) VALUES ($1, 'chat_app', 'Support')`, [tenant.ctx.organizationId]),
+      );
     await addChannel(other);
     await subscribe(t, 'past_due');
     expect((await state(t)).json()).toEqual({
-      current_step: 'select_plan', completed_steps: ['verify_email'], missing: ['select_plan'], onboarding_completed: false,
+      current_step: 'select_plan',
+      completed_steps: ['verify_email'],
+      missing: ['select_plan'],
+      onboarding_completed: false,
     });
     expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('awaiting_billing_event');
 
     await runtime.db.asSystem((tx) => tx.query(`UPDATE subscriptions SET status = 'active' WHERE organization_id = $1`, [t.ctx.organizationId]));
     await addChannel(t);
     expect((await state(t)).json()).toEqual({
-      current_step: 'finish', completed_steps: ['verify_email', 'select_plan', 'channel_setup'], missing: [], onboarding_completed: false,
+      current_step: 'finish',
+      completed_steps: ['verify_email', 'select_plan', 'channel_setup'],
+      missing: [],
+      onboarding_completed: false,
     });
     expect((await act(t, 'select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('subscribed');
 
     const retired = `retired-${randomUUID().slice(0, 8)}`;
-    await runtime.db.asSystem((tx) => tx.query(`INSERT INTO subscription_plans (id, name, price, currency, interval, is_active)
-                                               VALUES ($1, 'Retired', 5, 'USD', 'month', false)`, [retired]));
+    await runtime.db.asSystem((tx) =>
+      tx.query(
+        `INSERT INTO subscription_plans (id, name, price, currency, interval, is_active)
+                                               VALUES ($1, 'Retired', 5, 'USD', 'month', false)`,
+        [retired],
+      ),
+    );
     const refused = await act(t, 'select-plan', { plan_id: retired });
     expect({ status: refused.statusCode, code: refused.json().code }).toEqual({ status: 400, code: 'plan.unknown' });
     await runtime.db.asSystem((tx) => tx.query('DELETE FROM subscription_plans WHERE id = $1', [retired]));

@@ -36,7 +36,9 @@ function startPeer(): Promise<Server> {
       // GET /2010-04-01/Accounts/<sid>.json: the SMS provider's account resource.
       const answer =
         req.method === 'GET'
-          ? last.endsWith('.json') ? { sid: last.slice(0, -5) } : { id: last }
+          ? last.endsWith('.json')
+            ? { sid: last.slice(0, -5) }
+            : { id: last }
           : { status: true, message: 'Message sent', external_id: `ext-${randomUUID()}` };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
@@ -65,8 +67,14 @@ describe('what the function and auth routes answer, against /docs', () => {
     const peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
     peerBase = peerUrl;
     const env = {
-      BILLING_WEBHOOK_SECRET: SECRET, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath,
-      NOTIFY_URL: peerUrl, META_GRAPH_URL: `${peerUrl}/graph`, META_APP_SECRET: META_SECRET, META_VERIFY_TOKEN: META_VERIFY, SMS_API_URL: peerUrl,
+      BILLING_WEBHOOK_SECRET: SECRET,
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      NODE_EXTRA_CA_CERTS: cert.certPath,
+      NOTIFY_URL: peerUrl,
+      META_GRAPH_URL: `${peerUrl}/graph`,
+      META_APP_SECRET: META_SECRET,
+      META_VERIFY_TOKEN: META_VERIFY,
+      SMS_API_URL: peerUrl,
     };
     ({ app, runtime, close } = await startComposedApp({ env }));
     doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
@@ -166,15 +174,20 @@ describe('what the function and auth routes answer, against /docs', () => {
     await call('POST', '/functions/v1/api-keys', { headers: tenant.session, payload: { name: 'zapier' } });
     await call('GET', '/functions/v1/api-keys', { headers: tenant.session });
     const settings = {
-      time_zone: 'Africa/Cairo', business_hours: { mon: [['09:00', '17:00']] }, sla_target_minutes: 120, default_country: 'EG', deal_inactivity_days: 14,
-      appgain_api_key: 'answers-provider-key', zoom_secret_token: null,
+      time_zone: 'Africa/Cairo',
+      business_hours: { mon: [['09:00', '17:00']] },
+      sla_target_minutes: 120,
+      default_country: 'EG',
+      deal_inactivity_days: 14,
+      appgain_api_key: 'answers-provider-key',
+      zoom_secret_token: null,
     };
     await call('PATCH', '/functions/v1/organization/settings', { headers: tenant.session, payload: settings });
     await app.get(OrganizationService).setSetting(tenant.ctx.organizationId, 'suite_id', 'answers-team');
     expect((await call('GET', '/functions/v1/organization/settings', { headers: tenant.key })).json()).toMatchObject({ suite_id: 'answers-team' });
   });
 
-  it('should answer the CRM\'s functions as declared (contacts, companies, deals, timelines, CSV)', async () => {
+  it("should answer the CRM's functions as declared (contacts, companies, deals, timelines, CSV)", async () => {
     const t = await createTestTenant(app);
     const rest = async (table: string, payload: object) => {
       const res = await app.inject({ method: 'POST', url: `/rest/v1/${table}`, headers: { ...t.session, prefer: 'return=representation' }, payload });
@@ -201,7 +214,11 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(groups.json().groups.length).toBeGreaterThan(0);
     await call('GET', '/functions/v1/deals/board', { headers: t.key });
     await call('POST', '/functions/v1/deals/{id}/move', { params: { id: deal.id }, headers: t.key, payload: { stage: 'QUALIFIED', position: 0 } });
-    for (const [entity, id] of [['contacts', ada.id], ['companies', acme.id], ['deals', deal.id]]) {
+    for (const [entity, id] of [
+      ['contacts', ada.id],
+      ['companies', acme.id],
+      ['deals', deal.id],
+    ]) {
       const page = await call('GET', `/functions/v1/${entity}/{id}/timeline`, { params: { id }, headers: t.key, query: '?limit=1' });
       expect(page.json().entries.length).toBe(1);
     }
@@ -228,10 +245,18 @@ describe('what the function and auth routes answer, against /docs', () => {
       call('POST', '/functions/v1/onboarding/{action}', { params: { action }, headers: t.session, payload });
     expect((await act('verify-email')).json()).toMatchObject({ sent: false, reason: 'already_verified' });
     expect((await act('select-plan', { plan_id: 'starter' })).json().checkout.status).toBe('awaiting_billing_event');
-    const event = (start: string) => JSON.stringify({
-      organization_id: t.ctx.organizationId, plan_id: 'starter', storefront_store_id: 12345, status: 'trialing', current_period_start: start,
-      current_period_end: '2099-01-01T00:00:00Z', trial_start: null, trial_end: '2099-01-01T00:00:00Z', cancel_at_period_end: false,
-    });
+    const event = (start: string) =>
+      JSON.stringify({
+        organization_id: t.ctx.organizationId,
+        plan_id: 'starter',
+        storefront_store_id: 12345,
+        status: 'trialing',
+        current_period_start: start,
+        current_period_end: '2099-01-01T00:00:00Z',
+        trial_start: null,
+        trial_end: '2099-01-01T00:00:00Z',
+        cancel_at_period_end: false,
+      });
     const billing = (body: string) => {
       const headers = { 'content-type': 'application/json', 'x-billing-signature': sign(body) };
       return call('POST', '/functions/v1/storefront-billing-webhook', { headers, payload: body });
@@ -243,7 +268,9 @@ describe('what the function and auth routes answer, against /docs', () => {
     await act('finish');
 
     const hook = await app.inject({
-      method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...t.session, prefer: 'return=representation' },
+      method: 'POST',
+      url: '/rest/v1/webhook_configurations',
+      headers: { ...t.session, prefer: 'return=representation' },
       payload: { name: 'broken', url: `${receiver.url}/broken`, events: ['contact.created'] },
     });
     expect(hook.statusCode).toBe(201);
@@ -279,7 +306,8 @@ describe('what the function and auth routes answer, against /docs', () => {
     await call('POST', '/functions/v1/messaging/channel-accounts/{id}/rotate-token', channel);
     await call('PATCH', '/functions/v1/messaging/channel-accounts/{id}', { ...channel, payload: { is_active: false } });
     const page = await call('POST', '/functions/v1/messaging/channel-accounts', {
-      headers: t.session, payload: { kind: 'messenger', name: 'Shop page', page_id: PAGE_ID, page_access_token: 'EAAG-page-access-token-0123456789' },
+      headers: t.session,
+      payload: { kind: 'messenger', name: 'Shop page', page_id: PAGE_ID, page_access_token: 'EAAG-page-access-token-0123456789' },
     });
     expect(page.json()).not.toHaveProperty('inbound_token');
     const tested = await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', {
@@ -312,7 +340,9 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect((await call('POST', '/functions/v1/messaging/channel-accounts/{id}/test', { params: { id: smsId }, headers: t.key })).json()).toEqual({ ok: true });
     const form = { MessageSid: `SM${randomBytes(16).toString('hex')}`, From: '+14155550199', To: '+14155550188', Body: 'STOP' };
     const address = `${publicUrl(runtime.config)}${sms.json().inbound_path}`;
-    const signed = Object.keys(form).sort().reduce((acc, key) => acc + key + form[key as keyof typeof form], address);
+    const signed = Object.keys(form)
+      .sort()
+      .reduce((acc, key) => acc + key + form[key as keyof typeof form], address);
     const twilio = await call('POST', '/functions/v1/sms-webhook/{channelAccountId}', {
       params: { channelAccountId: smsId },
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': createHmac('sha1', smsToken).update(signed).digest('base64') },

@@ -62,15 +62,17 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     expect(csv.json()).toMatchObject({ code: 'PGRST107', hint: null });
   });
 
-  it('should merge both families of every table into /docs, with each family\'s error shape', async () => {
+  it("should merge both families of every table into /docs, with each family's error shape", async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
     const tables = Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/') && !path.startsWith('/rest/v1/analytics/'));
     expect(tables).toHaveLength(22);
     expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(22);
     // The analytics reports, and the widget list's own answer ({widgets}) in place of the table's array.
-    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/analytics/')).sort()).toEqual(
-      ['/rest/v1/analytics/deals', '/rest/v1/analytics/inbox', '/rest/v1/analytics/metrics'],
-    );
+    expect(
+      Object.keys(doc.paths)
+        .filter((path) => path.startsWith('/rest/v1/analytics/'))
+        .sort(),
+    ).toEqual(['/rest/v1/analytics/deals', '/rest/v1/analytics/inbox', '/rest/v1/analytics/metrics']);
     expect(JSON.stringify(doc.paths['/rest/v1/dashboard_widgets'].get.responses['200'])).toContain('"widgets"');
     expect(Object.keys(doc.paths['/rest/v1/dashboard_widgets']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     const proxyError = JSON.stringify(doc.paths['/functions/v1/rest-api-proxy/deals'].post.responses['409']);
@@ -98,7 +100,7 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     expect(token['429'].content?.['application/json'].schema.oneOf).toHaveLength(2);
   });
 
-  it('should answer a path parameter longer than the router takes with 414 in the family\'s body', async () => {
+  it("should answer a path parameter longer than the router takes with 414 in the family's body", async () => {
     const { session } = await createTestTenant(app);
     const res = await app.inject({ method: 'GET', url: `/functions/v1/contacts/${'x'.repeat(101)}/timeline`, headers: session });
     expect(res.statusCode).toBe(414);

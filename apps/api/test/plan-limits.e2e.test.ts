@@ -26,8 +26,11 @@ describe('plan limits over HTTP', () => {
     const tenant = await createTestTenant(app);
     await app.get(OrganizationService).setSetting(tenant.ctx.organizationId, 'appgain_api_key', 'k-123');
     await runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
-                VALUES ($1, 'tiny', $2, $3, now() - interval '10 days', ${periodEnd})`, [tenant.ctx.organizationId, randomUUID(), status]),
+      tx.query(
+        `INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
+                VALUES ($1, 'tiny', $2, $3, now() - interval '10 days', ${periodEnd})`,
+        [tenant.ctx.organizationId, randomUUID(), status],
+      ),
     );
     return tenant;
   }
@@ -40,7 +43,9 @@ describe('plan limits over HTTP', () => {
     app.inject({ method: 'POST', url: '/functions/v1/rest-api-proxy/contacts', headers: { ...t.key, ...json }, payload: { first_name: name } });
   const send = (t: TestTenant, to: string) =>
     app.inject({
-      method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key,
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
       payload: { to, message: 'hello', organizationId: t.ctx.organizationId, contactName: 'S' },
     });
   const usage = async (t: TestTenant) => (await runtime.db.inTenant(t.ctx, (tx) => tx.query('SELECT * FROM plan_usage_of(app_org_id())')))[0];
@@ -57,7 +62,10 @@ describe('plan limits over HTTP', () => {
     const proxy = await proxyPost(t, 'd');
     expect(proxy.statusCode).toBe(402);
     expect(proxy.json()).toMatchObject({
-      error: expect.stringMatching(/contacts/), code: 'plan_limit_exceeded', details: contactsLimit, hint: expect.any(String),
+      error: expect.stringMatching(/contacts/),
+      code: 'plan_limit_exceeded',
+      details: contactsLimit,
+      hint: expect.any(String),
     });
     const kept = await app.inject({ method: 'GET', url: '/rest/v1/contacts?select=first_name&order=first_name', headers: t.session });
     expect(kept.json()).toEqual([{ first_name: 'a' }, { first_name: 'b' }]);
@@ -70,7 +78,10 @@ describe('plan limits over HTTP', () => {
     const second = await send(t, '201001110002');
     expect(second.statusCode).toBe(402);
     expect(second.json()).toEqual({
-      error: expect.any(String), code: 'plan_limit_exceeded', hint: expect.any(String), details: { limit: 'conversations_per_month', value: 1, usage: 1 },
+      error: expect.any(String),
+      code: 'plan_limit_exceeded',
+      hint: expect.any(String),
+      details: { limit: 'conversations_per_month', value: 1, usage: 1 },
     });
     // Its transaction was undone: no second contact was kept either.
     expect((await usage(t)).contacts_used).toBe(1);

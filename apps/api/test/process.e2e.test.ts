@@ -49,7 +49,8 @@ function start(dataDir: string, env: NodeJS.ProcessEnv = {}, shellPrefix = ''): 
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
 
 // postgres processes whose command line names this data directory.
 function postgresOf(dataDir: string): number[] {

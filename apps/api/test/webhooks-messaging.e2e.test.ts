@@ -11,12 +11,22 @@ import { createSelfSignedCert, type HttpsReceiver, type ReceivedRequest, startHt
 import { createApiApp } from '../src/create-api-app';
 
 const MESSAGING_KINDS = [
-  'conversation.created', 'conversation.assigned', 'conversation.status.changed',
-  'message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed',
+  'conversation.created',
+  'conversation.assigned',
+  'conversation.status.changed',
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
   'broadcast.response',
 ] as const;
 
-interface Delivered { event: string; timestamp: string; data: Record<string, unknown> & { id: string } }
+interface Delivered {
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown> & { id: string };
+}
 
 // Every messaging kind of §6, produced through the public API of the composed app (api and worker
 // in one process), relayed, and POSTed to an HTTPS receiver on 127.0.0.1: one configuration per
@@ -40,7 +50,10 @@ describe('messaging events delivered as webhooks', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { UOWCHAT?: { receivers?: { mobileNum: string }[] } };
         const to = body.UOWCHAT?.receivers?.[0]?.mobileNum ?? '';
         if (refused.has(to)) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ status: false, message: 'provider broken' }));
-        else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: true, message: 'Message sent', external_id: `ext-${++providerSeq}` }));
+        else
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ status: true, message: 'Message sent', external_id: `ext-${++providerSeq}` }));
       });
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
@@ -67,7 +80,8 @@ describe('messaging events delivered as webhooks', () => {
     for (;;) {
       const value = await probe();
       if (value !== undefined) return value as Exclude<T, undefined>;
-      if (Date.now() > until) throw new Error(`${what} not delivered; received: ${receiver.received.map((r) => `${r.path} ${r.body.slice(0, 300)}`).join('\n')}`);
+      if (Date.now() > until)
+        throw new Error(`${what} not delivered; received: ${receiver.received.map((r) => `${r.path} ${r.body.slice(0, 300)}`).join('\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   };
@@ -86,7 +100,9 @@ describe('messaging events delivered as webhooks', () => {
     const secrets = new Map<string, string>();
     for (const kind of MESSAGING_KINDS) {
       const res = await app.inject({
-        method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...tenant.session, prefer: 'return=representation' },
+        method: 'POST',
+        url: '/rest/v1/webhook_configurations',
+        headers: { ...tenant.session, prefer: 'return=representation' },
         payload: { name: kind, url: `${receiver.url}${pathOf(kind)}`, events: [kind] },
       });
       expect(res.statusCode).toBe(201);
@@ -100,7 +116,12 @@ describe('messaging events delivered as webhooks', () => {
       app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${account.id}`, headers: { 'x-channel-token': token }, payload });
 
     // conversation.created and message.sent: a send to a new number.
-    const sent = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: tenant.key, payload: { to: '201001110001', message: 'Your order shipped', organizationId: tenant.ctx.organizationId, contactName: 'Sara' } });
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: tenant.key,
+      payload: { to: '201001110001', message: 'Your order shipped', organizationId: tenant.ctx.organizationId, contactName: 'Sara' },
+    });
     expect(sent.statusCode).toBe(200);
     const { conversationId, result } = sent.json() as { conversationId: string; result: { external_id: string } };
     const sentMessage = await messageByExternalId(tenant, result.external_id);
@@ -108,7 +129,12 @@ describe('messaging events delivered as webhooks', () => {
 
     // message.failed: the provider answers 500.
     refused.add('201001110002');
-    const failed = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: tenant.key, payload: { to: '201001110002', message: 'Will fail', organizationId: tenant.ctx.organizationId } });
+    const failed = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: tenant.key,
+      payload: { to: '201001110002', message: 'Will fail', organizationId: tenant.ctx.organizationId },
+    });
     expect(failed.statusCode).toBe(500);
     const failedConversation = failed.json().conversationId as string | undefined;
 
@@ -118,15 +144,27 @@ describe('messaging events delivered as webhooks', () => {
     expect((await inbound({ type: 'status', id: result.external_id, status: 'read' })).statusCode).toBe(200);
 
     // message.received: an inbound message from a new number.
-    expect((await inbound({ type: 'message', id: 'wamid.in-1', from: '201001110003@s.whatsapp.net', name: 'Omar', text: 'Is this in stock?' })).statusCode).toBe(200);
+    expect(
+      (await inbound({ type: 'message', id: 'wamid.in-1', from: '201001110003@s.whatsapp.net', name: 'Omar', text: 'Is this in stock?' })).statusCode,
+    ).toBe(200);
 
     // broadcast.response: a reply to a message marked as part of a broadcast. No public endpoint
     // marks a message so yet (the campaign sender has not landed), so the mark is set directly.
-    const campaignSend = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: tenant.key, payload: { to: '201001110004', message: 'Sale today', organizationId: tenant.ctx.organizationId } });
+    const campaignSend = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: tenant.key,
+      payload: { to: '201001110004', message: 'Sale today', organizationId: tenant.ctx.organizationId },
+    });
     expect(campaignSend.statusCode).toBe(200);
     const campaignMessage = await messageByExternalId(tenant, campaignSend.json().result.external_id);
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE messages SET metadata = metadata || '{"broadcast_id": "b-1", "broadcast": true}'::jsonb WHERE id = $1`, [campaignMessage.id]));
-    expect((await inbound({ type: 'message', id: 'wamid.in-2', from: '201001110004', text: 'Interested!', reply_to: campaignSend.json().result.external_id })).statusCode).toBe(200);
+    await runtime.db.asSystem((tx) =>
+      tx.query(`UPDATE messages SET metadata = metadata || '{"broadcast_id": "b-1", "broadcast": true}'::jsonb WHERE id = $1`, [campaignMessage.id]),
+    );
+    expect(
+      (await inbound({ type: 'message', id: 'wamid.in-2', from: '201001110004', text: 'Interested!', reply_to: campaignSend.json().result.external_id }))
+        .statusCode,
+    ).toBe(200);
 
     // conversation.assigned and conversation.status.changed: the inbox endpoints.
     const assigned = await json(tenant, 'PATCH', `/functions/v1/messaging/conversations/${conversationId}/assignee`, { assignee_id: tenant.ctx.userId });
@@ -139,7 +177,10 @@ describe('messaging events delivered as webhooks', () => {
     const checks: [string, ReceivedRequest][] = [
       ['conversation.created', await deliveredFor('conversation.created', (d) => d.id === conversationId)],
       ['message.sent', await deliveredFor('message.sent', (d) => d.id === sentMessage.id)],
-      ['message.failed', await deliveredFor('message.failed', (d) => d.status === 'FAILED' && (!failedConversation || d.conversation_id === failedConversation))],
+      [
+        'message.failed',
+        await deliveredFor('message.failed', (d) => d.status === 'FAILED' && (!failedConversation || d.conversation_id === failedConversation)),
+      ],
       ['message.delivered', await deliveredFor('message.delivered', (d) => d.id === sentMessage.id)],
       ['message.read', await deliveredFor('message.read', (d) => d.id === sentMessage.id)],
       ['message.received', received],
@@ -152,7 +193,9 @@ describe('messaging events delivered as webhooks', () => {
     for (const [kind, request] of checks) {
       const secret = secrets.get(kind)!;
       const body = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Delivered;
-      expect(request.headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', secret).update(`${request.headers['x-webhook-timestamp']}.${request.body}`).digest('hex')}`);
+      expect(request.headers['x-webhook-signature']).toBe(
+        `sha256=${createHmac('sha256', secret).update(`${request.headers['x-webhook-timestamp']}.${request.body}`).digest('hex')}`,
+      );
       expect(request.headers['x-webhook-event']).toBe(kind);
       expect(body.event).toBe(kind);
       expect(body.data).not.toHaveProperty('actor_id');
@@ -165,10 +208,18 @@ describe('messaging events delivered as webhooks', () => {
 
     // `data` is the record as the data API returns it, plus the event's extra facts as `changes`.
     // (Timestamps compared to the millisecond: events carry ISO strings, the data API microseconds.)
-    const instants = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k.endsWith('_at') && typeof v === 'string' ? new Date(v).toISOString() : v]));
-    const record = async (table: string, id: string) => instants((await json(tenant, 'GET', `/rest/v1/${table}?id=eq.${id}&select=*`)).json()[0] as Record<string, unknown>);
+    const instants = (row: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k.endsWith('_at') && typeof v === 'string' ? new Date(v).toISOString() : v]));
+    const record = async (table: string, id: string) =>
+      instants((await json(tenant, 'GET', `/rest/v1/${table}?id=eq.${id}&select=*`)).json()[0] as Record<string, unknown>);
     const dataOf = (kind: string) => parsed(checks.find(([k]) => k === kind)![1]).data;
-    expect(dataOf('message.sent')).toMatchObject({ id: sentMessage.id, direction: 'OUTBOUND', status: 'SENT', content: 'Your order shipped', external_id: result.external_id });
+    expect(dataOf('message.sent')).toMatchObject({
+      id: sentMessage.id,
+      direction: 'OUTBOUND',
+      status: 'SENT',
+      content: 'Your order shipped',
+      external_id: result.external_id,
+    });
     expect(dataOf('message.failed')).toMatchObject({ direction: 'OUTBOUND', status: 'FAILED', content: 'Will fail' });
     expect(dataOf('message.delivered')).toMatchObject({ status: 'DELIVERED', changes: { from_status: 'SENT' } });
     expect(dataOf('message.read')).toMatchObject({ status: 'READ', changes: { from_status: 'DELIVERED' } });
@@ -177,7 +228,11 @@ describe('messaging events delivered as webhooks', () => {
     expect(instants(receivedRecord)).toEqual(await record('messages', receivedData.id));
     expect(receivedRecord).toMatchObject({ direction: 'INBOUND', status: 'DELIVERED', content: 'Is this in stock?' });
     expect(receivedChanges).toEqual({ contact_id: expect.any(String) });
-    expect(dataOf('broadcast.response')).toMatchObject({ direction: 'INBOUND', content: 'Interested!', changes: { replied_to_message_id: campaignMessage.id, broadcast_id: 'b-1' } });
+    expect(dataOf('broadcast.response')).toMatchObject({
+      direction: 'INBOUND',
+      content: 'Interested!',
+      changes: { replied_to_message_id: campaignMessage.id, broadcast_id: 'b-1' },
+    });
     expect(dataOf('conversation.created')).toMatchObject({ id: conversationId, status: 'OPEN' });
     expect(dataOf('conversation.assigned')).toMatchObject({ id: conversationId, assignee_id: tenant.ctx.userId, changes: { previous_assignee_id: null } });
     const { changes: statusChanges, ...conversationRecord } = dataOf('conversation.status.changed');

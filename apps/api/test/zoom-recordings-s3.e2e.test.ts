@@ -27,7 +27,8 @@ describe('Zoom recording downloads streamed to an S3-compatible CDN', () => {
     s3 = await startTestS3Server();
     zoom = await new StreamingPeer(cert).start();
     runtime = await startTestRuntime({
-      role: 'all', migrations: CONTEXT_MIGRATIONS,
+      role: 'all',
+      migrations: CONTEXT_MIGRATIONS,
       env: { ...s3.env, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, JOBS_POLL_MS: '50' },
     });
     app = await createApiApp(runtime);
@@ -47,10 +48,13 @@ describe('Zoom recording downloads streamed to an S3-compatible CDN', () => {
   // recording.completed for one audio file at `path` of the peer; answers the call record's id.
   const announce = async (path: string): Promise<string> => {
     const body = JSON.stringify({
-      event: 'recording.completed', download_token: 'zoom-download-token',
+      event: 'recording.completed',
+      download_token: 'zoom-download-token',
       payload: {
         object: {
-          uuid: `u-${randomUUID()}`, id: 222, topic: 'All hands',
+          uuid: `u-${randomUUID()}`,
+          id: 222,
+          topic: 'All hands',
           recording_files: [{ id: 'a', file_type: 'M4A', file_extension: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}${path}` }],
         },
       },
@@ -58,7 +62,9 @@ describe('Zoom recording downloads streamed to an S3-compatible CDN', () => {
     const ts = String(Math.floor(Date.now() / 1000));
     const signature = zoomSignature('zoom-secret-token-z', ts, Buffer.from(body));
     const res = await app.inject({
-      method: 'POST', url: `/functions/v1/zoom-webhook/${tenant.ctx.organizationId}`, payload: body,
+      method: 'POST',
+      url: `/functions/v1/zoom-webhook/${tenant.ctx.organizationId}`,
+      payload: body,
       headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': ts, 'x-zm-signature': signature },
     });
     expect(res.statusCode).toBe(200);
@@ -100,7 +106,10 @@ describe('Zoom recording downloads streamed to an S3-compatible CDN', () => {
     const id = await announce(path);
     const row = await imported(id);
     expect(row).toEqual({
-      status: 'failed', failure_reason: `the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`, recording_key: null, recording_bytes: null,
+      status: 'failed',
+      failure_reason: `the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`,
+      recording_key: null,
+      recording_bytes: null,
     });
     const served = await zoom.served(path)!;
     expect(served.cut).toBe(true);

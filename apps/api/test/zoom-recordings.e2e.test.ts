@@ -32,16 +32,24 @@ describe('Zoom meeting recordings', () => {
       return { status: 200 };
     });
     runtime = await startTestRuntime({
-      role: 'all', migrations: CONTEXT_MIGRATIONS,
+      role: 'all',
+      migrations: CONTEXT_MIGRATIONS,
       env: {
-        OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: cert.certPath, TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl, JOBS_POLL_MS: '50',
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+        NODE_EXTRA_CA_CERTS: cert.certPath,
+        TRANSCRIBE_BASE_URL: peer.baseUrl,
+        AI_BASE_URL: peer.baseUrl,
+        JOBS_POLL_MS: '50',
       },
     });
     app = await createApiApp(runtime);
     a = await createTestTenant(app, 'Org A');
     b = await createTestTenant(app, 'Org B');
     await app.get(OrganizationService).setSetting(a.ctx.organizationId, 'suite_id', 'suite-a');
-    for (const [t, token] of [[a, 'secret-token-of-org-a'], [b, 'secret-token-of-org-b']] as const) {
+    for (const [t, token] of [
+      [a, 'secret-token-of-org-a'],
+      [b, 'secret-token-of-org-b'],
+    ] as const) {
       const set = await app.inject({ method: 'PUT', url: '/functions/v1/zoom-settings', headers: t.session, payload: { secret_token: token } });
       expect(set.statusCode).toBe(200);
     }
@@ -57,7 +65,9 @@ describe('Zoom meeting recordings', () => {
     const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
     const signature = opts.signature ?? zoomSignature(opts.secret ?? 'secret-token-of-org-a', ts, Buffer.from(body));
     return app.inject({
-      method: 'POST', url: `/functions/v1/zoom-webhook/${orgId}`, payload: body,
+      method: 'POST',
+      url: `/functions/v1/zoom-webhook/${orgId}`,
+      payload: body,
       headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': ts, 'x-zm-signature': signature },
     });
   };
@@ -98,7 +108,9 @@ describe('Zoom meeting recordings', () => {
     expect((await send(a.ctx.organizationId, JSON.stringify({ event: 'recording.completed', payload: {} }))).statusCode).toBe(400);
     const ts = String(Math.floor(Date.now() / 1000));
     const text = await app.inject({
-      method: 'POST', url: `/functions/v1/zoom-webhook/${a.ctx.organizationId}`, payload: 'x=1',
+      method: 'POST',
+      url: `/functions/v1/zoom-webhook/${a.ctx.organizationId}`,
+      payload: 'x=1',
       headers: { 'content-type': 'text/plain', 'x-zm-request-timestamp': ts, 'x-zm-signature': zoomSignature('secret-token-of-org-a', ts, Buffer.from('x=1')) },
     });
     expect(text.statusCode).toBe(415);
@@ -109,18 +121,34 @@ describe('Zoom meeting recordings', () => {
   it('imports recording.completed: the audio downloaded with the token, stored, its call record processed, zoom.recording.completed emitted', async () => {
     const meetingUuid = `uuid-${randomUUID()}`;
     const event = {
-      event: 'recording.completed', event_ts: Date.now(), download_token: 'zoom-download-token',
+      event: 'recording.completed',
+      event_ts: Date.now(),
+      download_token: 'zoom-download-token',
       payload: {
-        account_id: 'acc', object: {
-          uuid: meetingUuid, id: 84759302112, host_id: 'host-1', host_email: 'host@example.com', topic: 'Quarterly review', start_time: '2026-11-24T10:00:00Z',
-          duration: 42, share_url: 'https://zoom.example/rec/share/abc',
+        account_id: 'acc',
+        object: {
+          uuid: meetingUuid,
+          id: 84759302112,
+          host_id: 'host-1',
+          host_email: 'host@example.com',
+          topic: 'Quarterly review',
+          start_time: '2026-11-24T10:00:00Z',
+          duration: 42,
+          share_url: 'https://zoom.example/rec/share/abc',
           recording_files: [
             {
-              id: 'f-video', file_type: 'MP4', file_extension: 'MP4', recording_type: 'shared_screen_with_speaker_view',
+              id: 'f-video',
+              file_type: 'MP4',
+              file_extension: 'MP4',
+              recording_type: 'shared_screen_with_speaker_view',
               download_url: `${zoom.url}/rec/download/video`,
             },
             {
-              id: 'f-audio', file_type: 'M4A', file_extension: 'M4A', recording_type: 'audio_only', file_size: audio.length,
+              id: 'f-audio',
+              file_type: 'M4A',
+              file_extension: 'M4A',
+              recording_type: 'audio_only',
+              file_size: audio.length,
               download_url: `${zoom.url}/rec/download/audio`,
             },
           ],
@@ -141,10 +169,20 @@ describe('Zoom meeting recordings', () => {
       row = read.json()[0];
     }
     expect(row).toMatchObject({
-      status: 'completed', source: 'meeting', duration_seconds: 2520, notes: 'Quarterly review', agent_identifier: 'host@example.com',
-      transcription: 'thank you for joining, we will send the proposal on monday', recording_content_type: 'audio/mp4', recording_bytes: audio.length,
+      status: 'completed',
+      source: 'meeting',
+      duration_seconds: 2520,
+      notes: 'Quarterly review',
+      agent_identifier: 'host@example.com',
+      transcription: 'thank you for joining, we will send the proposal on monday',
+      recording_content_type: 'audio/mp4',
+      recording_bytes: audio.length,
       meeting: expect.objectContaining({
-        meeting_id: '84759302112', meeting_uuid: meetingUuid, topic: 'Quarterly review', host_id: 'host-1', recording_type: 'audio_only',
+        meeting_id: '84759302112',
+        meeting_uuid: meetingUuid,
+        topic: 'Quarterly review',
+        host_id: 'host-1',
+        recording_type: 'audio_only',
       }),
     });
     expect(row!.recording_key).toMatch(new RegExp(`^suite-a/\\d{4}/\\d{2}/${id}\\.m4a$`));
@@ -155,22 +193,31 @@ describe('Zoom meeting recordings', () => {
     expect((await app.inject({ method: 'GET', url: `/rest/v1/call_records?id=eq.${id}`, headers: b.session })).json()).toEqual([]);
 
     const [emitted] = await runtime.db.systemQuery<{ payload: { recording: Record<string, unknown> } }>(
-      `SELECT payload FROM outbox WHERE type = 'zoom.recording.completed' AND aggregate_id = $1`, [id],
+      `SELECT payload FROM outbox WHERE type = 'zoom.recording.completed' AND aggregate_id = $1`,
+      [id],
     );
     expect(emitted.payload.recording).toMatchObject({
-      call_record_id: id, meeting_id: '84759302112', topic: 'Quarterly review', host_email: 'host@example.com',
+      call_record_id: id,
+      meeting_id: '84759302112',
+      topic: 'Quarterly review',
+      host_email: 'host@example.com',
     });
   });
 
   it('fails the meeting record with its reason when the organization has no suite id or Zoom refuses the download', async () => {
-    const event = (token: string, uuid: string) => JSON.stringify({
-      event: 'recording.completed', download_token: token,
-      payload: {
-        object: {
-          uuid, id: 111, topic: 'Standup', recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }],
+    const event = (token: string, uuid: string) =>
+      JSON.stringify({
+        event: 'recording.completed',
+        download_token: token,
+        payload: {
+          object: {
+            uuid,
+            id: 111,
+            topic: 'Standup',
+            recording_files: [{ id: 'a', file_type: 'M4A', recording_type: 'audio_only', download_url: `${zoom.url}/rec/a` }],
+          },
         },
-      },
-    });
+      });
     const statusOf = async (id: string) => {
       for (let i = 0; i < 300; i++) {
         const read = 'SELECT status, failure_reason FROM call_records WHERE id = $1';
@@ -182,7 +229,8 @@ describe('Zoom meeting recordings', () => {
     };
     const noSuite = await send(b.ctx.organizationId, event('zoom-download-token', `u-${randomUUID()}`), { secret: 'secret-token-of-org-b' });
     expect(await statusOf(noSuite.json().call_record_ids[0])).toEqual({
-      status: 'failed', failure_reason: 'the organization has no suite id (organization setting suite_id): the recording cannot be stored',
+      status: 'failed',
+      failure_reason: 'the organization has no suite id (organization setting suite_id): the recording cannot be stored',
     });
     const refused = await send(a.ctx.organizationId, event('expired-token', `u-${randomUUID()}`));
     expect(await statusOf(refused.json().call_record_ids[0])).toEqual({ status: 'failed', failure_reason: "Zoom's download answered 401" });

@@ -80,15 +80,23 @@ describe('call processing survives a killed worker', () => {
       await enqueueCallProcessing(tx, id);
     });
     const env = {
-      DATABASE_URL: runtime.config.DATABASE_URL, DATA_DIR: dataDir, LOG_LEVEL: 'info', KAFKA_BROKERS: '', JOBS_POLL_MS: '50',
-      TRANSCRIBE_BASE_URL: peer.baseUrl, AI_BASE_URL: peer.baseUrl,
+      DATABASE_URL: runtime.config.DATABASE_URL,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      KAFKA_BROKERS: '',
+      JOBS_POLL_MS: '50',
+      TRANSCRIBE_BASE_URL: peer.baseUrl,
+      AI_BASE_URL: peer.baseUrl,
     };
     const status = () =>
       runtime.db.systemQuery<{ status: string; attempts: number }>('SELECT status, attempts FROM call_records WHERE id = $1', [id]).then((r) => r[0]);
 
     peer.transcriptionScript.push({ hang: true });
     const first = await startWorker(env);
-    await until(async () => ({ hanging: peer.hangingCount, ...(await status()) }), (s) => s.hanging === 1 && s.status === 'transcribing');
+    await until(
+      async () => ({ hanging: peer.hangingCount, ...(await status()) }),
+      (s) => s.hanging === 1 && s.status === 'transcribing',
+    );
     first.kill('SIGKILL');
     expect(await exited(first)).toBe('SIGKILL');
     peer.releaseHanging();

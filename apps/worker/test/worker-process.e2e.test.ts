@@ -27,7 +27,8 @@ function startProcess(entry: string, env: NodeJS.ProcessEnv, readyText: RegExp):
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
 
 describe('api and worker as separate processes', () => {
   jest.setTimeout(90_000);

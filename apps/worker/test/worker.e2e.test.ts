@@ -24,7 +24,6 @@ class ProbeConsumer implements OnModuleInit {
 @Module({ providers: [ProbeConsumer] })
 class ProbeModule {}
 
-
 describe('worker app', () => {
   let runtime: PlatformRuntime;
   let app: INestApplicationContext;

@@ -47,7 +47,11 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
       inject: [Database, OrganizationSettings, CLOCK, CONFIG, ModuleRef],
       useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, config: Config, moduleRef: ModuleRef) =>
         new WidgetsService(
-          db, settingsReader(settings), clock, settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS, dataApiTables(moduleRef),
+          db,
+          settingsReader(settings),
+          clock,
+          settingsOf(config, ANALYTICS_SETTINGS).ANALYTICS_WIDGET_CACHE_SECONDS,
+          dataApiTables(moduleRef),
         ),
     },
     {

@@ -21,8 +21,18 @@ export const ZOOM_RECORDING_COMPLETED = defineEvent<RecordingPayload>({
   webhook: {
     record: 'recording',
     fields: [
-      'call_record_id', 'organization_id', 'meeting_id', 'meeting_uuid', 'topic', 'host_id', 'host_email', 'start_time', 'duration_minutes', 'share_url',
-      'recording_url', 'created_at',
+      'call_record_id',
+      'organization_id',
+      'meeting_id',
+      'meeting_uuid',
+      'topic',
+      'host_id',
+      'host_email',
+      'start_time',
+      'duration_minutes',
+      'share_url',
+      'recording_url',
+      'created_at',
     ],
   },
 });

@@ -13,8 +13,16 @@ import { IndexMeetingRecordings1763800013101 } from './infrastructure/migrations
 export { CallsModule } from './calls.module';
 export { ZOOM_RECORDING_COMPLETED, type MeetingRecording, type RecordingPayload } from './calls-events';
 export {
-  CALL_RECORDS, CALL_STATUSES, CALL_SOURCES, CALL_DIRECTIONS, CALL_LIMITS,
-  type CallStatus, type CallSource, type CallDirection, type CallRecordRow, type CallRecordView,
+  CALL_RECORDS,
+  CALL_STATUSES,
+  CALL_SOURCES,
+  CALL_DIRECTIONS,
+  CALL_LIMITS,
+  type CallStatus,
+  type CallSource,
+  type CallDirection,
+  type CallRecordRow,
+  type CallRecordView,
 } from './domain/call-record';
 export { CALL_TABLES } from './infrastructure/exposed-tables';
 export { CALL_RECEIVED, type CallReceivedPayload } from './application/call-received.event';

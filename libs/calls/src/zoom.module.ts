@@ -21,8 +21,11 @@ import { ZoomWebhookController } from './http/zoom-webhook.controller';
       inject: [Database, CONFIG, OBJECT_STORAGE, OrganizationSettings],
       useFactory: (db: Database, config: Config, storage: ObjectStorage, settings: OrganizationSettings) =>
         new ZoomImport({
-          db, storage, outbound: createOutboundClient(config, { keepAlive: false }),
-          suiteIdOf: (id) => settings.plain(id, 'suite_id'), maxAttempts: ZOOM_IMPORT_ATTEMPTS,
+          db,
+          storage,
+          outbound: createOutboundClient(config, { keepAlive: false }),
+          suiteIdOf: (id) => settings.plain(id, 'suite_id'),
+          maxAttempts: ZOOM_IMPORT_ATTEMPTS,
         }),
     },
   ],

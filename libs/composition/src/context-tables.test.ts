@@ -103,25 +103,31 @@ function referencesIn(sql: string): Omit<Reference, 'file'>[] {
 function trespasses(context: string, relations: Map<string, Relation>): string[] {
   const dir = join(ROOT, 'libs', context, 'src');
   return sourceFiles(dir).flatMap((path) =>
-    literalsOf(path).flatMap((sql) => referencesIn(sql)).flatMap(({ verb, name }) => {
-      const relation = relations.get(name);
-      if (!relation || relation.owner === context) return [];
-      if (relation.kind === 'view' && (verb === 'FROM' || verb === 'JOIN')) return [];
-      const file = relative(ROOT, path);
-      return allowed(file, name) ? [] : [`${file}: ${verb} ${name} (${relation.kind} of ${relation.owner})`];
-    }));
+    literalsOf(path)
+      .flatMap((sql) => referencesIn(sql))
+      .flatMap(({ verb, name }) => {
+        const relation = relations.get(name);
+        if (!relation || relation.owner === context) return [];
+        if (relation.kind === 'view' && (verb === 'FROM' || verb === 'JOIN')) return [];
+        const file = relative(ROOT, path);
+        return allowed(file, name) ? [] : [`${file}: ${verb} ${name} (${relation.kind} of ${relation.owner})`];
+      }),
+  );
 }
 
 // What a context's functions (as its migrations leave them) name of other contexts' tables.
 function functionTrespasses(context: string, relations: Map<string, Relation>, functions: Map<string, DefinedFunction>): string[] {
-  return [...functions].filter(([, fn]) => fn.owner === context).flatMap(([name, fn]) =>
-    referencesIn(fn.body).flatMap(({ verb, name: table }) => {
-      const relation = relations.get(table);
-      if (!relation || relation.owner === context) return [];
-      if (relation.kind === 'view' && (verb === 'FROM' || verb === 'JOIN')) return [];
-      const excused = ALLOWED_FUNCTIONS.some((entry) => entry.owner === context && entry.names.test(name) && entry.tables.includes(table));
-      return excused ? [] : [`function ${name}: ${verb} ${table} (${relation.kind} of ${relation.owner})`];
-    }));
+  return [...functions]
+    .filter(([, fn]) => fn.owner === context)
+    .flatMap(([name, fn]) =>
+      referencesIn(fn.body).flatMap(({ verb, name: table }) => {
+        const relation = relations.get(table);
+        if (!relation || relation.owner === context) return [];
+        if (relation.kind === 'view' && (verb === 'FROM' || verb === 'JOIN')) return [];
+        const excused = ALLOWED_FUNCTIONS.some((entry) => entry.owner === context && entry.names.test(name) && entry.tables.includes(table));
+        return excused ? [] : [`function ${name}: ${verb} ${table} (${relation.kind} of ${relation.owner})`];
+      }),
+    );
 }
 
 describe("contexts read other contexts' data only through what they publish", () => {

@@ -18,7 +18,12 @@ describe('the data API tables and the database', () => {
 
   it('should agree, column for column', async () => {
     const rows = await runtime.db.systemQuery<CatalogueColumn & { table_name: string }>(CATALOGUE, [tables.map((table) => table.name)]);
-    const problems = tables.flatMap((table) => schemaDisagreements(table, rows.filter((row) => row.table_name === table.name)));
+    const problems = tables.flatMap((table) =>
+      schemaDisagreements(
+        table,
+        rows.filter((row) => row.table_name === table.name),
+      ),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -26,9 +31,25 @@ describe('the data API tables and the database', () => {
     const declared = tables.filter((table) => table.declared).map((table) => table.name);
     expect(declared).toEqual(
       expect.arrayContaining([
-        'profiles', 'contacts', 'companies', 'deals', 'pipelines', 'pipeline_stages', 'deal_stage_history', 'deal_owner_history', 'tasks', 'notes',
-        'timeline_entries', 'channel_accounts', 'conversations', 'messages', 'webhook_configurations', 'webhook_logs', 'call_records',
-        'subscription_plans', 'subscriptions',
+        'profiles',
+        'contacts',
+        'companies',
+        'deals',
+        'pipelines',
+        'pipeline_stages',
+        'deal_stage_history',
+        'deal_owner_history',
+        'tasks',
+        'notes',
+        'timeline_entries',
+        'channel_accounts',
+        'conversations',
+        'messages',
+        'webhook_configurations',
+        'webhook_logs',
+        'call_records',
+        'subscription_plans',
+        'subscriptions',
       ]),
     );
   });

@@ -34,7 +34,10 @@ export function compose(contexts: readonly ContextManifest[]) {
     modules: [
       // Each context's `consumes` is checked against what the others publish, and at the worker's
       // start against the subscriptions its consumers make.
-      EventCatalogueModule.forRoot(events, contexts.map((context) => ({ context: context.name, consumes: context.consumes }))),
+      EventCatalogueModule.forRoot(
+        events,
+        contexts.map((context) => ({ context: context.name, consumes: context.consumes })),
+      ),
       ...contexts.map((context) => context.module),
       DataApiModule.forRoot(contexts.flatMap((context) => context.tables)),
     ],

@@ -3,8 +3,24 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestTenant } from '@engage/identity/testing';
 import {
-  type Config, CONFIG, ConfigError, createHttpApp, defineContext, defineJob, defineSchedule, EventCatalogue, intSetting, type JobHandler, JobsModule,
-  loadConfig, PlatformModule, type PlatformRuntime, type RecordWriter, renderEnvExample, settingsOf, type Tx,
+  type Config,
+  CONFIG,
+  ConfigError,
+  createHttpApp,
+  defineContext,
+  defineJob,
+  defineSchedule,
+  EventCatalogue,
+  intSetting,
+  type JobHandler,
+  JobsModule,
+  loadConfig,
+  PlatformModule,
+  type PlatformRuntime,
+  type RecordWriter,
+  renderEnvExample,
+  settingsOf,
+  type Tx,
 } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver, startTestRuntime } from '@engage/platform/testing';
 import { defineEvent, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
@@ -14,7 +30,10 @@ import { compose, CONTEXT_SETTINGS, CONTEXTS } from './index';
 // migration, a table bound to its writer, an event with a webhook contract.
 type Gadget = { id: string; organization_id: string; name: string; internal_note: string | null };
 const GADGET_CREATED = defineEvent<{ gadget: Gadget; actor_id: string | null }>({
-  name: 'gadget.created', source: 'gadgets', version: 1, description: 'a gadget was created',
+  name: 'gadget.created',
+  source: 'gadgets',
+  version: 1,
+  description: 'a gadget was created',
   webhook: { record: 'gadget', fields: ['id', 'name'] },
 });
 
@@ -85,16 +104,34 @@ const gadgetsManifest = defineContext({
 });
 
 const SECTION_6_KINDS = [
-  'contact.created', 'contact.updated', 'contact.assigned', 'deal.created', 'deal.updated', 'deal.stage.changed', 'deal.assigned',
-  'conversation.created', 'conversation.assigned', 'conversation.status.changed',
-  'message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed',
-  'broadcast.response', 'zoom.recording.completed',
+  'contact.created',
+  'contact.updated',
+  'contact.assigned',
+  'deal.created',
+  'deal.updated',
+  'deal.stage.changed',
+  'deal.assigned',
+  'conversation.created',
+  'conversation.assigned',
+  'conversation.status.changed',
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'broadcast.response',
+  'zoom.recording.completed',
 ];
 
 describe('the composition', () => {
   it('should assemble the 17 webhook kinds of §6 from the manifests, every one produced', () => {
     const catalogue = new EventCatalogue(compose(CONTEXTS).events);
-    expect(catalogue.webhookKinds().map((kind) => kind.name).sort()).toEqual([...SECTION_6_KINDS].sort());
+    expect(
+      catalogue
+        .webhookKinds()
+        .map((kind) => kind.name)
+        .sort(),
+    ).toEqual([...SECTION_6_KINDS].sort());
     expect(catalogue.webhookKinds().filter((kind) => !kind.produced)).toEqual([]);
   });
 
@@ -121,7 +158,9 @@ describe('the composition', () => {
     it('should serve its table through the data API, its writer behind it, and deliver its event to a webhook subscribed to it', async () => {
       const tenant = await createTestTenant(app);
       const config = await app.inject({
-        method: 'POST', url: '/rest/v1/webhook_configurations', headers: tenant.session,
+        method: 'POST',
+        url: '/rest/v1/webhook_configurations',
+        headers: tenant.session,
         payload: { name: 'gadgets', url: `${receiver.url}/gadgets`, events: ['gadget.created'], secret: null },
       });
       expect(config.statusCode).toBe(201);

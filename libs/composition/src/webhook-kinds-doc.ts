@@ -8,12 +8,7 @@ export const END = '<!-- webhook-kinds:end -->';
 const code = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
 
 export function renderWebhookKinds(contracts: readonly EventContract[]): string {
-  const lines = [
-    BEGIN,
-    '',
-    '| Kind | Producer | When | `data`: fields of the record | `data.changes` (only when present) |',
-    '|---|---|---|---|---|',
-  ];
+  const lines = [BEGIN, '', '| Kind | Producer | When | `data`: fields of the record | `data.changes` (only when present) |', '|---|---|---|---|---|'];
   for (const contract of contracts) {
     const webhook = contract.webhook;
     if (!webhook) continue;

@@ -70,7 +70,16 @@ export const crmManifest = defineContext({
 });
 export { crmSchedules } from './application/deal-reassignment';
 export {
-  CRM_EVENTS, CONTACT_CREATED, CONTACT_UPDATED, CONTACT_ASSIGNED, DEAL_CREATED, DEAL_UPDATED, DEAL_STAGE_CHANGED, DEAL_ASSIGNED,
-  TASK_CREATED, TASK_COMPLETED, NOTE_CREATED,
+  CRM_EVENTS,
+  CONTACT_CREATED,
+  CONTACT_UPDATED,
+  CONTACT_ASSIGNED,
+  DEAL_CREATED,
+  DEAL_UPDATED,
+  DEAL_STAGE_CHANGED,
+  DEAL_ASSIGNED,
+  TASK_CREATED,
+  TASK_COMPLETED,
+  NOTE_CREATED,
 } from './application/crm-events';
 export type { ContactPayload, DealPayload, TaskPayload, NotePayload } from './application/crm-events';

@@ -18,8 +18,12 @@ describe('Prefer: count=planned|estimated', () => {
     orgA = await makeOrganization(runtime, 'A');
     const orgB = await makeOrganization(runtime, 'B');
     await runtime.db.asSystem(async (tx) => {
-      await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'item ' || n, n % 10 FROM generate_series(1, ${ROWS}) n`, [orgA.organizationId]);
-      await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'other ' || n, 1 FROM generate_series(1, 500) n`, [orgB.organizationId]);
+      await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'item ' || n, n % 10 FROM generate_series(1, ${ROWS}) n`, [
+        orgA.organizationId,
+      ]);
+      await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) SELECT $1, 'other ' || n, 1 FROM generate_series(1, 500) n`, [
+        orgB.organizationId,
+      ]);
     });
     await runtime.db.asSystem((tx) => tx.query('ANALYZE dataapi_items'));
   });

@@ -60,16 +60,35 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
       ],
     ],
     ['embed through the FK column, keyed by it', 'select=title,item_id(name)&title=eq.first', [{ title: 'first', item_id: { name: 'Apple' } }]],
-    ['embed through the FK name, keyed by it', 'select=title,dataapi_notes_owner_id_fkey(name)&title=eq.second', [{ title: 'second', dataapi_notes_owner_id_fkey: { name: 'Bea' } }]],
+    [
+      'embed through the FK name, keyed by it',
+      'select=title,dataapi_notes_owner_id_fkey(name)&title=eq.second',
+      [{ title: 'second', dataapi_notes_owner_id_fkey: { name: 'Bea' } }],
+    ],
     [
       'aliases, casts and json paths inside an embed',
       'select=title,o:dataapi_owners(n:name,email),item:dataapi_items!item_id(name,color:meta->>color,q:qty::text)&title=eq.first',
       [{ title: 'first', o: { n: 'Ali', email: 'ali@a.test' }, item: { name: 'Apple', color: 'red', q: '5' } }],
     ],
-    ['a null FK gives a null embed', 'select=title,dataapi_owners(*),dataapi_items!item_id(name)&title=eq.third', [{ title: 'third', dataapi_owners: null, dataapi_items: null }]],
-    ['!inner keeps only rows whose embed exists', 'select=title,dataapi_owners!inner(name)&order=title', [{ title: 'first', dataapi_owners: { name: 'Ali' } }, { title: 'second', dataapi_owners: { name: 'Bea' } }]],
+    [
+      'a null FK gives a null embed',
+      'select=title,dataapi_owners(*),dataapi_items!item_id(name)&title=eq.third',
+      [{ title: 'third', dataapi_owners: null, dataapi_items: null }],
+    ],
+    [
+      '!inner keeps only rows whose embed exists',
+      'select=title,dataapi_owners!inner(name)&order=title',
+      [
+        { title: 'first', dataapi_owners: { name: 'Ali' } },
+        { title: 'second', dataapi_owners: { name: 'Bea' } },
+      ],
+    ],
     ['!inner and a hint together', 'select=title,dataapi_items!inner!backup_item_id(name)', [{ title: 'first', dataapi_items: { name: 'Banana' } }]],
-    ['an embed filter with !inner filters the parents', 'select=title,dataapi_owners!inner(name)&dataapi_owners.name=eq.Ali', [{ title: 'first', dataapi_owners: { name: 'Ali' } }]],
+    [
+      'an embed filter with !inner filters the parents',
+      'select=title,dataapi_owners!inner(name)&dataapi_owners.name=eq.Ali',
+      [{ title: 'first', dataapi_owners: { name: 'Ali' } }],
+    ],
     [
       'an embed filter without !inner nulls the embed',
       'select=title,dataapi_owners(name)&dataapi_owners.name=eq.Ali&order=title',
@@ -84,23 +103,57 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
     [
       'an embed or= tree',
       'select=title,dataapi_owners!inner(name)&dataapi_owners.or=(name.eq.Ali,email.is.null)&order=title',
-      [{ title: 'first', dataapi_owners: { name: 'Ali' } }, { title: 'second', dataapi_owners: { name: 'Bea' } }],
+      [
+        { title: 'first', dataapi_owners: { name: 'Ali' } },
+        { title: 'second', dataapi_owners: { name: 'Bea' } },
+      ],
     ],
-    ['an embed filter on a column not selected in it', 'select=title,dataapi_owners!inner(name)&dataapi_owners.email=eq.ali@a.test', [{ title: 'first', dataapi_owners: { name: 'Ali' } }]],
+    [
+      'an embed filter on a column not selected in it',
+      'select=title,dataapi_owners!inner(name)&dataapi_owners.email=eq.ali@a.test',
+      [{ title: 'first', dataapi_owners: { name: 'Ali' } }],
+    ],
     ['an empty embed filters without a key', 'select=title,dataapi_owners!inner()&dataapi_owners.name=eq.Bea', [{ title: 'second' }]],
-    ['embed and top-level filters together', 'select=title,dataapi_items!inner!item_id(name)&dataapi_items.qty=is.null&title=like.s*', [{ title: 'second', dataapi_items: { name: 'Cherry' } }]],
-    ['rel=not.is.null acts as !inner', 'select=title,dataapi_owners(name)&dataapi_owners=not.is.null&dataapi_owners.email=is.null', [{ title: 'second', dataapi_owners: { name: 'Bea' } }]],
-    ['rel=is.null is an anti-join', 'select=title,o:dataapi_owners(name)&o=is.null&order=title', [{ title: 'leak', o: null }, { title: 'third', o: null }]],
-    ['rel.is.null inside an or= tree', 'select=title,dataapi_owners(name)&or=(dataapi_owners.is.null,title.eq.first)&order=title', [
-      { title: 'first', dataapi_owners: { name: 'Ali' } },
-      { title: 'leak', dataapi_owners: null },
-      { title: 'third', dataapi_owners: null },
-    ]],
-    ['alias.not.is.null inside an or= tree, after the embed filter', 'select=title,o:dataapi_owners(name)&o.name=eq.Bea&or=(o.not.is.null,title.eq.third)&order=title', [
-      { title: 'second', o: { name: 'Bea' } },
-      { title: 'third', o: null },
-    ]],
-    ["another organization's embedded row is null", 'select=title,dataapi_owners(*),dataapi_items!item_id(name)&title=eq.leak', [{ title: 'leak', dataapi_owners: null, dataapi_items: null }]],
+    [
+      'embed and top-level filters together',
+      'select=title,dataapi_items!inner!item_id(name)&dataapi_items.qty=is.null&title=like.s*',
+      [{ title: 'second', dataapi_items: { name: 'Cherry' } }],
+    ],
+    [
+      'rel=not.is.null acts as !inner',
+      'select=title,dataapi_owners(name)&dataapi_owners=not.is.null&dataapi_owners.email=is.null',
+      [{ title: 'second', dataapi_owners: { name: 'Bea' } }],
+    ],
+    [
+      'rel=is.null is an anti-join',
+      'select=title,o:dataapi_owners(name)&o=is.null&order=title',
+      [
+        { title: 'leak', o: null },
+        { title: 'third', o: null },
+      ],
+    ],
+    [
+      'rel.is.null inside an or= tree',
+      'select=title,dataapi_owners(name)&or=(dataapi_owners.is.null,title.eq.first)&order=title',
+      [
+        { title: 'first', dataapi_owners: { name: 'Ali' } },
+        { title: 'leak', dataapi_owners: null },
+        { title: 'third', dataapi_owners: null },
+      ],
+    ],
+    [
+      'alias.not.is.null inside an or= tree, after the embed filter',
+      'select=title,o:dataapi_owners(name)&o.name=eq.Bea&or=(o.not.is.null,title.eq.third)&order=title',
+      [
+        { title: 'second', o: { name: 'Bea' } },
+        { title: 'third', o: null },
+      ],
+    ],
+    [
+      "another organization's embedded row is null",
+      'select=title,dataapi_owners(*),dataapi_items!item_id(name)&title=eq.leak',
+      [{ title: 'leak', dataapi_owners: null, dataapi_items: null }],
+    ],
     ["another organization's embedded row never matches !inner", 'select=title,dataapi_owners!inner(name)&dataapi_owners.name=eq.Zed', []],
   ])('should embed: %s (%s)', async (_title, query, expected) => {
     expect(await rows(query)).toEqual(expected);
@@ -122,18 +175,26 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
   });
 
   it('should refuse a related order on a to-many embed with PGRST118', async () => {
-    expect(await caught(() => read('select=name,dataapi_notes(title)&order=dataapi_notes(title)', {}, orgA, 'dataapi_owners'))).toMatchObject({ code: 'PGRST118' });
+    expect(await caught(() => read('select=name,dataapi_notes(title)&order=dataapi_notes(title)', {}, orgA, 'dataapi_owners'))).toMatchObject({
+      code: 'PGRST118',
+    });
   });
 
   it.each([
-    ['select=title,...dataapi_owners(owner:name,email)&order=title', [
-      { title: 'first', owner: 'Ali', email: 'ali@a.test' },
-      { title: 'leak', owner: null, email: null },
-      { title: 'second', owner: 'Bea', email: null },
-      { title: 'third', owner: null, email: null },
-    ]],
+    [
+      'select=title,...dataapi_owners(owner:name,email)&order=title',
+      [
+        { title: 'first', owner: 'Ali', email: 'ali@a.test' },
+        { title: 'leak', owner: null, email: null },
+        { title: 'second', owner: 'Bea', email: null },
+        { title: 'third', owner: null, email: null },
+      ],
+    ],
     ['select=title,...dataapi_owners!inner(name)&dataapi_owners.name=eq.Bea', [{ title: 'second', name: 'Bea' }]],
-    ['select=title,...dataapi_items!item_id(name,dataapi_owners(name))&dataapi_items.dataapi_owners.order=name&title=eq.first', [{ title: 'first', name: 'Apple', dataapi_owners: [{ name: 'Ali' }, { name: 'Bea' }] }]],
+    [
+      'select=title,...dataapi_items!item_id(name,dataapi_owners(name))&dataapi_items.dataapi_owners.order=name&title=eq.first',
+      [{ title: 'first', name: 'Apple', dataapi_owners: [{ name: 'Ali' }, { name: 'Bea' }] }],
+    ],
   ])('should spread a to-one embed into the parent (%s)', async (query, expected) => {
     expect(await rows(query)).toEqual(expected);
   });
@@ -178,14 +239,26 @@ describe('executeRead with to-one embedding against PostgreSQL', () => {
       message: "Could not embed because more than one relationship was found for 'dataapi_notes' and 'dataapi_items'",
       hint: "Try changing 'dataapi_items' to one of the following: 'dataapi_items!dataapi_notes_item_id_fkey', 'dataapi_items!dataapi_notes_backup_item_id_fkey'. Find the desired relationship in the 'details' key.",
       details: [
-        { cardinality: 'many-to-one', embedding: 'dataapi_notes with dataapi_items', relationship: 'dataapi_notes_item_id_fkey using dataapi_notes(item_id) and dataapi_items(id)' },
-        { cardinality: 'many-to-one', embedding: 'dataapi_notes with dataapi_items', relationship: 'dataapi_notes_backup_item_id_fkey using dataapi_notes(backup_item_id) and dataapi_items(id)' },
+        {
+          cardinality: 'many-to-one',
+          embedding: 'dataapi_notes with dataapi_items',
+          relationship: 'dataapi_notes_item_id_fkey using dataapi_notes(item_id) and dataapi_items(id)',
+        },
+        {
+          cardinality: 'many-to-one',
+          embedding: 'dataapi_notes with dataapi_items',
+          relationship: 'dataapi_notes_backup_item_id_fkey using dataapi_notes(backup_item_id) and dataapi_items(id)',
+        },
       ],
     });
   });
 
   it.each([
-    ['select=title,nope(*)', "Could not find a relationship between 'dataapi_notes' and 'nope' in the schema cache", "Searched for a foreign key relationship between 'dataapi_notes' and 'nope' in the schema 'public', but no matches were found."],
+    [
+      'select=title,nope(*)',
+      "Could not find a relationship between 'dataapi_notes' and 'nope' in the schema cache",
+      "Searched for a foreign key relationship between 'dataapi_notes' and 'nope' in the schema 'public', but no matches were found.",
+    ],
     [
       'select=title,dataapi_owners!nope_fkey(*)',
       "Could not find a relationship between 'dataapi_notes' and 'dataapi_owners' in the schema cache",

@@ -39,7 +39,10 @@ const TAGS = ['a', 'b', 'c', 'd'];
 const rowArb = fc.record({
   name: fc.constantFrom(...NAMES),
   qty: fc.option(fc.integer({ min: -3, max: 12 }), { freq: 4 }),
-  price: fc.option(fc.integer({ min: 0, max: 40 }).map((n) => n / 4), { freq: 4 }),
+  price: fc.option(
+    fc.integer({ min: 0, max: 40 }).map((n) => n / 4),
+    { freq: 4 },
+  ),
   active: fc.option(fc.boolean(), { freq: 3 }),
   tags: fc.uniqueArray(fc.constantFrom(...TAGS), { maxLength: 3 }),
 });
@@ -56,8 +59,15 @@ const number = fc.integer({ min: -2, max: 12 });
 
 const conditions: fc.Arbitrary<Omit<Leaf, 'kind'>>[] = [
   fc.tuple(comparison, number).map(([op, n]) => ({ text: `qty.${op}.${n}`, test: (row: Row) => compare(row.qty, n, op) })),
-  fc.tuple(comparison, fc.integer({ min: 0, max: 40 }).map((n) => n / 4)).map(([op, n]) => ({ text: `price.${op}.${n}`, test: (row: Row) => compare(row.price, n, op) })),
-  fc.uniqueArray(number, { minLength: 1, maxLength: 4 }).map((list) => ({ text: `qty.in.(${list.join(',')})`, test: (row: Row) => (row.qty === null ? null : list.includes(row.qty)) })),
+  fc
+    .tuple(
+      comparison,
+      fc.integer({ min: 0, max: 40 }).map((n) => n / 4),
+    )
+    .map(([op, n]) => ({ text: `price.${op}.${n}`, test: (row: Row) => compare(row.price, n, op) })),
+  fc
+    .uniqueArray(number, { minLength: 1, maxLength: 4 })
+    .map((list) => ({ text: `qty.in.(${list.join(',')})`, test: (row: Row) => (row.qty === null ? null : list.includes(row.qty)) })),
   number.map((n) => ({ text: `qty.isdistinct.${n}`, test: (row: Row) => row.qty !== n })),
   fc.constantFrom('null', 'not_null').map((v) => ({ text: `qty.is.${v}`, test: (row: Row) => (v === 'null') === (row.qty === null) })),
   fc.constantFrom('true', 'false', 'null', 'unknown').map((v) => ({
@@ -68,13 +78,15 @@ const conditions: fc.Arbitrary<Omit<Leaf, 'kind'>>[] = [
   fc.constantFrom(...NAMES).map((n) => ({ text: `name.eq.${n}`, test: (row: Row) => row.name === n })),
   fc.constantFrom('a*', '*b*', '*a', 'ab*', 'b*', '*c').map((p) => ({ text: `name.like.${p}`, test: (row: Row) => likeRegex(p, '').test(row.name) })),
   fc.constantFrom('a*', '*b*', '*A', 'AB*', 'B*').map((p) => ({ text: `name.ilike.${p}`, test: (row: Row) => likeRegex(p, 'i').test(row.name) })),
-  fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 }).chain((list) =>
-    fc.constantFrom(
-      { text: `tags.cs.{${list.join(',')}}`, test: (row: Row) => list.every((tag) => row.tags.includes(tag)) },
-      { text: `tags.cd.{${list.join(',')}}`, test: (row: Row) => row.tags.every((tag) => list.includes(tag)) },
-      { text: `tags.ov.{${list.join(',')}}`, test: (row: Row) => row.tags.some((tag) => list.includes(tag)) },
+  fc
+    .uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 })
+    .chain((list) =>
+      fc.constantFrom(
+        { text: `tags.cs.{${list.join(',')}}`, test: (row: Row) => list.every((tag) => row.tags.includes(tag)) },
+        { text: `tags.cd.{${list.join(',')}}`, test: (row: Row) => row.tags.every((tag) => list.includes(tag)) },
+        { text: `tags.ov.{${list.join(',')}}`, test: (row: Row) => row.tags.some((tag) => list.includes(tag)) },
+      ),
     ),
-  ),
 ];
 
 const leaf: fc.Arbitrary<Leaf> = fc.tuple(fc.oneof(...conditions), fc.boolean()).map(([condition, negated]) => ({
@@ -85,7 +97,12 @@ const leaf: fc.Arbitrary<Leaf> = fc.tuple(fc.oneof(...conditions), fc.boolean())
 
 const { tree } = fc.letrec<{ tree: Tree; node: Node }>((tie) => ({
   tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('node')),
-  node: fc.record({ kind: fc.constant('node' as const), operator: fc.constantFrom('and' as const, 'or' as const), negated: fc.boolean(), children: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }) }),
+  node: fc.record({
+    kind: fc.constant('node' as const),
+    operator: fc.constantFrom('and' as const, 'or' as const),
+    negated: fc.boolean(),
+    children: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }),
+  }),
 }));
 
 function evaluate(t: Tree, row: Row): Truth {
@@ -115,14 +132,10 @@ describe('filter trees (property): the engine selects what SQL three-valued logi
       for (const [i, spec] of specs.entries()) {
         // Every fourth row goes to organization B, which A must never see.
         const org = i % 4 === 3 ? orgB : orgA;
-        const [row] = await tx.query<{ id: string }>('INSERT INTO dataapi_items (organization_id, name, qty, price, active, tags) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
-          org.organizationId,
-          spec.name,
-          spec.qty,
-          spec.price,
-          spec.active,
-          spec.tags,
-        ]);
+        const [row] = await tx.query<{ id: string }>(
+          'INSERT INTO dataapi_items (organization_id, name, qty, price, active, tags) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+          [org.organizationId, spec.name, spec.qty, spec.price, spec.active, spec.tags],
+        );
         if (org === orgA) rows.push({ id: row.id, ...spec });
       }
     });
@@ -137,7 +150,10 @@ describe('filter trees (property): the engine selects what SQL three-valued logi
         const got = (JSON.parse(response.body) as { id: string }[]).map((row) => row.id).sort();
         const [negated, operator] = top.startsWith('not.') ? [true, top.slice(4)] : [false, top];
         const whole: Tree = { kind: 'node', operator: operator as 'and' | 'or', negated, children };
-        const expected = rows.filter((row) => evaluate(whole, row) === true).map((row) => row.id).sort();
+        const expected = rows
+          .filter((row) => evaluate(whole, row) === true)
+          .map((row) => row.id)
+          .sort();
         expect(got).toEqual(expected);
       }),
       { numRuns: 200 },

@@ -37,7 +37,15 @@ describe('per-column value normalisers', () => {
   afterAll(() => runtime.close());
 
   const names = async (query: string) =>
-    (JSON.parse((await runtime.db.inTenant(orgA, (tx) => executeRead(tx, registry, { method: 'GET', table: 'dataapi_items', query: `select=name&order=name&${query}`, headers: {} }))).body) as { name: string }[]).map((row) => row.name);
+    (
+      JSON.parse(
+        (
+          await runtime.db.inTenant(orgA, (tx) =>
+            executeRead(tx, registry, { method: 'GET', table: 'dataapi_items', query: `select=name&order=name&${query}`, headers: {} }),
+          )
+        ).body,
+      ) as { name: string }[]
+    ).map((row) => row.name);
 
   it.each([
     ['cs with array items', 'tags=cs.{%20RED%20,FRUIT}', ['Apple', 'Cherry']],

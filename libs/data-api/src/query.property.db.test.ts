@@ -14,18 +14,49 @@ import { answer } from './testing/respond';
 const TABLES = ['dataapi_items', 'dataapi_owners', 'dataapi_notes', 'dataapi_item_owners'];
 const COLUMNS = ['id', 'name', 'qty', 'price', 'tags', 'meta', 'active', 'body', 'created_at', 'title', 'owner_id', 'item_id', 'email', 'secret', 'nope'];
 const EMBEDS = [
-  'dataapi_owners', 'dataapi_notes', 'dataapi_items', 'dataapi_notes!item_id', 'dataapi_notes!owner_id', 'o:dataapi_owners!inner', '...dataapi_owners',
+  'dataapi_owners',
+  'dataapi_notes',
+  'dataapi_items',
+  'dataapi_notes!item_id',
+  'dataapi_notes!owner_id',
+  'o:dataapi_owners!inner',
+  '...dataapi_owners',
 ];
 const OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov',
-  'contains', 'nope',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+  'cs',
+  'cd',
+  'ov',
+  'contains',
+  'nope',
 ];
 const VALUES = ['1', '-1', '1.5', 'x', '*a*', '(1,2)', '("a,b",c)', '{a,b}', '{"k":1}', 'null', 'not_null', 'true', '2024-01-01'];
 VALUES.push('00000000-0000-4000-8000-0000000000a1', '(', '{', '"', '%00', '%FF', '%', '+1', '9'.repeat(40), 'ünï', '[1]', '^(a+)+$');
 const MODIFIERS = ['', '(any)', '(all)', '(english)', '(nosuchconfig)', '(x y)'];
 
 const pick = <T>(items: T[]) => fc.constantFrom(...items);
-const column = fc.oneof(pick(COLUMNS), pick(COLUMNS).map((c) => `${c}->a->>b`), pick(COLUMNS).map((c) => `${c}::text`), pick(COLUMNS).map((c) => `al:${c}`));
+const column = fc.oneof(
+  pick(COLUMNS),
+  pick(COLUMNS).map((c) => `${c}->a->>b`),
+  pick(COLUMNS).map((c) => `${c}::text`),
+  pick(COLUMNS).map((c) => `al:${c}`),
+);
 const condition = fc
   .tuple(fc.boolean(), pick(OPERATORS), pick(MODIFIERS), pick(VALUES))
   .map(([not, op, modifier, value]) => `${not ? 'not.' : ''}${op}${modifier}.${value}`);
@@ -43,7 +74,12 @@ const tree: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
 const select: fc.Arbitrary<string> = fc.letrec<{ items: string }>((tie) => ({
   items: fc
     .array(
-      fc.oneof({ depthSize: 'small' }, column, fc.constant('*'), fc.tuple(pick(EMBEDS), tie('items')).map(([embed, inner]) => `${embed}(${inner})`)),
+      fc.oneof(
+        { depthSize: 'small' },
+        column,
+        fc.constant('*'),
+        fc.tuple(pick(EMBEDS), tie('items')).map(([embed, inner]) => `${embed}(${inner})`),
+      ),
       { minLength: 1, maxLength: 4 },
     )
     .map((items) => items.join(',')),

@@ -172,16 +172,25 @@ describe('executeRead against PostgreSQL', () => {
     const object = await read('select=name,qty&name=eq.Cherry', { accept: 'application/vnd.pgrst.object+json; nulls=stripped' });
     expect(JSON.parse(object.body)).toEqual({ name: 'Cherry' });
     expect(object.headers['content-type']).toBe('application/vnd.pgrst.object+json; nulls=stripped; charset=utf-8');
-    expect(JSON.parse((await read('select=name,qty&name=eq.Cherry', { accept: 'application/json;nulls=stripped' })).body)).toEqual([{ name: 'Cherry', qty: null }]);
+    expect(JSON.parse((await read('select=name,qty&name=eq.Cherry', { accept: 'application/json;nulls=stripped' })).body)).toEqual([
+      { name: 'Cherry', qty: null },
+    ]);
   });
 
   it('should accept the public profile only (Accept-Profile, as supabase-js sends it)', async () => {
     expect(names((await read('name=eq.Apple', { 'accept-profile': 'public' })).body)).toEqual(['Apple']);
-    expect(await caught(() => read('', { 'Accept-Profile': 'crm' }))).toMatchObject({ code: 'PGRST106', kind: 'not_acceptable', message: 'Invalid schema: crm' });
+    expect(await caught(() => read('', { 'Accept-Profile': 'crm' }))).toMatchObject({
+      code: 'PGRST106',
+      kind: 'not_acceptable',
+      message: 'Invalid schema: crm',
+    });
   });
 
   it('should refuse unknown preferences under handling=strict and echo it', async () => {
-    expect(await caught(() => read('', { prefer: 'handling=strict, count=sometimes' }))).toMatchObject({ code: 'PGRST122', details: 'Invalid preferences: count=sometimes' });
+    expect(await caught(() => read('', { prefer: 'handling=strict, count=sometimes' }))).toMatchObject({
+      code: 'PGRST122',
+      details: 'Invalid preferences: count=sometimes',
+    });
     expect((await read('', { prefer: 'handling=strict, count=exact' })).headers['preference-applied']).toBe('count=exact, handling=strict');
   });
 
@@ -192,12 +201,21 @@ describe('executeRead against PostgreSQL', () => {
 
   it('should refuse an offset past the counted total with 416 PGRST103', async () => {
     const error = await caught(() => read('offset=10', { Prefer: 'count=exact' }));
-    expect(error).toMatchObject({ code: 'PGRST103', message: 'Requested range not satisfiable', kind: 'range_not_satisfiable', details: 'An offset of 10 was requested, but there are only 6 rows.' });
+    expect(error).toMatchObject({
+      code: 'PGRST103',
+      message: 'Requested range not satisfiable',
+      kind: 'range_not_satisfiable',
+      details: 'An offset of 10 was requested, but there are only 6 rows.',
+    });
   });
 
   it('should answer a singular request with the bare object', async () => {
     const response = await read('select=name,qty&name=eq.Fig', { Accept: 'application/vnd.pgrst.object+json' });
-    expect(response).toEqual({ status: 200, body: '{"name" : "Fig", "qty" : 3}', headers: { 'content-type': 'application/vnd.pgrst.object+json; charset=utf-8', 'content-range': '0-0/*' } });
+    expect(response).toEqual({
+      status: 200,
+      body: '{"name" : "Fig", "qty" : 3}',
+      headers: { 'content-type': 'application/vnd.pgrst.object+json; charset=utf-8', 'content-range': '0-0/*' },
+    });
   });
 
   it.each([
@@ -212,7 +230,9 @@ describe('executeRead against PostgreSQL', () => {
   it('should answer CSV with a header row and PostgreSQL text forms', async () => {
     const response = await read('select=name,qty,tags,active,n:meta->>color&order=name&limit=3', { Accept: 'text/csv' });
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(response.body).toBe('name,qty,tags,active,n\nApple,5,"{fruit,red}",t,red\nBanana,12,"{fruit,""yellow long""}",f,yellow\nCherry,,"{fruit,red,small}",,red');
+    expect(response.body).toBe(
+      'name,qty,tags,active,n\nApple,5,"{fruit,red}",t,red\nBanana,12,"{fruit,""yellow long""}",f,yellow\nCherry,,"{fruit,red,small}",,red',
+    );
     expect(response.headers['content-range']).toBe('0-2/*');
   });
 
@@ -249,7 +269,9 @@ describe('executeRead against PostgreSQL', () => {
   });
 
   it('should answer an unknown table with 404 PGRST205', async () => {
-    const error = await caught(() => runtime.db.inTenant(orgA, (tx) => executeRead(tx, itemsRegistry, { method: 'GET', table: 'nope', query: '', headers: {} })));
+    const error = await caught(() =>
+      runtime.db.inTenant(orgA, (tx) => executeRead(tx, itemsRegistry, { method: 'GET', table: 'nope', query: '', headers: {} })),
+    );
     expect(error).toMatchObject({ kind: 'not_found', code: 'PGRST205', message: "Could not find the table 'public.nope' in the schema cache" });
   });
 
@@ -264,7 +286,9 @@ describe('executeRead against PostgreSQL', () => {
   });
 
   it('should show nothing without an organization', async () => {
-    const response = await runtime.db.withoutTenant((tx) => executeRead(tx, itemsRegistry, { method: 'GET', table: 'dataapi_items', query: '', headers: { Prefer: 'count=exact' } }));
+    const response = await runtime.db.withoutTenant((tx) =>
+      executeRead(tx, itemsRegistry, { method: 'GET', table: 'dataapi_items', query: '', headers: { Prefer: 'count=exact' } }),
+    );
     expect(response).toMatchObject({ status: 200, body: '[]', headers: { 'content-range': '*/0' } });
   });
 });

@@ -118,10 +118,15 @@ export async function executeRead(tx: Tx, registry: Registry, request: ReadReque
     throw pgrstError('PGRST116', 406, 'Cannot coerce the result to a single JSON object', `The result contains ${rows} rows`);
   }
   const headers: Record<string, string> = {
-    'content-type': plan.stripNulls ? `application/vnd.pgrst.${plan.media === 'object' ? 'object' : 'array'}+json; nulls=stripped; charset=utf-8` : CONTENT_TYPE[plan.media],
+    'content-type': plan.stripNulls
+      ? `application/vnd.pgrst.${plan.media === 'object' ? 'object' : 'array'}+json; nulls=stripped; charset=utf-8`
+      : CONTENT_TYPE[plan.media],
     'content-range': contentRange(plan.offset, rows, total),
   };
-  const applied = preferenceApplied({ count: plan.count, handling: parsePreferences(header(request.headers, 'prefer')).handling === 'strict' ? 'strict' : undefined });
+  const applied = preferenceApplied({
+    count: plan.count,
+    handling: parsePreferences(header(request.headers, 'prefer')).handling === 'strict' ? 'strict' : undefined,
+  });
   if (applied) headers['preference-applied'] = applied;
   let body = '';
   if (plan.method === 'GET') {

@@ -97,11 +97,19 @@ const primaryKeyOf = (table: TableDefinition): readonly string[] => table.primar
 const describe = (source: string, relation: Relation) => {
   if (relation.kind === 'one') {
     const fk = relation.fk;
-    return { cardinality: 'many-to-one', embedding: `${source} with ${relation.table}`, relationship: `${fk.name} using ${source}(${fk.column}) and ${relation.table}(${fk.references.column})` };
+    return {
+      cardinality: 'many-to-one',
+      embedding: `${source} with ${relation.table}`,
+      relationship: `${fk.name} using ${source}(${fk.column}) and ${relation.table}(${fk.references.column})`,
+    };
   }
   if (relation.kind === 'many') {
     const fk = relation.fk;
-    return { cardinality: 'one-to-many', embedding: `${source} with ${relation.table}`, relationship: `${fk.name} using ${source}(${fk.references.column}) and ${relation.table}(${fk.column})` };
+    return {
+      cardinality: 'one-to-many',
+      embedding: `${source} with ${relation.table}`,
+      relationship: `${fk.name} using ${source}(${fk.references.column}) and ${relation.table}(${fk.column})`,
+    };
   }
   return {
     cardinality: 'many-to-many',

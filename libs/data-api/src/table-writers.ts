@@ -7,7 +7,6 @@ export interface WriterLookup {
   get(table: string): RecordWriter | undefined;
 }
 
-
 // The writers of the exposed tables, each the provider its table is bound to in the owning
 // context's manifest, taken from that context's module once every module is up. A writer its
 // context does not provide fails the start, naming the table.

@@ -7,7 +7,8 @@ export const unknownWriteColumn = (table: TableDefinition, column: string) =>
   pgrstError('PGRST204', 400, `Could not find the '${column}' column of '${table.name}' in the schema cache`);
 
 const asObject = (value: unknown): Row => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw pgrstError('PGRST102', 400, 'Request body must be a JSON object (or, for POST, an array of objects)');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw pgrstError('PGRST102', 400, 'Request body must be a JSON object (or, for POST, an array of objects)');
   return value as Row;
 };
 
@@ -15,7 +16,8 @@ const asObject = (value: unknown): Row => {
 export function parseColumns(table: TableDefinition, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const columns = value.split(',').map((part) => part.trim().replace(/^"(.*)"$/, '$1'));
-  if (columns.some((column) => column === '')) throw pgrstError('PGRST100', 400, `"failed to parse columns parameter (${value})" (line 1, column 1)`, 'a column name');
+  if (columns.some((column) => column === ''))
+    throw pgrstError('PGRST100', 400, `"failed to parse columns parameter (${value})" (line 1, column 1)`, 'a column name');
   for (const column of columns) if (!(column in table.columns)) throw unknownWriteColumn(table, column);
   return columns;
 }

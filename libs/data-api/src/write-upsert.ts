@@ -35,8 +35,7 @@ export async function conflictTarget(tx: Tx, table: TableDefinition, onConflict:
   return withoutOrganization(wanted);
 }
 
-const parameter = (table: TableDefinition, column: string, value: unknown): unknown =>
-  table.columns[column] === 'jsonb' ? JSON.stringify(value) : value;
+const parameter = (table: TableDefinition, column: string, value: unknown): unknown => (table.columns[column] === 'jsonb' ? JSON.stringify(value) : value);
 
 export interface UpsertOutcome {
   // The row's id when it was written, undefined when ignore-duplicates skipped it.

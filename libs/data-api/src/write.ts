@@ -114,7 +114,15 @@ function assertSingular(singular: boolean, rows: number): void {
   if (singular && rows !== 1) throw pgrstError('PGRST116', 406, 'Cannot coerce the result to a single JSON object', `The result contains ${rows} rows`);
 }
 
-async function insert(tx: Tx, ctx: RequestContext, writer: RecordWriter, table: TableDefinition, body: unknown, params: Map<string, string>, prefs: Preferences): Promise<Written> {
+async function insert(
+  tx: Tx,
+  ctx: RequestContext,
+  writer: RecordWriter,
+  table: TableDefinition,
+  body: unknown,
+  params: Map<string, string>,
+  prefs: Preferences,
+): Promise<Written> {
   const rows = insertRows(table, body, parseColumns(table, params.get('columns')), prefs.missing === 'default', MAX_BULK);
   const ids: string[] = [];
   let inserted = 0;
@@ -136,7 +144,14 @@ async function insert(tx: Tx, ctx: RequestContext, writer: RecordWriter, table: 
   return { ids, inserted };
 }
 
-function respond(request: WriteRequest, table: TableDefinition, prefs: Preferences, written: Written, returning: string, shaped: ReadResponse | undefined): ReadResponse {
+function respond(
+  request: WriteRequest,
+  table: TableDefinition,
+  prefs: Preferences,
+  written: Written,
+  returning: string,
+  shaped: ReadResponse | undefined,
+): ReadResponse {
   const count = written.ids.length;
   const total = prefs.count ? String(count) : '*';
   // PostgREST: POST and DELETE answer `*/*`, PATCH `0-(n-1)/*` (the total when counted).

@@ -35,7 +35,13 @@ const loginLimitsOf = (config: Config) => {
 
 @Module({
   controllers: [
-    AuthController, AccountController, PresenceController, MembersController, InvitationsController, MobileLoginController, ApiKeysController,
+    AuthController,
+    AccountController,
+    PresenceController,
+    MembersController,
+    InvitationsController,
+    MobileLoginController,
+    ApiKeysController,
     OrganizationSettingsController,
   ],
   providers: [
@@ -85,8 +91,17 @@ const loginLimitsOf = (config: Config) => {
     AuthGuard,
   ],
   exports: [
-    EMAIL_SENDER, AccountService, ProfilesWriter, MembershipService, Authenticator, AuthGuard, TokenService,
-    OrganizationService, OrganizationSettings, ApiKeyService, SecretBox,
+    EMAIL_SENDER,
+    AccountService,
+    ProfilesWriter,
+    MembershipService,
+    Authenticator,
+    AuthGuard,
+    TokenService,
+    OrganizationService,
+    OrganizationSettings,
+    ApiKeyService,
+    SecretBox,
   ],
 })
 export class IdentityModule {}

@@ -27,9 +27,7 @@ export { OrganizationSettings } from './application/organization-settings';
 export { TokenService } from './infrastructure/token-service';
 export { ARGON2_PARAMETERS } from './infrastructure/password-hasher';
 export { type BusinessHours, MAX_INTERVALS_PER_DAY, parseBusinessHours, WEEKDAYS } from './domain/business-hours';
-export {
-  API_KEYS_MANAGE, assertAllowed, IDENTITY_PERMISSIONS, isAllowed, MEMBERS_MANAGE, ORGANIZATION_SETTINGS_MANAGE,
-} from './domain/permissions';
+export { API_KEYS_MANAGE, assertAllowed, IDENTITY_PERMISSIONS, isAllowed, MEMBERS_MANAGE, ORGANIZATION_SETTINGS_MANAGE } from './domain/permissions';
 
 export const identityMigrations: MigrationClass[] = [
   CreateIdentityTables1763800001001,

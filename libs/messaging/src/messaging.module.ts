@@ -42,8 +42,15 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
 
 @Module({
   imports: [IdentityModule, CrmModule],
-  controllers: [ChatLiteSendController, ChatLiteWebhookController, ConversationsController, MediaController, MetaWebhookController, ChannelTestController,
-    SmsWebhookController],
+  controllers: [
+    ChatLiteSendController,
+    ChatLiteWebhookController,
+    ConversationsController,
+    MediaController,
+    MetaWebhookController,
+    ChannelTestController,
+    SmsWebhookController,
+  ],
   providers: [
     FormBodyParser,
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
@@ -57,9 +64,15 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     {
       provide: SendService,
       inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, ChannelAdapters, PLATFORM_LOG],
-      useFactory: (db: Database, contacts: ContactService, settings: OrganizationSettings, provider: MessagingProvider, config: Config,
-        adapters: ChannelAdapters, log: pino.Logger) =>
-        new SendService(db, contacts, settings, provider, gapsOf(config), adapters, (fields, line) => log.debug(fields, line)),
+      useFactory: (
+        db: Database,
+        contacts: ContactService,
+        settings: OrganizationSettings,
+        provider: MessagingProvider,
+        config: Config,
+        adapters: ChannelAdapters,
+        log: pino.Logger,
+      ) => new SendService(db, contacts, settings, provider, gapsOf(config), adapters, (fields, line) => log.debug(fields, line)),
     },
     {
       provide: ChannelAccountService,
@@ -91,10 +104,16 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       provide: InboundProcessor,
       inject: [Database, ContactService, ObjectMediaStore, CONFIG, SocialInbound],
       useFactory: (db: Database, contacts: ContactService, store: ObjectMediaStore, config: Config, social: SocialInbound) =>
-        new InboundProcessor(db, contacts, {
-          store,
-          fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
-        }, INBOUND_LANES, social),
+        new InboundProcessor(
+          db,
+          contacts,
+          {
+            store,
+            fetch: createMediaFetcher({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, timeoutMs: settingsOf(config, MESSAGING_SETTINGS).PROVIDER_TIMEOUT_MS }),
+          },
+          INBOUND_LANES,
+          social,
+        ),
     },
     // The hot queue inboundQueue: the platform's runner drives it in worker and all-in-one processes.
     {
@@ -110,7 +129,18 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       useFactory: (db: Database, config: Config) => new InboundPurge(db, { retentionDays: retentionOf(config) }),
     },
   ],
-  exports: [PendingSendSweeper, InboundPurge, SendService, MESSAGING_PROVIDER, ConversationService, ChannelAccountService, InboundProcessor,
-    SmsSender, AutomatedSender, EmailMailboxJob, EmailPollTick],
+  exports: [
+    PendingSendSweeper,
+    InboundPurge,
+    SendService,
+    MESSAGING_PROVIDER,
+    ConversationService,
+    ChannelAccountService,
+    InboundProcessor,
+    SmsSender,
+    AutomatedSender,
+    EmailMailboxJob,
+    EmailPollTick,
+  ],
 })
 export class MessagingModule {}

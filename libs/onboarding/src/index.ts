@@ -11,5 +11,10 @@ export const onboardingMigrations: MigrationClass[] = [CreateOnboarding176380001
 // Onboarding (§3): its state is derived from identity (email confirmed), billing (subscription) and
 // messaging (channel accounts) facts; it writes profiles.onboarding_completed through identity.
 export const onboardingManifest = defineContext({
-  name: 'onboarding', module: OnboardingModule, migrations: onboardingMigrations, tables: [], publishes: [], consumes: {},
+  name: 'onboarding',
+  module: OnboardingModule,
+  migrations: onboardingMigrations,
+  tables: [],
+  publishes: [],
+  consumes: {},
 });

@@ -7,7 +7,7 @@
 
 // PostgreSQL's name of the type (information_schema's data_type; arrays as `element[]`).
 export type SqlType =
-  | 'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date' | 'bytea';
+  'uuid' | 'text' | 'text[]' | 'integer' | 'bigint' | 'numeric' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz' | 'date' | 'bytea';
 
 // What the driver returns for each type (numeric and bigint come back as strings).
 export interface DriverValue {
@@ -111,7 +111,9 @@ export type ViewOf<T extends TableDeclaration> = {
 };
 
 const names = (table: TableDeclaration, keep: (column: AnyColumn) => boolean): string[] =>
-  Object.entries(table.columns).filter(([, c]) => keep(c)).map(([name]) => name);
+  Object.entries(table.columns)
+    .filter(([, c]) => keep(c))
+    .map(([name]) => name);
 
 export const servedColumns = (table: TableDeclaration): string[] => names(table, (c) => c.api !== 'hidden');
 export const fieldNames = <T extends TableDeclaration>(table: T): (keyof FieldsOf<T> & string)[] =>
@@ -174,4 +176,3 @@ export function csvColumns(table: TableDeclaration): CsvColumns {
   const types = Object.fromEntries(exported.map((name) => [name, table.columns[name].sql]));
   return { export: exported, import: names(table, (c) => c.csv === 'both'), aliases, types };
 }
-

@@ -39,8 +39,7 @@ export const ValidationFailed = (code: string, message: string, details?: Record
 export const NotFound = (resource: string, id?: string) =>
   new DomainError('not_found', `${resource}.not_found`, id ? `${resource} ${id} not found` : `${resource} not found`, id ? { id } : undefined);
 
-export const Conflict = (code: string, message: string, details?: Record<string, unknown>) =>
-  new DomainError('conflict', code, message, details);
+export const Conflict = (code: string, message: string, details?: Record<string, unknown>) => new DomainError('conflict', code, message, details);
 
 export const Forbidden = (code: string, message: string) => new DomainError('forbidden', code, message);
 

@@ -2,7 +2,10 @@ import { defineEvent, webhookData } from './event-contract';
 
 type Payload = { thing: { id: string; name: string; secret?: string }; actor_id: string | null; from?: string; to?: string; note?: string };
 const MOVED = defineEvent<Payload>({
-  name: 'thing.moved', source: 'things', version: 2, description: 'a thing moved',
+  name: 'thing.moved',
+  source: 'things',
+  version: 2,
+  description: 'a thing moved',
   webhook: { record: 'thing', fields: ['id', 'name'], changes: ['from', 'to'] },
 });
 

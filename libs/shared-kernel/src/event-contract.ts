@@ -92,8 +92,16 @@ export function webhookData(contract: EventContract, payload: Obj): Obj | undefi
   const record = payload[webhook.record];
   if (!isObject(record)) return undefined;
   const fields = new Set(webhook.fields);
-  const data: Obj = Object.fromEntries(Object.keys(record).filter((key) => fields.has(key)).map((key) => [key, record[key]]));
+  const data: Obj = Object.fromEntries(
+    Object.keys(record)
+      .filter((key) => fields.has(key))
+      .map((key) => [key, record[key]]),
+  );
   const changeKeys = new Set(webhook.changes ?? []);
-  const changes = Object.fromEntries(Object.keys(payload).filter((key) => changeKeys.has(key) && payload[key] !== undefined).map((key) => [key, payload[key]]));
+  const changes = Object.fromEntries(
+    Object.keys(payload)
+      .filter((key) => changeKeys.has(key) && payload[key] !== undefined)
+      .map((key) => [key, payload[key]]),
+  );
   return Object.keys(changes).length > 0 ? { ...data, changes } : data;
 }

@@ -1,7 +1,15 @@
 import { Module } from '@nestjs/common';
 import { EMAIL_SENDER, type EmailSender, IdentityModule, MembershipService } from '@engage/identity';
 import {
-  type Config, CONFIG, createOutboundClient, Database, EventCatalogue, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf,
+  type Config,
+  CONFIG,
+  createOutboundClient,
+  Database,
+  EventCatalogue,
+  type OutboundClient,
+  PLATFORM_LOG,
+  SecretBox,
+  settingsOf,
 } from '@engage/platform';
 import { WEBHOOK_SETTINGS } from './webhooks.settings';
 import type { Logger } from 'pino';
@@ -35,12 +43,17 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
       provide: ConfigurationService,
       inject: [SecretBox, WEBHOOK_OUTBOUND, EventCatalogue],
       useFactory: (box: SecretBox, outbound: OutboundClient, catalogue: EventCatalogue) =>
-        new ConfigurationService(box, outbound, catalogue.webhookKinds().map((contract) => contract.name)),
+        new ConfigurationService(
+          box,
+          outbound,
+          catalogue.webhookKinds().map((contract) => contract.name),
+        ),
     },
     {
       provide: DisabledNotifier,
       inject: [MembershipService, EMAIL_SENDER, PLATFORM_LOG],
-      useFactory: (members: MembershipService, mail: EmailSender, log: Logger) => new DisabledNotifier(members, mail, (message, error) => log.warn({ err: error }, message)),
+      useFactory: (members: MembershipService, mail: EmailSender, log: Logger) =>
+        new DisabledNotifier(members, mail, (message, error) => log.warn({ err: error }, message)),
     },
     {
       provide: DeliveryRunner,
@@ -48,7 +61,11 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
       useFactory: (db: Database, box: SecretBox, outbound: OutboundClient, clock: Clock, notifier: DisabledNotifier) =>
         new DeliveryRunner(db, box, outbound, clock, { timeoutMs: ATTEMPT_TIMEOUT_MS, onDisabled: (notice) => notifier.notify(notice) }),
     },
-    { provide: WebhookActions, inject: [Database, DeliveryRunner, CLOCK], useFactory: (db: Database, runner: DeliveryRunner, clock: Clock) => new WebhookActions(db, runner, clock) },
+    {
+      provide: WebhookActions,
+      inject: [Database, DeliveryRunner, CLOCK],
+      useFactory: (db: Database, runner: DeliveryRunner, clock: Clock) => new WebhookActions(db, runner, clock),
+    },
     DeliveryWorker,
     WebhookLogPurge,
     WebhooksSubscriptions,

@@ -21,16 +21,30 @@ const SUMMARY: Record<Report, { sql: Statements; key: string }> = {
   deals: { sql: { every: DEALS, business: DEALS }, key: 'deals_metrics' },
 };
 const BY_DAY: Record<Report, Statements> = {
-  metrics: ROLLUP_METRICS_BY_DAY, inbox: ROLLUP_INBOX_BY_DAY, deals: { every: DEALS_BY_DAY, business: DEALS_BY_DAY },
+  metrics: ROLLUP_METRICS_BY_DAY,
+  inbox: ROLLUP_INBOX_BY_DAY,
+  deals: { every: DEALS_BY_DAY, business: DEALS_BY_DAY },
 };
 // The series column each metric_type narrows the CSV to (besides the date).
 const METRIC_COLUMNS: Record<string, string[]> = {
-  messages: ['total_messages'], response_time: ['average_response_time'], sla: ['sla_compliance'], contacts: ['total_contacts'],
+  messages: ['total_messages'],
+  response_time: ['average_response_time'],
+  sla: ['sla_compliance'],
+  contacts: ['total_contacts'],
 };
 export const DETAIL_PAGE_ROWS = 500;
 const DETAIL_COLUMNS = [
-  'conversation_id', 'channel_kind', 'status', 'assignee_id', 'created_at', 'resolved_at',
-  'customer_messages', 'agent_messages', 'average_response_time', 'sla_met', 'sla_missed',
+  'conversation_id',
+  'channel_kind',
+  'status',
+  'assignee_id',
+  'created_at',
+  'resolved_at',
+  'customer_messages',
+  'agent_messages',
+  'average_response_time',
+  'sla_met',
+  'sla_missed',
 ];
 
 // The analytics endpoints' figures (docs/analytics.md), each one SQL statement over the published
@@ -69,8 +83,7 @@ export class AnalyticsService {
       if (report === 'deals') throw periodError('detail', 'detail=conversations is an export of metrics or inbox');
       return Readable.from(this.detailLines(ctx, CONVERSATION_DETAIL_PAGE[rule], values));
     }
-    const rows = await this.db.inTenant(ctx, async (tx) =>
-      run(tx, BY_DAY[report][rule], await withCoverage(tx, report, values, period, settings, true)));
+    const rows = await this.db.inTenant(ctx, async (tx) => run(tx, BY_DAY[report][rule], await withCoverage(tx, report, values, period, settings, true)));
     const columns = query.metricType && report === 'metrics' ? ['date', ...METRIC_COLUMNS[query.metricType]] : Object.keys(rows[0] ?? { date: null });
     return Readable.from([csvLine(columns), ...rows.map((row) => csvLine(columns.map((column) => row[column])))]);
   }
@@ -91,7 +104,12 @@ export class AnalyticsService {
   // report, and each page of an export, judges the same messages past the target.
   private async values(tx: Tx, period: ReportPeriod, settings: ReportingSettings): Promise<Row> {
     return {
-      start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
+      start: period.start,
+      end: period.end,
+      prev: period.previousStart,
+      now: period.now,
+      first: period.firstDay,
+      last: period.lastDay,
       ...(await reportValues(tx, settings, period.now, period.previousStart)),
     };
   }

@@ -48,7 +48,12 @@ describe('rollups', () => {
     return app.db.inTenant(tenant.ctx, async (tx) => {
       const period = await resolvePeriod(tx, parseReportQuery(params, tenant.ctx.organizationId), settings.timeZone, testClock.now());
       const values = {
-        start: period.start, end: period.end, prev: period.previousStart, now: period.now, first: period.firstDay, last: period.lastDay,
+        start: period.start,
+        end: period.end,
+        prev: period.previousStart,
+        now: period.now,
+        first: period.firstDay,
+        last: period.lastDay,
         ...(await reportValues(tx, settings, period.now, period.previousStart)),
       };
       const [summary] = await queryNamed(tx, DIRECT[report].sql[rule], values);
@@ -60,11 +65,18 @@ describe('rollups', () => {
   const covered = () =>
     app.db.inTenant(tenant.ctx, (tx) =>
       coverage(tx, {
-        bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], due: new Date(testClock.now().getTime() - 3600_000),
-        targetMinutes: 60, schedule: null,
-      }));
-  const rows = async () => (await app.db.systemQuery<{ n: number }>(
-    'SELECT count(*)::int AS n FROM analytics_message_rollups WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].n;
+        bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')],
+        due: new Date(testClock.now().getTime() - 3600_000),
+        targetMinutes: 60,
+        schedule: null,
+      }),
+    );
+  const rows = async () =>
+    (
+      await app.db.systemQuery<{ n: number }>('SELECT count(*)::int AS n FROM analytics_message_rollups WHERE organization_id = $1', [
+        tenant.ctx.organizationId,
+      ])
+    )[0].n;
 
   let agent: string;
   let conversations: { id: string; contactId: string }[];
@@ -75,8 +87,9 @@ describe('rollups', () => {
     job = app.app.get(MessageRollups);
     service = app.app.get(AnalyticsService);
     f = new Fixtures(app.db, tenant.ctx.organizationId);
-    agent = (await app.db.systemQuery<{ user_id: string }>('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1',
-      [tenant.ctx.organizationId]))[0].user_id;
+    agent = (
+      await app.db.systemQuery<{ user_id: string }>('SELECT user_id FROM memberships WHERE organization_id = $1 LIMIT 1', [tenant.ctx.organizationId])
+    )[0].user_id;
     conversations = [];
     for (let i = 0; i < 4; i++) {
       conversations.push(await f.conversation(await f.contact(`2026-01-${String(8 + i).padStart(2, '0')}T10:00:00Z`), { assignee: i % 2 ? agent : null }));
@@ -99,9 +112,12 @@ describe('rollups', () => {
   it('should give the direct answers with nothing rolled, then roll every quarter hour once across two runners', async () => {
     await expectEqual();
     const [a, b] = await Promise.all([job.handle(), job.handle()]);
-    const buckets = (await app.db.systemQuery<{ n: number }>(
-      `SELECT count(DISTINCT date_bin('15 minutes', created_at, timestamptz '1970-01-01Z'))::int AS n FROM messages WHERE organization_id = $1`,
-      [tenant.ctx.organizationId]))[0].n;
+    const buckets = (
+      await app.db.systemQuery<{ n: number }>(
+        `SELECT count(DISTINCT date_bin('15 minutes', created_at, timestamptz '1970-01-01Z'))::int AS n FROM messages WHERE organization_id = $1`,
+        [tenant.ctx.organizationId],
+      )
+    )[0].n;
     expect(a.rolled + b.rolled).toBe(buckets);
     expect(await rows()).toBe(buckets);
     expect((await job.handle()).rolled).toBe(0);
@@ -128,7 +144,9 @@ describe('rollups', () => {
   it('should follow a reply that fails, a message stored in the past and an assignment', async () => {
     const c = conversations[2];
     const [reply] = await app.db.systemQuery<{ id: string }>(
-      "SELECT id FROM messages WHERE conversation_id = $1 AND direction = 'OUTBOUND' AND created_at > '2026-01-12' ORDER BY created_at LIMIT 1", [c.id]);
+      "SELECT id FROM messages WHERE conversation_id = $1 AND direction = 'OUTBOUND' AND created_at > '2026-01-12' ORDER BY created_at LIMIT 1",
+      [c.id],
+    );
     await app.db.systemQuery("UPDATE messages SET status = 'FAILED' WHERE id = $1", [reply.id]);
     await f.message(conversations[3], 'INBOUND', '2026-01-13T03:33:00Z');
     await app.db.systemQuery('UPDATE conversations SET assignee_id = $2 WHERE id = $1', [conversations[0].id, agent]);
@@ -144,8 +162,9 @@ describe('rollups', () => {
     try {
       await expectEqual();
       await job.handle();
-      const [state] = await app.db.systemQuery<{ target_minutes: number }>('SELECT target_minutes FROM analytics_rollup_state WHERE organization_id = $1',
-        [tenant.ctx.organizationId]);
+      const [state] = await app.db.systemQuery<{ target_minutes: number }>('SELECT target_minutes FROM analytics_rollup_state WHERE organization_id = $1', [
+        tenant.ctx.organizationId,
+      ]);
       expect(state.target_minutes).toBe(45);
       await expectEqual();
     } finally {
@@ -163,17 +182,36 @@ describe('rollups', () => {
 
   it('should equal the direct statements with business hours, rolled for them, and again after the zone they are read in changed', async () => {
     const hours = JSON.stringify({
-      mon: [['08:00', '12:00'], ['13:00', '17:30']], tue: [['09:00', '17:00']], wed: [['00:00', '24:00']], thu: [['09:15', '09:45']], sat: [['10:00', '14:00']],
+      mon: [
+        ['08:00', '12:00'],
+        ['13:00', '17:30'],
+      ],
+      tue: [['09:00', '17:00']],
+      wed: [['00:00', '24:00']],
+      thu: [['09:15', '09:45']],
+      sat: [['10:00', '14:00']],
     });
-    const schedule = async () => (await app.db.systemQuery<{ schedule: string | null }>(
-      'SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].schedule;
+    const schedule = async () =>
+      (
+        await app.db.systemQuery<{ schedule: string | null }>('SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [
+          tenant.ctx.organizationId,
+        ])
+      )[0].schedule;
     // What the 2026-01-10..15 report reads from the rollups under the current settings.
     const rolled = async () => {
       const settings = await reportingSettings((id, keys) => app.app.get(OrganizationSettings).plainMany(id, keys), tenant.ctx.organizationId);
-      return app.db.inTenant(tenant.ctx, async (tx) => (await coverage(tx, {
-        bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')], targetMinutes: 60, schedule: settings.schedule,
-        due: await dueAt(tx, settings, testClock.now(), new Date('2026-01-10T00:00:00Z')),
-      })).rs.length);
+      return app.db.inTenant(
+        tenant.ctx,
+        async (tx) =>
+          (
+            await coverage(tx, {
+              bounds: [new Date('2026-01-10T00:00:00Z'), new Date('2026-01-16T00:00:00Z')],
+              targetMinutes: 60,
+              schedule: settings.schedule,
+              due: await dueAt(tx, settings, testClock.now(), new Date('2026-01-10T00:00:00Z')),
+            })
+          ).rs.length,
+      );
     };
     await setSetting(app, tenant, 'business_hours', hours);
     try {
@@ -203,8 +241,11 @@ describe('rollups', () => {
     expect(report.metrics).toMatchObject({ total_messages: 0, sla_compliance: null });
     const seen = await app.db.inTenant(other.ctx, (tx) => tx.query('SELECT * FROM analytics_message_rollups'));
     expect(seen).toEqual([]);
-    await expect(app.db.inTenant(other.ctx, (tx) => tx.query("SELECT message_fact_changes_record(ARRAY[$1::uuid], ARRAY[timestamptz '2026-01-01Z'])",
-      [tenant.ctx.organizationId]))).rejects.toThrow(/permission denied/);
+    await expect(
+      app.db.inTenant(other.ctx, (tx) =>
+        tx.query("SELECT message_fact_changes_record(ARRAY[$1::uuid], ARRAY[timestamptz '2026-01-01Z'])", [tenant.ctx.organizationId]),
+      ),
+    ).rejects.toThrow(/permission denied/);
   });
 
   it('should delete an organization with its messages, recording nothing for it', async () => {

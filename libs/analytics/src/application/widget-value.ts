@@ -160,7 +160,11 @@ export function widgetError(error: unknown): WidgetError | undefined {
 // the transaction goes on) and each widget is computed alone: a failing one answers its error, the
 // others their values.
 export async function widgetValues(
-  tx: Tx, widgets: WidgetSpec[], sources: Readonly<Record<string, WidgetSource>>, settings: ReportingSettings, now: Date,
+  tx: Tx,
+  widgets: WidgetSpec[],
+  sources: Readonly<Record<string, WidgetSource>>,
+  settings: ReportingSettings,
+  now: Date,
 ): Promise<WidgetOutcome[]> {
   const outcomes: WidgetOutcome[] = [];
   const plans: [number, WidgetPlan][] = [];

@@ -77,12 +77,23 @@ export class WidgetsService {
 
   // Cached values where fresh; the others computed together in one statement, then cached.
   private async values(
-    tx: Tx, organizationId: string, widgets: WidgetSpec[], sources: Sources, settings: ReportingSettings, now: Date,
+    tx: Tx,
+    organizationId: string,
+    widgets: WidgetSpec[],
+    sources: Sources,
+    settings: ReportingSettings,
+    now: Date,
   ): Promise<WidgetOutcome[]> {
     const keys = widgets.map((widget) => this.cache.key(organizationId, widget, settings, sourceOf(widget, sources)?.hidden ?? ''));
     const outcomes = keys.map((key) => this.cache.get(key));
     const missing = outcomes.flatMap((outcome, i) => (outcome === undefined ? [i] : []));
-    const computed = await widgetValues(tx, missing.map((i) => widgets[i]), sources, settings, now);
+    const computed = await widgetValues(
+      tx,
+      missing.map((i) => widgets[i]),
+      sources,
+      settings,
+      now,
+    );
     missing.forEach((i, n) => {
       outcomes[i] = computed[n];
       this.cache.set(keys[i], computed[n]);
@@ -135,8 +146,13 @@ export class WidgetsService {
     const [row] = await tx.query<WidgetRow>(
       `UPDATE dashboard_widgets SET widget_type = $2, widget_config = $3, position = $4, is_visible = $5, updated_at = now()
        WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, type, JSON.stringify(config), body.position === undefined ? current.position : position(body.position),
-        body.is_visible === undefined ? current.is_visible : visible(body.is_visible)],
+      [
+        id,
+        type,
+        JSON.stringify(config),
+        body.position === undefined ? current.position : position(body.position),
+        body.is_visible === undefined ? current.is_visible : visible(body.is_visible),
+      ],
     );
     return row;
   }
@@ -165,7 +181,7 @@ function ownIds(ctx: RequestContext, body: Record<string, unknown>): void {
   for (const [field, id] of Object.entries(own)) {
     const given = body[field];
     if (given === undefined) continue;
-    if (typeof given !== 'string') throw bad(field, 'must be a UUID (the caller\'s own)');
+    if (typeof given !== 'string') throw bad(field, "must be a UUID (the caller's own)");
     if (given.toLowerCase() !== id.toLowerCase()) {
       const message = `${field}: a widget is the signed-in member's, in their organization; another is refused`;
       throw Forbidden(`widget.${field.replace('_id', '')}_forbidden`, message);

@@ -22,7 +22,8 @@ describe('report query', () => {
   });
 
   it.each(['2026-02-29', '2026-00-10', '2026-01-01T24:00:00Z', '2026-01-01T10:00:00+16:00', '26-01-01', 'now', '2026-01-01T10:00:00ZZ'])(
-    'should refuse %s naming the parameter', (raw) => {
+    'should refuse %s naming the parameter',
+    (raw) => {
       expect(failure(() => parseDateParam('start_date', raw))).toMatchObject({ kind: 'validation', message: expect.stringContaining('start_date') });
     },
   );
@@ -42,7 +43,11 @@ describe('widget config', () => {
   it('should fill defaults from the type', () => {
     expect(parseWidgetConfig('sla', undefined, SOURCES)).toEqual({ title: 'SLA', format: 'Percentage', date_range: 'This Month' });
     expect(parseWidgetConfig('custom', { table: 'deals', aggregation: 'Sum', column: 'value', date_column: 'closed_at' }, SOURCES)).toMatchObject({
-      title: 'Custom', aggregation: 'Sum', column: 'value', date_column: 'closed_at', format: 'Number',
+      title: 'Custom',
+      aggregation: 'Sum',
+      column: 'value',
+      date_column: 'closed_at',
+      format: 'Number',
     });
   });
 

@@ -140,10 +140,21 @@ function requiredDate(field: string, value: unknown): DateParam {
 }
 
 const DEFAULT_FORMAT: Record<WidgetType, (typeof FORMATS)[number]> = {
-  incoming_messages: 'Number', open_conversations: 'Number', response_time: 'Time Duration', sla: 'Percentage',
-  pipeline_value: 'Currency', deals_won: 'Number', new_contacts: 'Number', custom: 'Number',
+  incoming_messages: 'Number',
+  open_conversations: 'Number',
+  response_time: 'Time Duration',
+  sla: 'Percentage',
+  pipeline_value: 'Currency',
+  deals_won: 'Number',
+  new_contacts: 'Number',
+  custom: 'Number',
 };
 
 function defaultTitle(type: WidgetType): string {
-  return type === 'custom' ? 'Custom' : type.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()).replace('Sla', 'SLA');
+  return type === 'custom'
+    ? 'Custom'
+    : type
+        .replace(/_/g, ' ')
+        .replace(/^./, (c) => c.toUpperCase())
+        .replace('Sla', 'SLA');
 }

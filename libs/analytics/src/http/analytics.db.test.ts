@@ -69,7 +69,10 @@ describe('GET /rest/v1/analytics/*', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       metrics: {
-        total_messages: 11, average_response_time: '1.02', sla_compliance: 50, total_contacts: 2,
+        total_messages: 11,
+        average_response_time: '1.02',
+        sla_compliance: 50,
+        total_contacts: 2,
         period_comparison: { messages_change: 450, response_time_change: 1.67, sla_change: -50, contacts_change: 100 },
       },
     });
@@ -102,7 +105,10 @@ describe('GET /rest/v1/analytics/*', () => {
     ]);
     const inbox = (await get(`inbox?${PERIOD}&group_by=day`)).json().series;
     type Day = { resolved_conversations: number; unassigned_messages: number };
-    expect(inbox.map((day: Day) => [day.resolved_conversations, day.unassigned_messages])).toEqual([[0, 0], [1, 3]]);
+    expect(inbox.map((day: Day) => [day.resolved_conversations, day.unassigned_messages])).toEqual([
+      [0, 0],
+      [1, 3],
+    ]);
   });
 
   it('should answer null comparisons for an empty previous period, and no response time without replies', async () => {
@@ -201,13 +207,17 @@ describe('GET /rest/v1/analytics/*', () => {
     );
     expect((await get(`metrics?${PERIOD}&metric_type=sla`, csv)).body).toBe('date,sla_compliance\r\n2026-01-10,33.33\r\n2026-01-11,66.67\r\n');
     const detail = (await get(`inbox?${PERIOD}&detail=conversations`, csv)).body.trim().split('\r\n');
-    expect(detail[0]).toBe('conversation_id,channel_kind,status,assignee_id,created_at,resolved_at,customer_messages,agent_messages,'
-      + 'average_response_time,sla_met,sla_missed');
+    expect(detail[0]).toBe(
+      'conversation_id,channel_kind,status,assignee_id,created_at,resolved_at,customer_messages,agent_messages,' + 'average_response_time,sla_met,sla_missed',
+    );
     // A, B, D and E had messages in the period; C did not.
     expect(detail.length).toBe(5);
     const rows = detail.slice(1).map((line) => line.split(','));
     expect(rows.map((row) => [row[6], row[7], row[8], row[9], row[10]]).sort()).toEqual([
-      ['1', '0', '', '0', '1'], ['1', '0', '0.75', '1', '0'], ['1', '1', '0.17', '1', '0'], ['3', '2', '1.39', '1', '2'],
+      ['1', '0', '', '0', '1'],
+      ['1', '0', '0.75', '1', '0'],
+      ['1', '1', '0.17', '1', '0'],
+      ['3', '2', '1.39', '1', '2'],
     ]);
   });
 });

@@ -56,9 +56,14 @@ describe('business hours', () => {
 
   const get = (path: string, headers: Record<string, string> = tenant.session) => app.app.inject({ method: 'GET', url: `/rest/v1/analytics/${path}`, headers });
   const seconds = async (from: string, to: string | null, zone: string, hours: string) =>
-    (await app.db.systemQuery<{ s: string | null }>('SELECT analytics_business_seconds($1, $2, $3, $4)::text AS s', [
-      from, to, zone, JSON.stringify(parseBusinessHours(hours)),
-    ]))[0].s;
+    (
+      await app.db.systemQuery<{ s: string | null }>('SELECT analytics_business_seconds($1, $2, $3, $4)::text AS s', [
+        from,
+        to,
+        zone,
+        JSON.stringify(parseBusinessHours(hours)),
+      ])
+    )[0].s;
 
   it('should count only the time inside open intervals', async () => {
     expect(await seconds('2026-01-16T16:30:00Z', '2026-01-19T09:30:00Z', 'UTC', WEEKDAYS)).toBe('3600.000000');
@@ -80,8 +85,7 @@ describe('business hours', () => {
     expect(await seconds('2026-03-28T12:00:00Z', '2026-03-30T12:00:00Z', 'Europe/Berlin', sundayNights)).toBe('18000.000000');
     expect(await seconds('2026-10-24T12:00:00Z', '2026-10-26T12:00:00Z', 'Europe/Berlin', sundayNights)).toBe('25200.000000');
     // Open 01:00-02:30 and 03:00-04:00 on 2026-03-29, where 02:00-03:00 does not exist: 01:00-02:00 CET and 03:00-04:00 CEST.
-    expect(await seconds('2026-03-28T12:00:00Z', '2026-03-29T12:00:00Z', 'Europe/Berlin', '{"sun":[["01:00","02:30"],["03:00","04:00"]]}'))
-      .toBe('7200.000000');
+    expect(await seconds('2026-03-28T12:00:00Z', '2026-03-29T12:00:00Z', 'Europe/Berlin', '{"sun":[["01:00","02:30"],["03:00","04:00"]]}')).toBe('7200.000000');
   });
 
   it('should count response seconds through the calendar exactly as the function does', async () => {
@@ -92,12 +96,16 @@ describe('business hours', () => {
       const [row] = await app.db.inTenant(tenant.ctx, async (tx) => {
         // The calendar covers 4 of the 6 days: pairs reaching past it are counted by the function.
         const days = await calendar(tx, settings, new Date(at.getTime() - 2 * 86400_000), new Date(at.getTime() + 2 * 86400_000));
-        return queryNamed<{ pairs: number; differ: number }>(tx, `
+        return queryNamed<{ pairs: number; differ: number }>(
+          tx,
+          `
           SELECT count(*)::int AS pairs, count(*) FILTER (WHERE x.s IS DISTINCT FROM ${businessSeconds('f.created_at', 'f.first_reply_at')})::int AS differ
           FROM (SELECT a AS created_at, a + make_interval(mins => m) AS first_reply_at
                 FROM generate_series(:at::timestamptz - interval '2 days', :at::timestamptz + interval '1 day', interval '97 minutes') a,
                      generate_series(0, 3000, 173) m) f
-          CROSS JOIN LATERAL (SELECT ${BUSINESS_HOURS.seconds} AS s) x`, { ...responseValues(settings, null), ...days, at });
+          CROSS JOIN LATERAL (SELECT ${BUSINESS_HOURS.seconds} AS s) x`,
+          { ...responseValues(settings, null), ...days, at },
+        );
       });
       expect(row).toEqual({ pairs: 810, differ: 0 });
     }
@@ -105,7 +113,12 @@ describe('business hours', () => {
 
   it('should put :due where exactly the target lies before now, so before it is past the target', async () => {
     const hours = parseBusinessHours('{"sun":[["00:00","06:00"]],"mon":[["08:00","12:00"],["13:00","17:30"]],"sat":[["10:00","10:30"]]}');
-    const cases = [['2026-03-30T10:03:00Z', 60], ['2026-03-30T10:03:00Z', 600], ['2026-10-26T07:00:00Z', 330], ['2026-10-26T07:00:00Z', 45]] as const;
+    const cases = [
+      ['2026-03-30T10:03:00Z', 60],
+      ['2026-03-30T10:03:00Z', 600],
+      ['2026-10-26T07:00:00Z', 330],
+      ['2026-10-26T07:00:00Z', 45],
+    ] as const;
     for (const [now, minutes] of cases) {
       const settings: ReportingSettings = { timeZone: 'Europe/Berlin', targetMinutes: minutes, hours, schedule: 'x' };
       const at = new Date(now);
@@ -114,7 +127,8 @@ describe('business hours', () => {
         const [row] = await tx.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM generate_series($1::timestamptz - interval '15 days', $1::timestamptz, interval '11 minutes') m
            WHERE (m < $2) IS DISTINCT FROM (analytics_business_seconds(m, $1, 'Europe/Berlin', $3) > $4 * 60)`,
-          [at, d, JSON.stringify(hours), minutes]);
+          [at, d, JSON.stringify(hours), minutes],
+        );
         return [d, row.n];
       });
       expect({ now, minutes, mismatches }).toEqual({ now, minutes, mismatches: 0 });
@@ -142,14 +156,27 @@ describe('business hours', () => {
   it('should export the conversations with their business-hours response times', async () => {
     const res = await get('metrics?start_date=2026-01-13&end_date=2026-01-16&detail=conversations', { ...tenant.session, accept: 'text/csv' });
     expect(res.statusCode).toBe(200);
-    const rows = new Map(res.body.trim().split(/\r?\n/).slice(1).map((line) => [line.split(',')[0], line.split(',').slice(8)]));
-    expect([ids.A, ids.B, ids.C, ids.D].map((id) => rows.get(id))).toEqual([['1.00', '1', '0'], ['0.00', '1', '0'], ['2.10', '0', '1'], ['0.50', '1', '0']]);
+    const rows = new Map(
+      res.body
+        .trim()
+        .split(/\r?\n/)
+        .slice(1)
+        .map((line) => [line.split(',')[0], line.split(',').slice(8)]),
+    );
+    expect([ids.A, ids.B, ids.C, ids.D].map((id) => rows.get(id))).toEqual([
+      ['1.00', '1', '0'],
+      ['0.00', '1', '0'],
+      ['2.10', '0', '1'],
+      ['0.50', '1', '0'],
+    ]);
   });
 
   it('should give the response time and SLA widgets in business hours', async () => {
     const value = async (widget_type: string, start_date: string, end_date: string) => {
       const created = await app.app.inject({
-        method: 'POST', url: '/rest/v1/dashboard_widgets', headers: { ...tenant.session, prefer: 'return=representation' },
+        method: 'POST',
+        url: '/rest/v1/dashboard_widgets',
+        headers: { ...tenant.session, prefer: 'return=representation' },
         payload: { widget_type, widget_config: { date_range: 'Custom Range', start_date, end_date } },
       });
       const id = created.json()[0].id;
@@ -164,8 +191,12 @@ describe('business hours', () => {
 
   it('should follow a new schedule at once, never mixing it with rollups made under the old one', async () => {
     const metrics = async () => (await get('metrics?start_date=2026-01-13&end_date=2026-01-16')).json().metrics;
-    const state = async () => (await app.db.systemQuery<{ schedule: string | null }>(
-      'SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [tenant.ctx.organizationId]))[0].schedule;
+    const state = async () =>
+      (
+        await app.db.systemQuery<{ schedule: string | null }>('SELECT schedule FROM analytics_rollup_state WHERE organization_id = $1', [
+          tenant.ctx.organizationId,
+        ])
+      )[0].schedule;
     expect(await state()).toBe(JSON.stringify(['UTC', parseBusinessHours(WEEKDAYS)]));
     // Mornings 09:00-10:00: A 30 min, B 0, C 0 (10:00-12:06 is closed), D 20 min: 3000 / 4 s = 0.21 h, all met.
     await setSetting(app, tenant, 'business_hours', MORNINGS);
@@ -183,7 +214,8 @@ describe('business hours', () => {
 
   it('should refuse an invalid schedule when set, keeping the one in force', async () => {
     await expect(setSetting(app, tenant, 'business_hours', '{"mon":[["09:00","17:00"],["12:00","13:00"]]}')).rejects.toMatchObject({
-      kind: 'validation', message: 'business_hours: mon has overlapping intervals (09:00-17:00 and 12:00-13:00)',
+      kind: 'validation',
+      message: 'business_hours: mon has overlapping intervals (09:00-17:00 and 12:00-13:00)',
     });
     await expect(setSetting(app, tenant, 'business_hours', '{"funday":[]}')).rejects.toThrow(/"funday" is not a weekday/);
   });

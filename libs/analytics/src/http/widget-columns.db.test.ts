@@ -13,7 +13,9 @@ describe('dashboard widgets over the columns the data API serves', () => {
   const WIDGET_TABLES = ['messages', 'conversations', 'deals', 'contacts'];
 
   const set = (table: string, id: string, values: Record<string, unknown>) => {
-    const assignments = Object.keys(values).map((key, i) => `${key} = $${i + 2}`).join(', ');
+    const assignments = Object.keys(values)
+      .map((key, i) => `${key} = $${i + 2}`)
+      .join(', ');
     return app.db.systemQuery(`UPDATE ${table} SET ${assignments} WHERE id = $1`, [id, ...Object.values(values)]);
   };
 
@@ -116,7 +118,10 @@ describe('dashboard widgets over the columns the data API serves', () => {
     const h = await memberHeaders(app.app, tenant, 'AGENT');
     const member = (await list(h)).json().widgets[0].user_id;
     // Stored before widgets were checked when saved: an invalid regular expression a row reaches, a NUL byte.
-    const stored = [{ table: 'messages', query: 'content=match.(' }, { table: 'messages', query: 'content=eq.%00' }];
+    const stored = [
+      { table: 'messages', query: 'content=match.(' },
+      { table: 'messages', query: 'content=eq.%00' },
+    ];
     for (const [i, config] of stored.entries()) {
       await app.db.systemQuery(
         `INSERT INTO dashboard_widgets (organization_id, user_id, widget_type, widget_config, position) VALUES ($1, $2, 'custom', $3, $4)`,
@@ -132,8 +137,13 @@ describe('dashboard widgets over the columns the data API serves', () => {
     ]);
     // The others keep their values (the default set: no customer message today or this week, A's conversation open...).
     expect(widgets.slice(0, 7).map((w: { widget_type: string; value: unknown; error: unknown }) => [w.widget_type, w.value, w.error])).toEqual([
-      ['incoming_messages', 0, null], ['open_conversations', 1, null], ['response_time', null, null], ['sla', null, null],
-      ['pipeline_value', 300, null], ['deals_won', 1, null], ['new_contacts', 3, null],
+      ['incoming_messages', 0, null],
+      ['open_conversations', 1, null],
+      ['response_time', null, null],
+      ['sla', null, null],
+      ['pipeline_value', 300, null],
+      ['deals_won', 1, null],
+      ['new_contacts', 3, null],
     ]);
   });
 

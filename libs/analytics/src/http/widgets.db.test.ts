@@ -51,8 +51,13 @@ describe('/rest/v1/dashboard_widgets', () => {
     expect(res.statusCode).toBe(200);
     const widgets = res.json().widgets;
     expect(widgets.map((w: { widget_type: string; value: number; position: number }) => [w.widget_type, w.value, w.position])).toEqual([
-      ['incoming_messages', 1, 0], ['open_conversations', 1, 1], ['response_time', 1800, 2], ['sla', 50, 3],
-      ['pipeline_value', 300, 4], ['deals_won', 1, 5], ['new_contacts', 1, 6],
+      ['incoming_messages', 1, 0],
+      ['open_conversations', 1, 1],
+      ['response_time', 1800, 2],
+      ['sla', 50, 3],
+      ['pipeline_value', 300, 4],
+      ['deals_won', 1, 5],
+      ['new_contacts', 1, 6],
     ]);
     expect(widgets[2]).toMatchObject({ widget_config: { title: 'Response time', format: 'Time Duration', date_range: 'This Week' }, is_visible: true });
     expect(widgets[0].user_id).toBe(tenant.ctx.userId);
@@ -86,7 +91,12 @@ describe('/rest/v1/dashboard_widgets', () => {
     expect(await inbound({ date_range: 'This Month' })).toBe(3);
     expect(await inbound({ date_range: 'Custom Range', start_date: '2026-01-05', end_date: '2026-01-05' })).toBe(1);
     const wonLastYear = {
-      table: 'deals', query: 'outcome=eq.won', date_column: 'closed_at', date_range: 'Custom Range', start_date: '2025-12-01', end_date: '2025-12-31',
+      table: 'deals',
+      query: 'outcome=eq.won',
+      date_column: 'closed_at',
+      date_range: 'Custom Range',
+      start_date: '2025-12-01',
+      end_date: '2025-12-31',
     };
     expect(await valueOf(h, wonLastYear)).toBe(1);
     testClock.at = new Date('2026-01-26T00:30:00Z');

@@ -36,7 +36,8 @@ export const METRICS_TAIL = `
          ${change('sla', 'sla_prev')} AS sla_change, ${change('contacts', 'contacts_prev')} AS contacts_change
   FROM r`;
 
-export const METRICS = both((rule) => `
+export const METRICS = both(
+  (rule) => `
   WITH m AS (
     SELECT f.created_at >= :start AS cur, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.created_at >= :prev AND f.created_at < :end
@@ -46,12 +47,14 @@ export const METRICS = both((rule) => `
            count(*) FILTER (WHERE cur AND met) AS met, count(met) FILTER (WHERE cur) AS judged,
            count(*) FILTER (WHERE NOT cur AND met) AS met_prev, count(met) FILTER (WHERE NOT cur) AS judged_prev
     FROM m
-  ), ${METRICS_TAIL}`);
+  ), ${METRICS_TAIL}`,
+);
 
 export const DAYS = `SELECT d::date AS day FROM generate_series(:first::date, :last::date, interval '1 day') d`;
 export const localDay = (column: string) => `(${column} AT TIME ZONE :tz)::date`;
 
-export const METRICS_BY_DAY = both((rule) => `
+export const METRICS_BY_DAY = both(
+  (rule) => `
   WITH days AS (${DAYS}), m AS (
     SELECT ${localDay('f.created_at')} AS day, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.created_at >= :start AND f.created_at < :end
@@ -62,9 +65,11 @@ export const METRICS_BY_DAY = both((rule) => `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, coalesce(g.messages, 0)::int AS total_messages, ${hours('g.rt')} AS average_response_time,
          ${sla('g.met', 'g.judged')} AS sla_compliance, coalesce(c.contacts, 0)::int AS total_contacts
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`);
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`,
+);
 
-export const INBOX = both((rule) => `
+export const INBOX = both(
+  (rule) => `
   WITH m AS (
     SELECT f.conversation_id, f.assignee_id, f.conversation_status, f.first_reply_at, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.direction = 'INBOUND' AND f.created_at >= :start AND f.created_at < :end
@@ -77,9 +82,11 @@ export const INBOX = both((rule) => `
   SELECT ${hours('rt')} AS average_response_time, ${sla('met', 'judged')} AS sla_compliance,
          (SELECT count(*) FROM messaging_conversation_facts WHERE resolved_at >= :start AND resolved_at < :end)::int AS resolved_conversations,
          unassigned::int AS unassigned_messages, overdue::int AS overdue_conversations
-  FROM g`);
+  FROM g`,
+);
 
-export const INBOX_BY_DAY = both((rule) => `
+export const INBOX_BY_DAY = both(
+  (rule) => `
   WITH days AS (${DAYS}), m AS (
     SELECT ${localDay('f.created_at')} AS day, f.assignee_id, ${customerMessage(rule)}
     FROM messaging_message_facts f WHERE f.direction = 'INBOUND' AND f.created_at >= :start AND f.created_at < :end
@@ -92,4 +99,5 @@ export const INBOX_BY_DAY = both((rule) => `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, ${hours('g.rt')} AS average_response_time, ${sla('g.met', 'g.judged')} AS sla_compliance,
          coalesce(r.resolved, 0)::int AS resolved_conversations, coalesce(g.unassigned, 0)::int AS unassigned_messages
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`);
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`,
+);

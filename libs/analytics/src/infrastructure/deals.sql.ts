@@ -34,7 +34,8 @@ export const DEALS_BY_DAY = `
 // One row per conversation with messages in the period (the export's drill-down), a page of
 // conversations at a time in id order after :after: candidates are those whose life overlaps the
 // period, then their messages in it are counted through the reply index. Response times by the rule.
-export const CONVERSATION_DETAIL_PAGE = both((rule) => `
+export const CONVERSATION_DETAIL_PAGE = both(
+  (rule) => `
   WITH page AS (
     SELECT id, channel_kind, status, assignee_id, created_at, resolved_at FROM messaging_conversation_facts
     WHERE created_at < :end AND last_message_at >= :start AND id > :after::uuid ORDER BY id LIMIT :limit
@@ -50,4 +51,5 @@ export const CONVERSATION_DETAIL_PAGE = both((rule) => `
          count(*) FILTER (WHERE m.met)::int AS sla_met, count(*) FILTER (WHERE NOT m.met)::int AS sla_missed,
          count(m.*) > 0 AS active
   FROM page LEFT JOIN m ON m.conversation_id = page.id
-  GROUP BY page.id, page.channel_kind, page.status, page.assignee_id, page.created_at, page.resolved_at ORDER BY page.id`);
+  GROUP BY page.id, page.channel_kind, page.status, page.assignee_id, page.created_at, page.resolved_at ORDER BY page.id`,
+);

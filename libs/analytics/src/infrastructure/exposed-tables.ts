@@ -10,8 +10,15 @@ const write = { api: 'write' } as const;
 export const DASHBOARD_WIDGETS = declareTable({
   name: 'dashboard_widgets',
   columns: {
-    id: uuid, organization_id: uuid, user_id: uuid, widget_type: column('text', write), widget_config: column('jsonb', write),
-    position: column('integer', write), is_visible: column('boolean', write), created_at: at, updated_at: at,
+    id: uuid,
+    organization_id: uuid,
+    user_id: uuid,
+    widget_type: column('text', write),
+    widget_config: column('jsonb', write),
+    position: column('integer', write),
+    is_visible: column('boolean', write),
+    created_at: at,
+    updated_at: at,
   },
 });
 

@@ -30,14 +30,17 @@ const total = (column: string, filter = '') => `coalesce(sum(${column}) ${filter
 const CUR = 'FILTER (WHERE at >= :start)';
 const PREV = 'FILTER (WHERE at < :start)';
 
-export const ROLLUP_METRICS = both((rule) => `
+export const ROLLUP_METRICS = both(
+  (rule) => `
   WITH ${parts(rule)}, g AS (
     SELECT ${total('messages', CUR)} AS messages, ${total('messages', PREV)} AS messages_prev, ${rt(CUR)} AS rt, ${rt(PREV)} AS rt_prev,
            ${total('met', CUR)} AS met, ${total('judged', CUR)} AS judged, ${total('met', PREV)} AS met_prev, ${total('judged', PREV)} AS judged_prev
     FROM parts
-  ), ${METRICS_TAIL}`);
+  ), ${METRICS_TAIL}`,
+);
 
-export const ROLLUP_METRICS_BY_DAY = both((rule) => `
+export const ROLLUP_METRICS_BY_DAY = both(
+  (rule) => `
   WITH days AS (${DAYS}), ${parts(rule)}, g AS (
     SELECT ${localDay('at')} AS day, sum(messages) AS messages, ${rt('')} AS rt, sum(met) AS met, sum(judged) AS judged FROM parts GROUP BY 1
   ), c AS (
@@ -45,7 +48,8 @@ export const ROLLUP_METRICS_BY_DAY = both((rule) => `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, coalesce(g.messages, 0)::int AS total_messages, ${hours('g.rt')} AS average_response_time,
          ${sla('g.met', 'g.judged')} AS sla_compliance, coalesce(c.contacts, 0)::int AS total_contacts
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`);
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN c ON c.day = days.day ORDER BY days.day`,
+);
 
 // Overdue: conversations not resolved with a customer message of the period unanswered past the
 // target; read from the unanswered customer messages only (messages_unanswered_idx, in conversation
@@ -57,16 +61,19 @@ const overdue = (rule: ResponseRule) => `
       AND ${rule.past}
   ) u JOIN messaging_conversation_facts c ON c.id = u.conversation_id WHERE c.status <> 'RESOLVED'`;
 
-export const ROLLUP_INBOX = both((rule) => `
+export const ROLLUP_INBOX = both(
+  (rule) => `
   WITH ${parts(rule)}, g AS (
     SELECT ${rt('')} AS rt, ${total('met')} AS met, ${total('judged')} AS judged, ${total('unassigned')} AS unassigned FROM parts
   )
   SELECT ${hours('rt')} AS average_response_time, ${sla('met', 'judged')} AS sla_compliance,
          (SELECT count(*) FROM messaging_conversation_facts WHERE resolved_at >= :start AND resolved_at < :end)::int AS resolved_conversations,
          unassigned::int AS unassigned_messages, (${overdue(rule)})::int AS overdue_conversations
-  FROM g`);
+  FROM g`,
+);
 
-export const ROLLUP_INBOX_BY_DAY = both((rule) => `
+export const ROLLUP_INBOX_BY_DAY = both(
+  (rule) => `
   WITH days AS (${DAYS}), ${parts(rule)}, g AS (
     SELECT ${localDay('at')} AS day, ${rt('')} AS rt, sum(met) AS met, sum(judged) AS judged, sum(unassigned) AS unassigned FROM parts GROUP BY 1
   ), r AS (
@@ -75,7 +82,8 @@ export const ROLLUP_INBOX_BY_DAY = both((rule) => `
   )
   SELECT to_char(days.day, 'YYYY-MM-DD') AS date, ${hours('g.rt')} AS average_response_time, ${sla('g.met', 'g.judged')} AS sla_compliance,
          coalesce(r.resolved, 0)::int AS resolved_conversations, coalesce(g.unassigned, 0)::int AS unassigned_messages
-  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`);
+  FROM days LEFT JOIN g ON g.day = days.day LEFT JOIN r ON r.day = days.day ORDER BY days.day`,
+);
 
 // The rolled quarter hours of :rs..:re a change made after their rollup (or that have no row).
 export const STALE_BUCKETS = `

@@ -43,12 +43,14 @@ export const RESET = `DELETE FROM analytics_message_rollups WHERE organization_i
 export const FIRST_BUCKET = `SELECT ${bucketOf('min(created_at)')} AS first FROM messaging_message_facts WHERE organization_id = :org`;
 
 // The quarter hours of [from, to) that have messages.
-export const ROLL_RANGE = both((rule) => `
+export const ROLL_RANGE = both(
+  (rule) => `
   ${UPSERT}
   SELECT :org::uuid, ${bucketOf('f.created_at')}, ${figures(rule)}
   FROM messaging_message_facts f WHERE f.organization_id = :org AND f.created_at >= :from AND f.created_at < :to
   GROUP BY 2
-  ${ON_CONFLICT}`);
+  ${ON_CONFLICT}`,
+);
 
 export const SAVE_STATE = `
   UPDATE analytics_rollup_state SET rolled_until = :to, target_minutes = :minutes, schedule = :schedule, updated_at = now() WHERE organization_id = :org`;
@@ -60,10 +62,12 @@ export const STALE = `
   WHERE c.organization_id = :org AND c.bucket < :until AND (r.bucket IS NULL OR NOT pg_visible_in_snapshot(c.changed_xid, r.rolled_in))
   ORDER BY c.bucket LIMIT :limit`;
 
-export const REROLL = both((rule) => `
+export const REROLL = both(
+  (rule) => `
   ${UPSERT}
   SELECT :org::uuid, b.bucket, ${figures(rule)}
   FROM unnest(:buckets::timestamptz[]) b(bucket)
   LEFT JOIN messaging_message_facts f ON f.organization_id = :org AND f.created_at >= b.bucket AND f.created_at < b.bucket + interval '15 minutes'
   GROUP BY b.bucket
-  ${ON_CONFLICT}`);
+  ${ON_CONFLICT}`,
+);

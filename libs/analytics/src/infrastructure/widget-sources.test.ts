@@ -5,7 +5,16 @@ import { sourceSql, widgetSources } from './widget-sources';
 const registry = defineRegistry([
   {
     name: 'deals',
-    columns: { id: 'uuid', organization_id: 'uuid', title: 'text', value: 'numeric', probability: 'int', tags: 'text[]', margin: 'numeric', created_at: 'timestamptz' },
+    columns: {
+      id: 'uuid',
+      organization_id: 'uuid',
+      title: 'text',
+      value: 'numeric',
+      probability: 'int',
+      tags: 'text[]',
+      margin: 'numeric',
+      created_at: 'timestamptz',
+    },
     readable: ['id', 'organization_id', 'title', 'value', 'probability', 'tags', 'margin', 'created_at'],
     restricted: { columns: ['margin'], roles: ['OWNER', 'ADMIN'] },
   },
@@ -19,7 +28,10 @@ describe('widget tables as a member sees them', () => {
     expect(agent.columns).toContain('tags');
     expect(agent.columns).not.toContain('margin');
     expect(agent.definition.readable).not.toContain('margin');
-    expect([admin.numeric, agent.numeric]).toEqual([['value', 'probability', 'margin'], ['value', 'probability']]);
+    expect([admin.numeric, agent.numeric]).toEqual([
+      ['value', 'probability', 'margin'],
+      ['value', 'probability'],
+    ]);
     expect(agent.times).toEqual(['created_at', 'closed_at']);
     // Members who read different columns never share a cached value.
     expect([admin.hidden, agent.hidden]).toEqual(['', 'margin']);

@@ -27,30 +27,58 @@ const facts = (columns: Record<string, ColumnType>, from: string | Record<RuleNa
 const FACTS: Readonly<Record<string, Facts>> = {
   messages: facts(
     {
-      id: 'uuid', conversation_id: 'uuid', contact_id: 'uuid', channel_kind: 'text', direction: 'text', sender_type: 'text', status: 'text',
-      created_at: 'timestamptz', assignee_id: 'uuid', conversation_status: 'text', first_reply_at: 'timestamptz',
-      response_seconds: 'numeric', sla_met_percent: 'int',
+      id: 'uuid',
+      conversation_id: 'uuid',
+      contact_id: 'uuid',
+      channel_kind: 'text',
+      direction: 'text',
+      sender_type: 'text',
+      status: 'text',
+      created_at: 'timestamptz',
+      assignee_id: 'uuid',
+      conversation_status: 'text',
+      first_reply_at: 'timestamptz',
+      response_seconds: 'numeric',
+      sla_met_percent: 'int',
     },
-    both((rule) => `
+    both(
+      (rule) => `
      SELECT f.id, f.conversation_id, f.contact_id, f.channel_kind, f.direction, f.sender_type, f.status, f.created_at, f.assignee_id,
             f.conversation_status, f.first_reply_at, ${rule.seconds} AS response_seconds,
             CASE WHEN f.direction <> 'INBOUND' THEN NULL
                  WHEN f.first_reply_at IS NOT NULL THEN CASE WHEN ${rule.within} THEN 100 ELSE 0 END
                  WHEN ${rule.past} THEN 0 END AS sla_met_percent
-     FROM messaging_message_facts f`),
+     FROM messaging_message_facts f`,
+    ),
   ),
   conversations: facts(
     {
-      id: 'uuid', contact_id: 'uuid', channel_kind: 'text', status: 'text', assignee_id: 'uuid', created_at: 'timestamptz',
-      last_message_at: 'timestamptz', last_customer_message_at: 'timestamptz', resolved_at: 'timestamptz',
+      id: 'uuid',
+      contact_id: 'uuid',
+      channel_kind: 'text',
+      status: 'text',
+      assignee_id: 'uuid',
+      created_at: 'timestamptz',
+      last_message_at: 'timestamptz',
+      last_customer_message_at: 'timestamptz',
+      resolved_at: 'timestamptz',
     },
     `SELECT id, contact_id, channel_kind, status, assignee_id, created_at, last_message_at, last_customer_message_at, resolved_at
      FROM messaging_conversation_facts`,
   ),
   deals: facts(
     {
-      id: 'uuid', pipeline_id: 'uuid', pipeline_name: 'text', stage: 'text', stage_name: 'text', outcome: 'text', value: 'numeric',
-      currency: 'text', owner_id: 'uuid', created_at: 'timestamptz', closed_at: 'timestamptz',
+      id: 'uuid',
+      pipeline_id: 'uuid',
+      pipeline_name: 'text',
+      stage: 'text',
+      stage_name: 'text',
+      outcome: 'text',
+      value: 'numeric',
+      currency: 'text',
+      owner_id: 'uuid',
+      created_at: 'timestamptz',
+      closed_at: 'timestamptz',
     },
     `SELECT id, pipeline_id, pipeline_name, stage, stage_name, outcome, value, currency, owner_id, created_at, closed_at FROM crm_deal_facts`,
   ),
@@ -101,7 +129,9 @@ function build(all: Registry, mine: Registry): Record<string, WidgetSource> {
       definition: { name, columns, readable: names, normalizers: table?.normalizers },
       facts: own,
       served: new Set(readable.filter((column) => !(column in own.columns))),
-      hidden: Object.keys(servedColumns).filter((column) => !readable.includes(column)).join(','),
+      hidden: Object.keys(servedColumns)
+        .filter((column) => !readable.includes(column))
+        .join(','),
       columns: names,
       numeric: names.filter((column) => columns[column] === 'int' || columns[column] === 'numeric'),
       times: names.filter((column) => columns[column] === 'timestamptz'),

@@ -9,7 +9,12 @@ import { DataApiModule } from '@engage/data-api';
 import { analyticsManifest, analyticsMigrations, AnalyticsModule } from '../index';
 
 // A clock tests move; reports and widgets read it.
-export const testClock = { at: new Date('2026-01-20T12:00:00Z'), now(): Date { return this.at; } };
+export const testClock = {
+  at: new Date('2026-01-20T12:00:00Z'),
+  now(): Date {
+    return this.at;
+  },
+};
 
 // The data API serves what the composition serves to widgets: the CRM's and messaging's tables
 // (read-only here: the CRM's writers belong to its module, which this app does not start).
@@ -58,20 +63,31 @@ export class Fixtures {
   async conversation(contactId: string, fields: { assignee?: string | null; status?: string; resolvedAt?: string; createdAt?: string } = {}) {
     this.channelId ??= await this.insert('channel_accounts', { kind: 'chat_app', name: 'Chat' });
     const id = await this.insert('conversations', {
-      contact_id: contactId, channel_account_id: this.channelId, assignee_id: fields.assignee ?? null, status: fields.status ?? 'OPEN',
-      created_at: fields.createdAt ?? '2026-01-01T00:00:00Z', last_message_at: '2026-01-19T00:00:00Z',
+      contact_id: contactId,
+      channel_account_id: this.channelId,
+      assignee_id: fields.assignee ?? null,
+      status: fields.status ?? 'OPEN',
+      created_at: fields.createdAt ?? '2026-01-01T00:00:00Z',
+      last_message_at: '2026-01-19T00:00:00Z',
     });
     if (fields.resolvedAt) await this.db.systemQuery('UPDATE conversations SET resolved_at = $2 WHERE id = $1', [id, fields.resolvedAt]);
     return { id, contactId };
   }
 
   message(
-    conversation: { id: string; contactId: string }, direction: 'INBOUND' | 'OUTBOUND', createdAt: string,
+    conversation: { id: string; contactId: string },
+    direction: 'INBOUND' | 'OUTBOUND',
+    createdAt: string,
     extra: { status?: string; metadata?: object } = {},
   ) {
     return this.insert('messages', {
-      conversation_id: conversation.id, contact_id: conversation.contactId, channel_account_id: this.channelId, direction,
-      status: extra.status ?? (direction === 'INBOUND' ? 'DELIVERED' : 'SENT'), metadata: extra.metadata ?? {}, created_at: createdAt,
+      conversation_id: conversation.id,
+      contact_id: conversation.contactId,
+      channel_account_id: this.channelId,
+      direction,
+      status: extra.status ?? (direction === 'INBOUND' ? 'DELIVERED' : 'SENT'),
+      metadata: extra.metadata ?? {},
+      created_at: createdAt,
     });
   }
 

@@ -58,28 +58,32 @@ export class ApplyBillingEventHandler implements ICommandHandler<ApplyBillingEve
 
   private async upsert(ctx: RequestContext, event: BillingEvent, facts: Facts): Promise<BillingEventOutcome> {
     try {
-      return await this.db.inTenant(ctx, async (tx) => {
-        const [row] = await tx.query<Row>(UPSERT_SUBSCRIPTION, params(event, facts), {
-          prepare: true,
-          violations: { subscriptions_organization_id_key: () => otherStore(event) },
-        });
-        const outcome = { ok: true as const, organization_id: event.organizationId, storefront_store_id: event.storeId };
-        if (!row) {
-          const [stored] = await tx.query<{ status: SubscriptionStatus }>(STORED_STATUS, [event.storeId], { prepare: true });
-          return { ...outcome, applied: false, status: stored?.status ?? event.status, reason: 'stale_event' as const };
-        }
-        const { created, ...record } = row;
-        const subscription: SubscriptionRecord = {
-          ...record,
-          current_period_start: iso(row.current_period_start),
-          current_period_end: iso(row.current_period_end),
-          trial_start: iso(row.trial_start),
-          trial_end: iso(row.trial_end),
-        };
-        const payload = { subscription, created, actor_id: null };
-        await tx.emit([SUBSCRIPTION_CHANGED.create({ organizationId: event.organizationId, aggregateId: row.id, payload })]);
-        return { ...outcome, applied: true, status: row.status };
-      }, BILLING_WRITE);
+      return await this.db.inTenant(
+        ctx,
+        async (tx) => {
+          const [row] = await tx.query<Row>(UPSERT_SUBSCRIPTION, params(event, facts), {
+            prepare: true,
+            violations: { subscriptions_organization_id_key: () => otherStore(event) },
+          });
+          const outcome = { ok: true as const, organization_id: event.organizationId, storefront_store_id: event.storeId };
+          if (!row) {
+            const [stored] = await tx.query<{ status: SubscriptionStatus }>(STORED_STATUS, [event.storeId], { prepare: true });
+            return { ...outcome, applied: false, status: stored?.status ?? event.status, reason: 'stale_event' as const };
+          }
+          const { created, ...record } = row;
+          const subscription: SubscriptionRecord = {
+            ...record,
+            current_period_start: iso(row.current_period_start),
+            current_period_end: iso(row.current_period_end),
+            trial_start: iso(row.trial_start),
+            trial_end: iso(row.trial_end),
+          };
+          const payload = { subscription, created, actor_id: null };
+          await tx.emit([SUBSCRIPTION_CHANGED.create({ organizationId: event.organizationId, aggregateId: row.id, payload })]);
+          return { ...outcome, applied: true, status: row.status };
+        },
+        BILLING_WRITE,
+      );
     } catch (error) {
       if (isPolicyViolation(error)) {
         throw Conflict('billing.store_of_another_organization', `storefront_store_id ${event.storeId} is billed to another organization`);
@@ -94,9 +98,20 @@ const BILLING_WRITE = { purpose: 'billing' } as const;
 
 function params(event: BillingEvent, facts: Facts): unknown[] {
   return [
-    event.organizationId, event.planId, event.storeId, event.shopDomain ?? null, event.status, event.currentPeriodStart ?? null,
-    event.currentPeriodEnd ?? null, event.trialStart ?? null, event.trialEnd ?? null, event.cancelAtPeriodEnd ?? null,
-    JSON.stringify(facts.plan_metadata), facts.owner_id, event.trialStart !== undefined, event.trialEnd !== undefined,
+    event.organizationId,
+    event.planId,
+    event.storeId,
+    event.shopDomain ?? null,
+    event.status,
+    event.currentPeriodStart ?? null,
+    event.currentPeriodEnd ?? null,
+    event.trialStart ?? null,
+    event.trialEnd ?? null,
+    event.cancelAtPeriodEnd ?? null,
+    JSON.stringify(facts.plan_metadata),
+    facts.owner_id,
+    event.trialStart !== undefined,
+    event.trialEnd !== undefined,
   ];
 }
 

@@ -6,8 +6,14 @@ const base = { organization_id: '0B7F1C1E-4C5A-4D4B-9B1F-1E2D3C4B5A69', plan_id:
 describe('parseBillingEvent', () => {
   it('reads the required fields, a number store id as its decimal text, and lower-cases the organization id', () => {
     expect(parse({ ...base, storefront_store_id: 12345678901 })).toEqual({
-      organizationId: '0b7f1c1e-4c5a-4d4b-9b1f-1e2d3c4b5a69', planId: 'starter', storeId: '12345678901', status: 'active',
-      currentPeriodStart: undefined, currentPeriodEnd: undefined, trialStart: undefined, trialEnd: undefined,
+      organizationId: '0b7f1c1e-4c5a-4d4b-9b1f-1e2d3c4b5a69',
+      planId: 'starter',
+      storeId: '12345678901',
+      status: 'active',
+      currentPeriodStart: undefined,
+      currentPeriodEnd: undefined,
+      trialStart: undefined,
+      trialEnd: undefined,
     });
   });
 

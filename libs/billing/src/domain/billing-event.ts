@@ -72,7 +72,10 @@ export function parseBillingEvent(raw: Buffer): BillingEvent {
     throw invalid('status', `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}`);
   }
   const event: BillingEvent = {
-    organizationId: organizationId.toLowerCase(), planId: text(fields, 'plan_id'), storeId: storeId(fields), status: status as SubscriptionStatus,
+    organizationId: organizationId.toLowerCase(),
+    planId: text(fields, 'plan_id'),
+    storeId: storeId(fields),
+    status: status as SubscriptionStatus,
   };
   if (fields.shop_domain !== undefined && fields.shop_domain !== null) event.shopDomain = text(fields, 'shop_domain');
   event.currentPeriodStart = timestamp(fields, 'current_period_start', false) ?? undefined;

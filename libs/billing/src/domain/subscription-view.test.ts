@@ -1,13 +1,25 @@
 import { type SubscriptionFacts, subscriptionView } from './subscription-view';
 
 const plan = {
-  id: 'starter', name: 'Starter', description: 'd', price: '29.00', currency: 'USD', interval: 'month',
-  limit_contacts: 10, limit_conversations_per_month: null, limit_team_members: 3,
+  id: 'starter',
+  name: 'Starter',
+  description: 'd',
+  price: '29.00',
+  currency: 'USD',
+  interval: 'month',
+  limit_contacts: 10,
+  limit_conversations_per_month: null,
+  limit_team_members: 3,
 };
 const now = new Date('2026-01-10T12:00:00Z');
 const usage = { contacts: 10, conversations: 500, team_members: 3 };
 const facts = (overrides: Partial<SubscriptionFacts>): SubscriptionFacts => ({
-  status: 'active', current_period_end: new Date('2026-02-01T00:00:00Z'), trial_end: null, cancel_at_period_end: false, plan, ...overrides,
+  status: 'active',
+  current_period_end: new Date('2026-02-01T00:00:00Z'),
+  trial_end: null,
+  cancel_at_period_end: false,
+  plan,
+  ...overrides,
 });
 
 describe('subscriptionView', () => {
@@ -20,7 +32,9 @@ describe('subscriptionView', () => {
 
   it('counts trial days up, never below 0, and bills a trial at its end (or the period end without one)', () => {
     expect(subscriptionView(facts({ status: 'trialing', trial_end: new Date('2026-01-11T13:00:00Z') }), usage, now)).toMatchObject({
-      status: 'Trial', trial_days_remaining: 2, next_billing_date: '2026-01-11T13:00:00.000Z',
+      status: 'Trial',
+      trial_days_remaining: 2,
+      next_billing_date: '2026-01-11T13:00:00.000Z',
     });
     expect(subscriptionView(facts({ status: 'trialing', trial_end: new Date('2026-01-01T00:00:00Z') }), usage, now).trial_days_remaining).toBe(0);
     const undated = subscriptionView(facts({ status: 'trialing' }), usage, now);

@@ -20,7 +20,12 @@ const EVENT_SCHEMA = {
   properties: {
     organization_id: { type: 'string', format: 'uuid' },
     plan_id: { type: 'string', maxLength: 255 },
-    storefront_store_id: { oneOf: [{ type: 'string', minLength: 1, maxLength: 255 }, { type: 'integer', minimum: 0 }] },
+    storefront_store_id: {
+      oneOf: [
+        { type: 'string', minLength: 1, maxLength: 255 },
+        { type: 'integer', minimum: 0 },
+      ],
+    },
     status: { type: 'string', enum: ['trialing', 'active', 'past_due', 'canceled'] },
     shop_domain: { type: 'string', maxLength: 255 },
     current_period_start: timestamp,

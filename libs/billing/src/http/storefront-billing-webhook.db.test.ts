@@ -194,9 +194,14 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       const answer = { ok: true, applied: true, organization_id: tenant.ctx.organizationId, storefront_store_id: String(id), status: 'trialing' };
       expect(response.json()).toEqual(answer);
       expect(await row(String(id))).toMatchObject({
-        organization_id: tenant.ctx.organizationId, owner_id: tenant.ctx.userId, plan_id: 'starter', billing_provider: 'storefront',
+        organization_id: tenant.ctx.organizationId,
+        owner_id: tenant.ctx.userId,
+        plan_id: 'starter',
+        billing_provider: 'storefront',
         shop_domain: 'acme.example',
-        status: 'trialing', trial_end: new Date('2026-01-15T00:00:00Z'), cancel_at_period_end: false,
+        status: 'trialing',
+        trial_end: new Date('2026-01-15T00:00:00Z'),
+        cancel_at_period_end: false,
         metadata: { product_lookup_id: 'engage_starter', price_lookup_id: 'engage_starter_monthly' },
       });
     });
@@ -219,9 +224,14 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       expect(undated.json()).toMatchObject({ applied: false, reason: 'stale_event' });
       const stored = await row(store);
       expect(stored).toMatchObject({
-        id: first.id, plan_id: 'growth', status: 'past_due', shop_domain: 'shop.example', trial_start: new Date('2025-12-01T00:00:00Z'),
+        id: first.id,
+        plan_id: 'growth',
+        status: 'past_due',
+        shop_domain: 'shop.example',
+        trial_start: new Date('2025-12-01T00:00:00Z'),
         cancel_at_period_end: true,
-        current_period_start: new Date('2026-02-01T00:00:00Z'), metadata: { product_lookup_id: 'engage_growth', price_lookup_id: 'engage_growth_monthly' },
+        current_period_start: new Date('2026-02-01T00:00:00Z'),
+        metadata: { product_lookup_id: 'engage_growth', price_lookup_id: 'engage_growth_monthly' },
       });
       const cleared = await postSigned(t.app, event(org, { status: 'active', current_period_start: '2026-02-01T00:00:00Z', trial_start: null }));
       expect(cleared.json()).toMatchObject({ applied: true });
@@ -233,9 +243,11 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       const org = tenant.ctx.organizationId;
       await postSigned(t.app, event(org, { current_period_start: '2026-03-01T00:00:00Z' }));
       await postSigned(t.app, event(org, { current_period_start: '2026-01-01T00:00:00Z', status: 'canceled' }));
-      const events = await t.app.get(Database).asSystem((tx) =>
-        tx.query<{ type: string; payload: object }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'billing'`, [org]),
-      );
+      const events = await t.app
+        .get(Database)
+        .asSystem((tx) =>
+          tx.query<{ type: string; payload: object }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'billing'`, [org]),
+        );
       const subscription = expect.objectContaining({ status: 'active', plan_id: 'starter' });
       expect(events).toEqual([{ type: 'subscription.changed', payload: expect.objectContaining({ created: true, subscription }) }]);
     });
@@ -269,7 +281,9 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
         events.map(async (e) => {
           const body = JSON.stringify(event(org, { current_period_start: e.start, status: e.status, storefront_store_id: `race-${org}` }));
           const response = await fetch(`http://127.0.0.1:${address.port}/functions/v1/storefront-billing-webhook`, {
-            method: 'POST', headers: { 'content-type': 'application/json', 'x-billing-signature': signBody(body, SECRET) }, body,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-billing-signature': signBody(body, SECRET) },
+            body,
           });
           return { ...e, code: response.status, answer: (await response.json()) as { applied: boolean; status: string } };
         }),
@@ -290,7 +304,12 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       );
       const starts = changes.map((change) => change.start);
       expect(starts).toEqual([...starts].sort());
-      expect([...starts].sort()).toEqual(answers.filter((a) => a.answer.applied).map((a) => a.start).sort());
+      expect([...starts].sort()).toEqual(
+        answers
+          .filter((a) => a.answer.applied)
+          .map((a) => a.start)
+          .sort(),
+      );
       for (const a of answers.filter((x) => !x.answer.applied)) expect(a.answer).toMatchObject({ applied: false, reason: 'stale_event' });
     });
   });

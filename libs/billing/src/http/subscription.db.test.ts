@@ -35,8 +35,14 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     const response = await view(tenant.session);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      plan: null, status: 'None', trial_days_remaining: null, next_billing_date: null, current_period_end: null, cancel_at_period_end: false,
-      usage: { contacts: { used: 2, limit: null }, conversations: { used: 1, limit: null }, team_members: { used: 1, limit: null } }, over_limit: false,
+      plan: null,
+      status: 'None',
+      trial_days_remaining: null,
+      next_billing_date: null,
+      current_period_end: null,
+      cancel_at_period_end: false,
+      usage: { contacts: { used: 2, limit: null }, conversations: { used: 1, limit: null }, team_members: { used: 1, limit: null } },
+      over_limit: false,
     });
   });
 
@@ -48,15 +54,24 @@ describe('subscription view and the billing tables through /rest/v1', () => {
     // Three members before the subscription arrives (no limit then): the free plan's 2 are exceeded.
     await memberHeaders(t.app, tenant, 'AGENT');
     await memberHeaders(t.app, tenant, 'AGENT');
-    await postSigned(t.app, event(tenant.ctx.organizationId, {
-      plan_id: 'free', status: 'trialing', current_period_start: periodStart.toISOString(), current_period_end: trialEnd.toISOString(),
-      trial_end: trialEnd.toISOString(),
-    }));
+    await postSigned(
+      t.app,
+      event(tenant.ctx.organizationId, {
+        plan_id: 'free',
+        status: 'trialing',
+        current_period_start: periodStart.toISOString(),
+        current_period_end: trialEnd.toISOString(),
+        trial_end: trialEnd.toISOString(),
+      }),
+    );
     await usage(tenant, 3, [{ at: new Date(now - 10 * DAY_MS) }, { at: new Date(now - DAY_MS) }, { at: new Date(now) }]);
     const body = (await view(tenant.session)).json();
     expect(body).toEqual({
       plan: { id: 'free', name: 'Free trial', description: expect.any(String), price: 0, currency: 'USD', interval: 'month' },
-      status: 'Trial', trial_days_remaining: 5, next_billing_date: trialEnd.toISOString(), current_period_end: trialEnd.toISOString(),
+      status: 'Trial',
+      trial_days_remaining: 5,
+      next_billing_date: trialEnd.toISOString(),
+      current_period_end: trialEnd.toISOString(),
       cancel_at_period_end: false,
       usage: { contacts: { used: 3, limit: 250 }, conversations: { used: 2, limit: 100 }, team_members: { used: 3, limit: 2 } },
       over_limit: true,

@@ -10,18 +10,42 @@ const limit = column('integer', { nullable: true });
 export const SUBSCRIPTION_PLANS = declareTable({
   name: 'subscription_plans',
   columns: {
-    id: text, name: text, description: text, price: column('numeric'), currency: text, interval: text, limit_contacts: limit,
-    limit_conversations_per_month: limit, limit_team_members: limit, product_lookup_id: textOrNull, price_lookup_id: textOrNull,
-    is_active: column('boolean'), created_at: at, updated_at: at,
+    id: text,
+    name: text,
+    description: text,
+    price: column('numeric'),
+    currency: text,
+    interval: text,
+    limit_contacts: limit,
+    limit_conversations_per_month: limit,
+    limit_team_members: limit,
+    product_lookup_id: textOrNull,
+    price_lookup_id: textOrNull,
+    is_active: column('boolean'),
+    created_at: at,
+    updated_at: at,
   },
 });
 
 export const SUBSCRIPTIONS = declareTable({
   name: 'subscriptions',
   columns: {
-    id: uuid, organization_id: uuid, plan_id: text, billing_provider: text, storefront_store_id: textOrNull, shop_domain: textOrNull, status: text,
-    current_period_start: atOrNull, current_period_end: atOrNull, trial_start: atOrNull, trial_end: atOrNull,
-    cancel_at_period_end: column('boolean'), metadata: column('jsonb'), owner_id: column('uuid', { nullable: true }), created_at: at, updated_at: at,
+    id: uuid,
+    organization_id: uuid,
+    plan_id: text,
+    billing_provider: text,
+    storefront_store_id: textOrNull,
+    shop_domain: textOrNull,
+    status: text,
+    current_period_start: atOrNull,
+    current_period_end: atOrNull,
+    trial_start: atOrNull,
+    trial_end: atOrNull,
+    cancel_at_period_end: column('boolean'),
+    metadata: column('jsonb'),
+    owner_id: column('uuid', { nullable: true }),
+    created_at: at,
+    updated_at: at,
   },
 });
 

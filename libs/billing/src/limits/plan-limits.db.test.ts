@@ -21,8 +21,11 @@ describe('plan limits in the database', () => {
 
   const subscribe = (ctx: RequestContext, status = 'active', periodEnd = "now() + interval '20 days'") =>
     runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
-                VALUES ($1, 'tiny-db', $2, $3, now() - interval '10 days', ${periodEnd})`, [ctx.organizationId, randomUUID(), status]),
+      tx.query(
+        `INSERT INTO subscriptions (organization_id, plan_id, storefront_store_id, status, current_period_start, current_period_end)
+                VALUES ($1, 'tiny-db', $2, $3, now() - interval '10 days', ${periodEnd})`,
+        [ctx.organizationId, randomUUID(), status],
+      ),
     );
   const ADD_CONTACTS = `INSERT INTO contacts (organization_id, first_name) SELECT app_org_id(), 'c' || i FROM generate_series(1, $1) i`;
   const addContacts = (ctx: RequestContext, n: number, options = {}) => runtime.db.inTenant(ctx, (tx) => tx.query(ADD_CONTACTS, [n]), options);
@@ -66,11 +69,12 @@ describe('plan limits in the database', () => {
     const JOIN = `INSERT INTO memberships (organization_id, user_id, role) VALUES (app_org_id(), $1, 'AGENT')`;
     const join = async () => runtime.db.inTenant(ctx, async (tx) => tx.query(JOIN, [await user()]));
     await join();
-    await expect(join())
-      .rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
+    await expect(join()).rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
     const INVITE = `INSERT INTO invitations (organization_id, email, role, token_hash) VALUES (app_org_id(), 'a@b.io', 'AGENT', sha256('t'::bytea))`;
-    await expect(runtime.db.inTenant(ctx, (tx) => tx.query(INVITE)))
-      .rejects.toMatchObject({ code: 'plan_limit_exceeded', details: { limit: 'team_members', value: 1, usage: 1 } });
+    await expect(runtime.db.inTenant(ctx, (tx) => tx.query(INVITE))).rejects.toMatchObject({
+      code: 'plan_limit_exceeded',
+      details: { limit: 'team_members', value: 1, usage: 1 },
+    });
   });
 
   it('lets only one of many concurrent creations take the last place', async () => {

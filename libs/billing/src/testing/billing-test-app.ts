@@ -48,5 +48,4 @@ export function postSigned(app: NestFastifyApplication, body: unknown, secret = 
   return post(app, payload, `sha256=${signBody(payload, secret)}`);
 }
 
-
 export { createTestTenant, memberHeaders, type TestTenant };

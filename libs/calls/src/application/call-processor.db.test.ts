@@ -52,7 +52,9 @@ describe('the call processing pipeline on the job runner', () => {
       db,
       transcriber: opts.transcribe === false ? null : new OpenAiTranscriber({ baseUrl: peer.baseUrl, apiKey: 'sk-t', model: 'whisper-1' }),
       analysers: new ConfiguredAnalysers(new PlatformDefaultAiResolver(), {
-        baseUrl: opts.ai === false ? undefined : peer.baseUrl, apiKey: 'sk-a', model: 'gpt-test',
+        baseUrl: opts.ai === false ? undefined : peer.baseUrl,
+        apiKey: 'sk-a',
+        model: 'gpt-test',
       }),
       recordings: new StoredRecordingReader(storage, new OutboundClient()),
       language: 'auto',
@@ -87,27 +89,42 @@ describe('the call processing pipeline on the job runner', () => {
   }
 
   const record = (id: string) =>
-    runtime.db.systemQuery<{
-      status: string; transcription: string | null; analysis: Record<string, unknown> | null; failure_reason: string | null; attempts: number;
-    }>(
-      'SELECT status, transcription, analysis, failure_reason, attempts FROM call_records WHERE id = $1',
-      [id],
-    ).then((rows) => rows[0]);
+    runtime.db
+      .systemQuery<{
+        status: string;
+        transcription: string | null;
+        analysis: Record<string, unknown> | null;
+        failure_reason: string | null;
+        attempts: number;
+      }>('SELECT status, transcription, analysis, failure_reason, attempts FROM call_records WHERE id = $1', [id])
+      .then((rows) => rows[0]);
   const events = (id: string) =>
     runtime.db.systemQuery<{ type: string; payload: { call: Record<string, unknown> } }>(
-      'SELECT type, payload FROM outbox WHERE aggregate_id = $1 ORDER BY seq', [id],
+      'SELECT type, payload FROM outbox WHERE aggregate_id = $1 ORDER BY seq',
+      [id],
     );
-  const settled = (id: string) => eventually(() => record(id), (r) => ['completed', 'failed', 'transcription_unavailable'].includes(r.status));
+  const settled = (id: string) =>
+    eventually(
+      () => record(id),
+      (r) => ['completed', 'failed', 'transcription_unavailable'].includes(r.status),
+    );
 
   it('takes a recording from received to completed: transcription stored, AI analysis, call.analyzed for the timeline', async () => {
     startRunner();
     const { id, ctx, contactId } = await recordCall('thank you, please send the updated quotation tomorrow');
     const done = await settled(id);
     expect(done).toMatchObject({
-      status: 'completed', transcription: 'thank you, please send the updated quotation tomorrow', failure_reason: null, attempts: 1,
+      status: 'completed',
+      transcription: 'thank you, please send the updated quotation tomorrow',
+      failure_reason: null,
+      attempts: 1,
     });
     expect(done.analysis).toEqual({
-      analyser: 'ai', model: 'gpt-test', sentiment: 'positive', keywords: ['thank', 'please', 'updated'], action_items: ['Send the quote'],
+      analyser: 'ai',
+      model: 'gpt-test',
+      sentiment: 'positive',
+      keywords: ['thank', 'please', 'updated'],
+      action_items: ['Send the quote'],
       summary: 'The customer said: thank you, please send the updated quotation tomorrow',
     });
     const [event] = await events(id);
@@ -140,7 +157,9 @@ describe('the call processing pipeline on the job runner', () => {
     for (let i = 0; i < 6; i++) peer.transcriptionScript.push({ status: 503, body: { error: { message: 'down for maintenance' } } });
     const { id } = await recordCall('anyone there');
     expect(await settled(id)).toMatchObject({
-      status: 'failed', attempts: 6, failure_reason: 'gave up after 6 attempts: transcription answered 503: down for maintenance',
+      status: 'failed',
+      attempts: 6,
+      failure_reason: 'gave up after 6 attempts: transcription answered 503: down for maintenance',
     });
   });
 
@@ -155,7 +174,12 @@ describe('the call processing pipeline on the job runner', () => {
     const completions = peer.completions.length;
     const local = await recordCall('شكرا الخدمة ممتازة والتوصيل سريع، الخدمة رائعة');
     expect((await settled(local.id)).analysis).toEqual({
-      analyser: 'local-heuristic', model: null, sentiment: 'positive', keywords: ['الخدمه', 'التوصيل'], action_items: [], summary: null,
+      analyser: 'local-heuristic',
+      model: null,
+      sentiment: 'positive',
+      keywords: ['الخدمه', 'التوصيل'],
+      action_items: [],
+      summary: null,
     });
     expect(peer.completions.length).toBe(completions);
   });

@@ -82,7 +82,9 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
       if (!transcriber) {
         await db.inTenant(ctx, (tx) =>
           tx.execute(`UPDATE call_records SET status = 'transcription_unavailable', failure_reason = $2, updated_at = now() WHERE id = $1 AND status = $3`, [
-            row.id, UNAVAILABLE, row.status,
+            row.id,
+            UNAVAILABLE,
+            row.status,
           ]),
         );
         return;
@@ -98,7 +100,8 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
       const result = await this.transcribe(transcriber, row);
       const stored = await db.inTenant(ctx, (tx) =>
         tx.execute(`UPDATE call_records SET transcription = $2, status = 'analyzing', updated_at = now() WHERE id = $1 AND status = 'transcribing'`, [
-          row.id, result.text,
+          row.id,
+          result.text,
         ]),
       );
       if (stored === 0) return;
@@ -141,9 +144,18 @@ export class CallProcessor implements JobHandler<{ callRecordId: string }> {
   private async publish(tx: Tx, ctx: RequestContext, row: CallRow, outcome: Outcome) {
     const { analysis } = outcome;
     const call: ProcessedCall = {
-      id: row.id, organization_id: ctx.organizationId, contact_id: row.contact_id, source: row.source, status: outcome.status,
-      analyser: analysis?.analyser ?? null, sentiment: analysis?.sentiment ?? null, keywords: analysis?.keywords ?? [],
-      action_items: analysis?.action_items ?? [], summary: analysis?.summary ?? null, failure_reason: outcome.reason, completed_at: outcome.at.toISOString(),
+      id: row.id,
+      organization_id: ctx.organizationId,
+      contact_id: row.contact_id,
+      source: row.source,
+      status: outcome.status,
+      analyser: analysis?.analyser ?? null,
+      sentiment: analysis?.sentiment ?? null,
+      keywords: analysis?.keywords ?? [],
+      action_items: analysis?.action_items ?? [],
+      summary: analysis?.summary ?? null,
+      failure_reason: outcome.reason,
+      completed_at: outcome.at.toISOString(),
     };
     const contract = outcome.status === 'completed' ? CALL_ANALYZED : CALL_FAILED;
     await tx.emit([contract.create({ organizationId: ctx.organizationId, aggregateId: row.id, payload: { call, actor_id: null } })]);

@@ -50,10 +50,20 @@ export class CallRegistration {
     const row = await this.db.inTenant(ctx, async (tx) => {
       const agentUserId = caller.kind === 'session' ? ctx.userId : await agentOf(tx, fields.agent_identifier);
       const values = {
-        id, source: 'mobile', contact_id: contactId, customer_phone: fields.customer_phone ?? null, agent_identifier: fields.agent_identifier ?? null,
-        agent_user_id: agentUserId, duration_seconds: fields.duration_seconds ?? null, call_timestamp: fields.call_timestamp ?? null,
-        direction: fields.direction ?? 'inbound', notes: fields.notes ?? null, recording_url: recording.url, recording_key: recording.key,
-        recording_content_type: recording.contentType, recording_bytes: recording.bytes,
+        id,
+        source: 'mobile',
+        contact_id: contactId,
+        customer_phone: fields.customer_phone ?? null,
+        agent_identifier: fields.agent_identifier ?? null,
+        agent_user_id: agentUserId,
+        duration_seconds: fields.duration_seconds ?? null,
+        call_timestamp: fields.call_timestamp ?? null,
+        direction: fields.direction ?? 'inbound',
+        notes: fields.notes ?? null,
+        recording_url: recording.url,
+        recording_key: recording.key,
+        recording_content_type: recording.contentType,
+        recording_bytes: recording.bytes,
       };
       const [inserted] = await tx.query<CallRecordRow>(INSERT_CALL_RECORD, CALL_INSERT.values(values), {
         violations: { call_records_contact_fkey: () => NotFound('contact', contactId ?? undefined) },

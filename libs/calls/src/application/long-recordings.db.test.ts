@@ -99,7 +99,8 @@ describe('recordings over the transcription limit, every format', () => {
       () =>
         runtime.db
           .systemQuery<{ status: string; transcription: string | null; failure_reason: string | null }>(
-            'SELECT status, transcription, failure_reason FROM call_records WHERE id = $1', [id],
+            'SELECT status, transcription, failure_reason FROM call_records WHERE id = $1',
+            [id],
           )
           .then((rows) => rows[0]),
       (r) => ['completed', 'failed'].includes(r.status),
@@ -183,7 +184,8 @@ describe('recordings over the transcription limit, every format', () => {
     // A file of no accepted format (a recording_url's, say) cannot be cut either.
     const unknown = await recordCall(Buffer.alloc(100 * 1024, 'plain text '), 'bin', 'application/octet-stream');
     expect(await settled(unknown)).toMatchObject({
-      status: 'failed', failure_reason: `a recording of ${100 * 1024} bytes exceeds the transcription limit of ${64 * 1024} bytes and its format is not known`,
+      status: 'failed',
+      failure_reason: `a recording of ${100 * 1024} bytes exceeds the transcription limit of ${64 * 1024} bytes and its format is not known`,
     });
     expect(peer.transcriptions.length).toBe(before);
   });

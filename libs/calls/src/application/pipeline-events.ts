@@ -19,31 +19,38 @@ export interface ProcessedCall {
 export type ProcessedCallPayload = { call: ProcessedCall; actor_id: null };
 
 const strings = (value: unknown, max: number): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string').slice(0, max).map((item) => item.slice(0, 300)) : [];
+  Array.isArray(value)
+    ? value
+        .filter((item): item is string => typeof item === 'string')
+        .slice(0, max)
+        .map((item) => item.slice(0, 300))
+    : [];
 
 // The contact's activity entry: what the CRM shows, read defensively from the bus's JSON.
-const callTimeline = (lead: (call: Record<string, unknown>) => string) => (payload: ProcessedCallPayload): TimelineProjection | undefined => {
-  const call = (payload as { call?: unknown }).call;
-  if (!isPayloadObject(call)) return undefined;
-  const contactId = uuidOrNull(call.contact_id);
-  if (!contactId) return undefined;
-  return {
-    contact_id: contactId,
-    deal_id: null,
-    summary: lead(call),
-    touches: 'contact',
-    data: {
-      call_record_id: uuidOrNull(call.id),
-      source: textOrNull(call.source, 20),
-      analyser: textOrNull(call.analyser, 20),
-      sentiment: textOrNull(call.sentiment, 20),
-      keywords: strings(call.keywords, 20),
-      action_items: strings(call.action_items, 20),
-      summary: textOrNull(call.summary, 2000),
-      failure_reason: textOrNull(call.failure_reason, 500),
-    },
+const callTimeline =
+  (lead: (call: Record<string, unknown>) => string) =>
+  (payload: ProcessedCallPayload): TimelineProjection | undefined => {
+    const call = (payload as { call?: unknown }).call;
+    if (!isPayloadObject(call)) return undefined;
+    const contactId = uuidOrNull(call.contact_id);
+    if (!contactId) return undefined;
+    return {
+      contact_id: contactId,
+      deal_id: null,
+      summary: lead(call),
+      touches: 'contact',
+      data: {
+        call_record_id: uuidOrNull(call.id),
+        source: textOrNull(call.source, 20),
+        analyser: textOrNull(call.analyser, 20),
+        sentiment: textOrNull(call.sentiment, 20),
+        keywords: strings(call.keywords, 20),
+        action_items: strings(call.action_items, 20),
+        summary: textOrNull(call.summary, 2000),
+        failure_reason: textOrNull(call.failure_reason, 500),
+      },
+    };
   };
-};
 
 export const CALL_ANALYZED = defineEvent<ProcessedCallPayload>({
   name: 'call.analyzed',

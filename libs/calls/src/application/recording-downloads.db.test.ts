@@ -43,8 +43,14 @@ describe('downloading a recording_url', () => {
     rmSync(work, { recursive: true, force: true });
   });
   const row = (url: string): CallRow => ({
-    id: randomUUID(), status: 'received', source: 'mobile', contact_id: null, recording_url: url, recording_key: null,
-    recording_content_type: null, transcription: null,
+    id: randomUUID(),
+    status: 'received',
+    source: 'mobile',
+    contact_id: null,
+    recording_url: url,
+    recording_key: null,
+    recording_content_type: null,
+    transcription: null,
   });
 
   it('writes a 40 MB body to its file while it still arrives: 8 MB are on disk before the last 24 MB are sent', async () => {
@@ -75,7 +81,8 @@ describe('downloading a recording_url', () => {
     const error = await reader.read(row(url), into).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect([(error as ProviderError).retryable, (error as ProviderError).message]).toEqual([
-      false, `the recording at its address is larger than ${MAX_RECORDING_BYTES} bytes`,
+      false,
+      `the recording at its address is larger than ${MAX_RECORDING_BYTES} bytes`,
     ]);
     const served = await peer.served('/over.mp3')!;
     expect(served.cut).toBe(true);

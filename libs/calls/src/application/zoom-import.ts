@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, type OutboundClient, type Tx,
-} from '@engage/platform';
+import { type Database, defineJob, enqueueJob, type JobContext, type JobHandler, type ObjectStorage, type OutboundClient, type Tx } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { ZOOM_RECORDING_COMPLETED } from '../calls-events';
 import { AUDIO_FILE_TYPES, type ZoomRecordingCompleted } from '../domain/zoom-event';
@@ -37,10 +35,10 @@ export const ZOOM_IMPORT_ATTEMPTS = 5;
 // when it gets no quick 200) adds nothing. Returns the records created.
 export async function recordMeeting(tx: Tx, organizationId: string, event: ZoomRecordingCompleted): Promise<string[]> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zoom:${organizationId}:${event.meeting.meeting_uuid}`]);
-  const [seen] = await tx.query(
-    `SELECT 1 FROM call_records WHERE organization_id = $1 AND source = 'meeting' AND meeting->>'meeting_uuid' = $2 LIMIT 1`,
-    [organizationId, event.meeting.meeting_uuid],
-  );
+  const [seen] = await tx.query(`SELECT 1 FROM call_records WHERE organization_id = $1 AND source = 'meeting' AND meeting->>'meeting_uuid' = $2 LIMIT 1`, [
+    organizationId,
+    event.meeting.meeting_uuid,
+  ]);
   if (seen) return [];
   const ids: string[] = [];
   for (const file of event.files.filter((f) => AUDIO_FILE_TYPES.has(f.file_type))) {
@@ -102,10 +100,18 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
       await enqueueCallProcessing(tx, payload.callRecordId);
       const m = updated.meeting;
       const recording = {
-        call_record_id: payload.callRecordId, organization_id: ctx.organizationId, meeting_id: String(m.meeting_id), meeting_uuid: String(m.meeting_uuid),
-        topic: (m.topic as string | null) ?? null, host_id: (m.host_id as string | null) ?? null, host_email: (m.host_email as string | null) ?? null,
-        start_time: (m.start_time as string | null) ?? null, duration_minutes: (m.duration_minutes as number | null) ?? null,
-        share_url: (m.share_url as string | null) ?? null, recording_url: stored.url, created_at: updated.created_at.toISOString(),
+        call_record_id: payload.callRecordId,
+        organization_id: ctx.organizationId,
+        meeting_id: String(m.meeting_id),
+        meeting_uuid: String(m.meeting_uuid),
+        topic: (m.topic as string | null) ?? null,
+        host_id: (m.host_id as string | null) ?? null,
+        host_email: (m.host_email as string | null) ?? null,
+        start_time: (m.start_time as string | null) ?? null,
+        duration_minutes: (m.duration_minutes as number | null) ?? null,
+        share_url: (m.share_url as string | null) ?? null,
+        recording_url: stored.url,
+        created_at: updated.created_at.toISOString(),
       };
       const { organizationId } = ctx;
       const event = ZOOM_RECORDING_COMPLETED.create({ organizationId, aggregateId: payload.callRecordId, payload: { recording, actor_id: null } });
@@ -116,9 +122,13 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
   // Streamed from Zoom into the storage: a file over the limit stops the upload, which leaves nothing.
   private async store(payload: ZoomImportPayload, key: string, contentType: string) {
     const request = {
-      url: payload.downloadUrl, headers: payload.downloadToken ? { authorization: `Bearer ${payload.downloadToken}` } : undefined,
-      maxBytes: MAX_MEETING_AUDIO_BYTES, timeoutMs: 300_000, tooLarge: `the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`,
-      answered: "Zoom's download answered", unreachable: "the meeting's audio file cannot be downloaded",
+      url: payload.downloadUrl,
+      headers: payload.downloadToken ? { authorization: `Bearer ${payload.downloadToken}` } : undefined,
+      maxBytes: MAX_MEETING_AUDIO_BYTES,
+      timeoutMs: 300_000,
+      tooLarge: `the meeting's audio file is larger than ${MAX_MEETING_AUDIO_BYTES} bytes`,
+      answered: "Zoom's download answered",
+      unreachable: "the meeting's audio file cannot be downloaded",
     };
     const download = await openDownload(this.deps.outbound, request);
     try {
@@ -139,8 +149,18 @@ export class ZoomImport implements JobHandler<ZoomImportPayload> {
       );
       if (!row) return;
       const call = {
-        id, organization_id: ctx.organizationId, contact_id: null, source: 'meeting' as const, status: 'failed' as const, analyser: null, sentiment: null,
-        keywords: [], action_items: [], summary: null, failure_reason: cut, completed_at: row.updated_at.toISOString(),
+        id,
+        organization_id: ctx.organizationId,
+        contact_id: null,
+        source: 'meeting' as const,
+        status: 'failed' as const,
+        analyser: null,
+        sentiment: null,
+        keywords: [],
+        action_items: [],
+        summary: null,
+        failure_reason: cut,
+        completed_at: row.updated_at.toISOString(),
       };
       await tx.emit([CALL_FAILED.create({ organizationId: ctx.organizationId, aggregateId: id, payload: { call, actor_id: null } })]);
     });

@@ -24,20 +24,28 @@ export function normalizeWord(word: string): string {
 
 const words = (text: string) => [...text.split(/\s+/)].filter(Boolean).map(normalizeWord);
 
-const POSITIVE = new Set(words(`good great excellent happy thanks thank satisfied love perfect wonderful amazing pleased helpful resolved
+const POSITIVE = new Set(
+  words(`good great excellent happy thanks thank satisfied love perfect wonderful amazing pleased helpful resolved
   appreciate nice awesome glad interested agree fantastic recommend easy fast solved
-  شكرا ممتاز ممتازه جيد جيده رائع رائعه سعيد مبسوط تمام حلو جميل ممنون اشكرك متشكر راضي موافق عظيم ممكن ماشي مناسب سريع احسن افضل حل`));
-const NEGATIVE = new Set(words(`bad terrible awful angry unhappy disappointed problem problems issue broken refund cancel complaint worst hate slow
+  شكرا ممتاز ممتازه جيد جيده رائع رائعه سعيد مبسوط تمام حلو جميل ممنون اشكرك متشكر راضي موافق عظيم ممكن ماشي مناسب سريع احسن افضل حل`),
+);
+const NEGATIVE = new Set(
+  words(`bad terrible awful angry unhappy disappointed problem problems issue broken refund cancel complaint worst hate slow
   late wrong poor frustrated fail failed failure expensive useless rude delay delayed
-  سيء سيئ سيئه مشكله مشاكل زعلان غاضب تاخير متاخر الغاء استرجاع شكوي خربان عطل مستاء للاسف غلط غالي بطيء زفت مزعج`));
-const NEGATORS = new Set(words(`not no never don didn doesn isn wasn aren weren won cannot can't without
-  لا ما مش مو ليس لم لن بدون غير مافي`));
-const STOPWORDS = new Set(words(`the a an and or but if then so to of in on at for with by from as is are was were be been being it its this that
+  سيء سيئ سيئه مشكله مشاكل زعلان غاضب تاخير متاخر الغاء استرجاع شكوي خربان عطل مستاء للاسف غلط غالي بطيء زفت مزعج`),
+);
+const NEGATORS = new Set(
+  words(`not no never don didn doesn isn wasn aren weren won cannot can't without
+  لا ما مش مو ليس لم لن بدون غير مافي`),
+);
+const STOPWORDS = new Set(
+  words(`the a an and or but if then so to of in on at for with by from as is are was were be been being it its this that
   these those i you he she we they me him her us them my your our their what which who whom when where why how all any both each
   few more most other some such only own same than too very can will just should now do does did have has had hello hi yes okay ok
   um uh yeah well also there here about into out up down over again would could like get got going want know think call
   في من الي علي عن مع هذا هذه ذلك تلك التي الذي الذين هو هي هم انا انت انتم نحن كان كانت يكون ان او ثم لقد قد كل بعض ايضا
-  هناك هنا عند اذا لو حتي بس يعني طيب اه ايوه نعم السلام عليكم مرحبا اهلا وعليكم شو ايش ليش كيف وين متي اللي دي ده كده`));
+  هناك هنا عند اذا لو حتي بس يعني طيب اه ايوه نعم السلام عليكم مرحبا اهلا وعليكم شو ايش ليش كيف وين متي اللي دي ده كده`),
+);
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 

@@ -53,15 +53,27 @@ export function parseRecordingCompleted(body: Obj): ZoomRecordingCompleted {
     const url = text(file.download_url, 2048);
     const type = text(file.file_type, 20)?.toUpperCase();
     if (!url || !type) return [];
-    return [{
-      id: text(file.id, 128) ?? '', download_url: url, file_type: type, file_extension: (text(file.file_extension, 10) ?? type).toLowerCase(),
-      recording_type: text(file.recording_type, 64), file_size: count(file.file_size),
-    }];
+    return [
+      {
+        id: text(file.id, 128) ?? '',
+        download_url: url,
+        file_type: type,
+        file_extension: (text(file.file_extension, 10) ?? type).toLowerCase(),
+        recording_type: text(file.recording_type, 64),
+        file_size: count(file.file_size),
+      },
+    ];
   });
   return {
     meeting: {
-      meeting_id: meetingId, meeting_uuid: uuid, topic: text(object.topic, 300), host_id: text(object.host_id, 128), host_email: text(object.host_email, 320),
-      start_time: isoTime(object.start_time), duration_minutes: count(object.duration), share_url: text(object.share_url, 2048),
+      meeting_id: meetingId,
+      meeting_uuid: uuid,
+      topic: text(object.topic, 300),
+      host_id: text(object.host_id, 128),
+      host_email: text(object.host_email, 320),
+      start_time: isoTime(object.start_time),
+      duration_minutes: count(object.duration),
+      share_url: text(object.share_url, 2048),
     },
     downloadToken: text(body.download_token, 4096),
     files,

@@ -8,7 +8,9 @@ const URL = '/functions/v1/mobile-api/call-recording';
 const REMOTE = 'https://cdn.example.com/suite-7/2026/11/call.mp3';
 // How each refusal reads (the client's message names the reason).
 const REASONS: Record<string, RegExp> = {
-  not_https: /only https:\/\/ addresses are allowed/, ip_literal: /IP address targets are not allowed/, private_address: /resolves to a non-public address/,
+  not_https: /only https:\/\/ addresses are allowed/,
+  ip_literal: /IP address targets are not allowed/,
+  private_address: /resolves to a non-public address/,
   invalid_url: /not a valid URL|credentials are not allowed/,
 };
 
@@ -104,12 +106,10 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
   });
 
   it('answers 401 without credentials or with invalid ones', async () => {
-    for (const headers of [
-      {},
-      { authorization: 'Bearer not-a-jwt' },
-      { 'x-api-key': 'eng_not_a_real_key_0000' },
-      { authorization: 'Basic abc' },
-    ] as Record<string, string>[]) {
+    for (const headers of [{}, { authorization: 'Bearer not-a-jwt' }, { 'x-api-key': 'eng_not_a_real_key_0000' }, { authorization: 'Basic abc' }] as Record<
+      string,
+      string
+    >[]) {
       const res = await postJson({ recording_url: REMOTE }, headers);
       expect(res.statusCode).toBe(401);
       expect(res.json().error).toEqual(expect.any(String));
@@ -189,12 +189,10 @@ describe('POST /functions/v1/mobile-api/call-recording (address, auth, matching)
   });
 
   it('refuses the same mistakes in multipart fields (400), and bad JSON', async () => {
-    for (const fields of [
-      { duration_seconds: '12abc' },
-      { contact_id: 'x' },
-      { direction: 'up' },
-      { call_timestamp: '2026-13-40' },
-    ] as Record<string, string>[]) {
+    for (const fields of [{ duration_seconds: '12abc' }, { contact_id: 'x' }, { direction: 'up' }, { call_timestamp: '2026-13-40' }] as Record<
+      string,
+      string
+    >[]) {
       const upload = multipart(fields, [{ bytes: mp3Of(1024) }]);
       const res = await calls.app.inject({ method: 'POST', url: URL, headers: { ...tenant.session, ...upload.headers }, payload: upload.payload });
       expect(res.statusCode).toBe(400);

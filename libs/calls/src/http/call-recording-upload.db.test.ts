@@ -6,9 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import {
-  AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp, storedKeys,
-} from '../testing/calls-test-app';
+import { AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp, storedKeys } from '../testing/calls-test-app';
 
 const MB = 1024 * 1024;
 const URL = '/functions/v1/mobile-api/call-recording';
@@ -46,8 +44,15 @@ describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
     expect(sha(readFileSync(join(calls.cdnDir, key)))).toBe(sha(bytes));
     const [row] = (await records()).filter((r) => r.id === body.call_record_id);
     expect(row).toMatchObject({
-      status: 'received', source: 'mobile', direction: 'outbound', duration_seconds: 125, notes: 'قال إنه سيتصل غدا', recording_key: key,
-      recording_content_type: 'audio/mpeg', recording_bytes: String(49 * MB), agent_user_id: tenant.ctx.userId,
+      status: 'received',
+      source: 'mobile',
+      direction: 'outbound',
+      duration_seconds: 125,
+      notes: 'قال إنه سيتصل غدا',
+      recording_key: key,
+      recording_content_type: 'audio/mpeg',
+      recording_bytes: String(49 * MB),
+      agent_user_id: tenant.ctx.userId,
     });
     expect(row.recording_url).toMatch(new RegExp(`/${key}$`));
     const events = await calls.runtime.db.asSystem((tx) =>
@@ -77,9 +82,19 @@ describe('POST /functions/v1/mobile-api/call-recording (file)', () => {
     expect(storedKeys(calls.cdnDir)).toEqual(before);
   });
 
-  it.each(Object.entries({
-    mp3: 'mp3', mp3_frame: 'mp3', m4a: 'm4a', wav: 'wav', ogg: 'ogg', webm: 'webm', aac: 'aac', '3gp': '3gp', amr: 'amr',
-  }))('accepts %s by its magic bytes, whatever the name and declared type say', async (sample, ext) => {
+  it.each(
+    Object.entries({
+      mp3: 'mp3',
+      mp3_frame: 'mp3',
+      m4a: 'm4a',
+      wav: 'wav',
+      ogg: 'ogg',
+      webm: 'webm',
+      aac: 'aac',
+      '3gp': '3gp',
+      amr: 'amr',
+    }),
+  )('accepts %s by its magic bytes, whatever the name and declared type say', async (sample, ext) => {
     const bytes = Buffer.concat([AUDIO_HEADERS[sample], Buffer.alloc(4096, 7)]);
     const res = await post(multipart({}, [{ bytes, filename: 'recording.bin', contentType: 'application/octet-stream' }]));
     expect(res.statusCode).toBe(200);
@@ -187,9 +202,13 @@ describe('POST /call-recording over a real connection', () => {
     const res = await fetch(new globalThis.URL(URL, base), {
       method: 'POST',
       headers: { ...tenant.session, ...body.headers },
-      body: Readable.toWeb(Readable.from((function* () {
-        for (let at = 0; at < body.payload.length; at += 64 * 1024) yield body.payload.subarray(at, at + 64 * 1024);
-      })())) as ReadableStream,
+      body: Readable.toWeb(
+        Readable.from(
+          (function* () {
+            for (let at = 0; at < body.payload.length; at += 64 * 1024) yield body.payload.subarray(at, at + 64 * 1024);
+          })(),
+        ),
+      ) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(200);

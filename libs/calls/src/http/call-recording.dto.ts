@@ -16,18 +16,32 @@ export class CallRecordingDto {
     description: 'public https address of a recording already on the CDN (ignored when a file is sent)',
     maxLength: CALL_LIMITS.recordingUrl,
   })
-  @IsOptional() @IsString() @MaxLength(CALL_LIMITS.recordingUrl) recording_url?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(CALL_LIMITS.recordingUrl)
+  recording_url?: string;
 
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() contact_id?: string;
 
   @ApiPropertyOptional({ description: 'matches the contact by phone (any written form) when contact_id is empty', maxLength: CALL_LIMITS.customerPhone })
-  @IsOptional() @IsString() @MaxLength(CALL_LIMITS.customerPhone) customer_phone?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(CALL_LIMITS.customerPhone)
+  customer_phone?: string;
 
   @ApiPropertyOptional({ description: 'agent e-mail or phone; attributes an X-API-Key call', maxLength: CALL_LIMITS.agentIdentifier })
-  @IsOptional() @IsString() @MaxLength(CALL_LIMITS.agentIdentifier) agent_identifier?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(CALL_LIMITS.agentIdentifier)
+  agent_identifier?: string;
 
   @ApiPropertyOptional({ minimum: 0, maximum: CALL_LIMITS.maxDurationSeconds })
-  @IsOptional() @Transform(integerText) @IsInt() @Min(0) @Max(CALL_LIMITS.maxDurationSeconds) duration_seconds?: number;
+  @IsOptional()
+  @Transform(integerText)
+  @IsInt()
+  @Min(0)
+  @Max(CALL_LIMITS.maxDurationSeconds)
+  duration_seconds?: number;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'ISO 8601, default now' }) @IsOptional() @IsISO8601({ strict: true }) call_timestamp?: string;
 

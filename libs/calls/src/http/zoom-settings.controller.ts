@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
-import { assertAllowed, Authenticated, ORGANIZATION_SETTINGS_MANAGE, type Caller, CurrentCaller, OrganizationService, OrganizationSettings } from '@engage/identity';
+import {
+  assertAllowed,
+  Authenticated,
+  ORGANIZATION_SETTINGS_MANAGE,
+  type Caller,
+  CurrentCaller,
+  OrganizationService,
+  OrganizationSettings,
+} from '@engage/identity';
 import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { ZOOM_SETTINGS } from './calls.responses';
 

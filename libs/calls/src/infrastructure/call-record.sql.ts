@@ -3,8 +3,20 @@ import { CALL_RECORDS } from '../domain/call-record';
 
 // A registered call: every value by column name (call_timestamp falls back to now()).
 export const CALL_INSERT = namedColumns(CALL_RECORDS, [
-  'id', 'source', 'contact_id', 'customer_phone', 'agent_identifier', 'agent_user_id', 'duration_seconds', 'call_timestamp', 'direction', 'notes',
-  'recording_url', 'recording_key', 'recording_content_type', 'recording_bytes',
+  'id',
+  'source',
+  'contact_id',
+  'customer_phone',
+  'agent_identifier',
+  'agent_user_id',
+  'duration_seconds',
+  'call_timestamp',
+  'direction',
+  'notes',
+  'recording_url',
+  'recording_key',
+  'recording_content_type',
+  'recording_bytes',
 ]);
 
 export const INSERT_CALL_RECORD = `

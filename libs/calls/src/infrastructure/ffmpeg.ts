@@ -54,7 +54,10 @@ export function runFfmpeg(binary: string, args: string[], timeoutMs: number): Pr
 
 // The last line ffmpeg printed to stderr, for a failure reason (paths of this host left out).
 export function lastError(run: FfmpegRun, path: string): string {
-  const lines = run.stderr.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = run.stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const last = lines[lines.length - 1] ?? `exit code ${run.code}`;
   return last.split(`${path}: `).join('').split(path).join('the recording').slice(0, 300);
 }

@@ -7,7 +7,7 @@ const MAX_TRANSCRIPT_CHARS = 100_000;
 
 const INSTRUCTIONS = [
   'You analyse transcripts of sales and support phone calls, in Arabic, English or both.',
-  'Answer with JSON only, following the schema: the customer\'s overall sentiment, up to 20 keywords (in the language spoken),',
+  "Answer with JSON only, following the schema: the customer's overall sentiment, up to 20 keywords (in the language spoken),",
   'the action items agreed or requested (each one short sentence), and a summary of at most five sentences in the language spoken.',
 ].join(' ');
 
@@ -47,7 +47,11 @@ export class OpenAiAnalyser implements Analyser {
       response_format: { type: 'json_schema', json_schema: { name: 'call_analysis', strict: true, schema: ANALYSIS_SCHEMA } },
     });
     const answer = await providerRequest(`${this.options.baseUrl}/chat/completions`, {
-      apiKey: this.options.apiKey, body, timeoutMs: this.options.timeoutMs ?? 120_000, what: 'AI analysis', fetch: this.options.fetch,
+      apiKey: this.options.apiKey,
+      body,
+      timeoutMs: this.options.timeoutMs ?? 120_000,
+      what: 'AI analysis',
+      fetch: this.options.fetch,
     });
     const choice = (answer as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)?.choices?.[0];
     return choice?.message?.content;

@@ -62,7 +62,11 @@ export class OpenAiTranscriber implements Transcriber {
     const fields: Record<string, string> = { model: this.options.model, response_format: 'json' };
     if (language !== 'auto') fields.language = language;
     const body = await providerUpload(`${this.options.baseUrl}/audio/transcriptions`, {
-      apiKey: this.options.apiKey, fields, file, timeoutMs: this.options.timeoutMs ?? 300_000, what,
+      apiKey: this.options.apiKey,
+      fields,
+      file,
+      timeoutMs: this.options.timeoutMs ?? 300_000,
+      what,
     });
     const text = (body as { text?: unknown } | null)?.text;
     if (typeof text !== 'string') throw new ProviderError(`${what} answered without a text`, true);

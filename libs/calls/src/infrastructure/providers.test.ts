@@ -43,12 +43,16 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
     const transcriber = new OpenAiTranscriber({ baseUrl: peer.baseUrl, apiKey: 'sk-secret-key', model: 'whisper-1' });
     const recording = fileOf(wavSaying('hi'), 'a.wav', 'audio/wav');
     peer.transcriptionScript.push(
-      { status: 503, body: { error: { message: 'overloaded' } } }, { status: 429, body: {} }, { status: 400, body: { error: { message: 'bad audio' } } },
+      { status: 503, body: { error: { message: 'overloaded' } } },
+      { status: 429, body: {} },
+      { status: 400, body: { error: { message: 'bad audio' } } },
     );
     const outcomes = [];
     for (let i = 0; i < 3; i++) outcomes.push(await transcriber.transcribe(recording, 'auto').catch((e: ProviderError) => [e.retryable, e.message]));
     expect(outcomes).toEqual([
-      [true, 'transcription answered 503: overloaded'], [true, 'transcription answered 429: {}'], [false, 'transcription answered 400: bad audio'],
+      [true, 'transcription answered 503: overloaded'],
+      [true, 'transcription answered 429: {}'],
+      [false, 'transcription answered 400: bad audio'],
     ]);
     const down = new OpenAiTranscriber({ baseUrl: 'http://127.0.0.1:1/v1', model: 'whisper-1' });
     await expect(down.transcribe(recording, 'auto')).rejects.toMatchObject({ retryable: true });
@@ -61,7 +65,11 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
     const analyser = new OpenAiAnalyser({ baseUrl: peer.baseUrl, apiKey: 'sk-ai', model: 'gpt-test' });
     const result = await analyser.analyse('thank you, please send the updated quotation tomorrow');
     expect(result).toEqual({
-      analyser: 'ai', model: 'gpt-test', sentiment: 'positive', keywords: ['thank', 'please', 'updated'], action_items: ['Send the quote'],
+      analyser: 'ai',
+      model: 'gpt-test',
+      sentiment: 'positive',
+      keywords: ['thank', 'please', 'updated'],
+      action_items: ['Send the quote'],
       summary: 'The customer said: thank you, please send the updated quotation tomorrow',
     });
     const [request] = peer.completions;
@@ -81,7 +89,8 @@ describe('the OpenAI-compatible providers against a loopback peer', () => {
     const failure = await analyser.analyse('hello').catch((e: ProviderError) => e);
     expect(failure).toBeInstanceOf(ProviderError);
     expect(failure).toMatchObject({
-      retryable: false, message: 'the AI answered twice with malformed analysis (keywords must be a list of at most 20 strings)',
+      retryable: false,
+      message: 'the AI answered twice with malformed analysis (keywords must be a list of at most 20 strings)',
     });
     expect(peer.completions).toHaveLength(4);
 

@@ -27,8 +27,15 @@ describe('reading a recording back', () => {
     rmSync(copies, { recursive: true, force: true });
   });
   const row = (over: Partial<CallRow>): CallRow => ({
-    id: '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11', status: 'received', source: 'mobile', contact_id: null, recording_url: null, recording_key: null,
-    recording_content_type: null, transcription: null, ...over,
+    id: '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11',
+    status: 'received',
+    source: 'mobile',
+    contact_id: null,
+    recording_url: null,
+    recording_key: null,
+    recording_content_type: null,
+    transcription: null,
+    ...over,
   });
 
   it('copies a stored key from the storage, and an address through the SSRF-safe client, into a file', async () => {
@@ -37,20 +44,30 @@ describe('reading a recording back', () => {
     const into = mkdtempSync(join(copies, 'a-'));
     const stored = await allowed.read(row({ recording_key: 's/2026/11/a.wav', recording_content_type: 'audio/wav' }), into);
     expect(stored).toEqual({
-      path: join(into, '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.wav'), bytes: 10, filename: '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.wav', contentType: 'audio/wav',
+      path: join(into, '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.wav'),
+      bytes: 10,
+      filename: '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.wav',
+      contentType: 'audio/wav',
     });
     expect(readFileSync(stored.path).toString()).toBe('RIFF-bytes');
     const other = mkdtempSync(join(copies, 'b-'));
     const fetched = await allowed.read(row({ recording_url: `${cdn.url}/r/call.mp3` }), other);
     expect([readFileSync(fetched.path).equals(audio), fetched.bytes, fetched.filename, fetched.contentType]).toEqual([
-      true, audio.length, '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.mp3', 'audio/mpeg',
+      true,
+      audio.length,
+      '0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.mp3',
+      'audio/mpeg',
     ]);
     expect(readdirSync(other)).toEqual(['0b7f6f2e-66a5-4b43-a0f7-5d1c1b0f3a11.mp3']);
   });
 
   it('fails for good on a missing file, a 404 and a private address; a 5xx may pass', async () => {
     const reader = new StoredRecordingReader(storage, new OutboundClient({ extraCa: cert.cert }));
-    const failure = (r: CallRow) => reader.read(r, copies).then(() => null, (e: ProviderError) => [e instanceof ProviderError, e.retryable, e.message]);
+    const failure = (r: CallRow) =>
+      reader.read(r, copies).then(
+        () => null,
+        (e: ProviderError) => [e instanceof ProviderError, e.retryable, e.message],
+      );
     expect(await failure(row({ recording_key: 's/2026/11/gone.wav' }))).toEqual([true, false, 'the stored recording is missing']);
     const blocked = await failure(row({ recording_url: `${cdn.url}/r/call.mp3` }));
     expect(blocked).toEqual([true, false, expect.stringMatching(/^the recording cannot be fetched: IP address targets/)]);
@@ -64,8 +81,13 @@ describe('reading a recording back', () => {
   it('streams a recording kept on an S3-compatible CDN back by its key, not through its public address', async () => {
     const s3 = await startTestS3Server();
     const cdnStorage = new S3ObjectStorage({
-      endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.env.CDN_ACCESS_KEY_ID, secretAccessKey: s3.env.CDN_SECRET_ACCESS_KEY,
-      region: 'eu-west-1', timeoutMs: 10_000, publicUrl: 'https://cdn.invalid',
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      accessKeyId: s3.env.CDN_ACCESS_KEY_ID,
+      secretAccessKey: s3.env.CDN_SECRET_ACCESS_KEY,
+      region: 'eu-west-1',
+      timeoutMs: 10_000,
+      publicUrl: 'https://cdn.invalid',
     });
     try {
       const bytes = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(3 * 1024 * 1024, 7)]);
@@ -82,5 +104,4 @@ describe('reading a recording back', () => {
       await s3.close();
     }
   });
-
 });

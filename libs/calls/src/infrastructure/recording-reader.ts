@@ -44,9 +44,12 @@ export class StoredRecordingReader implements RecordingReader {
     }
     if (!row.recording_url) throw new ProviderError('the call record has no recording', false);
     const request = {
-      url: row.recording_url, maxBytes: MAX_RECORDING_BYTES, timeoutMs: 300_000,
+      url: row.recording_url,
+      maxBytes: MAX_RECORDING_BYTES,
+      timeoutMs: 300_000,
       tooLarge: `the recording at its address is larger than ${MAX_RECORDING_BYTES} bytes`,
-      answered: "the recording's address answered", unreachable: 'the recording cannot be fetched',
+      answered: "the recording's address answered",
+      unreachable: 'the recording cannot be fetched',
     };
     const download = await openDownload(this.outbound, request);
     try {

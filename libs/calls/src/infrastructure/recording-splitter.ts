@@ -14,12 +14,26 @@ export class UnsplittableRecording extends Error {}
 // The demuxer reading each accepted format, named rather than guessed by ffmpeg, so a file is read
 // only as the format its bytes were accepted as (no playlists or other files it might point to).
 const DEMUXERS: Record<AudioFormat['name'], string> = {
-  mp3: 'mp3', m4a: 'mov', wav: 'wav', ogg: 'ogg', webm: 'matroska', aac: 'aac', '3gp': 'mov', amr: 'amr',
+  mp3: 'mp3',
+  m4a: 'mov',
+  wav: 'wav',
+  ogg: 'ogg',
+  webm: 'matroska',
+  aac: 'aac',
+  '3gp': 'mov',
+  amr: 'amr',
 };
 
 // The muxer writing pieces of each accepted format.
 const MUXERS: Record<AudioFormat['name'], string> = {
-  mp3: 'mp3', m4a: 'mp4', wav: 'wav', ogg: 'ogg', webm: 'webm', aac: 'adts', '3gp': '3gp', amr: 'amr',
+  mp3: 'mp3',
+  m4a: 'mp4',
+  wav: 'wav',
+  ogg: 'ogg',
+  webm: 'webm',
+  aac: 'adts',
+  '3gp': '3gp',
+  amr: 'amr',
 };
 
 export interface SplitInput {
@@ -76,8 +90,23 @@ async function segment(ffmpeg: string, input: SplitInput, dir: string, seconds: 
   const run = await runFfmpeg(
     ffmpeg,
     [
-      '-v', 'error', ...inputOf(input), '-map', '0:a:0', '-c', 'copy', '-map_metadata', '-1',
-      '-f', 'segment', '-segment_time', seconds.toFixed(3), '-segment_format', MUXERS[input.format.name], '-reset_timestamps', '1',
+      '-v',
+      'error',
+      ...inputOf(input),
+      '-map',
+      '0:a:0',
+      '-c',
+      'copy',
+      '-map_metadata',
+      '-1',
+      '-f',
+      'segment',
+      '-segment_time',
+      seconds.toFixed(3),
+      '-segment_format',
+      MUXERS[input.format.name],
+      '-reset_timestamps',
+      '1',
       join(dir, `piece-%05d.${ext}`),
     ],
     timeoutMs,

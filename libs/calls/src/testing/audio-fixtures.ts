@@ -116,7 +116,7 @@ function tonesOf(pcm: Buffer): number[] {
 // The top-level boxes of an ISO media file, which must cover it exactly.
 export function isoBoxes(bytes: Buffer): string[] {
   const boxes: string[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     if (at + 8 > bytes.length) throw new Error(`a truncated box header at ${at}`);
     let size = bytes.readUInt32BE(at);
     if (size === 1) size = Number(bytes.readBigUInt64BE(at + 8));

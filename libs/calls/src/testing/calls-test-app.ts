@@ -11,11 +11,17 @@ import { callsManifest, callsMigrations, CallsModule, CALLS_OUTBOUND } from '../
 // Test DNS: names under .internal.test resolve to private addresses, localhost to loopback, the
 // rest to a public address (as the system resolver would answer for real hosts).
 export const TEST_DNS: Record<string, { address: string; family: number }[]> = {
-  localhost: [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }],
+  localhost: [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ],
   'db.internal.test': [{ address: '10.0.0.12', family: 4 }],
   'metadata.internal.test': [{ address: '169.254.169.254', family: 4 }],
   'v6.internal.test': [{ address: 'fd00::7', family: 6 }],
-  'mixed.internal.test': [{ address: '93.184.215.14', family: 4 }, { address: '192.168.1.5', family: 4 }],
+  'mixed.internal.test': [
+    { address: '93.184.215.14', family: 4 },
+    { address: '192.168.1.5', family: 4 },
+  ],
 };
 const resolve = async (host: string) => TEST_DNS[host] ?? [{ address: '93.184.215.14', family: 4 }];
 
@@ -41,7 +47,9 @@ export const setSuiteId = (app: CallsApp, organizationId: string, suiteId: strin
 // Every file under the CDN stand-in, as keys.
 export function storedKeys(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(dir, join(e.parentPath, e.name)));
   } catch {
     return [];
   }

@@ -164,7 +164,10 @@ function defaultAnalysis(request: Record<string, unknown>) {
   const transcript = messages[messages.length - 1].content.split('\n').slice(1).join('\n');
   return {
     sentiment: /thank|شكرا/i.test(transcript) ? 'positive' : 'neutral',
-    keywords: transcript.split(/\s+/).filter((w) => w.length > 4).slice(0, 3),
+    keywords: transcript
+      .split(/\s+/)
+      .filter((w) => w.length > 4)
+      .slice(0, 3),
     action_items: ['Send the quote'],
     summary: `The customer said: ${transcript.slice(0, 80)}`,
   };

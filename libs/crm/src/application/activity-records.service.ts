@@ -3,7 +3,14 @@ import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { NOTE_CREATED, NOTE_UPDATED, noteEvent, TASK_COMPLETED, TASK_CREATED, TASK_UPDATED, taskEvent } from './crm-events';
 import { assertLinked, type NoteFields, parseNewNote, parseNewTask, parseNoteFields, parseTaskFields, type TaskFields } from '../domain/activity-records';
 import {
-  INSERT_NOTE, INSERT_TASK, NOTE_FOR_UPDATE, NOTE_WRITE, TASK_FOR_UPDATE, TASK_WRITE, UPDATE_NOTE, UPDATE_TASK,
+  INSERT_NOTE,
+  INSERT_TASK,
+  NOTE_FOR_UPDATE,
+  NOTE_WRITE,
+  TASK_FOR_UPDATE,
+  TASK_WRITE,
+  UPDATE_NOTE,
+  UPDATE_TASK,
 } from '../infrastructure/activity-records.sql';
 
 export type TaskView = TaskFields & {
@@ -116,4 +123,3 @@ function iso<T extends { created_at: string; updated_at: string }>(row: T): T {
 function isoTask(row: TaskView): TaskView {
   return { ...iso(row), due_at: row.due_at === null ? null : toIso(row.due_at), done_at: row.done_at === null ? null : toIso(row.done_at) };
 }
-

@@ -24,7 +24,8 @@ describe('find-duplicate-companies', () => {
     const names = new Map(rows.map((row) => [row.id, row.name]));
     return { groups: findDuplicateGroups(rows).map((group) => ({ ...group, companies: group.company_ids.map((id) => ({ id, name: names.get(id) })) })) };
   };
-  const keyRows = (ctx: RequestContext) => runtime.db.inTenant(ctx, async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM company_duplicate_keys'))[0].n);
+  const keyRows = (ctx: RequestContext) =>
+    runtime.db.inTenant(ctx, async (tx) => (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM company_duplicate_keys'))[0].n);
 
   it('should answer as the in-memory rule after plain SQL inserts, service writes, SQL updates, merges and deletes', async () => {
     const ctx = await makeOrganization(runtime);
@@ -75,7 +76,9 @@ describe('find-duplicate-companies', () => {
     expect(await keyRows(b)).toBe(2);
     // Row-level security refuses keys for another organization's company.
     await expect(
-      runtime.db.inTenant(a, (tx) => tx.query(`INSERT INTO company_duplicate_keys (organization_id, company_id, version, keys) VALUES ($1, $2, 1, '{}')`, [b.organizationId, mine.id])),
+      runtime.db.inTenant(a, (tx) =>
+        tx.query(`INSERT INTO company_duplicate_keys (organization_id, company_id, version, keys) VALUES ($1, $2, 1, '{}')`, [b.organizationId, mine.id]),
+      ),
     ).rejects.toThrow();
   });
 });

@@ -24,7 +24,9 @@ describe('CSV import of companies', () => {
   };
   const importCsv = (ctx: RequestContext, csv: string) => imports.run(ctx, 'companies', Readable.from([csv]));
   const all = (ctx: RequestContext) =>
-    runtime.db.inTenant(ctx, (tx) => tx.query<CompanyView>('SELECT name, website, phones, emails, tags, annual_revenue::float8 AS annual_revenue, notes FROM companies ORDER BY name'));
+    runtime.db.inTenant(ctx, (tx) =>
+      tx.query<CompanyView>('SELECT name, website, phones, emails, tags, annual_revenue::float8 AS annual_revenue, notes FROM companies ORDER BY name'),
+    );
 
   // With the NUL row the set-based statement fails (PostgreSQL text cannot hold NUL) and the batch
   // replays row by row: the answer is the same, plus that row.
@@ -94,7 +96,9 @@ describe('CSV import of companies', () => {
     ].join('\n');
     const job = await importCsv(ctx, `${csv}\n`);
     expect(job).toMatchObject({ status: 'completed', processed: 10 + fillers.length, created: 2 + fillers.length, updated: 8, failed: 0, errors: [] });
-    const rows = await runtime.db.inTenant(ctx, (tx) => tx.query<CompanyView>('SELECT id, name, website, phones, emails, tags FROM companies WHERE name NOT LIKE $1 ORDER BY name', ['Filler %']));
+    const rows = await runtime.db.inTenant(ctx, (tx) =>
+      tx.query<CompanyView>('SELECT id, name, website, phones, emails, tags FROM companies WHERE name NOT LIKE $1 ORDER BY name', ['Filler %']),
+    );
     expect(rows).toEqual([
       expect.objectContaining({ id: alpha.id, name: 'Alpha Renamed', phones: ['+201001110001'], tags: ['old', 'vip'] }),
       expect.objectContaining({ id: beta.id, name: 'Beta Corp', emails: ['info@beta.example'] }),

@@ -96,7 +96,12 @@ export async function importCompanyBatch(
     for (const k of keyed) {
       const possible = candidatesOf(k, candidates);
       const match = bestMatch(k, possible);
-      const keys = [...k.phones.map((p) => `p:${p}`), ...k.emails.map((e) => `e:${e}`), ...(k.lname !== null ? [`n:${k.lname}`] : []), ...(match ? [`c:${match.id}`] : [])];
+      const keys = [
+        ...k.phones.map((p) => `p:${p}`),
+        ...k.emails.map((e) => `e:${e}`),
+        ...(k.lname !== null ? [`n:${k.lname}`] : []),
+        ...(match ? [`c:${match.id}`] : []),
+      ];
       const repeated = keys.some((key) => seen.has(key));
       keys.forEach((key) => seen.add(key));
       if (repeated) {

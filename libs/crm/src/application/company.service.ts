@@ -5,8 +5,24 @@ import { COMPANIES, type CompanyFields, type CompanyRow, type CompanyView, compl
 import { duplicateKeys, findDuplicateGroups, groupsFromSharedKeys, type CompanyKeys, type DuplicateGroup } from '../domain/company-duplicates';
 import { isCountryCode } from '../domain/phone';
 import {
-  COMPANIES_FOR_MERGE, COMPANY_FOR_UPDATE, COMPANY_WRITE, DELETE_COMPANIES, DUPLICATE_KEYS, INSERT_COMPANIES, SAVE_DUPLICATE_KEYS, SHARED_DUPLICATE_KEYS,
-  STALE_DUPLICATE_KEYS, INSERT_COMPANY, UPDATE_COMPANIES, LIST_COMPANIES, MOVE_CONTACTS, MOVE_DEALS, MOVE_NOTES, MOVE_TASKS, MOVE_TIMELINE, SEARCH_COMPANIES,
+  COMPANIES_FOR_MERGE,
+  COMPANY_FOR_UPDATE,
+  COMPANY_WRITE,
+  DELETE_COMPANIES,
+  DUPLICATE_KEYS,
+  INSERT_COMPANIES,
+  SAVE_DUPLICATE_KEYS,
+  SHARED_DUPLICATE_KEYS,
+  STALE_DUPLICATE_KEYS,
+  INSERT_COMPANY,
+  UPDATE_COMPANIES,
+  LIST_COMPANIES,
+  MOVE_CONTACTS,
+  MOVE_DEALS,
+  MOVE_NOTES,
+  MOVE_TASKS,
+  MOVE_TIMELINE,
+  SEARCH_COMPANIES,
   UPDATE_COMPANY,
 } from '../infrastructure/company.sql';
 import { ORGANIZATION_COUNTRY, type ContactRow } from '../infrastructure/contact.sql';
@@ -20,7 +36,17 @@ export const COMPANY_PAGE_SIZE = 50;
 // Duplicate detection in memory (the fallback) reads this many companies at most per call.
 const DUPLICATE_SCAN_LIMIT = 50_000;
 
-const TEXT_FILLS = ['country', 'website', 'industry', 'address_street', 'address_city', 'address_state', 'address_postal_code', 'address_country', 'company_size'] as const;
+const TEXT_FILLS = [
+  'country',
+  'website',
+  'industry',
+  'address_street',
+  'address_city',
+  'address_state',
+  'address_postal_code',
+  'address_country',
+  'company_size',
+] as const;
 
 export class CompanyService {
   constructor(private readonly db: Database) {}
@@ -64,7 +90,9 @@ export class CompanyService {
 
   async list(ctx: RequestContext, page: number): Promise<{ companies: CompanyView[]; total: number; page: number; limit: number; total_pages: number }> {
     if (!Number.isInteger(page) || page < 1) throw new DomainError('validation', 'company.invalid_page', 'page must be a whole number of at least 1');
-    const [result] = await this.db.inTenant(ctx, (tx) => tx.query<{ total: number; companies: CompanyView[] }>(LIST_COMPANIES, [COMPANY_PAGE_SIZE, (page - 1) * COMPANY_PAGE_SIZE]));
+    const [result] = await this.db.inTenant(ctx, (tx) =>
+      tx.query<{ total: number; companies: CompanyView[] }>(LIST_COMPANIES, [COMPANY_PAGE_SIZE, (page - 1) * COMPANY_PAGE_SIZE]),
+    );
     return { companies: result.companies, total: result.total, page, limit: COMPANY_PAGE_SIZE, total_pages: Math.ceil(result.total / COMPANY_PAGE_SIZE) };
   }
 
@@ -96,13 +124,20 @@ export class CompanyService {
         }
       }
       const shared = await tx.query<{ key: string; ids: string[]; names: string[] }>(SHARED_DUPLICATE_KEYS);
-      return withNames(groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])), shared.flatMap((row) => row.ids.map((id, i) => ({ id, name: row.names[i] }))));
+      return withNames(
+        groupsFromSharedKeys(shared.map((row) => [row.key, row.ids])),
+        shared.flatMap((row) => row.ids.map((id, i) => ({ id, name: row.names[i] }))),
+      );
     });
   }
 
   // One transaction: contacts move to the primary, its empty fields are filled from the others in
   // age order, list fields are unioned, differing notes and descriptions are appended, the others go.
-  async merge(ctx: RequestContext, companyIds: unknown, primaryCompanyId: unknown): Promise<{ company: CompanyView; merged_company_ids: string[]; moved_contact_ids: string[]; moved_deal_ids: string[] }> {
+  async merge(
+    ctx: RequestContext,
+    companyIds: unknown,
+    primaryCompanyId: unknown,
+  ): Promise<{ company: CompanyView; merged_company_ids: string[]; moved_contact_ids: string[]; moved_deal_ids: string[] }> {
     if (!isUuid(primaryCompanyId)) throw new DomainError('validation', 'company.invalid_id', 'primaryCompanyId must be a UUID');
     if (!Array.isArray(companyIds) || companyIds.length === 0 || companyIds.length > 100 || !companyIds.every(isUuid)) {
       throw new DomainError('validation', 'company.invalid_id', 'companyIds must be an array of 1 to 100 UUIDs');
@@ -115,7 +150,10 @@ export class CompanyService {
       if (!primary) throw NotFound('company', primaryCompanyId);
       const missing = others.filter((id) => !rows.some((row) => row.id === id));
       if (missing.length > 0) throw NotFound('company', missing[0]);
-      const merged = mergeFields(primary, rows.filter((row) => row !== primary));
+      const merged = mergeFields(
+        primary,
+        rows.filter((row) => row !== primary),
+      );
       const [company] = await tx.query<CompanyRow>(UPDATE_COMPANY, [primary.id, ...COMPANY_WRITE.values(merged)]);
       const moved = await tx.query<ContactRow>(MOVE_CONTACTS, [primary.id, others]);
       const movedDeals = await tx.query<DealRow>(MOVE_DEALS, [primary.id, others]);
@@ -127,7 +165,12 @@ export class CompanyService {
         ...moved.map((row) => contactEvent(CONTACT_UPDATED, ctx, toContactView(row))),
         ...movedDeals.map((row) => dealEvent(DEAL_UPDATED, ctx, toDealView(row))),
       ]);
-      return { company: iso(company), merged_company_ids: others, moved_contact_ids: moved.map((row) => row.id), moved_deal_ids: movedDeals.map((row) => row.id) };
+      return {
+        company: iso(company),
+        merged_company_ids: others,
+        moved_contact_ids: moved.map((row) => row.id),
+        moved_deal_ids: movedDeals.map((row) => row.id),
+      };
     });
   }
 }
@@ -141,7 +184,8 @@ function mergeFields(primary: CompanyView, others: CompanyView[]): CompanyFields
     merged.emails = [...new Set([...merged.emails, ...other.emails])];
     merged.tags = [...new Set([...merged.tags, ...other.tags])];
     for (const field of ['notes', 'description'] as const) {
-      if (other[field] !== '' && !merged[field].includes(other[field])) merged[field] = merged[field] === '' ? other[field] : `${merged[field]}\n\n(from ${other.name}) ${other[field]}`;
+      if (other[field] !== '' && !merged[field].includes(other[field]))
+        merged[field] = merged[field] === '' ? other[field] : `${merged[field]}\n\n(from ${other.name}) ${other[field]}`;
     }
   }
   return merged;

@@ -32,18 +32,32 @@ describe('contact_emails', () => {
 
   // What the tenant sees, as [email, contact_id] pairs.
   const rows = (ctx: RequestContext) =>
-    runtime.db.inTenant(ctx, async (tx) => (await tx.query<{ email: string; contact_id: string }>('SELECT email, contact_id FROM contact_emails ORDER BY email, contact_id')).map((r) => [r.email, r.contact_id]));
+    runtime.db.inTenant(ctx, async (tx) =>
+      (await tx.query<{ email: string; contact_id: string }>('SELECT email, contact_id FROM contact_emails ORDER BY email, contact_id')).map((r) => [
+        r.email,
+        r.contact_id,
+      ]),
+    );
   const importCsv = (ctx: RequestContext, csv: string) => imports.run(ctx, 'contacts', Readable.from([csv]));
 
   it('should follow creates and updates of a contact, and go with the contact when it is deleted', async () => {
     const ctx = await makeOrganization(runtime);
     const c = await contacts.create(ctx, { first_name: 'Ana', emails: [' Ana@Example.com ', 'ana@work.example'] });
-    expect(await rows(ctx)).toEqual([['ana@example.com', c.id], ['ana@work.example', c.id]]);
+    expect(await rows(ctx)).toEqual([
+      ['ana@example.com', c.id],
+      ['ana@work.example', c.id],
+    ]);
     await contacts.update(ctx, c.id, { emails: ['ana@work.example', 'ana@new.example'] });
-    expect(await rows(ctx)).toEqual([['ana@new.example', c.id], ['ana@work.example', c.id]]);
+    expect(await rows(ctx)).toEqual([
+      ['ana@new.example', c.id],
+      ['ana@work.example', c.id],
+    ]);
     // An update that leaves the list alone leaves the lookup alone.
     await contacts.update(ctx, c.id, { first_name: 'Anna' });
-    expect(await rows(ctx)).toEqual([['ana@new.example', c.id], ['ana@work.example', c.id]]);
+    expect(await rows(ctx)).toEqual([
+      ['ana@new.example', c.id],
+      ['ana@work.example', c.id],
+    ]);
     await contacts.update(ctx, c.id, { emails: [] });
     expect(await rows(ctx)).toEqual([]);
     await contacts.update(ctx, c.id, { emails: ['back@example.com'] });
@@ -55,23 +69,44 @@ describe('contact_emails', () => {
     const ctx = await makeOrganization(runtime);
     const first = await contacts.create(ctx, { first_name: 'First', emails: ['shared@example.com'] });
     const second = await contacts.create(ctx, { first_name: 'Second', emails: ['shared@example.com', 'second@example.com'] });
-    expect(await rows(ctx)).toEqual([['second@example.com', second.id], ['shared@example.com', first.id], ['shared@example.com', second.id]].sort());
+    expect(await rows(ctx)).toEqual(
+      [
+        ['second@example.com', second.id],
+        ['shared@example.com', first.id],
+        ['shared@example.com', second.id],
+      ].sort(),
+    );
     const job = await importCsv(ctx, 'first_name,emails\nMatched,SHARED@example.com;more@example.com\nSecondAgain,second@example.com\n');
     expect(job).toMatchObject({ status: 'completed', created: 0, updated: 2, failed: 0 });
     expect((await contacts.get(ctx, first.id)).emails).toEqual(['shared@example.com', 'more@example.com']);
     expect((await contacts.get(ctx, second.id)).first_name).toBe('SecondAgain');
-    expect(await rows(ctx)).toEqual([['more@example.com', first.id], ['second@example.com', second.id], ['shared@example.com', first.id], ['shared@example.com', second.id]].sort());
+    expect(await rows(ctx)).toEqual(
+      [
+        ['more@example.com', first.id],
+        ['second@example.com', second.id],
+        ['shared@example.com', first.id],
+        ['shared@example.com', second.id],
+      ].sort(),
+    );
   });
 
   it('should be written by the set-based import (creates and merges) and by its per-row path', async () => {
     const ctx = await makeOrganization(runtime);
     const existing = await contacts.create(ctx, { first_name: 'Old', phones: ['+201001000001'], emails: ['old@example.com'] });
     // Row 3 repeats row 2's email, so it takes the per-row path after the batch.
-    const job = await importCsv(ctx, 'first_name,phones,emails\nNew,,new@example.com\nAgain,,NEW@example.com;again@example.com\nOld,+201001000001,old2@example.com\n');
+    const job = await importCsv(
+      ctx,
+      'first_name,phones,emails\nNew,,new@example.com\nAgain,,NEW@example.com;again@example.com\nOld,+201001000001,old2@example.com\n',
+    );
     expect(job).toMatchObject({ status: 'completed', created: 1, updated: 2, failed: 0 });
     const created = (await contacts.list(ctx, { page: 1, limit: 10 })).contacts.find((c) => c.first_name === 'Again')!;
     expect(await rows(ctx)).toEqual(
-      [['again@example.com', created.id], ['new@example.com', created.id], ['old2@example.com', existing.id], ['old@example.com', existing.id]].sort(),
+      [
+        ['again@example.com', created.id],
+        ['new@example.com', created.id],
+        ['old2@example.com', existing.id],
+        ['old@example.com', existing.id],
+      ].sort(),
     );
   });
 
@@ -94,8 +129,16 @@ describe('contact_emails', () => {
     expect(await rows(b)).toEqual([['same@example.com', theirs.id]]);
     expect((await contacts.get(b, theirs.id)).first_name).toBe('Theirs');
     // Row-level security refuses a row for another organization or pointing at its contact.
-    await expect(runtime.db.inTenant(a, (tx) => tx.query('INSERT INTO contact_emails (organization_id, email, contact_id) VALUES ($1, $2, $3)', [b.organizationId, 'x@example.com', theirs.id]))).rejects.toThrow();
-    await expect(runtime.db.inTenant(a, (tx) => tx.query('INSERT INTO contact_emails (organization_id, email, contact_id) VALUES ($1, $2, $3)', [a.organizationId, 'x@example.com', theirs.id]))).rejects.toThrow();
+    await expect(
+      runtime.db.inTenant(a, (tx) =>
+        tx.query('INSERT INTO contact_emails (organization_id, email, contact_id) VALUES ($1, $2, $3)', [b.organizationId, 'x@example.com', theirs.id]),
+      ),
+    ).rejects.toThrow();
+    await expect(
+      runtime.db.inTenant(a, (tx) =>
+        tx.query('INSERT INTO contact_emails (organization_id, email, contact_id) VALUES ($1, $2, $3)', [a.organizationId, 'x@example.com', theirs.id]),
+      ),
+    ).rejects.toThrow();
   });
 
   it('should keep the rows of contacts moved by a company merge', async () => {
@@ -119,7 +162,10 @@ describe('contact_emails', () => {
     } finally {
       await runner.release();
     }
-    expect(await rows(ctx)).toEqual([['also@example.com', c.id], ['before@example.com', c.id]]);
+    expect(await rows(ctx)).toEqual([
+      ['also@example.com', c.id],
+      ['before@example.com', c.id],
+    ]);
   });
 
   it('should match a batch by index probes of contact_phones and contact_emails, never by scanning the organization’s contacts', async () => {
@@ -138,10 +184,14 @@ describe('contact_emails', () => {
     );
     const phones = Array.from({ length: 500 }, (_, i) => `+2011${String(4800 + i).padStart(8, '0')}`);
     const emails = Array.from({ length: 500 }, (_, i) => `c${4800 + i}@example.com`);
-    const [found, plan] = await runtime.db.inTenant(ctx, async (tx) => [
-      await tx.query<{ kind: string; key: string }>(CONTACT_BATCH_MATCHES, [phones, emails]),
-      (await tx.query<{ 'QUERY PLAN': PlanNode[] }>(`EXPLAIN (FORMAT JSON) ${CONTACT_BATCH_MATCHES}`, [phones, emails]))[0]['QUERY PLAN'][0].Plan!,
-    ] as const);
+    const [found, plan] = await runtime.db.inTenant(
+      ctx,
+      async (tx) =>
+        [
+          await tx.query<{ kind: string; key: string }>(CONTACT_BATCH_MATCHES, [phones, emails]),
+          (await tx.query<{ 'QUERY PLAN': PlanNode[] }>(`EXPLAIN (FORMAT JSON) ${CONTACT_BATCH_MATCHES}`, [phones, emails]))[0]['QUERY PLAN'][0].Plan!,
+        ] as const,
+    );
     expect(found.filter((m) => m.kind === 'phone')).toHaveLength(201); // 4800 to 5000
     expect(found.filter((m) => m.kind === 'email')).toHaveLength(201); // 4800 to 5000
     const nodes = flatten(plan);

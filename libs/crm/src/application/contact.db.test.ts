@@ -18,11 +18,16 @@ describe('ContactService', () => {
 
   const org = async (country?: string): Promise<RequestContext> => {
     const ctx = await makeOrganization(runtime);
-    if (country) await runtime.db.asSystem((tx) => tx.query(`UPDATE organizations SET settings = jsonb_build_object('default_country', $2::text) WHERE id = $1`, [ctx.organizationId, country]));
+    if (country)
+      await runtime.db.asSystem((tx) =>
+        tx.query(`UPDATE organizations SET settings = jsonb_build_object('default_country', $2::text) WHERE id = $1`, [ctx.organizationId, country]),
+      );
     return ctx;
   };
   const outboxTypes = async (orgId: string) =>
-    (await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId]))).map((r) => r.type);
+    (await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId]))).map(
+      (r) => r.type,
+    );
   const addMember = async (ctx: RequestContext) => {
     const userId = randomUUID();
     await runtime.db.asSystem(async (tx) => {
@@ -35,7 +40,13 @@ describe('ContactService', () => {
   it('should store phones in E.164 using the organization country and emit contact.created', async () => {
     const ctx = await org('EG');
     const created = await contacts.create(ctx, { first_name: 'Mona', phones: ['010 0123 4567'], emails: ['Mona@Example.com'] });
-    expect(created).toMatchObject({ organization_id: ctx.organizationId, phones: ['+201001234567'], emails: ['mona@example.com'], last_name: null, opt_in_status: false });
+    expect(created).toMatchObject({
+      organization_id: ctx.organizationId,
+      phones: ['+201001234567'],
+      emails: ['mona@example.com'],
+      last_name: null,
+      opt_in_status: false,
+    });
     expect(await outboxTypes(ctx.organizationId)).toEqual(['contact.created']);
   });
 
@@ -50,7 +61,9 @@ describe('ContactService', () => {
 
   it('should refuse a second contact with the same phone, also when both are created at once', async () => {
     const ctx = await org();
-    const attempts = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => contacts.create(ctx, { first_name: `Twin ${i}`, phones: ['+447911123456'] })));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => contacts.create(ctx, { first_name: `Twin ${i}`, phones: ['+447911123456'] })),
+    );
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     const refused = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(refused.every((a) => a.reason.code === 'contact.duplicate_phone')).toBe(true);
@@ -73,7 +86,9 @@ describe('ContactService', () => {
     const a = await org();
     const b = await org();
     const bMember = await addMember(b);
-    const [bCompany] = await runtime.db.inTenant(b, (tx) => tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'B Inc') RETURNING id`, [b.organizationId]));
+    const [bCompany] = await runtime.db.inTenant(b, (tx) =>
+      tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'B Inc') RETURNING id`, [b.organizationId]),
+    );
     await expect(contacts.create(a, { first_name: 'X', company_id: bCompany.id })).rejects.toMatchObject({ code: 'company.not_found' });
     await expect(contacts.create(a, { first_name: 'X', assignee_id: bMember })).rejects.toMatchObject({ code: 'contact.invalid_assignee' });
     const bContact = await contacts.create(b, { first_name: 'Private', phones: ['+201223456789'] });
@@ -86,7 +101,9 @@ describe('ContactService', () => {
 
   it('should keep contacts when their company is deleted', async () => {
     const ctx = await org();
-    const [company] = await runtime.db.inTenant(ctx, (tx) => tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'Gone Ltd') RETURNING id`, [ctx.organizationId]));
+    const [company] = await runtime.db.inTenant(ctx, (tx) =>
+      tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'Gone Ltd') RETURNING id`, [ctx.organizationId]),
+    );
     const contact = await contacts.create(ctx, { first_name: 'Stays', company_id: company.id });
     expect((await contacts.get(ctx, contact.id)).company).toEqual({ id: company.id, name: 'Gone Ltd' });
     await runtime.db.inTenant(ctx, (tx) => tx.query('DELETE FROM companies WHERE id = $1', [company.id]));

@@ -113,10 +113,11 @@ export class ContactService {
         for (const email of next.emails) if (!row.emails.includes(email)) gainedEmails.push({ email, id });
         records.push(next);
       }
-      const rows = await tx
-        .query<ContactRow>(UPDATE_CONTACTS, [
-          JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id), gainedEmails.map((g) => g.email), gainedEmails.map((g) => g.id),
-        ], { violations: CONTACT_LINKS });
+      const rows = await tx.query<ContactRow>(
+        UPDATE_CONTACTS,
+        [JSON.stringify(records), gained.map((g) => g.phone), gained.map((g) => g.id), gainedEmails.map((g) => g.email), gainedEmails.map((g) => g.id)],
+        { violations: CONTACT_LINKS },
+      );
       for (const row of rows) {
         const view = toContactView(row);
         updated.push(view);
@@ -158,12 +159,21 @@ export class ContactService {
         const phoneish = PHONE_LIKE.test(term) && term.replace(/\D/g, '').length >= 4;
         if (phoneish) {
           phone = toE164(term, await countryOf(tx)) ?? null;
-          digits = term.replace(/@s\..*$/, '').replace(/\D/g, '').replace(/^0+/, '');
+          digits = term
+            .replace(/@s\..*$/, '')
+            .replace(/\D/g, '')
+            .replace(/^0+/, '');
         } else {
           namePattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         }
       }
-      const [result] = await tx.query<{ total: number; contacts: ContactPage['contacts'] }>(LIST_CONTACTS, [query.limit, (query.page - 1) * query.limit, namePattern, phone, digits]);
+      const [result] = await tx.query<{ total: number; contacts: ContactPage['contacts'] }>(LIST_CONTACTS, [
+        query.limit,
+        (query.page - 1) * query.limit,
+        namePattern,
+        phone,
+        digits,
+      ]);
       return { contacts: result.contacts, total: result.total, page: query.page, limit: query.limit, total_pages: Math.ceil(result.total / query.limit) };
     });
   }
@@ -205,4 +215,3 @@ const CONTACT_LINKS: ViolationMap = {
 };
 
 const pickFields = (row: ContactRow): ContactFields => Object.fromEntries(CONTACT_FIELDS.map((name) => [name, row[name]])) as ContactFields;
-

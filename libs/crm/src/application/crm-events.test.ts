@@ -15,7 +15,10 @@ const entryOf = (contract: EventContract, payload: Record<string, unknown>) => t
 
 // A producer of another context, declared in the test: the CRM knows it only through its declaration.
 const PINGED = defineEvent<{ ping: { id: string; contact_id: string; text: string }; actor_id: null }>({
-  name: 'widget.pinged', source: 'widgets', version: 1, description: 'a widget pinged a contact',
+  name: 'widget.pinged',
+  source: 'widgets',
+  version: 1,
+  description: 'a widget pinged a contact',
   timeline: ({ ping }) => ({ contact_id: ping.contact_id, deal_id: null, summary: `Pinged: ${ping.text}`, data: { id: ping.id }, touches: 'contact' }),
 });
 
@@ -53,16 +56,42 @@ describe('the CRM events and their timeline entries', () => {
 
   it('should send as webhook data every field the API returns today, and only the declared changes', () => {
     const deal = {
-      id: DEAL, organization_id: ORG, title: 'Fleet', description: '', pipeline_id: 'p', stage_id: 's', stage: 'WON', contact_id: null, company_id: null,
-      owner_id: null, value: 10, currency: 'EGP', probability: 100, priority: 'medium', source: 'api', expected_close_date: null, notes: '', tags: [],
-      custom_fields: {}, position: 1,
-      last_activity_at: 't', created_at: 't', updated_at: 't' };
+      id: DEAL,
+      organization_id: ORG,
+      title: 'Fleet',
+      description: '',
+      pipeline_id: 'p',
+      stage_id: 's',
+      stage: 'WON',
+      contact_id: null,
+      company_id: null,
+      owner_id: null,
+      value: 10,
+      currency: 'EGP',
+      probability: 100,
+      priority: 'medium',
+      source: 'api',
+      expected_close_date: null,
+      notes: '',
+      tags: [],
+      custom_fields: {},
+      position: 1,
+      last_activity_at: 't',
+      created_at: 't',
+      updated_at: 't',
+    };
     const changes = { from_stage: 'LEAD', to_stage: 'WON' };
     expect(webhookData(DEAL_STAGE_CHANGED, { deal, actor_id: USER, ...changes })).toEqual({ ...deal, changes });
     // An internal field the contract does not list stays inside.
     expect(webhookData(DEAL_CREATED, { deal: { ...deal, internal_score: 3 }, actor_id: USER })).toEqual(deal);
     expect(CRM_EVENTS.filter((contract) => contract.webhook).map((contract) => contract.name)).toEqual([
-      'contact.created', 'contact.updated', 'contact.assigned', 'deal.created', 'deal.updated', 'deal.stage.changed', 'deal.assigned',
+      'contact.created',
+      'contact.updated',
+      'contact.assigned',
+      'deal.created',
+      'deal.updated',
+      'deal.stage.changed',
+      'deal.assigned',
     ]);
   });
 });

@@ -18,10 +18,15 @@ describe('CRM event consumers', () => {
   afterAll(() => close());
 
   it('should give a new organization its default pipeline once identity announces it', async () => {
-    const org = await app.get(OrganizationService).createOrganization({ name: 'Fresh', ownerEmail: `fresh.${Date.now()}@example.com`, ownerPassword: 'fresh password 1' });
+    const org = await app
+      .get(OrganizationService)
+      .createOrganization({ name: 'Fresh', ownerEmail: `fresh.${Date.now()}@example.com`, ownerPassword: 'fresh password 1' });
     const stagesOf = () =>
       runtime.db.asSystem((tx) =>
-        tx.query<{ key: string }>('SELECT s.key FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id WHERE p.organization_id = $1 AND p.is_default ORDER BY s.position', [org.organization_id]),
+        tx.query<{ key: string }>(
+          'SELECT s.key FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id WHERE p.organization_id = $1 AND p.is_default ORDER BY s.position',
+          [org.organization_id],
+        ),
       );
     const deadline = Date.now() + 5000;
     let stages = await stagesOf();

@@ -33,13 +33,21 @@ export class CrmSubscriptions implements OnModuleInit {
     // redelivered event changes nothing on its own: one entry per (organization, event) (unique,
     // inserted ON CONFLICT DO NOTHING), and a deal's last activity only ever moves forward.
     const recordAll = (events: DomainEvent[]) => {
-      const entries = new Map(events.flatMap((event) => {
-        const entry = timelineEntryOf(event, this.catalogue.of(event));
-        return entry ? [[event.id, entry] as const] : [];
-      }));
+      const entries = new Map(
+        events.flatMap((event) => {
+          const entry = timelineEntryOf(event, this.catalogue.of(event));
+          return entry ? [[event.id, entry] as const] : [];
+        }),
+      );
       if (entries.size === 0) return Promise.resolve();
-      return consumeIdempotentBatch(this.db, events.filter((event) => entries.has(event.id)), (tx, batch) =>
-        this.timeline.recordMany(tx, batch.map((event) => entries.get(event.id)!)),
+      return consumeIdempotentBatch(
+        this.db,
+        events.filter((event) => entries.has(event.id)),
+        (tx, batch) =>
+          this.timeline.recordMany(
+            tx,
+            batch.map((event) => entries.get(event.id)!),
+          ),
       );
     };
     const sources = this.catalogue.sourcesOf(this.catalogue.all().filter((contract) => contract.timeline));

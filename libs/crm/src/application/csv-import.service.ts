@@ -8,7 +8,13 @@ import { type CsvEntity, importColumns, rowInput } from '../domain/csv';
 import { isCountryCode } from '../domain/phone';
 import { CONTACT_BATCH_MATCHES, ORGANIZATION_COUNTRY } from '../infrastructure/contact.sql';
 import {
-  ADD_IMPORT_PROGRESS, COMPANY_MATCH, CONTACT_MATCH, FINISH_IMPORT_JOB, IMPORT_JOB, INSERT_IMPORT_JOB, RECENT_IMPORT_JOBS,
+  ADD_IMPORT_PROGRESS,
+  COMPANY_MATCH,
+  CONTACT_MATCH,
+  FINISH_IMPORT_JOB,
+  IMPORT_JOB,
+  INSERT_IMPORT_JOB,
+  RECENT_IMPORT_JOBS,
 } from '../infrastructure/csv.sql';
 import type { CompanyService } from './company.service';
 import type { ContactService } from './contact.service';
@@ -67,7 +73,8 @@ export class CsvImportService {
     let bytes = 0;
     body.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > IMPORT_MAX_BYTES && !parser.destroyed) parser.destroy(new DomainError('too_large', 'import.too_large', `a CSV import may be at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`));
+      if (bytes > IMPORT_MAX_BYTES && !parser.destroyed)
+        parser.destroy(new DomainError('too_large', 'import.too_large', `a CSV import may be at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`));
     });
     body.on('error', (error) => parser.destroy(error));
     body.pipe(parser);
@@ -98,7 +105,13 @@ export class CsvImportService {
       const failure = importFailure(error);
       await this.finish(ctx, job.id, 'failed', failure?.message ?? internalReason(error)).catch(() => undefined);
       if (!failure) throw error;
-      throw new DomainError(failure.kind, failure.code, failure.message, { job_id: job.id }, `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`);
+      throw new DomainError(
+        failure.kind,
+        failure.code,
+        failure.message,
+        { job_id: job.id },
+        `the import stopped; GET /functions/v1/imports/${job.id} shows what was saved before`,
+      );
     }
   }
 
@@ -113,14 +126,29 @@ export class CsvImportService {
     return { imports: (await this.db.inTenant(ctx, (tx) => tx.query<ImportJob>(RECENT_IMPORT_JOBS))).map(iso) };
   }
 
-  private async importBatch(ctx: RequestContext, jobId: string, entity: CsvEntity, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<void> {
+  private async importBatch(
+    ctx: RequestContext,
+    jobId: string,
+    entity: CsvEntity,
+    columns: (string | null)[],
+    rows: Row[],
+    country: CountryCode | undefined,
+  ): Promise<void> {
     await this.db.inTenant(ctx, async (tx) => {
       const outcome =
         entity === 'contacts'
           ? await this.contactBatch(tx, ctx, columns, rows, country)
           : await importCompanyBatch(tx, this.companies, columns, rows, country, (later) => this.rowByRow(tx, ctx, 'companies', columns, later, country));
       const errors = outcome.errors.sort((a, b) => a.line - b.line);
-      await tx.query(ADD_IMPORT_PROGRESS, [jobId, rows.length, outcome.created, outcome.updated, errors.length, JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)), IMPORT_MAX_ERRORS]);
+      await tx.query(ADD_IMPORT_PROGRESS, [
+        jobId,
+        rows.length,
+        outcome.created,
+        outcome.updated,
+        errors.length,
+        JSON.stringify(errors.slice(0, IMPORT_MAX_ERRORS)),
+        IMPORT_MAX_ERRORS,
+      ]);
     });
   }
 
@@ -180,7 +208,14 @@ export class CsvImportService {
       await tx.query('ROLLBACK TO SAVEPOINT import_batch');
     }
     if (!batch) {
-      const replay = await this.rowByRow(tx, ctx, 'contacts', columns, parsed.map((p) => p.row), country);
+      const replay = await this.rowByRow(
+        tx,
+        ctx,
+        'contacts',
+        columns,
+        parsed.map((p) => p.row),
+        country,
+      );
       return { created: replay.created, updated: replay.updated, errors: [...invalid, ...replay.errors] };
     }
     const rest = await this.rowByRow(tx, ctx, 'contacts', columns, batch.later, country);
@@ -188,7 +223,14 @@ export class CsvImportService {
   }
 
   // Each row on its own savepoint: a bad row is rolled back and reported, the others land.
-  private async rowByRow(tx: Tx, ctx: RequestContext, entity: CsvEntity, columns: (string | null)[], rows: Row[], country: CountryCode | undefined): Promise<Outcome> {
+  private async rowByRow(
+    tx: Tx,
+    ctx: RequestContext,
+    entity: CsvEntity,
+    columns: (string | null)[],
+    rows: Row[],
+    country: CountryCode | undefined,
+  ): Promise<Outcome> {
     let created = 0;
     let updated = 0;
     const errors: ImportRowError[] = [];

@@ -26,8 +26,11 @@ describe('deals.closed_at', () => {
   const stored = async (id: string): Promise<Date | null> =>
     (await runtime.db.asSystem((tx) => tx.query<{ closed_at: Date | null }>('SELECT closed_at FROM deals WHERE id = $1', [id])))[0].closed_at;
   const entered = async (id: string, stage: string): Promise<Date> =>
-    (await runtime.db.asSystem((tx) =>
-      tx.query<{ at: Date }>('SELECT max(changed_at) AS at FROM deal_stage_history WHERE deal_id = $1 AND to_stage = $2', [id, stage])))[0].at;
+    (
+      await runtime.db.asSystem((tx) =>
+        tx.query<{ at: Date }>('SELECT max(changed_at) AS at FROM deal_stage_history WHERE deal_id = $1 AND to_stage = $2', [id, stage]),
+      )
+    )[0].at;
 
   it('should set closed_at when a deal enters a won or lost stage, move it between won and lost, and clear it when re-opened', async () => {
     const ctx = await makeOrganization(runtime);
@@ -61,7 +64,8 @@ describe('deals.closed_at', () => {
     const ctx = await makeOrganization(runtime);
     const deal = await deals.create(ctx, { title: 'Signed', stage: 'WON' });
     const [{ created_at: created }] = await runtime.db.asSystem((tx) =>
-      tx.query<{ created_at: Date }>('SELECT created_at FROM deals WHERE id = $1', [deal.id]));
+      tx.query<{ created_at: Date }>('SELECT created_at FROM deals WHERE id = $1', [deal.id]),
+    );
     expect((await facts(ctx, deal.id)).closed_at).toEqual(await entered(deal.id, 'CLOSED_WON'));
     // A row written straight into the table (an import, a fix by SQL) is kept the same way.
     await runtime.db.asSystem((tx) => tx.query(`DELETE FROM deal_stage_history WHERE deal_id = $1`, [deal.id]));
@@ -69,8 +73,12 @@ describe('deals.closed_at', () => {
     expect(await stored(deal.id)).toEqual(created);
     const at = new Date(created.getTime() + 86_400_000);
     await runtime.db.asSystem((tx) =>
-      tx.query(`INSERT INTO deal_stage_history (organization_id, deal_id, from_stage, to_stage, changed_at) VALUES ($1, $2, 'LEAD', 'CLOSED_WON', $3)`,
-        [ctx.organizationId, deal.id, at]));
+      tx.query(`INSERT INTO deal_stage_history (organization_id, deal_id, from_stage, to_stage, changed_at) VALUES ($1, $2, 'LEAD', 'CLOSED_WON', $3)`, [
+        ctx.organizationId,
+        deal.id,
+        at,
+      ]),
+    );
     expect(await stored(deal.id)).toEqual(at);
   });
 

@@ -30,10 +30,9 @@ describe('deal auto-reassignment', () => {
   const age = (dealIds: string[], days: number) =>
     runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - make_interval(days => $2) WHERE id = ANY($1::uuid[])`, [dealIds, days]));
   const ownersOf = async (dealIds: string[]) =>
-    (await runtime.db.asSystem((tx) => tx.query<{ id: string; owner_id: string }>('SELECT id, owner_id FROM deals WHERE id = ANY($1::uuid[])', [dealIds]))).reduce<Record<string, string>>(
-      (all, row) => ({ ...all, [row.id]: row.owner_id }),
-      {},
-    );
+    (
+      await runtime.db.asSystem((tx) => tx.query<{ id: string; owner_id: string }>('SELECT id, owner_id FROM deals WHERE id = ANY($1::uuid[])', [dealIds]))
+    ).reduce<Record<string, string>>((all, row) => ({ ...all, [row.id]: row.owner_id }), {});
 
   it('should reassign idle deals round-robin among online members, skipping the owner, exactly once under concurrent runs', async () => {
     const ctx = await makeOrganization(runtime);
@@ -51,11 +50,15 @@ describe('deal auto-reassignment', () => {
     const owners = await ownersOf([...ids, fresh.id]);
     expect(ids.map((id) => owners[id]).sort()).toEqual([b, b, c, c].sort());
     expect(owners[fresh.id]).toBe(owner);
-    const reasons = await runtime.db.asSystem((tx) => tx.query<{ reason: string }>(`SELECT reason FROM deal_owner_history WHERE deal_id = ANY($1::uuid[]) AND ended_at IS NULL`, [ids]));
+    const reasons = await runtime.db.asSystem((tx) =>
+      tx.query<{ reason: string }>(`SELECT reason FROM deal_owner_history WHERE deal_id = ANY($1::uuid[]) AND ended_at IS NULL`, [ids]),
+    );
     expect(reasons.map((r) => r.reason)).toEqual(['Auto-reassigned', 'Auto-reassigned', 'Auto-reassigned', 'Auto-reassigned']);
 
     // The rotation continues where it stopped: the next idle deal goes to the member after the last pick.
-    const [rotation] = await runtime.db.asSystem((tx) => tx.query<{ last_user_id: string }>('SELECT last_user_id FROM deal_rotation WHERE organization_id = $1', [ctx.organizationId]));
+    const [rotation] = await runtime.db.asSystem((tx) =>
+      tx.query<{ last_user_id: string }>('SELECT last_user_id FROM deal_rotation WHERE organization_id = $1', [ctx.organizationId]),
+    );
     const another = await deals.create(ctx, { title: 'Later', owner_id: owner });
     await age([another.id], 9);
     await job.runFor(ctx.organizationId);

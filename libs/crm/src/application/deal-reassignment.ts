@@ -46,7 +46,9 @@ export class DealReassignment implements JobHandler {
     const ctx = { organizationId, userId: null, role: 'SYSTEM' as const, requestId: 'deal-reassignment' };
     return this.db.inTenant(ctx, async (tx) => {
       await tx.query(`INSERT INTO deal_rotation (organization_id) VALUES ($1) ON CONFLICT DO NOTHING`, [organizationId]);
-      const [rotation] = await tx.query<{ last_user_id: string | null }>(`SELECT last_user_id FROM deal_rotation WHERE organization_id = $1 FOR UPDATE`, [organizationId]);
+      const [rotation] = await tx.query<{ last_user_id: string | null }>(`SELECT last_user_id FROM deal_rotation WHERE organization_id = $1 FOR UPDATE`, [
+        organizationId,
+      ]);
       const online = await onlineMemberIds(tx);
       let last = rotation.last_user_id;
       let count = 0;

@@ -30,7 +30,9 @@ describe('DealService', () => {
     return { ...ctx, userId: await member(ctx) };
   };
   const events = async (orgId: string) =>
-    (await runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId])));
+    await runtime.db.asSystem((tx) =>
+      tx.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE organization_id = $1 ORDER BY seq', [orgId]),
+    );
   const history = (table: string, dealId: string) => runtime.db.asSystem((tx) => tx.query(`SELECT * FROM ${table} WHERE deal_id = $1 ORDER BY id`, [dealId]));
 
   it('should give an organization one default pipeline with the six stages of §2, even when asked at once', async () => {
@@ -38,7 +40,12 @@ describe('DealService', () => {
     const boards = await Promise.all(Array.from({ length: 8 }, () => deals.board(ctx)));
     expect(new Set(boards.map((b) => b.pipeline_id)).size).toBe(1);
     expect((boards[0].stages as { name: string; default_probability: number }[]).map((s) => [s.name, s.default_probability])).toEqual([
-      ['Deal', 10], ['Qualified', 25], ['Proposal', 50], ['Negotiation', 75], ['Closed Won', 100], ['Closed Lost', 0],
+      ['Deal', 10],
+      ['Qualified', 25],
+      ['Proposal', 50],
+      ['Negotiation', 75],
+      ['Closed Won', 100],
+      ['Closed Lost', 0],
     ]);
   });
 
@@ -65,10 +72,17 @@ describe('DealService', () => {
     const sameStage = await deals.update(ctx, deal.id, { value: 99.5 });
     expect(sameStage).toMatchObject({ stage: 'NEGOTIATION', value: 99.5, probability: 60 });
     expect((await history('deal_stage_history', deal.id)).map((h) => [h.from_stage, h.to_stage])).toEqual([
-      [null, 'QUALIFIED'], ['QUALIFIED', 'CLOSED_WON'], ['CLOSED_WON', 'CLOSED_LOST'], ['CLOSED_LOST', 'NEGOTIATION'],
+      [null, 'QUALIFIED'],
+      ['QUALIFIED', 'CLOSED_WON'],
+      ['CLOSED_WON', 'CLOSED_LOST'],
+      ['CLOSED_LOST', 'NEGOTIATION'],
     ]);
     const changed = (await events(ctx.organizationId)).filter((e) => e.type === 'deal.stage.changed').map((e) => [e.payload.from_stage, e.payload.to_stage]);
-    expect(changed).toEqual([['QUALIFIED', 'CLOSED_WON'], ['CLOSED_WON', 'CLOSED_LOST'], ['CLOSED_LOST', 'NEGOTIATION']]);
+    expect(changed).toEqual([
+      ['QUALIFIED', 'CLOSED_WON'],
+      ['CLOSED_WON', 'CLOSED_LOST'],
+      ['CLOSED_LOST', 'NEGOTIATION'],
+    ]);
     await expect(deals.update(ctx, deal.id, { stage: 'ON_HOLD' })).rejects.toThrow(/valid stages: LEAD, QUALIFIED/);
   });
 
@@ -81,10 +95,20 @@ describe('DealService', () => {
     await deals.update(ctx, deal.id, { owner_id: null });
     await deals.update(ctx, deal.id, { owner_id: ctx.userId }, { automatic: true });
     const periods = await history('deal_owner_history', deal.id);
-    expect(periods.map((p) => [p.owner_id, p.reason])).toEqual([[ctx.userId, 'Initial assignment'], [second, 'Reassigned'], [null, 'Unassigned'], [ctx.userId, 'Auto-reassigned']]);
+    expect(periods.map((p) => [p.owner_id, p.reason])).toEqual([
+      [ctx.userId, 'Initial assignment'],
+      [second, 'Reassigned'],
+      [null, 'Unassigned'],
+      [ctx.userId, 'Auto-reassigned'],
+    ]);
     expect(Number(periods[0].duration_seconds)).toBeGreaterThanOrEqual(7200);
     expect(periods[3].ended_at).toBeNull();
-    expect((await events(ctx.organizationId)).filter((e) => e.type === 'deal.assigned').map((e) => e.payload.reason)).toEqual(['Initial assignment', 'Reassigned', 'Unassigned', 'Auto-reassigned']);
+    expect((await events(ctx.organizationId)).filter((e) => e.type === 'deal.assigned').map((e) => e.payload.reason)).toEqual([
+      'Initial assignment',
+      'Reassigned',
+      'Unassigned',
+      'Auto-reassigned',
+    ]);
   });
 
   it('should place a dragged deal at the given index of the target column', async () => {
@@ -114,7 +138,15 @@ describe('DealService', () => {
     await expect(deals.create(a, { title: 'X', contact_id: bContact.id })).rejects.toMatchObject({ code: 'contact.not_found' });
     await expect(deals.create(a, { title: 'X', owner_id: b.userId })).rejects.toMatchObject({ code: 'deal.invalid_owner' });
     await expect(deals.create(a, { title: 'X', pipeline_id: bDeal.pipeline_id })).rejects.toMatchObject({ code: 'pipeline.not_found' });
-    for (const bad of [{ title: '' }, { title: 'x', probability: 101 }, { title: 'x', priority: 'whenever' }, { title: 'x', value: -5 }, { title: 'x', currency: 'euros' }, { title: 'x', expected_close_date: '2026-13-45' }, { title: 'x', owner: 'me' }]) {
+    for (const bad of [
+      { title: '' },
+      { title: 'x', probability: 101 },
+      { title: 'x', priority: 'whenever' },
+      { title: 'x', value: -5 },
+      { title: 'x', currency: 'euros' },
+      { title: 'x', expected_close_date: '2026-13-45' },
+      { title: 'x', owner: 'me' },
+    ]) {
       await expect(deals.create(a, bad)).rejects.toMatchObject({ kind: 'validation' });
     }
   });

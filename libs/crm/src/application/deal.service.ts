@@ -4,8 +4,22 @@ import { DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED, dealEven
 import { DEAL_FIELDS, DEALS, type DealFields, type DealView, parseDealFields } from '../domain/deal';
 import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage } from '../domain/stages';
 import {
-  BOARD, CLOSE_OWNER_PERIOD, DEAL_FOR_UPDATE, DEAL_UPDATE, DEAL_WRITE, type DealRow, DEFAULT_PIPELINE, HAD_OWNER, INSERT_DEAL, INSERT_DEFAULT_PIPELINE,
-  INSERT_STAGE_HISTORY, INSERT_STAGES, OPEN_OWNER_PERIOD, PIPELINE_STAGES, type StageRow, UPDATE_DEAL,
+  BOARD,
+  CLOSE_OWNER_PERIOD,
+  DEAL_FOR_UPDATE,
+  DEAL_UPDATE,
+  DEAL_WRITE,
+  type DealRow,
+  DEFAULT_PIPELINE,
+  HAD_OWNER,
+  INSERT_DEAL,
+  INSERT_DEFAULT_PIPELINE,
+  INSERT_STAGE_HISTORY,
+  INSERT_STAGES,
+  OPEN_OWNER_PERIOD,
+  PIPELINE_STAGES,
+  type StageRow,
+  UPDATE_DEAL,
 } from '../infrastructure/deal.sql';
 
 export type { DealView } from '../domain/deal';
@@ -63,7 +77,14 @@ export class DealService {
   }
 
   // The update inside an open tenant transaction (the reassignment job holds one for a batch).
-  async updateIn(tx: Tx, ctx: RequestContext, id: string, input: Record<string, unknown>, changes: Partial<DealFields>, options: { automatic?: boolean; position?: number } = {}): Promise<DealView> {
+  async updateIn(
+    tx: Tx,
+    ctx: RequestContext,
+    id: string,
+    input: Record<string, unknown>,
+    changes: Partial<DealFields>,
+    options: { automatic?: boolean; position?: number } = {},
+  ): Promise<DealView> {
     const [current] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
     if (!current) throw NotFound('deal', id);
     const pipelineId = input.pipeline_id === undefined ? current.pipeline_id : assertUuid(input.pipeline_id, 'pipeline_id');
@@ -96,13 +117,17 @@ export class DealService {
   // Kanban drag: to a stage, at an index within its column (0 = top).
   async move(ctx: RequestContext, id: string, stage: unknown, index: unknown): Promise<DealView> {
     assertUuid(id, 'deal id');
-    if (index !== undefined && (!Number.isInteger(index) || (index as number) < 0)) throw new DomainError('validation', 'deal.invalid_position', 'position must be a whole number of at least 0');
+    if (index !== undefined && (!Number.isInteger(index) || (index as number) < 0))
+      throw new DomainError('validation', 'deal.invalid_position', 'position must be a whole number of at least 0');
     const position = await this.db.inTenant(ctx, async (tx) => {
       const [deal] = await tx.query<DealRow>(DEAL_FOR_UPDATE, [id]);
       if (!deal) throw NotFound('deal', id);
       const target = resolveStage(stage, await stagesOf(tx, deal.pipeline_id));
       const column = await tx.query<{ position: number }>('SELECT position FROM deals WHERE stage_id = $1 AND id <> $2 ORDER BY position, id', [target.id, id]);
-      return positionAt(column.map((c) => c.position), (index as number | undefined) ?? column.length);
+      return positionAt(
+        column.map((c) => c.position),
+        (index as number | undefined) ?? column.length,
+      );
     });
     return this.update(ctx, id, { stage }, { position });
   }
@@ -155,4 +180,3 @@ const DEAL_LINKS: ViolationMap = {
 const pickDeal = (row: DealRow): DealFields => Object.fromEntries(DEAL_FIELDS.map((name) => [name, row[name]])) as DealFields;
 
 export const toDealView = (row: DealRow): DealView => toView(DEALS, row);
-

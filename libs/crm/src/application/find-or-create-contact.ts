@@ -25,7 +25,13 @@ export async function findOrCreateContactByPhone(
 }
 
 // Creation in a savepoint; a concurrent transaction that claimed the phone first wins.
-async function createByPhone(tx: Tx, ctx: RequestContext, contacts: ContactService, phone: string, name: string | null): Promise<{ contact: ContactView; created: boolean }> {
+async function createByPhone(
+  tx: Tx,
+  ctx: RequestContext,
+  contacts: ContactService,
+  phone: string,
+  name: string | null,
+): Promise<{ contact: ContactView; created: boolean }> {
   const savepoint = `contact_${randomUUID().replace(/-/g, '')}`;
   await tx.query(`SAVEPOINT ${savepoint}`);
   try {
@@ -63,7 +69,9 @@ export async function findOrCreateContactsByPhones(
   const phones = wanted.map(({ raw }) => toE164(raw, country));
   const valid = [...new Set(phones.filter((p): p is string => p !== null))];
   const rows = valid.length === 0 ? [] : await tx.query<ContactRow & { matched_phone: string }>(CONTACTS_BY_PHONES, [valid], { prepare: true });
-  const known = new Map<string, { contact: ContactView; created: boolean }>(rows.map((row) => [row.matched_phone, { contact: toContactView(row), created: false }]));
+  const known = new Map<string, { contact: ContactView; created: boolean }>(
+    rows.map((row) => [row.matched_phone, { contact: toContactView(row), created: false }]),
+  );
   const answers: Array<{ contact: ContactView; created: boolean } | { error: DomainError }> = [];
   for (const [i, phone] of phones.entries()) {
     const { raw, name } = wanted[i];

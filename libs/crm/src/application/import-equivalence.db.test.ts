@@ -54,8 +54,16 @@ describe('CSV import: set-based batches answer as row by row', () => {
   it.each(cases)('companies, seed %i', async (seed) => {
     const random = generator(seed);
     // Existing names repeat often, so that renaming one changes which company a name matches.
-    const existing = HELD.map((phone, i) => ({ name: pick(random, NAMES.slice(0, 3)), phones: [phone], emails: some(random, EMAILS.slice(0, 3), 1).split(';').filter(Boolean), industry: `Old ${i}` }));
-    const rows = Array.from({ length: 4 + Math.floor(random() * 12) }, (_, i) => `${pick(random, NAMES)},${some(random, PHONES, 1)},${some(random, EMAILS, 1)},Row ${i},t${i % 3}`);
+    const existing = HELD.map((phone, i) => ({
+      name: pick(random, NAMES.slice(0, 3)),
+      phones: [phone],
+      emails: some(random, EMAILS.slice(0, 3), 1).split(';').filter(Boolean),
+      industry: `Old ${i}`,
+    }));
+    const rows = Array.from(
+      { length: 4 + Math.floor(random() * 12) },
+      (_, i) => `${pick(random, NAMES)},${some(random, PHONES, 1)},${some(random, EMAILS, 1)},Row ${i},t${i % 3}`,
+    );
     const [batched, replayed] = [await org(), await org()];
     for (const ctx of [batched, replayed]) for (const company of existing) await companies.create(ctx, company);
     const header = 'name,phones,emails,industry,tags';
@@ -65,14 +73,20 @@ describe('CSV import: set-based batches answer as row by row', () => {
     expect({ created: a.created - 1, updated: a.updated, errors: a.errors }).toEqual({ created: b.created, updated: b.updated, errors: b.errors.slice(0, -1) });
     const state = (ctx: RequestContext) =>
       runtime.db.inTenant(ctx, async (tx) =>
-        (await tx.query<{ row: string }>(`SELECT json_build_array(name, phones, emails, industry, tags)::text AS row FROM companies WHERE name <> 'Tail' `)).map((r) => r.row).sort(),
+        (await tx.query<{ row: string }>(`SELECT json_build_array(name, phones, emails, industry, tags)::text AS row FROM companies WHERE name <> 'Tail' `))
+          .map((r) => r.row)
+          .sort(),
       );
     expect(await state(batched)).toEqual(await state(replayed));
   });
 
   it.each(cases)('contacts, seed %i', async (seed) => {
     const random = generator(seed * 7919);
-    const existing = HELD.map((phone, i) => ({ first_name: `Old ${i}`, phones: [phone], emails: some(random, EMAILS.slice(0, 3), 2).split(';').filter(Boolean) }));
+    const existing = HELD.map((phone, i) => ({
+      first_name: `Old ${i}`,
+      phones: [phone],
+      emails: some(random, EMAILS.slice(0, 3), 2).split(';').filter(Boolean),
+    }));
     const rows = Array.from({ length: 30 }, (_, i) => `${random() < 0.15 ? '' : `Row ${i}`},${some(random, PHONES, 1)},${some(random, EMAILS, 1)},t${i % 3}`);
     const [batched, replayed] = [await org(), await org()];
     for (const ctx of [batched, replayed]) for (const contact of existing) await contacts.create(ctx, contact);
@@ -83,7 +97,9 @@ describe('CSV import: set-based batches answer as row by row', () => {
     expect({ created: a.created - 1, updated: a.updated, errors: a.errors }).toEqual({ created: b.created, updated: b.updated, errors: b.errors.slice(0, -1) });
     const state = (ctx: RequestContext) =>
       runtime.db.inTenant(ctx, async (tx) =>
-        (await tx.query<{ row: string }>(`SELECT json_build_array(first_name, phones, emails, tags)::text AS row FROM contacts WHERE first_name <> 'Tail' `)).map((r) => r.row).sort(),
+        (await tx.query<{ row: string }>(`SELECT json_build_array(first_name, phones, emails, tags)::text AS row FROM contacts WHERE first_name <> 'Tail' `))
+          .map((r) => r.row)
+          .sort(),
       );
     expect(await state(batched)).toEqual(await state(replayed));
   });

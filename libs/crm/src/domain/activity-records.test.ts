@@ -16,7 +16,14 @@ const CONTACT = '0b7d7b4e-3a6f-4c1e-9d3e-1f2a3b4c5d6e';
 describe('task and note fields', () => {
   it('should default a new task and normalise its due date to UTC', () => {
     expect(parseNewTask({ title: ' Call ', contact_id: CONTACT.toUpperCase(), due_at: '2030-01-02T11:00:00+02:00' })).toEqual({
-      title: 'Call', description: '', due_at: '2030-01-02T09:00:00.000Z', assignee_id: null, done: false, contact_id: CONTACT, company_id: null, deal_id: null,
+      title: 'Call',
+      description: '',
+      due_at: '2030-01-02T09:00:00.000Z',
+      assignee_id: null,
+      done: false,
+      contact_id: CONTACT,
+      company_id: null,
+      deal_id: null,
     });
   });
 

@@ -85,7 +85,17 @@ export function parseTaskFields(input: Record<string, unknown>): Partial<TaskFie
 export function parseNewTask(input: Record<string, unknown>): TaskFields {
   const fields = parseTaskFields(input);
   if (fields.title === undefined) throw invalid('task', 'title', 'is required');
-  const task: TaskFields = { description: '', due_at: null, assignee_id: null, done: false, contact_id: null, company_id: null, deal_id: null, ...fields, title: fields.title };
+  const task: TaskFields = {
+    description: '',
+    due_at: null,
+    assignee_id: null,
+    done: false,
+    contact_id: null,
+    company_id: null,
+    deal_id: null,
+    ...fields,
+    title: fields.title,
+  };
   assertLinked('task', task);
   return task;
 }

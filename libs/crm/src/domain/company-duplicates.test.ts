@@ -1,7 +1,12 @@
 import { emailDomain, findDuplicateGroups, normalizeCompanyName, websiteDomain } from './company-duplicates';
 
 const company = (id: string, over: Partial<{ name: string; website: string; phones: string[]; emails: string[] }> = {}) => ({
-  id, name: `Company ${id}`, website: '', phones: [], emails: [], ...over,
+  id,
+  name: `Company ${id}`,
+  website: '',
+  phones: [],
+  emails: [],
+  ...over,
 });
 
 describe('company duplicates', () => {

@@ -14,8 +14,38 @@ export interface DuplicateGroup {
   reasons: string[];
 }
 
-const LEGAL_WORDS = new Set(['inc', 'incorporated', 'ltd', 'limited', 'llc', 'co', 'corp', 'corporation', 'company', 'gmbh', 'sa', 'sarl', 'plc', 'ag', 'bv', 'the', 'sae', 'llp']);
-const FREE_MAIL = new Set(['gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'icloud.com', 'aol.com', 'proton.me', 'protonmail.com', 'mail.com']);
+const LEGAL_WORDS = new Set([
+  'inc',
+  'incorporated',
+  'ltd',
+  'limited',
+  'llc',
+  'co',
+  'corp',
+  'corporation',
+  'company',
+  'gmbh',
+  'sa',
+  'sarl',
+  'plc',
+  'ag',
+  'bv',
+  'the',
+  'sae',
+  'llp',
+]);
+const FREE_MAIL = new Set([
+  'gmail.com',
+  'yahoo.com',
+  'hotmail.com',
+  'outlook.com',
+  'live.com',
+  'icloud.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'mail.com',
+]);
 
 // How strongly each shared key suggests the same company.
 const WEIGHT = { website: 0.9, phone: 0.8, email: 0.7, name: 0.6 } as const;

@@ -6,8 +6,22 @@ describe('company and deal fields, from their declarations', () => {
     const input = { name: ' Acme ', phones: ['010 0123 4567', ''], emails: ['Sales@Acme.com', 'sales@acme.com'] };
     const company = completeNewCompany(parseCompanyFields(input, 'EG'));
     expect(company).toEqual({
-      name: 'Acme', country: '', website: '', industry: '', address_street: '', address_city: '', address_state: '', address_postal_code: '',
-      address_country: '', phones: ['+201001234567'], emails: ['sales@acme.com'], company_size: '', annual_revenue: null, tags: [], notes: '', description: '',
+      name: 'Acme',
+      country: '',
+      website: '',
+      industry: '',
+      address_street: '',
+      address_city: '',
+      address_state: '',
+      address_postal_code: '',
+      address_country: '',
+      phones: ['+201001234567'],
+      emails: ['sales@acme.com'],
+      company_size: '',
+      annual_revenue: null,
+      tags: [],
+      notes: '',
+      description: '',
     });
   });
 
@@ -24,7 +38,10 @@ describe('company and deal fields, from their declarations', () => {
 
   it('should read deal fields, ignore the server-set columns and take the stage and pipeline for the service', () => {
     expect(parseDealFields({ title: ' Big ', value: '10.50', priority: 'HIGH', currency: 'eur', stage: 'won', pipeline_id: 'p', position: 3 })).toEqual({
-      title: 'Big', value: 10.5, priority: 'high', currency: 'EUR',
+      title: 'Big',
+      value: 10.5,
+      priority: 'high',
+      currency: 'EUR',
     });
     expect(() => parseDealFields({ probability: 101 })).toThrow('probability must be a whole number from 0 to 100');
     expect(() => parseDealFields({ expected_close_date: '2026-13-45' })).toThrow('expected_close_date must be a date YYYY-MM-DD or null');

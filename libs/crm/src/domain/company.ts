@@ -1,6 +1,16 @@
 import type { CountryCode } from 'libphonenumber-js';
 import {
-  column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf, type ViewOf,
+  column,
+  completeFields,
+  declareTable,
+  DomainError,
+  field,
+  fieldNames,
+  type FieldsOf,
+  isEmailAddress,
+  parseFields,
+  type RowOf,
+  type ViewOf,
 } from '@engage/shared-kernel';
 import { normalizePhone } from './phone';
 import { type FieldEnv, fieldRules } from './field-rules';
@@ -28,7 +38,15 @@ function list(each: (items: string[], field: string, env: FieldEnv) => string[])
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string') || value.length > 50) {
       throw invalid(field, 'must be an array of at most 50 strings');
     }
-    return [...new Set(each((value as string[]).map((item) => item.trim()).filter((item) => item !== ''), field, env))];
+    return [
+      ...new Set(
+        each(
+          (value as string[]).map((item) => item.trim()).filter((item) => item !== ''),
+          field,
+          env,
+        ),
+      ),
+    ];
   };
 }
 

@@ -2,8 +2,18 @@ import { parseContactFields, parseNewContact } from './contact';
 
 describe('contact fields', () => {
   it('should normalise phones to E.164 and emails to lower case, dropping duplicates', () => {
-    const contact = parseNewContact({ first_name: ' Ali ', phones: ['01001234567', '+20 100 123 4567'], emails: [' Ali@Example.com ', 'ali@example.com'], tags: ['vip', 'vip', ''] }, 'EG');
-    expect(contact).toMatchObject({ first_name: 'Ali', phones: ['+201001234567'], emails: ['ali@example.com'], tags: ['vip'], opt_in_status: false, custom_fields: {} });
+    const contact = parseNewContact(
+      { first_name: ' Ali ', phones: ['01001234567', '+20 100 123 4567'], emails: [' Ali@Example.com ', 'ali@example.com'], tags: ['vip', 'vip', ''] },
+      'EG',
+    );
+    expect(contact).toMatchObject({
+      first_name: 'Ali',
+      phones: ['+201001234567'],
+      emails: ['ali@example.com'],
+      tags: ['vip'],
+      opt_in_status: false,
+      custom_fields: {},
+    });
   });
 
   it('should require a first name on create and refuse unknown fields', () => {

@@ -1,6 +1,15 @@
 import type { CountryCode } from 'libphonenumber-js';
 import {
-  column, completeFields, declareTable, DomainError, field, fieldNames, type FieldsOf, isEmailAddress, parseFields, type RowOf,
+  column,
+  completeFields,
+  declareTable,
+  DomainError,
+  field,
+  fieldNames,
+  type FieldsOf,
+  isEmailAddress,
+  parseFields,
+  type RowOf,
 } from '@engage/shared-kernel';
 import { normalizePhone } from './phone';
 import { type FieldEnv, fieldRules } from './field-rules';
@@ -48,7 +57,11 @@ export const CONTACTS = declareTable({
     organization_id: column('uuid', { csv: 'none' }),
     first_name: field('text', text(100)),
     last_name: field('text', textOrNull(100), { nullable: true, default: () => null }),
-    phones: field('text[]', list(20, (item, env) => normalizePhone(item, env.country)), { default: () => [], csvAlias: 'phone' }),
+    phones: field(
+      'text[]',
+      list(20, (item, env) => normalizePhone(item, env.country)),
+      { default: () => [], csvAlias: 'phone' },
+    ),
     emails: field('text[]', list(20, email), { default: () => [], csvAlias: 'email' }),
     tags: field('text[]', tags, { default: () => [], csvAlias: 'tag' }),
     description: field('text', text(5000), { default: () => '' }),

@@ -19,7 +19,7 @@ describe('CSV cells', () => {
   });
 
   it('should escape cells a spreadsheet would run as formulas, and leave numbers and phone lists as they are', () => {
-    const attacks = ['=HYPERLINK("http://evil.example","x")', '+SUM(1)', '-2+3+cmd|\' /C calc\'!A0', '@SUM(A1)', '\tTAB', '\rCR'];
+    const attacks = ['=HYPERLINK("http://evil.example","x")', '+SUM(1)', "-2+3+cmd|' /C calc'!A0", '@SUM(A1)', '\tTAB', '\rCR'];
     for (const attack of attacks) expect(safeCellText(attack)).toBe(`'${attack}`);
     expect(csvLine(['=1+1', 'a'])).toBe("'=1+1,a\r\n");
     expect(csvLine(['@x,y'])).toBe('"\'@x,y"\r\n');
@@ -34,8 +34,17 @@ describe('CSV cells', () => {
   });
 
   it('should leave empty cells out and read lists, booleans, numbers and JSON', () => {
-    expect(rowInput(['first_name', 'last_name', 'phones', 'tags', 'opt_in_status', 'custom_fields', null], ['Ann', ' ', '+20 100 123 4567; 0020 100 123 4568 ;', 'a;;b', 'Yes', '{"x":1}', 'ignored'])).toEqual({
-      first_name: 'Ann', phones: ['+20 100 123 4567', '0020 100 123 4568'], tags: ['a', 'b'], opt_in_status: true, custom_fields: { x: 1 },
+    expect(
+      rowInput(
+        ['first_name', 'last_name', 'phones', 'tags', 'opt_in_status', 'custom_fields', null],
+        ['Ann', ' ', '+20 100 123 4567; 0020 100 123 4568 ;', 'a;;b', 'Yes', '{"x":1}', 'ignored'],
+      ),
+    ).toEqual({
+      first_name: 'Ann',
+      phones: ['+20 100 123 4567', '0020 100 123 4568'],
+      tags: ['a', 'b'],
+      opt_in_status: true,
+      custom_fields: { x: 1 },
     });
     expect(rowInput(['annual_revenue'], ['1,000,000'])).toEqual({ annual_revenue: 1_000_000 });
     expect(caught(() => rowInput(['opt_in_status'], ['maybe'])).code).toBe('import.invalid_cell');

@@ -35,7 +35,8 @@ export function importColumns(entity: CsvEntity, header: string[]): (string | nu
   const served = servedColumns(TABLES[entity]);
   const ignored = (name: string) => name !== '' && served.includes(name) && !IMPORTED[entity].has(name);
   const unknown = mapped.filter((name) => name !== '' && !CSV_COLUMNS[entity].includes(name) && !ignored(name));
-  if (unknown.length > 0) throw csvError('unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, { columns: unknown });
+  if (unknown.length > 0)
+    throw csvError('unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, { columns: unknown });
   const duplicate = mapped.find((name, i) => name !== '' && mapped.indexOf(name) !== i);
   if (duplicate) throw csvError('duplicate_column', `column ${duplicate} appears twice`);
   return mapped.map((name) => (name === '' || ignored(name) ? null : name));
@@ -49,7 +50,11 @@ export function rowInput(columns: (string | null)[], cells: string[]): Record<st
     const cell = (cells[i] ?? '').trim();
     if (column === null || cell === '') return;
     const type = CELL_TYPES[column];
-    if (type === 'text[]') input[column] = cell.split(';').map((item) => item.trim()).filter((item) => item !== '');
+    if (type === 'text[]')
+      input[column] = cell
+        .split(';')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
     else if (type === 'boolean') input[column] = parseBoolean(cell, column);
     else if (type === 'numeric' || type === 'integer' || type === 'double precision') input[column] = parseNumber(cell, column);
     else if (type === 'jsonb') input[column] = parseJson(cell, column);
@@ -81,9 +86,15 @@ function parseJson(cell: string, column: string): unknown {
 
 export function exportColumns(entity: CsvEntity, requested: string | undefined): string[] {
   if (requested === undefined || requested.trim() === '') return [...CSV_COLUMNS[entity]];
-  const columns = requested.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const columns = requested
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const unknown = columns.filter((c) => !CSV_COLUMNS[entity].includes(c));
-  if (unknown.length > 0) throw new DomainError('validation', 'export.unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, { columns: unknown });
+  if (unknown.length > 0)
+    throw new DomainError('validation', 'export.unknown_column', `unknown ${entity} column ${unknown.join(', ')}; known: ${CSV_COLUMNS[entity].join(', ')}`, {
+      columns: unknown,
+    });
   if (new Set(columns).size !== columns.length) throw new DomainError('validation', 'export.duplicate_column', 'a column is named twice');
   return columns;
 }

@@ -7,10 +7,12 @@ const { invalid, uuidOrNull, customFields } = fieldRules('deal');
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-const text = (max: number) => (value: unknown, name: string): string => {
-  if (typeof value !== 'string' || value.length > max) throw invalid(name, `must be a string of at most ${max} characters`);
-  return value.trim();
-};
+const text =
+  (max: number) =>
+  (value: unknown, name: string): string => {
+    if (typeof value !== 'string' || value.length > max) throw invalid(name, `must be a string of at most ${max} characters`);
+    return value.trim();
+  };
 
 function title(value: unknown, name: string): string {
   const trimmed = text(200)(value, name);
@@ -77,7 +79,9 @@ export const DEALS = declareTable({
     priority: field('text', priority, { default: () => 'medium' as Priority }),
     source: field('text', text(100), { default: () => '' }),
     expected_close_date: field('date', closeDate, {
-      nullable: true, default: () => null, select: `to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date`,
+      nullable: true,
+      default: () => null,
+      select: `to_char(expected_close_date, 'YYYY-MM-DD') AS expected_close_date`,
     }),
     notes: field('text', text(10000), { default: () => '' }),
     tags: field('text[]', tags, { default: () => [] as string[] }),

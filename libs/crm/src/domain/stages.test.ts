@@ -2,14 +2,24 @@ import { DEFAULT_STAGES, ownerChangeReason, probabilityAfterMove, resolveStage }
 
 describe('stages', () => {
   it.each([
-    ['LEAD', 'LEAD'], ['lead', 'LEAD'], ['Deal', 'LEAD'], ['PROSPECT', 'LEAD'], ['qualified', 'QUALIFIED'],
-    ['NEGOTIATION', 'NEGOTIATION'], ['closed_won', 'CLOSED_WON'], ['Closed Won', 'CLOSED_WON'], ['closed-lost', 'CLOSED_LOST'], ['Proposal', 'PROPOSAL'],
+    ['LEAD', 'LEAD'],
+    ['lead', 'LEAD'],
+    ['Deal', 'LEAD'],
+    ['PROSPECT', 'LEAD'],
+    ['qualified', 'QUALIFIED'],
+    ['NEGOTIATION', 'NEGOTIATION'],
+    ['closed_won', 'CLOSED_WON'],
+    ['Closed Won', 'CLOSED_WON'],
+    ['closed-lost', 'CLOSED_LOST'],
+    ['Proposal', 'PROPOSAL'],
   ])('should map %s to %s', (value, key) => {
     expect(resolveStage(value, DEFAULT_STAGES).key).toBe(key);
   });
 
   it('should refuse an unknown stage listing the valid ones', () => {
-    expect(() => resolveStage('ON_HOLD', DEFAULT_STAGES)).toThrow('unknown stage "ON_HOLD"; valid stages: LEAD, QUALIFIED, PROPOSAL, NEGOTIATION, CLOSED_WON, CLOSED_LOST');
+    expect(() => resolveStage('ON_HOLD', DEFAULT_STAGES)).toThrow(
+      'unknown stage "ON_HOLD"; valid stages: LEAD, QUALIFIED, PROPOSAL, NEGOTIATION, CLOSED_WON, CLOSED_LOST',
+    );
     expect(() => resolveStage(42, DEFAULT_STAGES)).toThrow('stage must be a non-empty string');
   });
 

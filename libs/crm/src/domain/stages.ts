@@ -21,7 +21,11 @@ export const DEFAULT_STAGES: StageDefinition[] = [
 // Other words requests use for the default stages (§2 shows both cases and PROSPECT).
 const ALIASES: Record<string, string> = { PROSPECT: 'LEAD', DEAL: 'LEAD', NEW: 'LEAD', WON: 'CLOSED_WON', LOST: 'CLOSED_LOST' };
 
-const canonical = (value: string) => value.trim().toUpperCase().replace(/[\s-]+/g, '_');
+const canonical = (value: string) =>
+  value
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
 
 // A stage value from a request (key in any case, the stage's name, or an alias) -> the pipeline's stage.
 export function resolveStage<S extends { key: string; name: string }>(value: unknown, stages: S[]): S {

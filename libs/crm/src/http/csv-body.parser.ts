@@ -18,7 +18,8 @@ export class CsvBodyParser implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.host.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
     if (!fastify?.addContentTypeParser) return;
-    if (!fastify.hasContentTypeParser('text/csv')) fastify.addContentTypeParser('text/csv', (request, payload, done) => done(null, uploadBody(request.raw, payload)));
+    if (!fastify.hasContentTypeParser('text/csv'))
+      fastify.addContentTypeParser('text/csv', (request, payload, done) => done(null, uploadBody(request.raw, payload)));
     if (!fastify.hasContentTypeParser('multipart/form-data')) void fastify.register(fastifyMultipart, { throwFileSizeLimit: true });
   }
 }
@@ -41,7 +42,8 @@ export function uploadBody(raw: IncomingMessage, payload: Readable): Readable {
   };
   const brokenOff = () => {
     detach();
-    if (!detached && !payload.readableEnded) body.destroy(new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived'));
+    if (!detached && !payload.readableEnded)
+      body.destroy(new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived'));
   };
   raw.socket?.once('end', detach);
   // Closed by the body timeout after its 408, the request itself reports nothing: the socket does.

@@ -44,7 +44,11 @@ async function multipartFile(request: FastifyRequest): Promise<Readable> {
   try {
     const part = await Promise.race([request.file({ limits: MULTIPART_LIMITS }), gone]).catch((error: unknown) => {
       if (error instanceof DomainError) throw error;
-      throw new DomainError('validation', 'import.invalid_multipart', `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`);
+      throw new DomainError(
+        'validation',
+        'import.invalid_multipart',
+        `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`,
+      );
     });
     if (!part) throw new DomainError('validation', 'import.no_file', 'the multipart body has no file; send the CSV in a field named "file"');
     if (part.fieldname !== 'file') {
@@ -67,7 +71,11 @@ async function csvBody(request: FastifyRequest): Promise<Readable> {
   if (request.isMultipart?.()) return multipartFile(request);
   if (request.body instanceof Readable) return request.body;
   if (typeof request.body === 'string') return Readable.from([request.body]);
-  throw new DomainError('validation', 'import.not_csv', 'send the file as the request body with Content-Type: text/csv, or as the field "file" of multipart/form-data');
+  throw new DomainError(
+    'validation',
+    'import.not_csv',
+    'send the file as the request body with Content-Type: text/csv, or as the field "file" of multipart/form-data',
+  );
 }
 
 // CSV import (streamed, with a job to follow) and export of contacts and companies.

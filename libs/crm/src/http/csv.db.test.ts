@@ -38,7 +38,8 @@ describe('CSV import and export of contacts and companies', () => {
   const upload = (path: string, t: TestTenant | undefined, csv: string, type = 'text/csv') =>
     app.inject({ method: 'POST', url: `/functions/v1/${path}`, headers: { ...(t?.key ?? {}), 'content-type': type }, payload: csv });
   const get = (url: string, t: TestTenant | undefined) => app.inject({ method: 'GET', url, headers: t?.key ?? {} });
-  const count = (t: TestTenant, table: string) => runtime.db.inTenant(t.ctx, async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n);
+  const count = (t: TestTenant, table: string) =>
+    runtime.db.inTenant(t.ctx, async (tx) => (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n);
 
   it('should upsert a few thousand rows by phone or email, without duplicates, reporting bad rows by line', async () => {
     const t = await createTestTenant(app);
@@ -50,7 +51,14 @@ describe('CSV import and export of contacts and companies', () => {
     const failed = Array.from({ length: rows }, (_, i) => i).filter(isBad);
     const updated = Array.from({ length: rows }, (_, i) => i).filter((i) => isPhoneRepeat(i) || isEmailRepeat(i) || i === 3).length;
     const job = res.json();
-    expect(job).toMatchObject({ status: 'completed', entity: 'contacts', processed: rows, failed: failed.length, updated, created: rows - failed.length - updated });
+    expect(job).toMatchObject({
+      status: 'completed',
+      entity: 'contacts',
+      processed: rows,
+      failed: failed.length,
+      updated,
+      created: rows - failed.length - updated,
+    });
     expect(job.errors).toHaveLength(100);
     expect(job.errors[0]).toEqual({ line: 26, error: '"12345" is not a valid phone number', code: 'contact.invalid_phone' });
     expect(job.errors.map((e: { line: number }) => e.line)).toEqual(failed.slice(0, 100).map((i) => i + 2));
@@ -84,9 +92,17 @@ describe('CSV import and export of contacts and companies', () => {
     ]);
     expect(await contacts.get(t.ctx, first.id)).toMatchObject({ first_name: 'Again', phones: ['+201001110001'], emails: ['first@example.com'] });
     const events = await runtime.db.asSystem((tx) =>
-      tx.query<{ type: string; payload: { contact: { first_name: string } } }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND type LIKE 'contact.%' ORDER BY seq`, [t.ctx.organizationId]),
+      tx.query<{ type: string; payload: { contact: { first_name: string } } }>(
+        `SELECT type, payload FROM outbox WHERE organization_id = $1 AND type LIKE 'contact.%' ORDER BY seq`,
+        [t.ctx.organizationId],
+      ),
     );
-    expect(events.slice(2).map((e) => `${e.type} ${e.payload.contact.first_name}`).sort()).toEqual(['contact.assigned New', 'contact.created New', 'contact.created Renamed', 'contact.updated Again']);
+    expect(
+      events
+        .slice(2)
+        .map((e) => `${e.type} ${e.payload.contact.first_name}`)
+        .sort(),
+    ).toEqual(['contact.assigned New', 'contact.created New', 'contact.created Renamed', 'contact.updated Again']);
   });
 
   it('should process rows while the upload is still arriving, with progress on the job', async () => {
@@ -95,11 +111,14 @@ describe('CSV import and export of contacts and companies', () => {
     const { port } = app.getHttpServer().address() as AddressInfo;
     let answered: (answer: { status: number; body: string }) => void = () => undefined;
     const done = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve));
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => answered({ status: res.statusCode ?? 0, body }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => answered({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.write(`first_name,phones\n${Array.from({ length: 1200 }, (_, i) => `P${i},${phone(i)}`).join('\n')}\n`);
     // Two batches commit and show on the job before the body has ended.
     let running: { id: string; status: string; processed: number } | undefined;
@@ -120,7 +139,13 @@ describe('CSV import and export of contacts and companies', () => {
     const { port } = app.getHttpServer().address() as AddressInfo;
     const send = (body: string, end: boolean) =>
       new Promise<void>((resolve) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': 'text/csv' } });
+        const req = httpRequest({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/functions/v1/contacts/import',
+          headers: { ...t.key, 'content-type': 'text/csv' },
+        });
         req.on('error', () => undefined);
         const hangUp = () => {
           req.destroy();
@@ -156,7 +181,13 @@ describe('CSV import and export of contacts and companies', () => {
     const rows = Array.from({ length: 1200 }, (_, i) => `M${i},${phone(7000 + i)}`);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, method: 'POST', path: '/functions/v1/contacts/import', headers: { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/functions/v1/contacts/import',
+          headers: { ...t.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        },
         (res) => {
           let body = '';
           res.on('data', (chunk) => (body += chunk));
@@ -170,16 +201,29 @@ describe('CSV import and export of contacts and companies', () => {
       req.end(`${rows.slice(600).join('\n')}\nBad,123\r\n--${boundary}--\r\n`);
     });
     expect(answer.status).toBe(201);
-    expect(JSON.parse(answer.body)).toMatchObject({ status: 'completed', processed: 1201, created: 1200, failed: 1, errors: [{ line: 1202, code: 'contact.invalid_phone' }] });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      status: 'completed',
+      processed: 1201,
+      created: 1200,
+      failed: 1,
+      errors: [{ line: 1202, code: 'contact.invalid_phone' }],
+    });
     expect(await count(t, 'contacts')).toBe(1200);
 
     const multipart = (body: string, tenant: TestTenant | null = t, path = 'contacts/import') =>
-      app.inject({ method: 'POST', url: `/functions/v1/${path}`, headers: { ...(tenant?.key ?? {}), 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
+      app.inject({
+        method: 'POST',
+        url: `/functions/v1/${path}`,
+        headers: { ...(tenant?.key ?? {}), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: body,
+      });
     const misnamed = await multipart(`${part('upload', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`);
     expect(misnamed.statusCode).toBe(400);
     expect(misnamed.json()).toMatchObject({ code: 'import.no_file', error: expect.stringContaining('"upload"') });
     expect((await multipart(`${part('note')}\r\nno file here\r\n--${boundary}--\r\n`)).json()).toMatchObject({ code: 'import.no_file' });
-    expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name,phonez\nX,1\r\n--${boundary}--\r\n`, t, 'companies/import')).json()).toMatchObject({ code: 'import.unknown_column' });
+    expect(
+      (await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name,phonez\nX,1\r\n--${boundary}--\r\n`, t, 'companies/import')).json(),
+    ).toMatchObject({ code: 'import.unknown_column' });
     expect((await multipart(`${part('file', '; filename="c.csv"')}\r\nfirst_name\nX\r\n--${boundary}--\r\n`, null)).statusCode).toBe(401);
     // Other routes keep their JSON bodies: a multipart body there is a 4xx, never a 500.
     const elsewhere = await multipart(`${part('searchTerm')}\r\nAcme\r\n--${boundary}--\r\n`, t, 'search-companies');
@@ -192,7 +236,11 @@ describe('CSV import and export of contacts and companies', () => {
     const t = await createTestTenant(app);
     const header = await upload('contacts/import', t, 'first_name,phonez\nA,+201001234567\n');
     expect(header.statusCode).toBe(400);
-    expect(header.json()).toMatchObject({ code: 'import.unknown_column', error: expect.stringContaining('unknown contacts column phonez'), hint: expect.stringMatching(/GET \/functions\/v1\/imports\/[0-9a-f-]{36}/) });
+    expect(header.json()).toMatchObject({
+      code: 'import.unknown_column',
+      error: expect.stringContaining('unknown contacts column phonez'),
+      hint: expect.stringMatching(/GET \/functions\/v1\/imports\/[0-9a-f-]{36}/),
+    });
     const malformed = await upload('contacts/import', t, 'first_name\n"A\n');
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().code).toBe('import.invalid_csv');
@@ -213,7 +261,8 @@ describe('CSV import and export of contacts and companies', () => {
   it('should import companies matched by phone, email or name', async () => {
     const t = await createTestTenant(app);
     await app.get(CompanyService).create(t.ctx, { name: 'Acme', emails: ['sales@acme.example'] });
-    const csv = 'name,website,phones,emails,annual_revenue,tags\nACME,acme.example,,,1000,vip\nGlobex,globex.example,+201001234567,,,\nGlobex Egypt,,00201001234567,,,eg\nInitech,,,,lots,\n';
+    const csv =
+      'name,website,phones,emails,annual_revenue,tags\nACME,acme.example,,,1000,vip\nGlobex,globex.example,+201001234567,,,\nGlobex Egypt,,00201001234567,,,eg\nInitech,,,,lots,\n';
     const job = (await upload('companies/import', t, csv)).json();
     expect(job).toMatchObject({ status: 'completed', processed: 4, created: 1, updated: 2, failed: 1, errors: [{ line: 5, code: 'import.invalid_cell' }] });
     // Filled cells overwrite (the name too), lists are unioned, empty cells keep what was there.
@@ -227,7 +276,14 @@ describe('CSV import and export of contacts and companies', () => {
   it('should export the chosen columns with proper quoting, never another organization’s rows, and import its own export', async () => {
     const a = await createTestTenant(app);
     const b = await createTestTenant(app);
-    await app.get(ContactService).create(a.ctx, { first_name: 'Zed, "Z"', description: 'line one\nline two', phones: ['+201001234567', '+201001234568'], tags: ['x'], opt_in_status: true, custom_fields: { plan: 'gold' } });
+    await app.get(ContactService).create(a.ctx, {
+      first_name: 'Zed, "Z"',
+      description: 'line one\nline two',
+      phones: ['+201001234567', '+201001234568'],
+      tags: ['x'],
+      opt_in_status: true,
+      custom_fields: { plan: 'gold' },
+    });
     await app.get(ContactService).create(a.ctx, { first_name: ' padded' });
     await app.get(ContactService).create(b.ctx, { first_name: 'Secret', phones: ['+201009999999'] });
     const res = await get('/functions/v1/contacts/export?columns=first_name,phones,description,opt_in_status,custom_fields,tags', a);
@@ -238,17 +294,22 @@ describe('CSV import and export of contacts and companies', () => {
     expect(res.body).not.toContain('Secret');
     expect(parse(res.body, { columns: true })).toHaveLength(2);
     const all = await get('/functions/v1/contacts/export', a);
-    expect(all.body.split('\r\n')[0]).toBe('id,first_name,last_name,phones,emails,tags,description,company_id,assignee_id,source,opt_in_status,custom_fields,created_at,updated_at');
+    expect(all.body.split('\r\n')[0]).toBe(
+      'id,first_name,last_name,phones,emails,tags,description,company_id,assignee_id,source,opt_in_status,custom_fields,created_at,updated_at',
+    );
     // Re-importing the export matches every row by phone: nothing is duplicated.
     const again = (await upload('contacts/import', a, all.body)).json();
     expect(again).toMatchObject({ status: 'completed', processed: 2, created: 1, updated: 1, failed: 0 });
-    for (const bad of ['columns=first_name,password', 'columns=first_name,first_name']) expect((await get(`/functions/v1/contacts/export?${bad}`, a)).statusCode).toBe(400);
+    for (const bad of ['columns=first_name,password', 'columns=first_name,first_name'])
+      expect((await get(`/functions/v1/contacts/export?${bad}`, a)).statusCode).toBe(400);
     expect((await get('/functions/v1/contacts/export', undefined)).statusCode).toBe(401);
   });
 
   it('should export cells a spreadsheet would run as formulas as text, and import is unchanged', async () => {
     const t = await createTestTenant(app);
-    await app.get(ContactService).create(t.ctx, { first_name: '=HYPERLINK("http://evil.example","click")', last_name: '@SUM(A1)', description: '-1+cmd', phones: ['+201001234567'] });
+    await app
+      .get(ContactService)
+      .create(t.ctx, { first_name: '=HYPERLINK("http://evil.example","click")', last_name: '@SUM(A1)', description: '-1+cmd', phones: ['+201001234567'] });
     const res = await get('/functions/v1/contacts/export?columns=first_name,last_name,description,phones', t);
     expect(res.body.split('\r\n')[1]).toBe(`"'=HYPERLINK(""http://evil.example"",""click"")",'@SUM(A1),'-1+cmd,+201001234567`);
     const [row] = parse(res.body, { columns: true }) as Record<string, string>[];
@@ -270,7 +331,15 @@ describe('CSV import and export of contacts and companies', () => {
     const b = await createTestTenant(app);
     const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
     const plain = (await upload('contacts/import', a, `first_name,company_id,assignee_id\nOk,,\nX,${theirs.id},\nY,,${b.ctx.userId}\n`, 'text/plain')).json();
-    expect(plain).toMatchObject({ status: 'completed', created: 1, failed: 2, errors: [{ line: 3, code: 'company.not_found' }, { line: 4, code: 'contact.invalid_assignee' }] });
+    expect(plain).toMatchObject({
+      status: 'completed',
+      created: 1,
+      failed: 2,
+      errors: [
+        { line: 3, code: 'company.not_found' },
+        { line: 4, code: 'contact.invalid_assignee' },
+      ],
+    });
     // Lines are where a row starts, counting blank lines and quoted line breaks.
     const lines = (await upload('contacts/import', a, 'first_name,description,phones\n\n"A","two\nlines",12\n\nB,,34\n')).json();
     expect(lines.errors.map((e: { line: number }) => e.line)).toEqual([3, 6]);

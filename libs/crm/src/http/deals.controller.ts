@@ -15,7 +15,12 @@ export class MoveDealDto {
 export class BoardQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsUUID('all') pipeline_id?: string;
   @ApiPropertyOptional({ description: 'cards per column (default 100, at most 500); totals always cover every deal' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
 }
 
 // The kanban board and drag-and-drop moves. Deal rows themselves are read and written through

@@ -55,7 +55,8 @@ describe('kanban board and moves over HTTP', () => {
     expect(unknown.json().error).toContain('valid stages: LEAD, QUALIFIED, PROPOSAL, NEGOTIATION, CLOSED_WON, CLOSED_LOST');
     expect((await move(theirs.id, { stage: 'LEAD', position: -1 }, b.headers)).statusCode).toBe(400);
     expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board?pipeline_id=x', headers: a.headers })).statusCode).toBe(400);
-    for (const limit of ['0', '501', 'x']) expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?limit=${limit}`, headers: a.headers })).statusCode).toBe(400);
+    for (const limit of ['0', '501', 'x'])
+      expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?limit=${limit}`, headers: a.headers })).statusCode).toBe(400);
     expect((await app.inject({ method: 'GET', url: `/functions/v1/deals/board?pipeline_id=${theirs.pipeline_id}`, headers: a.headers })).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/functions/v1/deals/board' })).statusCode).toBe(401);
   });

@@ -35,7 +35,17 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
     expect(body).toMatchObject({ total: 55, page: 1, limit: 50, total_pages: 2 });
     expect(body.contacts).toHaveLength(50);
     expect(body.contacts[0].first_name).toBe('Contact 54');
-    expect(Object.keys(body.contacts[0]).sort()).toEqual(['company_id', 'created_at', 'emails', 'first_name', 'id', 'last_name', 'phones', 'tags', 'updated_at']);
+    expect(Object.keys(body.contacts[0]).sort()).toEqual([
+      'company_id',
+      'created_at',
+      'emails',
+      'first_name',
+      'id',
+      'last_name',
+      'phones',
+      'tags',
+      'updated_at',
+    ]);
     const second = (await get('/contacts?page=2&limit=50', headers)).json();
     expect(second.contacts.map((c: { first_name: string }) => c.first_name)).toEqual(['Contact 04', 'Contact 03', 'Contact 02', 'Contact 01', 'Contact 00']);
     expect((await get('/contacts?page=3', headers)).json().contacts).toEqual([]);
@@ -46,10 +56,12 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
     const service = app.get(ContactService);
     const layla = await service.create(ctx, { first_name: 'Layla', last_name: 'Nasser', phones: ['+201001234567'] });
     await service.create(ctx, { first_name: 'Omar', phones: ['+201223456789'] });
-    const ids = async (search: string) => (await get(`/contacts?search=${encodeURIComponent(search)}`, headers)).json().contacts.map((c: { id: string }) => c.id);
+    const ids = async (search: string) =>
+      (await get(`/contacts?search=${encodeURIComponent(search)}`, headers)).json().contacts.map((c: { id: string }) => c.id);
     expect(await ids('layla nas')).toEqual([layla.id]);
     expect(await ids('LAYLA')).toEqual([layla.id]);
-    for (const form of ['01001234567', '+20 100 123 4567', '0020 100 123 4567', '201001234567@s.whatsapp.net', '1234567']) expect(await ids(form)).toEqual([layla.id]);
+    for (const form of ['01001234567', '+20 100 123 4567', '0020 100 123 4567', '201001234567@s.whatsapp.net', '1234567'])
+      expect(await ids(form)).toEqual([layla.id]);
     expect(await ids('100%')).toEqual([]);
     expect(await ids('nobody')).toEqual([]);
   });
@@ -57,11 +69,19 @@ describe('mobile API: GET /contacts and /contacts/:id', () => {
   it('should show one contact with its company, and 404 for another organization', async () => {
     const a = await agentOfNewOrg();
     const b = await agentOfNewOrg();
-    const [company] = await runtime.db.inTenant(a.ctx, (tx) => tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'Nile Co') RETURNING id`, [a.ctx.organizationId]));
+    const [company] = await runtime.db.inTenant(a.ctx, (tx) =>
+      tx.query<{ id: string }>(`INSERT INTO companies (organization_id, name) VALUES ($1, 'Nile Co') RETURNING id`, [a.ctx.organizationId]),
+    );
     const contact = await app.get(ContactService).create(a.ctx, { first_name: 'Hana', company_id: company.id, custom_fields: { tier: 'gold' } });
     const res = await get(`/contacts/${contact.id}`, a.headers);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: contact.id, first_name: 'Hana', company_id: company.id, company: { id: company.id, name: 'Nile Co' }, custom_fields: { tier: 'gold' } });
+    expect(res.json()).toMatchObject({
+      id: contact.id,
+      first_name: 'Hana',
+      company_id: company.id,
+      company: { id: company.id, name: 'Nile Co' },
+      custom_fields: { tier: 'gold' },
+    });
     const foreign = await get(`/contacts/${contact.id}`, b.headers);
     expect(foreign.statusCode).toBe(404);
     expect((await get('/contacts', b.headers)).json().total).toBe(0);

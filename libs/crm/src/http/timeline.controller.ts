@@ -8,7 +8,13 @@ import { ApiAnswer, ApiErrors } from '@engage/platform';
 import { TIMELINE_PAGE } from './timeline.responses';
 
 export class TimelineQueryDto {
-  @ApiPropertyOptional({ description: `entries per page, 1 to ${TIMELINE_MAX_LIMIT} (default 50)` }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(TIMELINE_MAX_LIMIT) limit?: number;
+  @ApiPropertyOptional({ description: `entries per page, 1 to ${TIMELINE_MAX_LIMIT} (default 50)` })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(TIMELINE_MAX_LIMIT)
+  limit?: number;
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOptional() @IsString() @MaxLength(200) cursor?: string;
 }
 

@@ -12,15 +12,34 @@ import { DealService } from '../application/deal.service';
 import { CrmModule } from '../crm.module';
 import { crmManifest, crmMigrations } from '../index';
 
-interface Entry { id: string; type: string; source: string; occurred_at: string; contact_id: string | null; deal_id: string | null; company_id: string | null; summary: string; data: Record<string, unknown> }
+interface Entry {
+  id: string;
+  type: string;
+  source: string;
+  occurred_at: string;
+  contact_id: string | null;
+  deal_id: string | null;
+  company_id: string | null;
+  summary: string;
+  data: Record<string, unknown>;
+}
 
 // A producer of another context, declared here: the CRM knows other contexts' events only through
 // the declarations in the catalogue it is given.
 const SAID = defineEvent<{ message: Record<string, unknown>; actor_id: string | null }>({
-  name: 'widget.said', source: 'widgets', version: 1, description: 'a widget said something to a contact',
+  name: 'widget.said',
+  source: 'widgets',
+  version: 1,
+  description: 'a widget said something to a contact',
   timeline: ({ message }) =>
     isPayloadObject(message)
-      ? { contact_id: uuidOrNull(message.contact_id), deal_id: null, summary: `Said: ${snippet(message.content)}`, data: pickScalars(message, ['id', 'direction']), touches: 'contact' }
+      ? {
+          contact_id: uuidOrNull(message.contact_id),
+          deal_id: null,
+          summary: `Said: ${snippet(message.content)}`,
+          data: pickScalars(message, ['id', 'direction']),
+          touches: 'contact',
+        }
       : undefined,
 });
 
@@ -31,7 +50,11 @@ describe('activity timelines of contacts and deals', () => {
 
   beforeAll(async () => {
     // role all: the outbox relay delivers events to the CRM's consumers in this process.
-    ({ runtime, app, close } = await startTestApp([CrmModule], { role: 'all', migrations: [...identityMigrations, ...crmMigrations], events: [...crmManifest.publishes, SAID] }));
+    ({ runtime, app, close } = await startTestApp([CrmModule], {
+      role: 'all',
+      migrations: [...identityMigrations, ...crmMigrations],
+      events: [...crmManifest.publishes, SAID],
+    }));
   });
   afterAll(() => close());
 
@@ -55,7 +78,16 @@ describe('activity timelines of contacts and deals', () => {
     await app.get(DealService).update(t.ctx, deal.id, { stage: 'qualified' });
     await app.get(ActivityRecordService).createNote(t.ctx, { body: 'Asked for a discount', deal_id: deal.id, contact_id: contact.id });
     await app.get(ActivityRecordService).createTask(t.ctx, { title: 'Send the quote', deal_id: deal.id, done: true });
-    const message = { id: randomUUID(), conversation_id: randomUUID(), contact_id: contact.id, channel_account_id: randomUUID(), direction: 'inbound', status: 'received', content: 'Is the price final?', created_at: new Date().toISOString() };
+    const message = {
+      id: randomUUID(),
+      conversation_id: randomUUID(),
+      contact_id: contact.id,
+      channel_account_id: randomUUID(),
+      direction: 'inbound',
+      status: 'received',
+      content: 'Is the price final?',
+      created_at: new Date().toISOString(),
+    };
     // Shapes the timeline does not know are skipped without stalling the consumer: the message after them arrives.
     await emitAs(t, SAID.source, SAID.name, { message: 'not an object' });
     await emitAs(t, 'widgets', 'widget.unknown', { surprise: true });
@@ -63,7 +95,12 @@ describe('activity timelines of contacts and deals', () => {
 
     const forContact = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 5);
     expect(forContact.map((e) => e.type).sort()).toEqual(['contact.created', 'deal.created', 'deal.stage.changed', 'widget.said', 'note.created'].sort());
-    expect(forContact[0]).toMatchObject({ type: 'widget.said', source: 'widgets', summary: 'Said: Is the price final?', data: { id: message.id, direction: 'inbound' } });
+    expect(forContact[0]).toMatchObject({
+      type: 'widget.said',
+      source: 'widgets',
+      summary: 'Said: Is the price final?',
+      data: { id: message.id, direction: 'inbound' },
+    });
     const times = forContact.map((e) => Date.parse(e.occurred_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
 
@@ -115,7 +152,7 @@ describe('activity timelines of contacts and deals', () => {
     const b = await createTestTenant(app);
     const theirs = await app.get(CompanyService).create(b.ctx, { name: 'Theirs' });
     await app.get(ActivityRecordService).createNote(b.ctx, { body: 'secret', company_id: theirs.id });
-    expect((await timelineOf(`/functions/v1/companies/${theirs.id}/timeline`, b, 1))).toHaveLength(1);
+    expect(await timelineOf(`/functions/v1/companies/${theirs.id}/timeline`, b, 1)).toHaveLength(1);
     expect((await get(`/functions/v1/companies/${theirs.id}/timeline`, a)).statusCode).toBe(404);
     expect((await get(`/functions/v1/companies/${randomUUID()}/timeline`, a)).statusCode).toBe(404);
     expect((await get('/functions/v1/companies/nope/timeline', a)).json()).toMatchObject({ code: 'company.invalid_id' });
@@ -130,10 +167,14 @@ describe('activity timelines of contacts and deals', () => {
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Idle' });
     const deal = await app.get(DealService).create(t.ctx, { title: 'Idle deal', contact_id: contact.id });
     await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
-    const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at;
+    const lastActivity = async () =>
+      (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at;
     await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
     const stale = await lastActivity();
-    await emitAs(t, SAID.source, SAID.name, { message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' }, actor_id: t.ctx.userId });
+    await emitAs(t, SAID.source, SAID.name, {
+      message: { id: randomUUID(), contact_id: contact.id, direction: 'outbound', status: 'sent', content: 'Hi' },
+      actor_id: t.ctx.userId,
+    });
     await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 3);
     expect((await lastActivity()).getTime()).toBeGreaterThan(stale.getTime() + 29 * 86_400_000);
   });
@@ -143,12 +184,20 @@ describe('activity timelines of contacts and deals', () => {
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Chatty' });
     const deal = await app.get(DealService).create(t.ctx, { title: 'Chatty deal', contact_id: contact.id });
     await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
-    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const consumer = app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === 'crm.timeline')!;
     const base = Date.now() - 3_600_000;
     await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = $2 WHERE id = $1`, [deal.id, new Date(base).toISOString()]));
-    const lastActivity = async () => (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at.getTime();
+    const lastActivity = async () =>
+      (await runtime.db.asSystem((tx) => tx.query<{ at: Date }>('SELECT last_activity_at AS at FROM deals WHERE id = $1', [deal.id])))[0].at.getTime();
     const received = (secondsAfterBase: number) => ({
-      ...SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: `at +${secondsAfterBase}s` }, actor_id: null } }),
+      ...SAID.create({
+        organizationId: t.ctx.organizationId,
+        aggregateId: randomUUID(),
+        payload: { message: { id: randomUUID(), contact_id: contact.id, content: `at +${secondsAfterBase}s` }, actor_id: null },
+      }),
       occurredAt: new Date(base + secondsAfterBase * 1000).toISOString(),
     });
     // One at a time and in a batch, a minute after the stored time at most: the deal stays as it was.
@@ -168,8 +217,15 @@ describe('activity timelines of contacts and deals', () => {
     const t = await createTestTenant(app);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Twice' });
     await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 1);
-    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
-    const event = SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null } });
+    const consumer = app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === 'crm.timeline')!;
+    const event = SAID.create({
+      organizationId: t.ctx.organizationId,
+      aggregateId: randomUUID(),
+      payload: { message: { id: randomUUID(), contact_id: contact.id, content: 'once' }, actor_id: null },
+    });
     await consumer.handle(event);
     await consumer.handle(event);
     const entries = await timelineOf(`/functions/v1/contacts/${contact.id}/timeline`, t, 2);
@@ -178,18 +234,40 @@ describe('activity timelines of contacts and deals', () => {
 
   it('should record a batch of events in one go with the same entries and deal activity as one by one', async () => {
     const t = await createTestTenant(app);
-    const [busy, other] = [await app.get(ContactService).create(t.ctx, { first_name: 'Busy' }), await app.get(ContactService).create(t.ctx, { first_name: 'Other' })];
+    const [busy, other] = [
+      await app.get(ContactService).create(t.ctx, { first_name: 'Busy' }),
+      await app.get(ContactService).create(t.ctx, { first_name: 'Other' }),
+    ];
     const deal = await app.get(DealService).create(t.ctx, { title: 'Busy deal', contact_id: busy.id });
     await timelineOf(`/functions/v1/deals/${deal.id}/timeline`, t, 1);
     await runtime.db.asSystem((tx) => tx.query(`UPDATE deals SET last_activity_at = now() - interval '30 days' WHERE id = $1`, [deal.id]));
-    const consumer = app.get(EventSubscriptions).all().find((s) => s.consumer === 'crm.timeline')!;
+    const consumer = app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === 'crm.timeline')!;
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
     const message = (contactId: string, content: string, minutesAgo: number) => ({
-      ...SAID.create({ organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { message: { id: randomUUID(), contact_id: contactId, content }, actor_id: null } }),
+      ...SAID.create({
+        organizationId: t.ctx.organizationId,
+        aggregateId: randomUUID(),
+        payload: { message: { id: randomUUID(), contact_id: contactId, content }, actor_id: null },
+      }),
       occurredAt: at(minutesAgo),
     });
-    const [first, latest, older, forOther, forNobody] = [message(busy.id, 'first', 20), message(busy.id, 'latest', 5), message(busy.id, 'older', 10), message(other.id, 'hi', 1), message(randomUUID(), 'lost', 1)];
-    const unknownShape = createEvent({ type: 'widget.unknown', source: 'widgets', organizationId: t.ctx.organizationId, aggregateId: randomUUID(), payload: { surprise: true } });
+    const [first, latest, older, forOther, forNobody] = [
+      message(busy.id, 'first', 20),
+      message(busy.id, 'latest', 5),
+      message(busy.id, 'older', 10),
+      message(other.id, 'hi', 1),
+      message(randomUUID(), 'lost', 1),
+    ];
+    const unknownShape = createEvent({
+      type: 'widget.unknown',
+      source: 'widgets',
+      organizationId: t.ctx.organizationId,
+      aggregateId: randomUUID(),
+      payload: { surprise: true },
+    });
     await consumer.handleBatch!([first, latest, unknownShape, older, latest, forOther, forNobody]);
     const entries = await timelineOf(`/functions/v1/contacts/${busy.id}/timeline`, t, 5);
     expect(entries.map((e) => e.summary)).toEqual(['Deal created: Busy deal', 'Contact created', 'Said: latest', 'Said: older', 'Said: first']);
@@ -228,7 +306,14 @@ describe('activity timelines of contacts and deals', () => {
     expect((await get(`/functions/v1/deals/${theirDeal.id}/timeline`, a)).statusCode).toBe(404);
     expect((await get(`/functions/v1/contacts/${randomUUID()}/timeline`, a)).statusCode).toBe(404);
     expect((await get('/functions/v1/contacts/nope/timeline', a)).statusCode).toBe(400);
-    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=garbage', `cursor=${'x'.repeat(201)}`, `cursor=${Buffer.from('["2020-01-01","x"]').toString('base64url')}`]) {
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=x',
+      'cursor=garbage',
+      `cursor=${'x'.repeat(201)}`,
+      `cursor=${Buffer.from('["2020-01-01","x"]').toString('base64url')}`,
+    ]) {
       const res = await get(`/functions/v1/deals/${theirDeal.id}/timeline?${query}`, b);
       expect({ query, status: res.statusCode }).toEqual({ query, status: 400 });
     }

@@ -95,18 +95,23 @@ export class RestController {
       .catch((error: unknown) => {
         throw asPostgrestError(error);
       });
-    return reply.status(response.status).headers(response.headers).send(response.body || undefined);
+    return reply
+      .status(response.status)
+      .headers(response.headers)
+      .send(response.body || undefined);
   }
 
   private async read(caller: Caller, table: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.db
-      .inTenant(caller.ctx, (tx) =>
-        executeRead(
-          tx,
-          registryFor(this.registry, caller.ctx.role),
-          { method: request.method, table, query: rawQuery(request.url), headers: request.headers },
-          this.limits,
-        ),
+      .inTenant(
+        caller.ctx,
+        (tx) =>
+          executeRead(
+            tx,
+            registryFor(this.registry, caller.ctx.role),
+            { method: request.method, table, query: rawQuery(request.url), headers: request.headers },
+            this.limits,
+          ),
         { readOnly: true },
       )
       .catch((error: unknown) => {

@@ -60,7 +60,26 @@ export function writeSchema(table: TableDefinition, notNull: Nullability): Schem
 
 // A filter value: `operator.value`, as PostgREST reads it (e.g. eq.5, in.(a,b), not.is.null).
 export const FILTER_OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+  'cs',
+  'cd',
+  'ov',
 ];
 
 export function filterDescription(type: ColumnType): string {

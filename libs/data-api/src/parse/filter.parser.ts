@@ -5,13 +5,46 @@ import { readField, resolveField } from './field.parser';
 import type { Condition, FieldPath, Operator, ValueType } from './plan';
 import { checkValue, parseArrayLiteral, parseInList, refusePlusAsSpace, TYPE_NAME } from './values';
 
-const OPERATORS = new Set<string>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov']);
+const OPERATORS = new Set<string>([
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+  'cs',
+  'cd',
+  'ov',
+]);
 // Spec §4.5 names these for the record proxy.
 const ALIASES: Record<string, Operator> = { contains: 'cs', containedBy: 'cd', overlaps: 'ov' };
 const QUANTIFIABLE = new Set<Operator>(['eq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch']);
 const FULL_TEXT = new Set<Operator>(['fts', 'plfts', 'phfts', 'wfts']);
 const TEXT_ONLY = new Set<Operator>(['like', 'ilike', 'match', 'imatch']);
-const SQL_SYMBOL: Partial<Record<Operator, string>> = { like: '~~', ilike: '~~*', match: '~', imatch: '~*', cs: '@>', cd: '<@', ov: '&&', fts: '@@', plfts: '@@', phfts: '@@', wfts: '@@' };
+const SQL_SYMBOL: Partial<Record<Operator, string>> = {
+  like: '~~',
+  ilike: '~~*',
+  match: '~',
+  imatch: '~*',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  fts: '@@',
+  plfts: '@@',
+  phfts: '@@',
+  wfts: '@@',
+};
 const IS_VALUES = new Set(['null', 'not_null', 'true', 'false', 'unknown']);
 
 export interface Operation {
@@ -125,7 +158,13 @@ function comparable(type: ValueType, value: string, hadPlus: boolean): Condition
 export function parseFilterParam(table: TableDefinition, key: string, value: string, hadPlus: boolean): Condition {
   if (!key.startsWith('"') && key.includes('.')) {
     const resource = key.split('.')[0];
-    throw pgrstError('PGRST108', 400, `'${resource}' is not an embedded resource in this request`, undefined, `Verify that '${resource}' is included in the 'select' query parameter.`);
+    throw pgrstError(
+      'PGRST108',
+      400,
+      `'${resource}' is not an embedded resource in this request`,
+      undefined,
+      `Verify that '${resource}' is included in the 'select' query parameter.`,
+    );
   }
   const field = readField(new Cursor(key, 'filter'), '');
   const cursor = new Cursor(value, 'filter');

@@ -7,7 +7,14 @@ import type { Embed, Filter, Logic } from './plan';
 
 // `or=(a.eq.1,not.and(b.gt.2,c.is.null),rel.not.is.null)`: up to SHAPE_LIMITS.logicDepth levels, whitespace allowed around
 // parens and commas; `rel` is an embed of the select (`embeds`), tested for presence.
-export function parseLogicParam(table: TableDefinition, operator: 'and' | 'or', negated: boolean, value: string, hadPlus: boolean, embeds: Embed[] = []): Logic {
+export function parseLogicParam(
+  table: TableDefinition,
+  operator: 'and' | 'or',
+  negated: boolean,
+  value: string,
+  hadPlus: boolean,
+  embeds: Embed[] = [],
+): Logic {
   const cursor = new Cursor(value, 'logic tree');
   const children = readGroup(cursor, table, hadPlus, embeds, 1, new LogicBudget());
   cursor.skipSpaces();
@@ -47,7 +54,9 @@ function readTree(cursor: Cursor, table: TableDefinition, hadPlus: boolean, embe
   cursor.pos = start;
   budget.term();
   const field = readField(cursor, '.,()');
-  const embed = field.jsonPath.length ? undefined : (embeds.find((candidate) => candidate.alias === field.column) ?? embeds.find((candidate) => candidate.name === field.column));
+  const embed = field.jsonPath.length
+    ? undefined
+    : (embeds.find((candidate) => candidate.alias === field.column) ?? embeds.find((candidate) => candidate.name === field.column));
   for (const [text, value, not] of embed ? PRESENCE : []) {
     if (!cursor.input.startsWith(text, cursor.pos) || !/^[,)\s]?$/.test(cursor.input.charAt(cursor.pos + text.length))) continue;
     cursor.pos += text.length;

@@ -8,10 +8,21 @@ import type { Embed, OrderTerm } from './plan';
 function relatedOrder(cursor: Cursor, name: string, embeds: Embed[], registry: Registry | undefined): OrderTerm {
   const embed = embeds.find((candidate) => candidate.alias === name) ?? embeds.find((candidate) => candidate.name === name);
   if (!embed || !registry) {
-    throw pgrstError('PGRST108', 400, `'${name}' is not an embedded resource in this request`, undefined, `Verify that '${name}' is included in the 'select' query parameter.`);
+    throw pgrstError(
+      'PGRST108',
+      400,
+      `'${name}' is not an embedded resource in this request`,
+      undefined,
+      `Verify that '${name}' is included in the 'select' query parameter.`,
+    );
   }
   if (embed.relation.kind !== 'one') {
-    throw pgrstError('PGRST118', 400, `A related order on '${name}' is not possible`, `'${embed.relation.table}' and the ordered table do not form a many-to-one or one-to-one relationship`);
+    throw pgrstError(
+      'PGRST118',
+      400,
+      `A related order on '${name}' is not possible`,
+      `'${embed.relation.table}' and the ordered table do not form a many-to-one or one-to-one relationship`,
+    );
   }
   cursor.expect('(');
   const field = readField(cursor, '.,()');

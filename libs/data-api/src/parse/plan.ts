@@ -1,11 +1,26 @@
 import type { ColumnType, Relation } from '../registry';
 
 export type Operator =
-  | 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'
-  | 'like' | 'ilike' | 'match' | 'imatch'
-  | 'in' | 'is' | 'isdistinct'
-  | 'fts' | 'plfts' | 'phfts' | 'wfts'
-  | 'cs' | 'cd' | 'ov';
+  | 'eq'
+  | 'neq'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'like'
+  | 'ilike'
+  | 'match'
+  | 'imatch'
+  | 'in'
+  | 'is'
+  | 'isdistinct'
+  | 'fts'
+  | 'plfts'
+  | 'phfts'
+  | 'wfts'
+  | 'cs'
+  | 'cd'
+  | 'ov';
 
 export interface JsonStep {
   arrow: '->' | '->>';

@@ -23,7 +23,12 @@ export function parsePage(limitParam: string | undefined, offsetParam: string | 
   const lower = Number(range[1]);
   const upper = range[2] === '' ? undefined : Number(range[2]);
   if (upper !== undefined && lower > upper) {
-    throw pgrstError('PGRST103', 416, 'Requested range not satisfiable', 'The lower boundary must be lower than or equal to the upper boundary in the Range header.');
+    throw pgrstError(
+      'PGRST103',
+      416,
+      'Requested range not satisfiable',
+      'The lower boundary must be lower than or equal to the upper boundary in the Range header.',
+    );
   }
   const queryUpper = limit === undefined ? undefined : offset + limit - 1;
   const newUpper = upper === undefined ? queryUpper : queryUpper === undefined ? upper : Math.min(upper, queryUpper);

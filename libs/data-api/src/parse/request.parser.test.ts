@@ -6,7 +6,8 @@ import { parseReadRequest } from './request.parser';
 
 const items = findTable(itemsRegistry, 'dataapi_items');
 const contacts = findTable(itemsRegistry, 'contacts');
-const plan = (query: string, headers: ReadRequest['headers'] = {}, method = 'GET', table = items) => parseReadRequest(table, { method, table: table.name, query, headers });
+const plan = (query: string, headers: ReadRequest['headers'] = {}, method = 'GET', table = items) =>
+  parseReadRequest(table, { method, table: table.name, query, headers });
 const error = (query: string, headers: ReadRequest['headers'] = {}, method = 'GET', table = items) => caughtSync(() => plan(query, headers, method, table));
 
 describe('select parsing', () => {
@@ -20,7 +21,16 @@ describe('select parsing', () => {
       { field: { column: 'id', jsonPath: [] }, key: 'id' },
       { field: { column: 'name', jsonPath: [] }, key: 'label' },
       { field: { column: 'qty', jsonPath: [] }, key: 'qty', cast: 'text' },
-      { field: { column: 'meta', jsonPath: [{ arrow: '->', key: 'a' }, { arrow: '->>', key: 'b' }] }, key: 'b' },
+      {
+        field: {
+          column: 'meta',
+          jsonPath: [
+            { arrow: '->', key: 'a' },
+            { arrow: '->>', key: 'b' },
+          ],
+        },
+        key: 'b',
+      },
       { field: { column: 'meta', jsonPath: [{ arrow: '->>', key: 'color' }] }, key: 'c' },
       { field: { column: 'body', jsonPath: [] }, key: 'body' },
       { field: { column: 'price', jsonPath: [] }, key: 'price', cast: 'numeric' },
@@ -120,7 +130,11 @@ describe('headers', () => {
   });
 
   it('should refuse an Accept it cannot produce with 406 PGRST107', () => {
-    expect(error('', { accept: 'text/unknowntype' })).toMatchObject({ code: 'PGRST107', message: 'None of these media types are available: text/unknowntype', kind: 'not_acceptable' });
+    expect(error('', { accept: 'text/unknowntype' })).toMatchObject({
+      code: 'PGRST107',
+      message: 'None of these media types are available: text/unknowntype',
+      kind: 'not_acceptable',
+    });
   });
 
   it('should refuse other methods with PGRST117', () => {

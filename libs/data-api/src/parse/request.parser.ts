@@ -86,7 +86,9 @@ const PRESENCE: Record<string, 'null' | 'not_null'> = { 'is.null': 'null', 'not.
 
 // An alias wins over a relation name; an aliased embed still answers to its relation name.
 const findEmbed = (name: string, embeds: Embed[]): Embed | undefined =>
-  embeds.find((candidate) => candidate.alias === name) ?? embeds.find((candidate) => candidate.name === name && !candidate.alias) ?? embeds.find((candidate) => candidate.name === name);
+  embeds.find((candidate) => candidate.alias === name) ??
+  embeds.find((candidate) => candidate.name === name && !candidate.alias) ??
+  embeds.find((candidate) => candidate.name === name);
 
 const EMBED_SHAPING = new Set(['order', 'limit', 'offset']);
 const embedsOf = (embed: Embed): Embed[] => embed.select.filter(isEmbed).map((item) => item.embed);

@@ -78,7 +78,8 @@ function readItem(cursor: Cursor, table: TableDefinition, registry: Registry | u
     if (!registry) throw pgrstError('PGRST127', 400, 'Feature not implemented', `resource embedding (${field.column}) is not supported here`);
     const item = readEmbed(cursor, table, registry, spread ? field.column.slice(3) : field.column, alias, depth + 1, budget);
     if (spread) {
-      if (item.embed.relation.kind !== 'one') throw pgrstError('PGRST127', 400, 'Feature not implemented', `spreading a to-many embed (${item.embed.name}) is not supported by this data API yet`);
+      if (item.embed.relation.kind !== 'one')
+        throw pgrstError('PGRST127', 400, 'Feature not implemented', `spreading a to-many embed (${item.embed.name}) is not supported by this data API yet`);
       item.embed.spread = true;
     }
     return item;

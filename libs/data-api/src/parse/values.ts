@@ -17,14 +17,14 @@ export function parseArrayLiteral(raw: string): (string | null)[] {
     let quoted = false;
     if (body[i] === '"') {
       quoted = true;
-      for (i++; i < body.length && body[i] !== '"'; i++) item += body[i] === '\\' ? body[++i] ?? '' : body[i];
+      for (i++; i < body.length && body[i] !== '"'; i++) item += body[i] === '\\' ? (body[++i] ?? '') : body[i];
       if (body[i] !== '"') throw malformedArray(raw);
       i++;
       while (body[i] === ' ') i++;
     } else {
       for (; i < body.length && body[i] !== ','; i++) {
         if ('{}"'.includes(body[i])) throw malformedArray(raw);
-        item += body[i] === '\\' ? body[++i] ?? '' : body[i];
+        item += body[i] === '\\' ? (body[++i] ?? '') : body[i];
       }
       item = item.trim();
       if (item === '') throw malformedArray(raw);
@@ -66,7 +66,13 @@ export function refusePlusAsSpace(raw: string, hadPlus: boolean): void {
   if (!hadPlus) return;
   const suspect = /(?:^|[{(,])\s*"?( \d[^,)}"]*)/.exec(raw);
   if (!suspect) return;
-  throw pgrstError('22P02', 400, `malformed array literal: "${raw}"`, `The item "${suspect[1]}" starts with a space where the query string had a "+"`, PLUS_HINT);
+  throw pgrstError(
+    '22P02',
+    400,
+    `malformed array literal: "${raw}"`,
+    `The item "${suspect[1]}" starts with a space where the query string had a "+"`,
+    PLUS_HINT,
+  );
 }
 
 export const TYPE_NAME: Record<ValueType, string> = {

@@ -12,7 +12,18 @@ export function fieldSql(field: FieldPath, params: Params, alias = 't'): string 
   return sql;
 }
 
-const COMPARISON: Record<string, string> = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE', match: '~', imatch: '~*' };
+const COMPARISON: Record<string, string> = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+  match: '~',
+  imatch: '~*',
+};
 const TS_QUERY: Record<string, string> = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' };
 const IS_SQL: Record<string, string> = { null: 'IS NULL', not_null: 'IS NOT NULL', true: 'IS TRUE', false: 'IS FALSE', unknown: 'IS UNKNOWN' };
 const CONTAINMENT: Record<string, string> = { cs: '@>', cd: '<@', ov: '&&' };
@@ -52,7 +63,8 @@ export type ExistsSql = (embed: Embed, parent: string) => string;
 export function filterSql(filter: Filter, params: Params, alias = 't', exists?: ExistsSql): string {
   let sql: string;
   if (filter.kind === 'condition') sql = conditionSql(filter, params, alias);
-  else if (filter.kind === 'logic') sql = `(${filter.children.map((child) => filterSql(child, params, alias, exists)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
+  else if (filter.kind === 'logic')
+    sql = `(${filter.children.map((child) => filterSql(child, params, alias, exists)).join(filter.operator === 'and' ? ' AND ' : ' OR ')})`;
   else {
     if (!exists) throw new Error('data-api: an embed presence filter needs the embed joins');
     sql = filter.value === 'null' ? `NOT ${exists(filter.embed, alias)}` : exists(filter.embed, alias);

@@ -49,7 +49,11 @@ describe('buildReadSql', () => {
   it('should embed a to-one relation as a correlated subquery, values as parameters', () => {
     const notes = findTable(embedRegistry, 'dataapi_notes');
     const statement = buildReadSql(
-      parseReadRequest(notes, { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} }, embedRegistry),
+      parseReadRequest(
+        notes,
+        { method: 'GET', table: 'dataapi_notes', query: "select=title,o:dataapi_owners!inner(name)&o.name=eq.O'Brien", headers: {} },
+        embedRegistry,
+      ),
     );
     expect(statement.text).toBe(
       "SELECT '[' || coalesce(string_agg(w.r, $7::text) FILTER (WHERE w.running <= $6::bigint), '') || ']' AS body, count(*) AS page_count, " +

@@ -43,11 +43,16 @@ function joinCondition(embed: Embed, parent: string, alias: string): string {
 // The embedded table joined to its parent, with its filters and its own !inner / presence embeds;
 // row-level security applies to it as to the parent.
 function fromSql(embed: Embed, params: Params, parent: string, alias: string, aliases: Aliases): string {
-  const conditions = [joinCondition(embed, parent, alias), ...(embed.filters.length ? [whereSql(embed.filters, params, alias, existsOf(params, aliases))] : []), ...presenceSql(embed.select, params, alias, aliases)];
+  const conditions = [
+    joinCondition(embed, parent, alias),
+    ...(embed.filters.length ? [whereSql(embed.filters, params, alias, existsOf(params, aliases))] : []),
+    ...presenceSql(embed.select, params, alias, aliases),
+  ];
   return `FROM ${q(embed.table)} ${alias} WHERE ${conditions.join(' AND ')}`;
 }
 
-const existsOf = (params: Params, aliases: Aliases) => (embed: Embed, parent: string) => `EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`;
+const existsOf = (params: Params, aliases: Aliases) => (embed: Embed, parent: string) =>
+  `EXISTS (SELECT 1 ${fromSql(embed, params, parent, aliases.next(), aliases)})`;
 
 // !inner (and `rel=not.is.null`) keeps only the rows whose embed exists and passes its filters (for
 // an array: at least one row); `rel=is.null` only those whose embed does not (anti-join).
@@ -71,7 +76,10 @@ function orderFieldSql(term: OrderTerm, params: Params, alias: string, aliases: 
 
 function orderSql(order: OrderTerm[], params: Params, alias: string, aliases: Aliases): string {
   if (!order.length) return '';
-  const terms = order.map((term) => `${orderFieldSql(term, params, alias, aliases)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`);
+  const terms = order.map(
+    (term) =>
+      `${orderFieldSql(term, params, alias, aliases)}${term.direction ? ` ${term.direction.toUpperCase()}` : ''}${term.nulls ? ` NULLS ${term.nulls.toUpperCase()}` : ''}`,
+  );
   return ` ORDER BY ${terms.join(', ')}`;
 }
 
@@ -96,7 +104,10 @@ function pairsOf(items: SelectItem[], params: Params, alias: string, aliases: Al
     if (!isEmbed(item) || !item.embed.spread) return [{ key: item.key, sql: columnSql(item, params, alias, aliases) }];
     const embed = item.embed;
     const inner = aliases.next();
-    return pairsOf(embed.select, params, inner, aliases).map((pair) => ({ key: pair.key, sql: `(SELECT ${pair.sql} ${fromSql(embed, params, alias, inner, aliases)})` }));
+    return pairsOf(embed.select, params, inner, aliases).map((pair) => ({
+      key: pair.key,
+      sql: `(SELECT ${pair.sql} ${fromSql(embed, params, alias, inner, aliases)})`,
+    }));
   });
 }
 
@@ -132,11 +143,18 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER,
   const aliases = new Aliases();
   const head = plan.method === 'HEAD';
   const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(plan.select, params, 't', aliases)})` : objectSql(plan.select, params, 't', aliases));
-  const csv = () => `ROW(${pairsOf(plan.select, params, 't', aliases).map((pair) => pair.sql).join(', ')})`;
+  const csv = () =>
+    `ROW(${pairsOf(plan.select, params, 't', aliases)
+      .map((pair) => pair.sql)
+      .join(', ')})`;
   const row = head ? 'NULL' : ROW_TEXT[plan.media](plan.media === 'csv' ? csv() : object());
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
-  const where = [whereSql(plan.filters, params, 't', existsOf(params, aliases)), ...presenceSql(plan.select, params, 't', aliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const where = [
+    whereSql(plan.filters, params, 't', existsOf(params, aliases)),
+    ...presenceSql(plan.select, params, 't', aliases),
+    ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : []),
+  ].join(' AND ');
   const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
@@ -163,7 +181,11 @@ export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
   const params = new Params();
   const ids = plan.ids ? params.add(plan.ids) : undefined;
   const countAliases = new Aliases();
-  const where = [whereSql(plan.filters, params, 't', existsOf(params, countAliases)), ...presenceSql(plan.select, params, 't', countAliases), ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : [])].join(' AND ');
+  const where = [
+    whereSql(plan.filters, params, 't', existsOf(params, countAliases)),
+    ...presenceSql(plan.select, params, 't', countAliases),
+    ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : []),
+  ].join(' AND ');
   const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
   if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
   if (cap === Infinity) return { text: `SELECT count(*) AS total FROM (${rows}) c`, values: params.values };

@@ -74,10 +74,26 @@ export const NOTES = {
 
 export async function seedEmbed(runtime: PlatformRuntime, orgA: string, orgB: string): Promise<void> {
   await runtime.db.asSystem(async (tx) => {
-    for (const [owner, org] of [[OWNERS.ali, orgA], [OWNERS.bea, orgA], [OWNERS.zed, orgB]] as const) {
-      await tx.query('INSERT INTO dataapi_owners (id, organization_id, name, email, secret) VALUES ($1, $2, $3, $4, $5)', [owner.id, org, owner.name, owner.email, 'hidden']);
+    for (const [owner, org] of [
+      [OWNERS.ali, orgA],
+      [OWNERS.bea, orgA],
+      [OWNERS.zed, orgB],
+    ] as const) {
+      await tx.query('INSERT INTO dataapi_owners (id, organization_id, name, email, secret) VALUES ($1, $2, $3, $4, $5)', [
+        owner.id,
+        org,
+        owner.name,
+        owner.email,
+        'hidden',
+      ]);
     }
-    const notes = [[NOTES.first, orgA], [NOTES.second, orgA], [NOTES.third, orgA], [NOTES.leak, orgA], [NOTES.bee, orgB]] as const;
+    const notes = [
+      [NOTES.first, orgA],
+      [NOTES.second, orgA],
+      [NOTES.third, orgA],
+      [NOTES.leak, orgA],
+      [NOTES.bee, orgB],
+    ] as const;
     for (const [note, org] of notes) {
       await tx.query('INSERT INTO dataapi_notes (id, organization_id, title, item_id, backup_item_id, owner_id) VALUES ($1, $2, $3, $4, $5, $6)', [
         note.id,
@@ -89,7 +105,13 @@ export async function seedEmbed(runtime: PlatformRuntime, orgA: string, orgB: st
       ]);
     }
     // Ali owns Apple and Banana, Bea owns Apple; A's last row points at B's Apple (hidden from A).
-    const links = [[ITEMS_A[0], OWNERS.ali, orgA], [ITEMS_A[1], OWNERS.ali, orgA], [ITEMS_A[0], OWNERS.bea, orgA], [ITEMS_B[0], OWNERS.ali, orgA], [ITEMS_B[0], OWNERS.zed, orgB]] as const;
+    const links = [
+      [ITEMS_A[0], OWNERS.ali, orgA],
+      [ITEMS_A[1], OWNERS.ali, orgA],
+      [ITEMS_A[0], OWNERS.bea, orgA],
+      [ITEMS_B[0], OWNERS.ali, orgA],
+      [ITEMS_B[0], OWNERS.zed, orgB],
+    ] as const;
     for (const [item, owner, org] of links) {
       await tx.query('INSERT INTO dataapi_item_owners (organization_id, item_id, owner_id) VALUES ($1, $2, $3)', [org, item.id, owner.id]);
     }

@@ -38,10 +38,10 @@ export const itemsWriter: RecordWriter = {
     checkName(body, false);
     const columns = WRITABLE.filter((column) => column in body);
     const sets = columns.map((column, i) => `${column} = $${i + 2}`);
-    const [row] = await tx.query<{ id: string }>(
-      `UPDATE dataapi_items SET ${sets.length ? sets.join(', ') : 'name = name'} WHERE id = $1 RETURNING *`,
-      [id, ...columns.map((column) => valueOf(column, body[column]))],
-    );
+    const [row] = await tx.query<{ id: string }>(`UPDATE dataapi_items SET ${sets.length ? sets.join(', ') : 'name = name'} WHERE id = $1 RETURNING *`, [
+      id,
+      ...columns.map((column) => valueOf(column, body[column])),
+    ]);
     if (!row) throw NotFound('item', id);
     await emit(tx, ctx, 'item.updated', row);
     return row;

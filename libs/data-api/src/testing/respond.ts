@@ -27,6 +27,10 @@ export async function answer(work: () => Promise<{ status: number; headers: Reco
     return { status: response.status, headers: response.headers, body: json && response.body !== '' ? JSON.parse(response.body) : response.body };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    return { status: STATUS[error.kind] ?? 500, headers: {}, body: { code: error.code, message: error.message, details: error.details ?? null, hint: error.hint ?? null } };
+    return {
+      status: STATUS[error.kind] ?? 500,
+      headers: {},
+      body: { code: error.code, message: error.message, details: error.details ?? null, hint: error.hint ?? null },
+    };
   }
 }

@@ -25,7 +25,8 @@ export interface UserChanges {
 
 const text = (value: unknown, field: string, max: number): string | undefined => {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length > max) throw new DomainError('validation', 'validation_failed', `${field} must be a string of at most ${max} characters`);
+  if (typeof value !== 'string' || value.length > max)
+    throw new DomainError('validation', 'validation_failed', `${field} must be a string of at most ${max} characters`);
   assertNoNul(value, field);
   return value.trim();
 };
@@ -91,7 +92,10 @@ export class AccountService {
       if (row.kind === 'email_change') {
         const [taken] = await tx.query('SELECT 1 FROM users WHERE email = $1 AND id <> $2', [row.new_email, row.user_id]);
         if (taken) throw new DomainError('validation', 'email_exists', 'A user with this email address has already been registered');
-        await tx.query('UPDATE users SET email = new_email, new_email = NULL, email_confirmed_at = now(), updated_at = now() WHERE id = $1 AND new_email = $2', [row.user_id, row.new_email]);
+        await tx.query(
+          'UPDATE users SET email = new_email, new_email = NULL, email_confirmed_at = now(), updated_at = now() WHERE id = $1 AND new_email = $2',
+          [row.user_id, row.new_email],
+        );
       } else {
         await tx.query('UPDATE users SET email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() WHERE id = $1', [row.user_id]);
       }
@@ -113,7 +117,11 @@ export class AccountService {
       return this.issueToken(tx, user.id, 'recovery', null);
     });
     if (token === undefined) return;
-    await this.mail.send({ to: normalized, subject: 'Reset your password', text: `Open this link within an hour to sign in and choose a new password:\n\n${this.link(token, 'recovery')}\n` });
+    await this.mail.send({
+      to: normalized,
+      subject: 'Reset your password',
+      text: `Open this link within an hour to sign in and choose a new password:\n\n${this.link(token, 'recovery')}\n`,
+    });
   }
 
   // PUT /auth/v1/user: a new email takes effect only when the link sent to it is opened. A new
@@ -156,7 +164,11 @@ export class AccountService {
       });
     }
     if (token !== undefined && newEmail !== undefined) {
-      await this.mail.send({ to: newEmail, subject: 'Confirm your new email', text: `Open this link to make ${newEmail} the email of your account:\n\n${this.link(token, 'email_change')}\n` });
+      await this.mail.send({
+        to: newEmail,
+        subject: 'Confirm your new email',
+        text: `Open this link to make ${newEmail} the email of your account:\n\n${this.link(token, 'email_change')}\n`,
+      });
     }
     return toUserView(user);
   }

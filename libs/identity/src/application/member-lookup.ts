@@ -14,4 +14,3 @@ export async function memberByEmail(tx: Tx, email: string): Promise<{ id: string
   );
   return member ?? null;
 }
-

@@ -127,7 +127,9 @@ export class MembershipService {
       await this.email.send(this.invitationEmail(email, role, organizationName, token, invitation.expires_at));
     } catch (error) {
       await this.db.inTenant(ctx, (tx) => tx.query(REVOKE_INVITATION, [ctx.organizationId, invitation.id]));
-      throw new DomainError('upstream', 'email_send_failed', 'The invitation email could not be sent; try again later', { cause: error instanceof Error ? error.message : String(error) });
+      throw new DomainError('upstream', 'email_send_failed', 'The invitation email could not be sent; try again later', {
+        cause: error instanceof Error ? error.message : String(error),
+      });
     }
     return invitationView(invitation);
   }
@@ -149,7 +151,15 @@ export class MembershipService {
   async previewInvitation(token: unknown): Promise<{ email: string; role: string; organization_name: string; expires_at: string }> {
     const hash = sha256(checkToken(token));
     const [row] = await this.db.asSystem((tx) =>
-      tx.query<{ email: string; role: string; expires_at: Date; accepted_at: Date | null; revoked_at: Date | null; expired: boolean; organization_name: string }>(INVITATION_PREVIEW, [hash]),
+      tx.query<{
+        email: string;
+        role: string;
+        expires_at: Date;
+        accepted_at: Date | null;
+        revoked_at: Date | null;
+        expired: boolean;
+        organization_name: string;
+      }>(INVITATION_PREVIEW, [hash]),
     );
     if (!row || row.accepted_at || row.revoked_at) throw invitationInvalid();
     if (row.expired) throw invitationExpired();
@@ -160,15 +170,21 @@ export class MembershipService {
   // and no organization is known until the token is looked up.
   async acceptInvitation(input: AcceptInvitationInput): Promise<{ user_id: string; organization_id: string; role: string }> {
     const hash = sha256(checkToken(input.token));
-    if (typeof input.password !== 'string' || input.password.length === 0 || input.password.length > 1024) throw invalid('password', 'must be a non-empty string');
+    if (typeof input.password !== 'string' || input.password.length === 0 || input.password.length > 1024)
+      throw invalid('password', 'must be a non-empty string');
     const password = input.password;
     const firstName = checkName('first_name', input.first_name);
     const lastName = checkName('last_name', input.last_name);
     return this.db.asSystem(async (tx) => {
-      const [invitation] = await tx.query<{ id: string; organization_id: string; email: string; role: string; accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
-        INVITATION_BY_TOKEN_FOR_UPDATE,
-        [hash],
-      );
+      const [invitation] = await tx.query<{
+        id: string;
+        organization_id: string;
+        email: string;
+        role: string;
+        accepted_at: Date | null;
+        revoked_at: Date | null;
+        expired: boolean;
+      }>(INVITATION_BY_TOKEN_FOR_UPDATE, [hash]);
       if (!invitation || invitation.accepted_at || invitation.revoked_at) throw invitationInvalid();
       if (invitation.expired) throw invitationExpired();
       const userId = await this.userForInvitation(tx, invitation.email, password, firstName, lastName);
@@ -235,7 +251,12 @@ export class MembershipService {
       return existing.id;
     }
     assertAcceptablePassword(password);
-    const [created] = await tx.query<{ id: string }>(INSERT_INVITED_USER, [email, await hashPassword(password), firstName || email.split('@')[0], lastName || null]);
+    const [created] = await tx.query<{ id: string }>(INSERT_INVITED_USER, [
+      email,
+      await hashPassword(password),
+      firstName || email.split('@')[0],
+      lastName || null,
+    ]);
     if (!created) throw Conflict('user_already_exists', 'User already registered; try again', { email });
     return created.id;
   }

@@ -19,9 +19,13 @@ describe('OrganizationService', () => {
 
   it('should create the organization, its OWNER and organization.created together', async () => {
     const created = await organizations.createOrganization({ name: ' Acme ', ownerEmail: `a.${Date.now()}@example.com`, ownerPassword: 'owner password 1' });
-    const [event] = await runtime.db.asSystem((tx) => tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1', [created.organization_id]));
+    const [event] = await runtime.db.asSystem((tx) =>
+      tx.query<{ type: string }>('SELECT type FROM outbox WHERE organization_id = $1', [created.organization_id]),
+    );
     expect(event.type).toBe('organization.created');
-    const [member] = await runtime.db.asSystem((tx) => tx.query<{ role: string }>('SELECT role FROM memberships WHERE organization_id = $1', [created.organization_id]));
+    const [member] = await runtime.db.asSystem((tx) =>
+      tx.query<{ role: string }>('SELECT role FROM memberships WHERE organization_id = $1', [created.organization_id]),
+    );
     expect(member.role).toBe('OWNER');
   });
 
@@ -29,8 +33,12 @@ describe('OrganizationService', () => {
     const email = `taken.${Date.now()}@example.com`;
     await organizations.createOrganization({ name: 'First', ownerEmail: email, ownerPassword: 'owner password 1' });
     const [orgs, events] = [await count('organizations'), await count('outbox')];
-    await expect(organizations.createOrganization({ name: 'Second', ownerEmail: email, ownerPassword: 'owner password 1' })).rejects.toMatchObject({ code: 'user_already_exists' });
-    await expect(organizations.createOrganization({ name: 'Third', ownerEmail: 'not-an-email', ownerPassword: 'owner password 1' })).rejects.toMatchObject({ kind: 'validation' });
+    await expect(organizations.createOrganization({ name: 'Second', ownerEmail: email, ownerPassword: 'owner password 1' })).rejects.toMatchObject({
+      code: 'user_already_exists',
+    });
+    await expect(organizations.createOrganization({ name: 'Third', ownerEmail: 'not-an-email', ownerPassword: 'owner password 1' })).rejects.toMatchObject({
+      kind: 'validation',
+    });
     expect([await count('organizations'), await count('outbox')]).toEqual([orgs, events]);
   });
 

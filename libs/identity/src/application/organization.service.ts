@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Conflict, DomainError, isRole, isUuid, NotFound, type RequestContext, type Role } from '@engage/shared-kernel';
 import type { Database, SecretBox, Tx } from '@engage/platform';
 import {
-  invalidSetting, MAX_SETTING_TEXT, SECRET_SETTINGS, type SettingDeclaration, type SettingLookups, SETTING_KEYS, settingOf,
+  invalidSetting,
+  MAX_SETTING_TEXT,
+  SECRET_SETTINGS,
+  type SettingDeclaration,
+  type SettingLookups,
+  SETTING_KEYS,
+  settingOf,
 } from '../domain/organization-settings';
 import { assertAllowed, ORGANIZATION_SETTINGS_MANAGE } from '../domain/permissions';
 import { organizationCreated } from '../domain/organization-events';
@@ -24,7 +30,12 @@ export class OrganizationService {
   ) {}
 
   // One transaction: the organization, its OWNER and organization.created exist together or not at all.
-  async createOrganization(input: { name: unknown; ownerEmail: unknown; ownerPassword: unknown; ownerFirstName?: string }): Promise<{ organization_id: string; owner_user_id: string }> {
+  async createOrganization(input: {
+    name: unknown;
+    ownerEmail: unknown;
+    ownerPassword: unknown;
+    ownerFirstName?: string;
+  }): Promise<{ organization_id: string; owner_user_id: string }> {
     if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.trim().length > 200) {
       throw new DomainError('validation', 'validation_failed', 'organization name must be 1 to 200 characters');
     }
@@ -65,7 +76,11 @@ export class OrganizationService {
     const text = await this.checkedText(key as string, setting, value);
     const stored = setting.sealed ? { sealed: this.secrets.seal(text) } : text;
     const updated = await this.db.inTenant(systemCtx(organizationId), (tx) =>
-      tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [key, JSON.stringify(stored), organizationId]),
+      tx.execute(`UPDATE organizations SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb), updated_at = now() WHERE id = $3`, [
+        key,
+        JSON.stringify(stored),
+        organizationId,
+      ]),
     );
     if (updated === 0) throw NotFound('organization', organizationId);
   }

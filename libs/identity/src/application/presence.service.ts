@@ -20,7 +20,9 @@ export class PresenceService {
   // Run by the worker: whoever stopped sending heartbeats is offline.
   async expireStale(): Promise<number> {
     return this.db.asSystem((tx) =>
-      tx.execute(`UPDATE users SET is_online = false WHERE is_online AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(mins => $1))`, [PRESENCE_TIMEOUT_MINUTES]),
+      tx.execute(`UPDATE users SET is_online = false WHERE is_online AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(mins => $1))`, [
+        PRESENCE_TIMEOUT_MINUTES,
+      ]),
     );
   }
 }

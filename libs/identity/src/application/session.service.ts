@@ -146,7 +146,13 @@ export class SessionService {
   }
 
   private async sessionOf(user: UserRow, familyId: string, refreshToken: string): Promise<Session> {
-    const access = await this.tokens.issueAccessToken({ sub: user.id, organization_id: user.organization_id, role: user.role, session_id: familyId, email: user.email });
+    const access = await this.tokens.issueAccessToken({
+      sub: user.id,
+      organization_id: user.organization_id,
+      role: user.role,
+      session_id: familyId,
+      email: user.email,
+    });
     return {
       access_token: access.token,
       token_type: 'bearer',

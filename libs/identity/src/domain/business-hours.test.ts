@@ -12,11 +12,25 @@ const refused = (text: string) => {
 describe('parseBusinessHours', () => {
   it('should give seven days from Monday, intervals sorted, in minutes', () => {
     const week = parseBusinessHours('{"fri":[["13:00","24:00"],["08:30","12:00"]],"mon":[["09:00","17:00"]],"sun":[]}');
-    expect(week).toEqual([[[540, 1020]], [], [], [], [[510, 720], [780, 1440]], [], []]);
+    expect(week).toEqual([
+      [[540, 1020]],
+      [],
+      [],
+      [],
+      [
+        [510, 720],
+        [780, 1440],
+      ],
+      [],
+      [],
+    ]);
   });
 
   it('should accept intervals that touch', () => {
-    expect(parseBusinessHours('{"sat":[["00:00","12:00"],["12:00","24:00"]]}')[5]).toEqual([[0, 720], [720, 1440]]);
+    expect(parseBusinessHours('{"sat":[["00:00","12:00"],["12:00","24:00"]]}')[5]).toEqual([
+      [0, 720],
+      [720, 1440],
+    ]);
   });
 
   it.each([

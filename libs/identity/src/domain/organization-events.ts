@@ -5,7 +5,10 @@ export type OrganizationCreatedPayload = { organization_id: string; name: string
 // Other contexts set up their defaults for a new organization from this event (the CRM's
 // default pipeline, for one).
 export const ORGANIZATION_CREATED = defineEvent<OrganizationCreatedPayload>({
-  name: 'organization.created', source: 'identity', version: 1, description: 'an organization was created (sign-up or an admin command), with its owner',
+  name: 'organization.created',
+  source: 'identity',
+  version: 1,
+  description: 'an organization was created (sign-up or an admin command), with its owner',
 });
 
 export const organizationCreated = (organizationId: string, name: string, ownerUserId: string): DomainEvent =>

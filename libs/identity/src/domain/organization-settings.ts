@@ -111,7 +111,13 @@ const businessHours: SettingDeclaration = {
     type: 'object',
     properties: Object.fromEntries(WEEKDAYS.map((day) => [day, INTERVALS])),
     additionalProperties: false,
-    example: { mon: [['09:00', '17:00']], tue: [['09:00', '12:00'], ['13:00', '17:00']] },
+    example: {
+      mon: [['09:00', '17:00']],
+      tue: [
+        ['09:00', '12:00'],
+        ['13:00', '17:00'],
+      ],
+    },
   },
   // Any JSON: the parser says what is wrong with a value that is not an object of weekdays.
   text: (_key, value) => JSON.stringify(value),
@@ -152,14 +158,20 @@ export const ORGANIZATION_SETTINGS = {
   sla_target_minutes: wholeNumber(10080, 'minutes'),
   // How the CRM reads phone numbers written without a country code (docs/crm.md).
   default_country: plainText({
-    pattern: /^[A-Z]{2}$/, maxLength: 2, example: 'EG', also: (code) => isSupportedCountry(code),
+    pattern: /^[A-Z]{2}$/,
+    maxLength: 2,
+    example: 'EG',
+    also: (code) => isSupportedCountry(code),
     rule: 'an ISO 3166 alpha-2 country code in capitals, such as EG',
   }),
   // Days without activity before an owned deal is reassigned (docs/crm.md, "Auto-reassignment"); default 7.
   deal_inactivity_days: wholeNumber(365, 'days'),
   // The organization's folder on the CDN for call recordings (docs/calls.md); an operator's choice.
   suite_id: plainText({
-    setBy: 'operator', pattern: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, maxLength: 64, example: 'acme-01',
+    setBy: 'operator',
+    pattern: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+    maxLength: 64,
+    example: 'acme-01',
     rule: '1 to 64 letters, digits, "_" or "-", starting with a letter or digit',
   }),
   // The messaging provider's key of the organization (docs/messaging.md).

@@ -7,7 +7,9 @@ describe('permissions', () => {
     expect(isAllowed('OWNER', API_KEYS_MANAGE)).toBe(true);
     expect(isAllowed('ADMIN', API_KEYS_MANAGE)).toBe(true);
     expect(isAllowed('AGENT', API_KEYS_MANAGE)).toBe(false);
-    expect(() => assertAllowed('AGENT', API_KEYS_MANAGE)).toThrow(expect.objectContaining({ code: 'insufficient_role', message: 'Role AGENT may not api_keys manage' }));
+    expect(() => assertAllowed('AGENT', API_KEYS_MANAGE)).toThrow(
+      expect.objectContaining({ code: 'insufficient_role', message: 'Role AGENT may not api_keys manage' }),
+    );
   });
 
   it('should refuse an API key or unknown role everything that needs a member role', () => {

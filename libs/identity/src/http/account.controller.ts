@@ -46,7 +46,10 @@ export class AccountController {
         token_type: session.token_type,
         type: query.type,
       });
-      return reply.status(303).header('location', `${query.redirect_to.split('#')[0]}#${fragment}`).send();
+      return reply
+        .status(303)
+        .header('location', `${query.redirect_to.split('#')[0]}#${fragment}`)
+        .send();
     }
     return reply.status(200).send({ ...session, user: toGoTrueUser(session.user) });
   }

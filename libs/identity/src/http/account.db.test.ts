@@ -21,7 +21,11 @@ describe('sign-up, email links, recovery and user updates', () => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ runtime, app, close } = await startTestApp([IdentityModule], { role: 'api', migrations: identityMigrations, env: { PUBLIC_URL, AUTH_REDIRECT_URLS: 'https://app.example.com/auth' } }));
+    ({ runtime, app, close } = await startTestApp([IdentityModule], {
+      role: 'api',
+      migrations: identityMigrations,
+      env: { PUBLIC_URL, AUTH_REDIRECT_URLS: 'https://app.example.com/auth' },
+    }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = await app.getUrl();
     anonKey = await app.get(TokenService).issueAnonKey();
@@ -42,7 +46,11 @@ describe('sign-up, email links, recovery and user updates', () => {
   it('should sign up, confirm through the emailed link, then sign in, update and sign out with supabase-js', async () => {
     const email = uniqueEmail('new');
     const client = supabase();
-    const signUp = await client.auth.signUp({ email, password: 'first password', options: { data: { first_name: 'Nour', organization_name: 'Nour Trading' } } });
+    const signUp = await client.auth.signUp({
+      email,
+      password: 'first password',
+      options: { data: { first_name: 'Nour', organization_name: 'Nour Trading' } },
+    });
     expect(signUp.error).toBeNull();
     expect(signUp.data.session).toBeNull();
     expect(signUp.data.user?.email).toBe(email);
@@ -54,7 +62,9 @@ describe('sign-up, email links, recovery and user updates', () => {
     const verified = await app.inject({ method: 'GET', url: await linkTo(email) });
     expect(verified.statusCode).toBe(200);
     expect(verified.json().user.email_confirmed_at).toEqual(expect.any(String));
-    const [org] = await runtime.db.asSystem((tx) => tx.query<{ name: string }>('SELECT name FROM organizations WHERE id = $1', [verified.json().user.app_metadata.organization_id]));
+    const [org] = await runtime.db.asSystem((tx) =>
+      tx.query<{ name: string }>('SELECT name FROM organizations WHERE id = $1', [verified.json().user.app_metadata.organization_id]),
+    );
     expect(org.name).toBe('Nour Trading');
 
     const signIn = await client.auth.signInWithPassword({ email, password: 'first password' });
@@ -78,7 +88,9 @@ describe('sign-up, email links, recovery and user updates', () => {
 
     const other = uniqueEmail('late');
     await supabase().auth.signUp({ email: other, password: 'first password' });
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE email_tokens SET expires_at = now() - interval '1 minute' WHERE user_id = (SELECT id FROM users WHERE email = $1)`, [other]));
+    await runtime.db.asSystem((tx) =>
+      tx.query(`UPDATE email_tokens SET expires_at = now() - interval '1 minute' WHERE user_id = (SELECT id FROM users WHERE email = $1)`, [other]),
+    );
     expect((await app.inject({ method: 'GET', url: await linkTo(other) })).statusCode).toBe(403);
     expect((await app.inject({ method: 'GET', url: '/auth/v1/verify?token=nope&type=signup' })).statusCode).toBe(403);
     expect((await app.inject({ method: 'GET', url: '/auth/v1/verify?type=signup' })).statusCode).toBe(400);
@@ -146,7 +158,11 @@ describe('sign-up, email links, recovery and user updates', () => {
     expect(badEmail.statusCode).toBe(400);
     const badData = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('x'), password: 'first password', data: 'x' } });
     expect(badData.statusCode).toBe(400);
-    const longName = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('y'), password: 'first password', data: { first_name: 'x'.repeat(101) } } });
+    const longName = await app.inject({
+      method: 'POST',
+      url: '/auth/v1/signup',
+      payload: { email: uniqueEmail('y'), password: 'first password', data: { first_name: 'x'.repeat(101) } },
+    });
     expect(longName.statusCode).toBe(400);
   });
 

@@ -19,7 +19,8 @@ export class AuthController {
   @Post('token')
   @HttpCode(200)
   async token(@Query() query: GrantQueryDto, @Body() body: TokenBodyDto, @Ip() ip: string) {
-    const session = query.grant_type === 'password' ? await this.sessions.signInWithPassword(body.email, body.password, ip) : await this.sessions.refresh(body.refresh_token);
+    const session =
+      query.grant_type === 'password' ? await this.sessions.signInWithPassword(body.email, body.password, ip) : await this.sessions.refresh(body.refresh_token);
     return { ...session, user: toGoTrueUser(session.user) };
   }
 

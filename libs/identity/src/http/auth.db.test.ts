@@ -96,7 +96,11 @@ describe('identity over HTTP', () => {
     const legacy = await login(owner.email, 'not the password');
     expect(legacy.json()).toEqual({ code: 400, error_code: 'invalid_credentials', msg: 'Invalid login credentials' });
 
-    const mobile = await app.inject({ method: 'POST', url: '/functions/v1/mobile-api/login', payload: { email: 'nobody@example.com', password: 'whatever123' } });
+    const mobile = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/mobile-api/login',
+      payload: { email: 'nobody@example.com', password: 'whatever123' },
+    });
     expect(mobile.statusCode).toBe(401);
     expect(mobile.json()).toMatchObject({ error: 'Invalid login credentials' });
   });
@@ -108,7 +112,14 @@ describe('identity over HTTP', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'user']);
     expect(body.expires_in).toBe(3600);
-    expect(body.user).toEqual({ id: owner.userId, first_name: expect.any(String), last_name: null, email: owner.email, organization_id: owner.organizationId, avatar_url: null });
+    expect(body.user).toEqual({
+      id: owner.userId,
+      first_name: expect.any(String),
+      last_name: null,
+      email: owner.email,
+      organization_id: owner.organizationId,
+      avatar_url: null,
+    });
   });
 
   it('should rotate refresh tokens and revoke the whole family when a used one comes back', async () => {
@@ -221,7 +232,9 @@ describe('identity over HTTP', () => {
     it('should keep each organization to its own keys and refuse roles below ADMIN', async () => {
       const a = await newOrg();
       const b = await newOrg();
-      const tokenOf = async (who: { email: string; password: string }) => ({ authorization: `Bearer ${(await login(who.email, who.password)).json().access_token}` });
+      const tokenOf = async (who: { email: string; password: string }) => ({
+        authorization: `Bearer ${(await login(who.email, who.password)).json().access_token}`,
+      });
       const bKey = (await app.inject({ method: 'POST', url: '/functions/v1/api-keys', headers: await tokenOf(b), payload: { name: 'B' } })).json();
       const aAuth = await tokenOf(a);
       expect((await app.inject({ method: 'GET', url: '/functions/v1/api-keys', headers: aAuth })).json().api_keys).toEqual([]);

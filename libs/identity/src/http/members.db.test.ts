@@ -8,7 +8,6 @@ import { SmtpEmailSender } from '../infrastructure/email/smtp-email-sender';
 import { OrganizationService } from '../application/organization.service';
 import { latestMailTo } from '../infrastructure/email/dev-mailbox-email-sender';
 
-
 const PUBLIC_URL = 'http://engage.test:8080';
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}.${Date.now()}.${counter++}@example.com`;
@@ -51,9 +50,11 @@ describe('members and invitations over HTTP', () => {
     expect(res.statusCode).toBe(200);
     return { authorization: `Bearer ${res.json().access_token}` };
   };
-  const invite = (auth: Record<string, string>, payload: unknown) => app.inject({ method: 'POST', url: '/functions/v1/invitations', headers: auth, payload: payload as object });
+  const invite = (auth: Record<string, string>, payload: unknown) =>
+    app.inject({ method: 'POST', url: '/functions/v1/invitations', headers: auth, payload: payload as object });
   const accept = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/functions/v1/invitations/accept', payload });
-  const patchRole = (auth: Record<string, string>, userId: string, role: string) => app.inject({ method: 'PATCH', url: `/functions/v1/members/${userId}`, headers: auth, payload: { role } });
+  const patchRole = (auth: Record<string, string>, userId: string, role: string) =>
+    app.inject({ method: 'PATCH', url: `/functions/v1/members/${userId}`, headers: auth, payload: { role } });
   const remove = (auth: Record<string, string>, userId: string) => app.inject({ method: 'DELETE', url: `/functions/v1/members/${userId}`, headers: auth });
   const listMembers = (auth: Record<string, string>) => app.inject({ method: 'GET', url: '/functions/v1/members', headers: auth });
   // The token exists only in the emailed link.
@@ -73,7 +74,13 @@ describe('members and invitations over HTTP', () => {
     const email = uniqueEmail('Invitee').toUpperCase();
     const created = await invite(auth, { email, role: 'AGENT' });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toEqual({ id: expect.any(String), email: email.toLowerCase(), role: 'AGENT', expires_at: expect.any(String), created_at: expect.any(String) });
+    expect(created.json()).toEqual({
+      id: expect.any(String),
+      email: email.toLowerCase(),
+      role: 'AGENT',
+      expires_at: expect.any(String),
+      created_at: expect.any(String),
+    });
     const days = (Date.parse(created.json().expires_at) - Date.parse(created.json().created_at)) / 86_400_000;
     expect(days).toBeCloseTo(7, 3);
 
@@ -101,9 +108,19 @@ describe('members and invitations over HTTP', () => {
     expect(members.statusCode).toBe(200);
     expect(members.json().members).toEqual([
       expect.objectContaining({ id: owner.userId, role: 'OWNER' }),
-      { id: accepted.json().user_id, email: email.toLowerCase(), first_name: 'Ada', last_name: 'Lovelace', role: 'AGENT', is_online: false, created_at: expect.any(String) },
+      {
+        id: accepted.json().user_id,
+        email: email.toLowerCase(),
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        role: 'AGENT',
+        is_online: false,
+        created_at: expect.any(String),
+      },
     ]);
-    const [user] = await runtime.db.asSystem((tx) => tx.query<{ email_confirmed_at: Date | null }>('SELECT email_confirmed_at FROM users WHERE id = $1', [accepted.json().user_id]));
+    const [user] = await runtime.db.asSystem((tx) =>
+      tx.query<{ email_confirmed_at: Date | null }>('SELECT email_confirmed_at FROM users WHERE id = $1', [accepted.json().user_id]),
+    );
     expect(user.email_confirmed_at).not.toBeNull();
     expect((await app.inject({ method: 'GET', url: '/functions/v1/invitations', headers: auth })).json().invitations).toEqual([]);
   });
@@ -122,7 +139,10 @@ describe('members and invitations over HTTP', () => {
     const raced = uniqueEmail('raced');
     await invite(auth, { email: raced, role: 'TEAM_ADMIN' });
     const racedToken = await tokenOf(raced);
-    const results = await Promise.all([accept({ token: racedToken, password: 'racing password 1' }), accept({ token: racedToken, password: 'racing password 1' })]);
+    const results = await Promise.all([
+      accept({ token: racedToken, password: 'racing password 1' }),
+      accept({ token: racedToken, password: 'racing password 1' }),
+    ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400]);
     const [{ count }] = await runtime.db.asSystem((tx) => tx.query<{ count: number }>('SELECT count(*)::int AS count FROM users WHERE email = $1', [raced]));
     expect(count).toBe(1);
@@ -162,7 +182,9 @@ describe('members and invitations over HTTP', () => {
     const right = await accept({ token, password: other.password });
     expect(right.json()).toEqual({ user_id: other.userId, organization_id: owner.organizationId, role: 'ADMIN' });
     expect(await membershipCount(other.userId, owner.organizationId)).toBe(1);
-    const [user] = await runtime.db.asSystem((tx) => tx.query<{ email_confirmed_at: Date | null }>('SELECT email_confirmed_at FROM users WHERE id = $1', [other.userId]));
+    const [user] = await runtime.db.asSystem((tx) =>
+      tx.query<{ email_confirmed_at: Date | null }>('SELECT email_confirmed_at FROM users WHERE id = $1', [other.userId]),
+    );
     expect(user.email_confirmed_at).not.toBeNull();
     const twice = await invite(await authOf(owner), { email: other.email, role: 'AGENT' });
     expect(twice.statusCode).toBe(409);
@@ -208,7 +230,9 @@ describe('members and invitations over HTTP', () => {
     const secondAuth = await authOf(second);
     const raced = await Promise.all([patchRole(auth, second.userId, 'ADMIN'), patchRole(secondAuth, owner.userId, 'ADMIN')]);
     expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 403]);
-    const owners = await runtime.db.asSystem((tx) => tx.query(`SELECT 1 FROM memberships WHERE organization_id = $1 AND role = 'OWNER'`, [owner.organizationId]));
+    const owners = await runtime.db.asSystem((tx) =>
+      tx.query(`SELECT 1 FROM memberships WHERE organization_id = $1 AND role = 'OWNER'`, [owner.organizationId]),
+    );
     expect(owners).toHaveLength(1);
 
     const third = await addMember(owner.organizationId, 'AGENT');
@@ -225,7 +249,9 @@ describe('members and invitations over HTTP', () => {
     expect((await listMembers(agentAuth)).statusCode).toBe(200);
     expect((await remove(await authOf(owner), agent.userId)).statusCode).toBe(204);
     expect((await listMembers(agentAuth)).statusCode).toBe(401);
-    const [token] = await runtime.db.asSystem((tx) => tx.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [agent.userId]));
+    const [token] = await runtime.db.asSystem((tx) =>
+      tx.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM refresh_tokens WHERE user_id = $1', [agent.userId]),
+    );
     expect(token.revoked_at).not.toBeNull();
     const refresh = await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=refresh_token', payload: { refresh_token: session.refresh_token } });
     expect(refresh.statusCode).toBe(400);

@@ -4,7 +4,10 @@ import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, type Role, ROLES } from '@engage/share
 
 // DTOs bound types and sizes; the service applies the rules (who may grant what, password policy).
 export class InviteMemberDto {
-  @ApiProperty({ example: 'new.agent@example.com' }) @IsString() @MaxLength(EMAIL_MAX_LENGTH) @Matches(EMAIL_ADDRESS, { message: 'email must be an email' })
+  @ApiProperty({ example: 'new.agent@example.com' })
+  @IsString()
+  @MaxLength(EMAIL_MAX_LENGTH)
+  @Matches(EMAIL_ADDRESS, { message: 'email must be an email' })
   email: string;
   @ApiProperty({ enum: ROLES }) @IsIn(ROLES) role: Role;
 }

@@ -22,7 +22,14 @@ export class MobileLoginController {
       access_token: session.access_token,
       refresh_token: session.refresh_token,
       expires_in: session.expires_in,
-      user: { id: user.id, first_name: user.first_name, last_name: user.last_name, email: user.email, organization_id: user.organization_id, avatar_url: user.avatar_url },
+      user: {
+        id: user.id,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        email: user.email,
+        organization_id: user.organization_id,
+        avatar_url: user.avatar_url,
+      },
     };
   }
 }

@@ -9,10 +9,24 @@ import { createTestTenant, memberHeaders, type TestTenant } from '../testing';
 
 const URL = '/functions/v1/organization/settings';
 const UNSET = {
-  time_zone: null, business_hours: null, sla_target_minutes: null, default_country: null, deal_inactivity_days: null, suite_id: null,
-  has_appgain_api_key: false, appgain_api_key_last4: null, has_zoom_secret_token: false, zoom_secret_token_last4: null,
+  time_zone: null,
+  business_hours: null,
+  sla_target_minutes: null,
+  default_country: null,
+  deal_inactivity_days: null,
+  suite_id: null,
+  has_appgain_api_key: false,
+  appgain_api_key_last4: null,
+  has_zoom_secret_token: false,
+  zoom_secret_token_last4: null,
 };
-const HOURS = { mon: [['09:00', '17:00']], tue: [['09:00', '12:00'], ['13:00', '17:00']] };
+const HOURS = {
+  mon: [['09:00', '17:00']],
+  tue: [
+    ['09:00', '12:00'],
+    ['13:00', '17:00'],
+  ],
+};
 
 describe('organization settings over HTTP', () => {
   let runtime: PlatformRuntime;
@@ -37,7 +51,7 @@ describe('organization settings over HTTP', () => {
     return row.settings;
   };
 
-  it('should let every member read, refuse an AGENT\'s change with 403, and show an OWNER\'s and an ADMIN\'s changes', async () => {
+  it("should let every member read, refuse an AGENT's change with 403, and show an OWNER's and an ADMIN's changes", async () => {
     const tenant = await createTestTenant(app);
     const agent = await memberHeaders(app, tenant, 'AGENT');
     const admin = await memberHeaders(app, tenant, 'ADMIN');
@@ -132,7 +146,7 @@ describe('organization settings over HTTP', () => {
     expect(await settings.zoomSecretToken(tenant.ctx.organizationId)).toBeNull();
   });
 
-  it('should never show or change another organization\'s settings', async () => {
+  it("should never show or change another organization's settings", async () => {
     const [a, b] = [await createTestTenant(app, 'A'), await createTestTenant(app, 'B')];
     await patch(a.session, { time_zone: 'Asia/Tokyo', appgain_api_key: 'a-provider-key-000' });
     expect((await read(b.session)).json()).toEqual(UNSET);
@@ -154,7 +168,7 @@ describe('organization settings over HTTP', () => {
     expect(Object.keys(item.patch.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
   });
 
-  it('should let the organization\'s API key read and change, and refuse no credentials', async () => {
+  it("should let the organization's API key read and change, and refuse no credentials", async () => {
     const tenant = await createTestTenant(app);
     expect((await patch(tenant.key, { default_country: 'AE' })).json()).toMatchObject({ default_country: 'AE' });
     expect((await read(tenant.key)).json()).toMatchObject({ default_country: 'AE' });
@@ -171,8 +185,12 @@ describe('organization settings over HTTP', () => {
     await organizations.setSetting(id, 'business_hours', '{"mon":[["09:00","17:00"]]}');
     await organizations.setSetting(id, 'appgain_api_key', 'cli-provider-key-9876');
     expect((await read(tenant.session)).json()).toEqual({
-      ...UNSET, suite_id: 'acme-01', sla_target_minutes: 90, business_hours: { mon: [['09:00', '17:00']] },
-      has_appgain_api_key: true, appgain_api_key_last4: '9876',
+      ...UNSET,
+      suite_id: 'acme-01',
+      sla_target_minutes: 90,
+      business_hours: { mon: [['09:00', '17:00']] },
+      has_appgain_api_key: true,
+      appgain_api_key_last4: '9876',
     });
     await expect(organizations.setSetting(id, 'timezone', 'UTC')).rejects.toMatchObject({ kind: 'validation', code: 'unknown_setting' });
     await expect(organizations.setSetting(id, 'suite_id', 'a/b')).rejects.toMatchObject({ kind: 'validation', details: { setting: 'suite_id' } });

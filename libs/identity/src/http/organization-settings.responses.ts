@@ -12,7 +12,10 @@ export const ORGANIZATION_SETTINGS_VIEW = object(
     declared.flatMap(([key, setting]) => {
       if (!setting.sealed) return [[key, nullable(setting.schema)]];
       const last4 = { ...nullable(text), description: `the last 4 characters of ${key} (null when unset or shorter than 8 characters)` };
-      return [[`has_${key}`, boolean], [`${key}_last4`, last4]];
+      return [
+        [`has_${key}`, boolean],
+        [`${key}_last4`, last4],
+      ];
     }),
   ),
 );

@@ -17,12 +17,14 @@ describe('presence heartbeat', () => {
   });
   afterAll(() => close());
 
-  const onlineOf = async (id: string) => (await runtime.db.asSystem((tx) => tx.query<{ is_online: boolean }>('SELECT is_online FROM users WHERE id = $1', [id])))[0].is_online;
+  const onlineOf = async (id: string) =>
+    (await runtime.db.asSystem((tx) => tx.query<{ is_online: boolean }>('SELECT is_online FROM users WHERE id = $1', [id])))[0].is_online;
 
   it('should mark the caller online, offline on request, and offline after 5 silent minutes', async () => {
     const email = `presence.${Date.now()}@example.com`;
     const org = await app.get(OrganizationService).createOrganization({ name: 'P', ownerEmail: email, ownerPassword: 'presence password' });
-    const token = (await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'presence password' } })).json().access_token;
+    const token = (await app.inject({ method: 'POST', url: '/auth/v1/token?grant_type=password', payload: { email, password: 'presence password' } })).json()
+      .access_token;
     const headers = { authorization: `Bearer ${token}` };
 
     const beat = await app.inject({ method: 'POST', url: '/functions/v1/presence', headers, payload: {} });

@@ -10,10 +10,17 @@ const nullable = { nullable: true } as const;
 export const PROFILES = declareTable({
   name: 'profiles',
   columns: {
-    id: column('uuid', nullable), organization_id: column('uuid', nullable), first_name: column('text', { nullable: true, api: 'write' }),
-    last_name: column('text', { nullable: true, api: 'write' }), email: column('text', nullable), role: column('text', nullable),
-    avatar_url: column('text', { nullable: true, api: 'write' }), onboarding_completed: column('boolean', { nullable: true, api: 'write' }),
-    email_confirmed: column('boolean', nullable), is_online: column('boolean', nullable), created_at: column('timestamptz', nullable),
+    id: column('uuid', nullable),
+    organization_id: column('uuid', nullable),
+    first_name: column('text', { nullable: true, api: 'write' }),
+    last_name: column('text', { nullable: true, api: 'write' }),
+    email: column('text', nullable),
+    role: column('text', nullable),
+    avatar_url: column('text', { nullable: true, api: 'write' }),
+    onboarding_completed: column('boolean', { nullable: true, api: 'write' }),
+    email_confirmed: column('boolean', nullable),
+    is_online: column('boolean', nullable),
+    created_at: column('timestamptz', nullable),
   },
 });
 

@@ -29,9 +29,7 @@ export class AutomatedSender {
     });
     const outcome = await this.adapters.forReply(channel.kind).reply(ctx, conversation, { message: text, mediaUrls: [], metadata });
     // The rows this send stored, found by the metadata it gave them.
-    const rows = await this.db.inTenant(ctx, (tx) =>
-      tx.query<{ id: string }>(MESSAGES_WITH_METADATA, [conversationId, JSON.stringify(metadata)]),
-    );
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query<{ id: string }>(MESSAGES_WITH_METADATA, [conversationId, JSON.stringify(metadata)]));
     return { ...outcome, messageIds: rows.map((r) => r.id) };
   }
 }

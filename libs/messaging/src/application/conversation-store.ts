@@ -34,7 +34,12 @@ export async function channelById(tx: Tx, id: string): Promise<ChannelAccountRow
 // statement; emits conversation.created when it is new. `stampCustomer`: a customer's message on a
 // channel without a provider window marks last_customer_message_at now.
 export async function upsertConversation(
-  tx: Tx, ctx: RequestContext, contactId: string, channelId: string, unread: 0 | 1, stampCustomer = false,
+  tx: Tx,
+  ctx: RequestContext,
+  contactId: string,
+  channelId: string,
+  unread: 0 | 1,
+  stampCustomer = false,
 ): Promise<ConversationRow> {
   const [row] = await tx.query<ConversationRow & { created: boolean }>(UPSERT_CONVERSATION, [contactId, channelId, unread, stampCustomer], { prepare: true });
   const { created, ...conversation } = row;

@@ -45,9 +45,21 @@ export class ConversationService {
     if (q.status !== undefined && !isConversationStatus(q.status)) throw invalid('status must be one of OPEN, PENDING, SNOOZED, RESOLVED');
     if (q.assignee_id !== undefined && !isUuid(q.assignee_id)) throw invalid('assignee_id must be a UUID');
     const [result] = await this.db.inTenant(ctx, (tx) =>
-      tx.query<{ total: number; conversations: ConversationRow[] }>(LIST_CONVERSATIONS, [q.limit, (q.page - 1) * q.limit, q.status ?? null, q.assignee_id ?? null, q.unassigned === true]),
+      tx.query<{ total: number; conversations: ConversationRow[] }>(LIST_CONVERSATIONS, [
+        q.limit,
+        (q.page - 1) * q.limit,
+        q.status ?? null,
+        q.assignee_id ?? null,
+        q.unassigned === true,
+      ]),
     );
-    return { conversations: result.conversations.map(toConversationView), total: result.total, page: q.page, limit: q.limit, total_pages: Math.ceil(result.total / q.limit) };
+    return {
+      conversations: result.conversations.map(toConversationView),
+      total: result.total,
+      page: q.page,
+      limit: q.limit,
+      total_pages: Math.ceil(result.total / q.limit),
+    };
   }
 
   async get(ctx: RequestContext, id: string, page = 1, limit = 50): Promise<ConversationView & { messages: MessageView[] }> {
@@ -67,7 +79,10 @@ export class ConversationService {
   }
 
   unreadCounts(ctx: RequestContext, mine: boolean): Promise<{ total: number; conversations: number; by_status: Record<string, number> }> {
-    return this.db.inTenant(ctx, async (tx) => (await tx.query<{ total: number; conversations: number; by_status: Record<string, number> }>(UNREAD_COUNTS, [mine ? ctx.userId : null]))[0]);
+    return this.db.inTenant(
+      ctx,
+      async (tx) => (await tx.query<{ total: number; conversations: number; by_status: Record<string, number> }>(UNREAD_COUNTS, [mine ? ctx.userId : null]))[0],
+    );
   }
 
   // The reply goes out on the conversation's own channel, through that kind's adapter (422 when

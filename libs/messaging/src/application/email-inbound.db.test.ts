@@ -37,16 +37,19 @@ async function mailbox() {
 describe('reading an email mailbox', () => {
   it('should store a mail with its sender as a contact, safe text and sanitised HTML, attachments re-hosted, and message.received', async () => {
     const box = await mailbox();
-    await box.put(await composeMail({
-      from: '"Omar Ali" <Omar@Customer.test>', to: box.address, subject: 'Invoice question', messageId: '<html-1@customer.test>',
-      html: '<p>Hello <b>team</b></p><script>alert(1)</script><img src="x" onerror="steal()"><a href="javascript:evil()">x</a>',
-      attachments: [{ filename: 'photo.png', content: Buffer.from('fake-png-bytes'), contentType: 'image/png' }],
-    }));
+    await box.put(
+      await composeMail({
+        from: '"Omar Ali" <Omar@Customer.test>',
+        to: box.address,
+        subject: 'Invoice question',
+        messageId: '<html-1@customer.test>',
+        html: '<p>Hello <b>team</b></p><script>alert(1)</script><img src="x" onerror="steal()"><a href="javascript:evil()">x</a>',
+        attachments: [{ filename: 'photo.png', content: Buffer.from('fake-png-bytes'), contentType: 'image/png' }],
+      }),
+    );
     expect(await box.read()).toEqual({ outcome: 'read', stored: 1, duplicates: 0 });
     type Row = { content: string; media: Array<{ url: string; kind: string; filename: string }>; metadata: { email: { html: string; from: string } } };
-    const [message] = await rows<Row>(
-      box.t, `SELECT content, media, metadata FROM messages`,
-    );
+    const [message] = await rows<Row>(box.t, `SELECT content, media, metadata FROM messages`);
     expect(message.content).toContain('Hello');
     expect(message.content).not.toContain('<');
     expect(message.metadata.email.from).toBe('omar@customer.test');
@@ -71,16 +74,32 @@ describe('reading an email mailbox', () => {
       await composeMail({ from, to: box.address, subject: 'Order 42 is late', messageId: first, text: 'first' }),
       // A reply by In-Reply-To.
       await composeMail({
-        from, to: box.address, subject: 'Re: Order 42 is late', messageId: '<t-2@customer.test>', inReplyTo: first, references: [first], text: 'reply',
+        from,
+        to: box.address,
+        subject: 'Re: Order 42 is late',
+        messageId: '<t-2@customer.test>',
+        inReplyTo: first,
+        references: [first],
+        text: 'reply',
       }),
       // Reply-all: the customer's colleague on Cc, references only.
       await composeMail({
-        from, to: box.address, cc: 'boss@customer.test', subject: 'RE: Order 42 is late', messageId: '<t-3@customer.test>',
-        references: [first, '<t-2@customer.test>'], text: 'reply all',
+        from,
+        to: box.address,
+        cc: 'boss@customer.test',
+        subject: 'RE: Order 42 is late',
+        messageId: '<t-3@customer.test>',
+        references: [first, '<t-2@customer.test>'],
+        text: 'reply all',
       }),
       // The subject changed, the headers still name the thread.
       await composeMail({
-        from, to: box.address, subject: 'Also: my address changed', messageId: '<t-4@customer.test>', inReplyTo: '<t-3@customer.test>', text: 'changed',
+        from,
+        to: box.address,
+        subject: 'Also: my address changed',
+        messageId: '<t-4@customer.test>',
+        inReplyTo: '<t-3@customer.test>',
+        text: 'changed',
       }),
       // Forwarded by the same sender: no thread headers, the subject without its prefix matches.
       await composeMail({ from, to: box.address, subject: 'Fwd: AW: Order 42 is late', messageId: '<t-5@customer.test>', text: 'forwarded' }),
@@ -107,7 +126,9 @@ describe('reading an email mailbox', () => {
     await box.put(await composeMail({ from, to: box.address, subject: 'New topic', messageId: '<n-1@customer.test>', text: 'new' }));
     await box.read();
     const [fresh] = await rows<{ id: string; status: string; email_subject: string }>(
-      box.t, 'SELECT id, status, email_subject FROM conversations WHERE id <> $1', [old.id],
+      box.t,
+      'SELECT id, status, email_subject FROM conversations WHERE id <> $1',
+      [old.id],
     );
     expect(fresh).toMatchObject({ status: 'OPEN', email_subject: 'New topic' });
     // The same subject as the resolved thread, but older than 7 days: not matched by subject.

@@ -3,7 +3,12 @@ import type { Tx } from '@engage/platform';
 import { type ContactService, findOrCreateContactByEmail } from '@engage/crm';
 import { answeredIds, THREAD_SUBJECT_WINDOW_MS, threadSubject } from '../domain/email-threading';
 import {
-  CONVERSATION_BY_MESSAGE_IDS, CONVERSATION_BY_SUBJECT, EMAIL_SEEN, INSERT_EMAIL_MESSAGE, REOPEN_CONVERSATION, SET_EMAIL_SUBJECT,
+  CONVERSATION_BY_MESSAGE_IDS,
+  CONVERSATION_BY_SUBJECT,
+  EMAIL_SEEN,
+  INSERT_EMAIL_MESSAGE,
+  REOPEN_CONVERSATION,
+  SET_EMAIL_SUBJECT,
 } from '../infrastructure/email.sql';
 import { type ConversationRow, type MessageRow, SET_CONVERSATION_STATUS, TOUCH_CONVERSATION } from '../infrastructure/messaging.sql';
 import { CHANNEL_CONTACT, INSERT_CHANNEL_CONTACT, MOVE_WINDOW } from '../infrastructure/social.sql';
@@ -59,12 +64,25 @@ export class EmailInbound {
     const metadata = {
       sender_name: mail.from.name,
       email: {
-        from: mail.from.address, to: mail.to, cc: mail.cc, subject: mail.subject, in_reply_to: mail.inReplyTo, references: mail.references,
-        date: mail.date?.toISOString() ?? null, html: mail.html,
+        from: mail.from.address,
+        to: mail.to,
+        cc: mail.cc,
+        subject: mail.subject,
+        in_reply_to: mail.inReplyTo,
+        references: mail.references,
+        date: mail.date?.toISOString() ?? null,
+        html: mail.html,
       },
     };
     const [row] = await tx.query<MessageRow>(INSERT_EMAIL_MESSAGE, [
-      conversation.id, contactId, channelId, mail.text, JSON.stringify(mail.media), mail.key, JSON.stringify(metadata), mail.messageId,
+      conversation.id,
+      contactId,
+      channelId,
+      mail.text,
+      JSON.stringify(mail.media),
+      mail.key,
+      JSON.stringify(metadata),
+      mail.messageId,
     ]);
     if (!row) return 'duplicate';
     await tx.emit([messageEvent(MESSAGE_RECEIVED, ctx, toMessageView(row), { contact_id: contactId })]);

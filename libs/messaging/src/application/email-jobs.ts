@@ -42,6 +42,8 @@ export class EmailPollTick implements JobHandler {
 
 // A run holds its job for at most EMAIL_IDLE_MS (at most 4 minutes) plus the catching up.
 export const emailMailboxJob = defineJob<{ channelAccountId: string }>({
-  name: 'messaging.email-mailbox', handler: EmailMailboxJob, retry: { maxAttempts: 1 },
+  name: 'messaging.email-mailbox',
+  handler: EmailMailboxJob,
+  retry: { maxAttempts: 1 },
 });
 export const emailPollJob = defineJob({ name: 'messaging.email-poll', handler: EmailPollTick });

@@ -3,7 +3,13 @@ import type { ImapFlow } from 'imapflow';
 import type { RequestContext } from '@engage/shared-kernel';
 import type { Database, SecretBox } from '@engage/platform';
 import {
-  ADVANCE_MAILBOX, EMAIL_CHANNEL_SECRET, type EmailChannelSecret, MAILBOX_FAILED, MAILBOX_SKIP, RELEASE_MAILBOX_LEASE, TAKE_MAILBOX_LEASE,
+  ADVANCE_MAILBOX,
+  EMAIL_CHANNEL_SECRET,
+  type EmailChannelSecret,
+  MAILBOX_FAILED,
+  MAILBOX_SKIP,
+  RELEASE_MAILBOX_LEASE,
+  TAKE_MAILBOX_LEASE,
 } from '../infrastructure/email.sql';
 import { mediaKindOf, parseEmail, type RawAttachment } from '../infrastructure/email-parse';
 import { describe, type EmailTransport } from '../infrastructure/email-transport';
@@ -90,7 +96,10 @@ export class EmailMailboxReader {
       if (budget <= 0) return last;
       // "n:*" always names the newest mail, even when its UID is below n: filtered out here.
       const found = await client.search({ uid: `${last + 1}:*` }, { uid: true });
-      const uids = (found || []).filter((uid) => uid > last).sort((a, b) => a - b).slice(0, Math.min(budget, options.batchSize));
+      const uids = (found || [])
+        .filter((uid) => uid > last)
+        .sort((a, b) => a - b)
+        .slice(0, Math.min(budget, options.batchSize));
       if (uids.length === 0) return last;
       const sources: Array<{ uid: number; source: Buffer }> = [];
       for await (const message of client.fetch(uids.join(','), { uid: true, source: true }, { uid: true })) {

@@ -95,7 +95,8 @@ describe('the sent copy on a server without a \\Sent folder', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ success: true, result: { status: true, sent_copy: 'no Sent folder' } });
       expect(info).toHaveBeenCalledWith(
-        { organization_id: box.t.ctx.organizationId, channel_account_id: box.id, sent_copy: 'no Sent folder' }, 'email sent copy not appended',
+        { organization_id: box.t.ctx.organizationId, channel_account_id: box.id, sent_copy: 'no Sent folder' },
+        'email sent copy not appended',
       );
     } finally {
       info.mockRestore();

@@ -18,9 +18,11 @@ export async function finishSend(tx: Tx, ctx: RequestContext, messageIds: string
     const metadata = attempt.result
       ? { provider_response: { status: attempt.result.status, message: attempt.result.message } }
       : { provider_error: attempt.error };
-    const [row] = await tx.query<MessageRow>(FINISH_SEND, [
-      messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata),
-    ], { prepare: true });
+    const [row] = await tx.query<MessageRow>(
+      FINISH_SEND,
+      [messageIds[index], attempt.result ? 'SENT' : 'FAILED', attempt.error, attempt.result?.externalId ?? null, JSON.stringify(metadata)],
+      { prepare: true },
+    );
     // Gone or no longer PENDING: the sweeper already failed it as interrupted; its event is out.
     if (!row) continue;
     const view = toMessageView(row);

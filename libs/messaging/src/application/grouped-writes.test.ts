@@ -12,7 +12,9 @@ describe('grouped writes', () => {
     const statements: number[][] = [];
     const gate = deferred();
     const writes = new GroupedWrites<number, number>({
-      maxInFlight: 2, weight: () => 1, maxWeight: 3,
+      maxInFlight: 2,
+      weight: () => 1,
+      maxWeight: 3,
       many: async (items) => {
         statements.push(items);
         return items.map((n) => n * 10);
@@ -34,7 +36,9 @@ describe('grouped writes', () => {
     const statements: string[][] = [];
     const gate = deferred();
     const writes = new GroupedWrites<string[], number>({
-      maxInFlight: 1, weight: (events) => events.length, maxWeight: 4,
+      maxInFlight: 1,
+      weight: (events) => events.length,
+      maxWeight: 4,
       many: async (requests) => {
         statements.push(requests.flat());
         if (requests.flat().includes('bad')) throw new Error('refused');

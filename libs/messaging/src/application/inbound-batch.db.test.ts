@@ -23,9 +23,14 @@ async function channel(): Promise<{ tenant: TestTenant; id: string; post: (paylo
 }
 
 const processor = () => new InboundProcessor(runtime.db, app.get(ContactService), undefined, 1);
-const sql = <T = Record<string, unknown>>(tenant: TestTenant, text: string, params: unknown[] = []) => runtime.db.inTenant(tenant.ctx, (tx) => tx.query<T>(text, params));
+const sql = <T = Record<string, unknown>>(tenant: TestTenant, text: string, params: unknown[] = []) =>
+  runtime.db.inTenant(tenant.ctx, (tx) => tx.query<T>(text, params));
 const outbox = (tenant: TestTenant) =>
-  runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE organization_id = $1 ORDER BY seq', [tenant.ctx.organizationId]));
+  runtime.db.asSystem((tx) =>
+    tx.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE organization_id = $1 ORDER BY seq', [
+      tenant.ctx.organizationId,
+    ]),
+  );
 
 describe('inbound message batches', () => {
   it('should store a batch in one transaction with the same outcome as one event at a time', async () => {
@@ -36,9 +41,16 @@ describe('inbound message batches', () => {
     await post({ type: 'message', id: 'old', from: b, text: 'earlier' });
     await post({ type: 'message', id: 'c0', from: c, text: 'earlier' });
     expect(await processor().processDue()).toBe(2);
-    const [cConversation] = await sql<{ id: string; contact_id: string }>(tenant, "SELECT c.id, c.contact_id FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.external_id = 'c0'");
-    await sql(tenant, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata)
-      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Sale', 'bc-1', '{"broadcast_id": "b-7"}')`, [cConversation.id, cConversation.contact_id, id]);
+    const [cConversation] = await sql<{ id: string; contact_id: string }>(
+      tenant,
+      "SELECT c.id, c.contact_id FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.external_id = 'c0'",
+    );
+    await sql(
+      tenant,
+      `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata)
+      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Sale', 'bc-1', '{"broadcast_id": "b-7"}')`,
+      [cConversation.id, cConversation.contact_id, id],
+    );
     await sql(tenant, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day' WHERE id <> $1", [cConversation.id]);
     const before = (await outbox(tenant)).length;
 
@@ -52,7 +64,10 @@ describe('inbound message batches', () => {
     await post({ type: 'message', id: 'a3', from: a, text: 'three' });
     await processor().processDue();
 
-    const stored = await sql<{ external_id: string; content: string; tx: string }>(tenant, "SELECT external_id, content, xmin::text AS tx FROM messages WHERE external_id IN ('a1','a2','a3','b1','c1') ORDER BY created_at, id");
+    const stored = await sql<{ external_id: string; content: string; tx: string }>(
+      tenant,
+      "SELECT external_id, content, xmin::text AS tx FROM messages WHERE external_id IN ('a1','a2','a3','b1','c1') ORDER BY created_at, id",
+    );
     // One transaction for all five, a sender's messages in the order they came.
     expect(new Set(stored.map((m) => m.tx)).size).toBe(1);
     expect(stored.map((m) => m.external_id).filter((x) => x.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
@@ -73,11 +88,22 @@ describe('inbound message batches', () => {
       `SELECT c.last_customer_message_at = (SELECT min(created_at) FROM messages WHERE external_id IN ('a1','a2','a3','b1','c1')) AS same,
               c.window_closes_at AS window FROM conversations c`,
     );
-    expect(written).toEqual([{ same: true, window: null }, { same: true, window: null }, { same: true, window: null }]);
+    expect(written).toEqual([
+      { same: true, window: null },
+      { same: true, window: null },
+      { same: true, window: null },
+    ]);
     const events = (await outbox(tenant)).slice(before);
-    expect(events.filter((e) => e.type === 'message.received').map((e) => (e.payload.message as { external_id: string }).external_id).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+    expect(
+      events
+        .filter((e) => e.type === 'message.received')
+        .map((e) => (e.payload.message as { external_id: string }).external_id)
+        .sort(),
+    ).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
     expect(events.filter((e) => e.type === 'conversation.created')).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'conversation.status.changed').map((e) => e.payload)).toEqual([expect.objectContaining({ from_status: 'SNOOZED', to_status: 'OPEN' })]);
+    expect(events.filter((e) => e.type === 'conversation.status.changed').map((e) => e.payload)).toEqual([
+      expect.objectContaining({ from_status: 'SNOOZED', to_status: 'OPEN' }),
+    ]);
     expect(events.filter((e) => e.type === 'broadcast.response').map((e) => e.payload)).toEqual([
       expect.objectContaining({ broadcast_id: 'b-7', message: expect.objectContaining({ external_id: 'c1' }) }),
     ]);
@@ -103,7 +129,9 @@ describe('inbound message batches', () => {
     const { tenant, post } = await channel();
     // The database refuses one of the messages (a check this test adds on its own tenant).
     const guard = `messages_refuse_${tenant.ctx.organizationId.replace(/-/g, '')}`;
-    await runtime.db.systemQuery(`ALTER TABLE messages ADD CONSTRAINT ${guard} CHECK (organization_id <> '${tenant.ctx.organizationId}' OR content <> 'refused')`);
+    await runtime.db.systemQuery(
+      `ALTER TABLE messages ADD CONSTRAINT ${guard} CHECK (organization_id <> '${tenant.ctx.organizationId}' OR content <> 'refused')`,
+    );
     try {
       await post({ type: 'message', id: 'f1', from: '201005550201', text: 'fine' });
       await post({ type: 'message', id: 'f2', from: '201005550202', text: 'refused' });
@@ -114,7 +142,10 @@ describe('inbound message batches', () => {
     }
     const stored = await sql<{ external_id: string; tx: string }>(tenant, 'SELECT external_id, xmin::text AS tx FROM messages ORDER BY created_at');
     expect(stored.map((m) => m.external_id)).toEqual(['f1', 'f3']);
-    const events = await sql(tenant, "SELECT payload->>'id' AS id, attempts, processed_at IS NOT NULL AS processed, last_error IS NOT NULL AS failed FROM inbound_events ORDER BY id");
+    const events = await sql(
+      tenant,
+      "SELECT payload->>'id' AS id, attempts, processed_at IS NOT NULL AS processed, last_error IS NOT NULL AS failed FROM inbound_events ORDER BY id",
+    );
     expect(events).toEqual([
       { id: 'f1', attempts: 1, processed: true, failed: false },
       { id: 'f2', attempts: 1, processed: false, failed: true },
@@ -145,16 +176,23 @@ describe('inbound batch look-ups by provider id', () => {
     expect(await processor().processDue()).toBe(1);
     await runtime.db.asSystem((tx) => tx.query('ANALYZE messages'));
     // Then many messages and no fresh statistics: the organization's first busy minutes.
-    await sql(tenant, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id)
+    await sql(
+      tenant,
+      `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id)
       SELECT app_org_id(), m.conversation_id, m.contact_id, m.channel_account_id, 'INBOUND', 'DELIVERED', 'x', 'bulk.' || n
-      FROM messages m, generate_series(1, 5000) n WHERE m.external_id = 'first'`);
+      FROM messages m, generate_series(1, 5000) n WHERE m.external_id = 'first'`,
+    );
     const ids = Array.from({ length: 50 }, (_, i) => `bulk.${4990 + i}`); // 11 stored, 39 not
     for (const query of [INBOUND_SEEN_BATCH, MESSAGES_BY_EXTERNAL_IDS]) {
       const params = [ids.map(() => id), ids];
-      const [found, plan] = await runtime.db.inTenant(tenant.ctx, async (tx) => [
-        await tx.query(query, params),
-        (await tx.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query}`, params))[0]['QUERY PLAN'][0].Plan,
-      ] as const);
+      const [found, plan] = await runtime.db.inTenant(
+        tenant.ctx,
+        async (tx) =>
+          [
+            await tx.query(query, params),
+            (await tx.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query}`, params))[0]['QUERY PLAN'][0].Plan,
+          ] as const,
+      );
       expect(found).toHaveLength(11);
       const nodes = flatten(plan);
       expect(nodes.filter((n) => n['Relation Name']).map((n) => `${n['Relation Name']} ${n['Index Name']}`)).toEqual(['messages messages_external_id_idx']);

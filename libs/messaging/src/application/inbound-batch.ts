@@ -37,10 +37,11 @@ export interface ClaimedMessage {
 // Any failure throws, and the caller's transaction undoes everything.
 export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: ContactService, batch: ClaimedMessage[]): Promise<ClaimedMessage[]> {
   const key = (channel: string, externalId: string) => `${channel} ${externalId}`;
-  const seenRows = await tx.query<{ channel_account_id: string; external_id: string }>(INBOUND_SEEN_BATCH, [
-    batch.map((m) => m.event.channel_account_id),
-    batch.map((m) => m.payload.id),
-  ], PREPARED);
+  const seenRows = await tx.query<{ channel_account_id: string; external_id: string }>(
+    INBOUND_SEEN_BATCH,
+    [batch.map((m) => m.event.channel_account_id), batch.map((m) => m.payload.id)],
+    PREPARED,
+  );
   const seen = new Set(seenRows.map((r) => key(r.channel_account_id, r.external_id)));
   const done: Array<{ id: string; error: string | null }> = [];
   const fresh: ClaimedMessage[] = [];
@@ -67,15 +68,29 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
   }
   const events: DomainEvent[] = [];
   const conversations = await upsertConversations(tx, ctx, taken, events, { stamp: 'now' });
-  const rows = taken.length === 0 ? [] : await tx.query<MessageRow>(INSERT_INBOUND_MESSAGES, [
-    taken.map((m) => conversations.get(pair(m))!.id),
-    taken.map((m) => m.contactId),
-    taken.map((m) => m.event.channel_account_id),
-    taken.map((m) => m.payload.text),
-    taken.map((m) => JSON.stringify(m.media ?? m.payload.media)),
-    taken.map((m) => m.payload.id),
-    taken.map((m) => JSON.stringify({ sender_name: m.payload.name, reply_to: m.payload.reply_to, provider_timestamp: m.payload.timestamp, inbound_event_id: String(m.event.id) })),
-  ], PREPARED);
+  const rows =
+    taken.length === 0
+      ? []
+      : await tx.query<MessageRow>(
+          INSERT_INBOUND_MESSAGES,
+          [
+            taken.map((m) => conversations.get(pair(m))!.id),
+            taken.map((m) => m.contactId),
+            taken.map((m) => m.event.channel_account_id),
+            taken.map((m) => m.payload.text),
+            taken.map((m) => JSON.stringify(m.media ?? m.payload.media)),
+            taken.map((m) => m.payload.id),
+            taken.map((m) =>
+              JSON.stringify({
+                sender_name: m.payload.name,
+                reply_to: m.payload.reply_to,
+                provider_timestamp: m.payload.timestamp,
+                inbound_event_id: String(m.event.id),
+              }),
+            ),
+          ],
+          PREPARED,
+        );
   // A provider id stored by a concurrent worker meanwhile: the caller starts over one by one.
   if (rows.length !== taken.length) throw new Error('a provider message of the batch is being stored by another worker');
   const stored = new Map(rows.map((row) => [key(row.channel_account_id, row.external_id!), row]));
@@ -125,8 +140,13 @@ export async function upsertConversations(
   const rows = await tx.query<ConversationRow & { created: boolean }>(
     UPSERT_CONVERSATIONS,
     [
-      pairs.map((p) => p.contactId), pairs.map((p) => p.channelId), pairs.map((p) => p.count), customer.stamp === 'now',
-      pairs.map((p) => p.wrote), windows.kinds, windows.hours,
+      pairs.map((p) => p.contactId),
+      pairs.map((p) => p.channelId),
+      pairs.map((p) => p.count),
+      customer.stamp === 'now',
+      pairs.map((p) => p.wrote),
+      windows.kinds,
+      windows.hours,
     ],
     PREPARED,
   );
@@ -145,9 +165,16 @@ export async function upsertConversations(
 }
 
 // The messages replied to: those named by reply_to, and each conversation's last outbound one.
-async function repliedTo(tx: Tx, taken: ClaimedMessage[], conversations: Map<string, ConversationRow>): Promise<{ named: Map<string, MessageRow>; last: Map<string, MessageRow> }> {
+async function repliedTo(
+  tx: Tx,
+  taken: ClaimedMessage[],
+  conversations: Map<string, ConversationRow>,
+): Promise<{ named: Map<string, MessageRow>; last: Map<string, MessageRow> }> {
   const naming = taken.filter((m) => m.payload.reply_to !== null);
-  const namedRows = naming.length === 0 ? [] : await tx.query<MessageRow>(MESSAGES_BY_EXTERNAL_IDS, [naming.map((m) => m.event.channel_account_id), naming.map((m) => m.payload.reply_to)], PREPARED);
+  const namedRows =
+    naming.length === 0
+      ? []
+      : await tx.query<MessageRow>(MESSAGES_BY_EXTERNAL_IDS, [naming.map((m) => m.event.channel_account_id), naming.map((m) => m.payload.reply_to)], PREPARED);
   const lastRows = await tx.query<MessageRow>(LAST_OUTBOUND_BATCH, [[...new Set([...conversations.values()].map((c) => c.id))]], PREPARED);
   return {
     named: new Map(namedRows.map((row) => [`${row.channel_account_id} ${row.external_id}`, row])),

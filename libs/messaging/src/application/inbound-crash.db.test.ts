@@ -64,18 +64,41 @@ describe('inbound processing across a worker crash', () => {
 
   it('should store every acknowledged message exactly once', async () => {
     const tenant = await createTestTenant(api.app);
-    const channel = (await api.app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
+    const channel = (
+      await api.app.inject({
+        method: 'POST',
+        url: '/functions/v1/messaging/channel-accounts',
+        headers: tenant.key,
+        payload: { kind: 'chat_app', name: 'Line' },
+      })
+    ).json();
     const acknowledged = new Set<string>();
     for (let i = 0; i < MESSAGES; i++) {
       const id = `wamid.${i}`;
       const payload = { type: 'message', id, from: `20100123${String(4000 + (i % 7))}`, text: `message ${i}` };
-      const res = await api.app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${channel.channel_account.id}`, headers: { 'x-channel-token': channel.inbound_token }, payload });
+      const res = await api.app.inject({
+        method: 'POST',
+        url: `/functions/v1/chat-lite-webhook/${channel.channel_account.id}`,
+        headers: { 'x-channel-token': channel.inbound_token },
+        payload,
+      });
       expect(res.statusCode).toBe(200);
       acknowledged.add(id);
       // Provider retries of some messages.
-      if (i % 10 === 0) expect((await api.app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${channel.channel_account.id}`, headers: { 'x-channel-token': channel.inbound_token }, payload })).statusCode).toBe(200);
+      if (i % 10 === 0)
+        expect(
+          (
+            await api.app.inject({
+              method: 'POST',
+              url: `/functions/v1/chat-lite-webhook/${channel.channel_account.id}`,
+              headers: { 'x-channel-token': channel.inbound_token },
+              payload,
+            })
+          ).statusCode,
+        ).toBe(200);
     }
-    const processed = async () => Number((await api.runtime.db.systemQuery<{ n: string }>('SELECT count(*) AS n FROM inbound_events WHERE processed_at IS NOT NULL'))[0].n);
+    const processed = async () =>
+      Number((await api.runtime.db.systemQuery<{ n: string }>('SELECT count(*) AS n FROM inbound_events WHERE processed_at IS NOT NULL'))[0].n);
 
     const first = await startWorker('inbound-worker-1');
     await waitFor(async () => (await processed()) >= 20);
@@ -95,15 +118,22 @@ describe('inbound processing across a worker crash', () => {
       await second.context.close();
       await second.runtime.close();
     }
-    const stored = await api.runtime.db.inTenant(tenant.ctx, (tx) => tx.query<{ external_id: string; n: number }>(`SELECT external_id, count(*)::int AS n FROM messages WHERE direction = 'INBOUND' GROUP BY external_id`));
+    const stored = await api.runtime.db.inTenant(tenant.ctx, (tx) =>
+      tx.query<{ external_id: string; n: number }>(`SELECT external_id, count(*)::int AS n FROM messages WHERE direction = 'INBOUND' GROUP BY external_id`),
+    );
     expect(stored).toHaveLength(MESSAGES);
     expect(new Set(stored.map((row) => row.external_id))).toEqual(acknowledged);
     expect(stored.every((row) => row.n === 1)).toBe(true);
     const counts = await api.runtime.db.inTenant(tenant.ctx, (tx) =>
-      tx.query(`SELECT (SELECT count(*)::int FROM contacts) AS contacts, (SELECT count(*)::int FROM conversations) AS conversations, (SELECT sum(unread_count)::int FROM conversations) AS unread`),
+      tx.query(
+        `SELECT (SELECT count(*)::int FROM contacts) AS contacts, (SELECT count(*)::int FROM conversations) AS conversations, (SELECT sum(unread_count)::int FROM conversations) AS unread`,
+      ),
     );
     expect(counts).toEqual([{ contacts: 7, conversations: 7, unread: MESSAGES }]);
-    const received = await api.runtime.db.systemQuery<{ n: string }>(`SELECT count(*) AS n FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [tenant.ctx.organizationId]);
+    const received = await api.runtime.db.systemQuery<{ n: string }>(
+      `SELECT count(*) AS n FROM outbox WHERE organization_id = $1 AND type = 'message.received'`,
+      [tenant.ctx.organizationId],
+    );
     expect(Number(received[0].n)).toBe(MESSAGES);
   });
 });

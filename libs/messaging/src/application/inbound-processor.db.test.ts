@@ -43,7 +43,9 @@ describe('inbound processor lanes', () => {
     expect(status).toMatchObject({ processed: false, last_error: 'no message with provider id never-sent (yet)' });
     expect(status.attempts).toBeGreaterThanOrEqual(1);
     expect(await sql(`SELECT count(*)::int AS n FROM conversations`)).toEqual([{ n: 5 }]);
-    const received = await runtime.db.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [tenant.ctx.organizationId]));
+    const received = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND type = 'message.received'`, [tenant.ctx.organizationId]),
+    );
     expect(received).toEqual([{ n: 60 }]);
   });
 
@@ -58,11 +60,27 @@ describe('inbound processor lanes', () => {
     expect(await count()).toBe(0);
     const [orphan] = await system<{ id: string }>(
       `INSERT INTO inbound_events (organization_id, channel_account_id, payload) VALUES ($1, $2, $3) RETURNING id`,
-      [tenant.ctx.organizationId, id, JSON.stringify({ type: 'message', id: 'gone.2', from: '201005559000', text: 'raced the delete', name: null, media: [], reply_to: null, timestamp: null })],
+      [
+        tenant.ctx.organizationId,
+        id,
+        JSON.stringify({
+          type: 'message',
+          id: 'gone.2',
+          from: '201005559000',
+          text: 'raced the delete',
+          name: null,
+          media: [],
+          reply_to: null,
+          timestamp: null,
+        }),
+      ],
     );
     const processor = new InboundProcessor(runtime.db, app.get(ContactService), undefined, 4);
     while ((await processor.processDue(100)) > 0);
-    const [event] = await system<Record<string, unknown>>(`SELECT attempts, processed_at IS NOT NULL AS processed, last_error FROM inbound_events WHERE id = $1`, [orphan.id]);
+    const [event] = await system<Record<string, unknown>>(
+      `SELECT attempts, processed_at IS NOT NULL AS processed, last_error FROM inbound_events WHERE id = $1`,
+      [orphan.id],
+    );
     // Settled at the first attempt, not retried for minutes; nothing was stored for it.
     expect(event).toEqual({ attempts: 1, processed: true, last_error: 'channel account deleted' });
     expect(await system(`SELECT id FROM messages WHERE external_id = 'gone.2'`)).toEqual([]);

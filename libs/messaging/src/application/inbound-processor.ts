@@ -46,7 +46,6 @@ interface DueEvent {
   payload: InboundPayload;
 }
 
-
 // §4.3, the background half. Each stored event is claimed (FOR UPDATE SKIP LOCKED) in its tenant's
 // transaction and marked processed in that same transaction, so a crash anywhere leaves it to be
 // claimed again, and provider ids are unique per channel, so nothing is stored twice.
@@ -90,13 +89,17 @@ export class InboundProcessor {
     let left: DueEvent[];
     let settled = 0;
     try {
-      left = await this.db.inTenant(ctx, async (tx) => {
-        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
-        const messages = claimed.map((event) => ({ event, payload: event.payload as unknown as MessagePayload, media: mediaOf.get(String(event.id)) }));
-        const rest = await applyMessageBatch(tx, ctx, this.contacts, messages);
-        settled = claimed.length - rest.length;
-        return rest.map(({ event, payload }) => ({ id: event.id, organization_id: organizationId, payload }));
-      }, INBOUND);
+      left = await this.db.inTenant(
+        ctx,
+        async (tx) => {
+          const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
+          const messages = claimed.map((event) => ({ event, payload: event.payload as unknown as MessagePayload, media: mediaOf.get(String(event.id)) }));
+          const rest = await applyMessageBatch(tx, ctx, this.contacts, messages);
+          settled = claimed.length - rest.length;
+          return rest.map(({ event, payload }) => ({ id: event.id, organization_id: organizationId, payload }));
+        },
+        INBOUND,
+      );
     } catch {
       // Whatever failed, one at a time tells which event it was and counts its attempt.
       settled = 0;
@@ -114,11 +117,15 @@ export class InboundProcessor {
     const media = await mapLimited(unit, MEDIA_EVENTS_AT_ONCE, (e) => this.rehost(organizationId, e.payload));
     const mediaOf = new Map(unit.map((e, i) => [String(e.id), media[i]]));
     try {
-      return await this.db.inTenant(ctx, async (tx) => {
-        const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
-        const batch = claimed.map((event) => ({ event, payload: event.payload as unknown as SocialPayload, media: mediaOf.get(String(event.id)) }));
-        return applySocialBatch(tx, ctx, social, batch, MAX_INBOUND_ATTEMPTS);
-      }, INBOUND);
+      return await this.db.inTenant(
+        ctx,
+        async (tx) => {
+          const claimed = await tx.query<InboundEventRow>(CLAIM_INBOUND_BATCH, [unit.map((e) => e.id)], { prepare: true });
+          const batch = claimed.map((event) => ({ event, payload: event.payload as unknown as SocialPayload, media: mediaOf.get(String(event.id)) }));
+          return applySocialBatch(tx, ctx, social, batch, MAX_INBOUND_ATTEMPTS);
+        },
+        INBOUND,
+      );
     } catch {
       let settled = 0;
       for (const event of unit) if (await this.processOne(event.id, organizationId, event.payload)) settled++;
@@ -132,15 +139,19 @@ export class InboundProcessor {
       // Downloads happen before the claim's transaction, so no lock waits on the network. Files are
       // named by content: a retried event stores the same files again.
       const media = await this.rehost(organizationId, payload);
-      return await this.db.inTenant(ctx, async (tx) => {
-        const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
-        if (!event) return false;
-        // Deleted while this event was being stored (its delete trigger could not see it yet).
-        if (!event.channel_exists) throw new Settled('channel account deleted');
-        await this.apply(tx, ctx, event, media);
-        await tx.execute(MARK_INBOUND_DONE, [id, null]);
-        return true;
-      }, INBOUND);
+      return await this.db.inTenant(
+        ctx,
+        async (tx) => {
+          const [event] = await tx.query<InboundEventRow>(CLAIM_INBOUND, [id]);
+          if (!event) return false;
+          // Deleted while this event was being stored (its delete trigger could not see it yet).
+          if (!event.channel_exists) throw new Settled('channel account deleted');
+          await this.apply(tx, ctx, event, media);
+          await tx.execute(MARK_INBOUND_DONE, [id, null]);
+          return true;
+        },
+        INBOUND,
+      );
     } catch (error) {
       const final = error instanceof Settled;
       const reason = String((error as Error).message).slice(0, 500);
@@ -188,7 +199,15 @@ export class InboundProcessor {
       await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, toConversationView(conversation), { from_status: from, to_status: 'OPEN' })]);
     }
     const metadata = { sender_name: payload.name, reply_to: payload.reply_to, provider_timestamp: payload.timestamp, inbound_event_id: String(event.id) };
-    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [conversation.id, contact.id, event.channel_account_id, payload.text, JSON.stringify(media ?? payload.media), payload.id, JSON.stringify(metadata)]);
+    const [row] = await tx.query<MessageRow>(INSERT_INBOUND_MESSAGE, [
+      conversation.id,
+      contact.id,
+      event.channel_account_id,
+      payload.text,
+      JSON.stringify(media ?? payload.media),
+      payload.id,
+      JSON.stringify(metadata),
+    ]);
     // A concurrent worker stored the same provider id first: undo this transaction's work.
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     const message = toMessageView(row);
@@ -214,7 +233,11 @@ export class InboundProcessor {
     if (!message) throw new NotYet(`no message with provider id ${payload.id} (yet)`);
     const to = payload.status.toUpperCase() as MessageStatus;
     if (!canMoveMessage(message.status as MessageStatus, to)) throw new Settled(`ignored: ${message.status} does not move to ${to}`);
-    const [row] = await tx.query<MessageRow>(SET_MESSAGE_STATUS, [message.id, to, to === 'FAILED' ? (payload.error ?? 'reported failed by the provider') : null]);
+    const [row] = await tx.query<MessageRow>(SET_MESSAGE_STATUS, [
+      message.id,
+      to,
+      to === 'FAILED' ? (payload.error ?? 'reported failed by the provider') : null,
+    ]);
     await tx.emit([messageEvent(MESSAGE_STATUS_EVENTS[payload.status], ctx, toMessageView(row), { from_status: message.status })]);
   }
 }
@@ -227,9 +250,15 @@ function workUnits(due: DueEvent[]): DueEvent[][] {
   const units: DueEvent[][] = due.filter((event) => event.payload?.type !== 'message' && !isSocialPayload(event.payload)).map((event) => [event]);
   // By the sender's digits, so "+2010...", "2010..." and "2010...@s.host" land in the same batch.
   // A malformed payload must not stop the pass: it goes into some batch, and fails there alone.
-  const phone = (event: DueEvent) => String((event.payload as MessagePayload).from ?? '').replace(/@s\..*$/i, '').replace(/\D/g, '');
+  const phone = (event: DueEvent) =>
+    String((event.payload as MessagePayload).from ?? '')
+      .replace(/@s\..*$/i, '')
+      .replace(/\D/g, '');
   const psid = (event: DueEvent) => String((event.payload as unknown as SocialPayload).user ?? '');
-  for (const [kind, senderOf] of [['message', phone], ['social', psid]] as const) {
+  for (const [kind, senderOf] of [
+    ['message', phone],
+    ['social', psid],
+  ] as const) {
     const ofKind = due.filter((event) => (kind === 'social' ? isSocialPayload(event.payload) : event.payload?.type === 'message'));
     for (const events of groupBy(ofKind, (event) => event.organization_id).values()) {
       const count = Math.ceil(events.length / BATCH_SIZE);

@@ -41,7 +41,11 @@ export class InboundReceiver {
       invalid = error;
     }
     const ok = token.length > 0 && token.length <= 200;
-    const channel = await this.writer.write({ channelId, tokenHash: ok ? hashToken(token) : null, payload: payload === undefined ? null : JSON.stringify(payload) });
+    const channel = await this.writer.write({
+      channelId,
+      tokenHash: ok ? hashToken(token) : null,
+      payload: payload === undefined ? null : JSON.stringify(payload),
+    });
     if (!channel || !tokenMatches(token, channel.inbound_token_hash)) throw refused();
     if (!channel.is_active) throw new DomainError('forbidden', 'channel_inactive', 'This channel account is not active');
     if (payload === undefined) throw invalid;

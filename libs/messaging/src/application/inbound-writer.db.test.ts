@@ -16,7 +16,10 @@ const channel = () => inboundChannel(app);
 const post = (channelId: string, token: string, payload: object) =>
   app.inject({ method: 'POST', url: `/functions/v1/chat-lite-webhook/${channelId}`, headers: { 'x-channel-token': token }, payload });
 const stored = (organizationId: string) =>
-  runtime.db.systemQuery<{ id: string; text: string; tx: string }>("SELECT id::text, payload->>'text' AS text, xmin::text AS tx FROM inbound_events WHERE organization_id = $1 ORDER BY id", [organizationId]);
+  runtime.db.systemQuery<{ id: string; text: string; tx: string }>(
+    "SELECT id::text, payload->>'text' AS text, xmin::text AS tx FROM inbound_events WHERE organization_id = $1 ORDER BY id",
+    [organizationId],
+  );
 
 describe('inbound receiver under concurrent requests', () => {
   it('should answer each of many simultaneous requests for itself, storing the accepted ones in grouped statements', async () => {
@@ -52,10 +55,16 @@ describe('inbound receiver under concurrent requests', () => {
   it('should still store the others of a group when the database refuses one request', async () => {
     const ch = await channel();
     const guard = `inbound_refuse_${ch.organizationId.replace(/-/g, '')}`;
-    await runtime.db.systemQuery(`ALTER TABLE inbound_events ADD CONSTRAINT ${guard} CHECK (organization_id <> '${ch.organizationId}' OR payload->>'text' <> 'refused')`);
+    await runtime.db.systemQuery(
+      `ALTER TABLE inbound_events ADD CONSTRAINT ${guard} CHECK (organization_id <> '${ch.organizationId}' OR payload->>'text' <> 'refused')`,
+    );
     let sent;
     try {
-      sent = await Promise.all(Array.from({ length: 20 }, (_, i) => post(ch.id, ch.token, { type: 'message', id: `r${i}`, from: '201005550302', text: i === 10 ? 'refused' : `r${i}` })));
+      sent = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          post(ch.id, ch.token, { type: 'message', id: `r${i}`, from: '201005550302', text: i === 10 ? 'refused' : `r${i}` }),
+        ),
+      );
     } finally {
       await runtime.db.systemQuery(`ALTER TABLE inbound_events DROP CONSTRAINT ${guard}`);
     }
@@ -63,7 +72,11 @@ describe('inbound receiver under concurrent requests', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(19);
     // The refused one gets the database's reason as a 400, alone.
     expect({ status: statuses[10], code: sent[10].json().code }).toEqual({ status: 400, code: 'check_violation' });
-    expect((await stored(ch.organizationId)).map((r) => r.text).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`).filter((t) => t !== 'r10').sort());
+    expect((await stored(ch.organizationId)).map((r) => r.text).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `r${i}`)
+        .filter((t) => t !== 'r10')
+        .sort(),
+    );
   });
 
   it('should refuse a NUL character with a 400 naming the field', async () => {

@@ -30,11 +30,11 @@ export class InboundWriter {
       weight: () => 1,
       maxWeight: MAX_GROUP,
       many: async (writes) => {
-        const rows = await this.db.systemQuery<InboundWritten>(SYSTEM_AUTH_AND_STORE_INBOUND_MANY, [
-          writes.map((w) => w.channelId),
-          writes.map((w) => w.tokenHash),
-          writes.map((w) => w.payload),
-        ], { prepare: true });
+        const rows = await this.db.systemQuery<InboundWritten>(
+          SYSTEM_AUTH_AND_STORE_INBOUND_MANY,
+          [writes.map((w) => w.channelId), writes.map((w) => w.tokenHash), writes.map((w) => w.payload)],
+          { prepare: true },
+        );
         return rows.map((row) => (row.organization_id === null ? undefined : row));
       },
       one: async (w) => {

@@ -1,5 +1,12 @@
 import {
-  defineEvent, type EventContract, isPayloadObject, pickScalars, type RequestContext, snippet, type TimelineProjection, uuidOrNull,
+  defineEvent,
+  type EventContract,
+  isPayloadObject,
+  pickScalars,
+  type RequestContext,
+  snippet,
+  type TimelineProjection,
+  uuidOrNull,
 } from '@engage/shared-kernel';
 import type { ConversationView, MessageView } from './views';
 
@@ -26,12 +33,37 @@ export type ConversationPayload = {
 
 // What integrators receive as `data` (§6): these fields, whatever the views grow.
 const MESSAGE_FIELDS = [
-  'id', 'organization_id', 'conversation_id', 'contact_id', 'channel_account_id', 'direction', 'status', 'content', 'media', 'external_id',
-  'metadata', 'error', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'conversation_id',
+  'contact_id',
+  'channel_account_id',
+  'direction',
+  'status',
+  'content',
+  'media',
+  'external_id',
+  'metadata',
+  'error',
+  'created_at',
+  'updated_at',
 ] as const;
 const CONVERSATION_FIELDS = [
-  'id', 'organization_id', 'contact_id', 'channel_account_id', 'channel_kind', 'status', 'assignee_id', 'unread_count', 'snoozed_until', 'last_message_at',
-  'last_customer_message_at', 'window_closes_at', 'email_subject', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'contact_id',
+  'channel_account_id',
+  'channel_kind',
+  'status',
+  'assignee_id',
+  'unread_count',
+  'snoozed_until',
+  'last_message_at',
+  'last_customer_message_at',
+  'window_closes_at',
+  'email_subject',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const source = 'messaging';
@@ -50,7 +82,10 @@ type MessageChange = Exclude<keyof MessagePayload, 'message' | 'actor_id'>;
 
 const message = (name: string, description: string, changes: MessageChange[] = [], label?: string) =>
   defineEvent<MessagePayload>({
-    name, source, version: 1, description,
+    name,
+    source,
+    version: 1,
+    description,
     webhook: { record: 'message', fields: MESSAGE_FIELDS, changes },
     timeline: label ? messageTimeline(label) : undefined,
   });
@@ -64,17 +99,27 @@ export const MESSAGE_DELIVERED = message('message.delivered', 'the provider repo
 export const MESSAGE_READ = message('message.read', 'the provider reported an outbound message read', ['from_status']);
 export const MESSAGE_FAILED = message('message.failed', 'an outbound message failed: refused, reported failed, or interrupted', ['from_status', 'reason']);
 export const BROADCAST_RESPONSE = message('broadcast.response', 'a contact replied to a broadcast or campaign message (the reply is the record)', [
-  'replied_to_message_id', 'broadcast_id', 'campaign_id',
+  'replied_to_message_id',
+  'broadcast_id',
+  'campaign_id',
 ]);
 export const CONVERSATION_CREATED = conversation('conversation.created', 'a conversation with a contact on a channel was opened');
 export const CONVERSATION_ASSIGNED = conversation('conversation.assigned', 'a conversation got another assignee (or none)', ['previous_assignee_id']);
 export const CONVERSATION_STATUS_CHANGED = conversation('conversation.status.changed', 'a conversation moved to another status (by hand or by a reply)', [
-  'from_status', 'to_status',
+  'from_status',
+  'to_status',
 ]);
 
 export const MESSAGING_EVENTS: EventContract[] = [
-  CONVERSATION_CREATED, CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED,
-  MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_DELIVERED, MESSAGE_READ, MESSAGE_FAILED, BROADCAST_RESPONSE,
+  CONVERSATION_CREATED,
+  CONVERSATION_ASSIGNED,
+  CONVERSATION_STATUS_CHANGED,
+  MESSAGE_RECEIVED,
+  MESSAGE_SENT,
+  MESSAGE_DELIVERED,
+  MESSAGE_READ,
+  MESSAGE_FAILED,
+  BROADCAST_RESPONSE,
 ] as EventContract[];
 
 // A provider's status callback names the status; each has its declared event.
@@ -90,5 +135,7 @@ export const messageEvent = (contract: EventContract<MessagePayload>, ctx: Reque
 
 export const conversationEvent = (contract: EventContract<ConversationPayload>, ctx: RequestContext, view: ConversationView, extra: ConversationExtra = {}) =>
   contract.create({
-    organizationId: view.organization_id, aggregateId: view.id, payload: { conversation: view, actor_id: actorOf(ctx), ...extra },
+    organizationId: view.organization_id,
+    aggregateId: view.id,
+    payload: { conversation: view, actor_id: actorOf(ctx), ...extra },
   });

@@ -38,7 +38,10 @@ const withAccount = (kind: 'messenger' | 'instagram') => meta.connectAccount(kin
 // runs every profile job of the organization to its end.
 async function customersWrite(t: TestTenant, object: 'page' | 'instagram', accountId: string, users: string[]) {
   const messaging = users.map((user) => ({
-    sender: { id: user }, recipient: { id: accountId }, timestamp: Date.now(), message: { mid: `m_${newId()}`, text: 'hi' },
+    sender: { id: user },
+    recipient: { id: accountId },
+    timestamp: Date.now(),
+    message: { mid: `m_${newId()}`, text: 'hi' },
   }));
   expect((await meta.send(metaBody(object, accountId, messaging))).status).toBe(200);
   await meta.drain();
@@ -81,7 +84,9 @@ describe('contact names from the Graph API', () => {
     await sql(page.t, rename, [kept]);
     await jobsDone(page.t);
     expect(await contactOf(page.t, sara)).toEqual({
-      first_name: 'Sara', last_name: 'Nabil', custom_fields: { profile_pic_url: 'https://cdn.example/sara.jpg' },
+      first_name: 'Sara',
+      last_name: 'Nabil',
+      custom_fields: { profile_pic_url: 'https://cdn.example/sara.jpg' },
     });
     expect((await contactOf(page.t, kept)).first_name).toBe('Named by agent');
     const [call] = callsFor(sara);
@@ -98,7 +103,9 @@ describe('contact names from the Graph API', () => {
     await customersWrite(ig.t, 'instagram', ig.accountId, [lina]);
     await jobsDone(ig.t);
     expect(await contactOf(ig.t, lina)).toEqual({
-      first_name: 'Lina K', last_name: null, custom_fields: { profile_pic_url: 'https://cdn.example/lina.jpg', username: 'lina.k' },
+      first_name: 'Lina K',
+      last_name: null,
+      custom_fields: { profile_pic_url: 'https://cdn.example/lina.jpg', username: 'lina.k' },
     });
     expect(callsFor(lina)[0].path).toBe(`/v23.0/${lina}?fields=name,username,profile_pic`);
   });

@@ -22,7 +22,12 @@ beforeAll(async () => {
 afterAll(() => chat.close());
 
 const events = (ctx: RequestContext) =>
-  runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'messaging' ORDER BY seq`, [ctx.organizationId]));
+  runtime.db.asSystem((tx) =>
+    tx.query<{ type: string; payload: Record<string, unknown> }>(
+      `SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'messaging' ORDER BY seq`,
+      [ctx.organizationId],
+    ),
+  );
 
 describe('sends are stored before the provider is called', () => {
   it('should hold a committed PENDING message while the provider works, then SENT with message.sent only', async () => {
@@ -50,9 +55,16 @@ describe('sends are stored before the provider is called', () => {
     const failing = Object.create(runtime.db) as Database;
     failing.inTenant = (ctx, work) => (++transactions === 2 ? Promise.reject(new Error('database went away')) : runtime.db.inTenant(ctx, work));
     const service = new SendService(
-      failing, app.get(ContactService), app.get(OrganizationSettings), app.get(MESSAGING_PROVIDER), { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters),
+      failing,
+      app.get(ContactService),
+      app.get(OrganizationSettings),
+      app.get(MESSAGING_PROVIDER),
+      { gapMinMs: 0, gapMaxMs: 0 },
+      app.get(ChannelAdapters),
     );
-    await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow('database went away');
+    await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow(
+      'database went away',
+    );
     // Transactions: the PENDING write, then the failed finish (a send to a number has no target to check).
     expect(transactions).toBe(2);
     expect(chat.provider.callsTo(to)).toHaveLength(1);
@@ -74,7 +86,12 @@ describe('PendingSendSweeper', () => {
   const crashingSend = (t: TestTenant, to: string) => {
     const dying = { send: async () => Promise.reject(new Error('process died')) };
     const service = new SendService(
-      runtime.db, app.get(ContactService), app.get(OrganizationSettings), dying, { gapMinMs: 0, gapMaxMs: 0 }, app.get(ChannelAdapters),
+      runtime.db,
+      app.get(ContactService),
+      app.get(OrganizationSettings),
+      dying,
+      { gapMinMs: 0, gapMaxMs: 0 },
+      app.get(ChannelAdapters),
     );
     return service.send(t.ctx, parseSendRequest({ to, message: 'lost?', organizationId: t.ctx.organizationId }));
   };

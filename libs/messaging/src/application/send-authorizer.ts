@@ -22,7 +22,8 @@ export class SendAuthorizer {
     if (credentials.apiKey === undefined && credentials.bearer !== undefined) {
       const claims = await this.tokens.verify(credentials.bearer);
       if (claims.role === 'anon') {
-        if (!this.allowAnon) throw Unauthorized('anon_send_disabled', 'The anon key cannot send messages; use a signed-in session or the organization\'s X-API-Key');
+        if (!this.allowAnon)
+          throw Unauthorized('anon_send_disabled', "The anon key cannot send messages; use a signed-in session or the organization's X-API-Key");
         return { ctx: null, anon: true };
       }
     }

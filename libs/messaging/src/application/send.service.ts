@@ -63,7 +63,12 @@ export class SendService {
     const target = await this.checkTargets(ctx, req);
     const recipient = recipientGiven ?? cleanRecipient(target.phone ?? '');
 
-    const calls = planCalls([recipient.digits], req.message, req.mediaUrls.map((url) => attachmentOf(url)), () => randomInt(1, 2_147_483_647));
+    const calls = planCalls(
+      [recipient.digits],
+      req.message,
+      req.mediaUrls.map((url) => attachmentOf(url)),
+      () => randomInt(1, 2_147_483_647),
+    );
     const pending = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, req, recipient.cleaned, target.conversation, calls));
 
     const attempts: Attempt[] = [];
@@ -118,9 +123,12 @@ export class SendService {
       // chat-lite-send speaks through the chat-app provider: a conversation on another channel
       // (Messenger, Instagram, email) is answered through its own adapter and window rule, never here.
       if (!req.crossChannel && !this.adapters.forDirectSend(row.channel_kind)) {
-        throw new DomainError('validation', 'channel.cannot_send',
+        throw new DomainError(
+          'validation',
+          'channel.cannot_send',
           `conversationId is a ${row.channel_kind} conversation, which chat-lite-send cannot send on; ` +
-            `reply with POST /functions/v1/messaging/conversations/${row.id}/reply`);
+            `reply with POST /functions/v1/messaging/conversations/${row.id}/reply`,
+        );
       }
       return row;
     });
@@ -152,11 +160,22 @@ export class SendService {
       const metadata: Record<string, unknown> = { ...req.metadata, random_string: call.random_string };
       if (req.from !== null) metadata.sender_name = req.from;
       if (req.crossChannel) metadata.cross_channel = { ...req.crossChannel, requested_conversation_id: req.conversationId };
-      const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [
-        conversation.id, contact.id, conversation.channel_account_id, 'OUTBOUND', 'PENDING', call.message,
-        JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
-        null, JSON.stringify(metadata), null,
-      ], { prepare: true });
+      const [row] = await tx.query<MessageRow>(
+        INSERT_MESSAGE,
+        [
+          conversation.id,
+          contact.id,
+          conversation.channel_account_id,
+          'OUTBOUND',
+          'PENDING',
+          call.message,
+          JSON.stringify(url ? [{ url, kind: call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document' }] : []),
+          null,
+          JSON.stringify(metadata),
+          null,
+        ],
+        { prepare: true },
+      );
       messageIds.push(row.id);
     }
     return { conversation, contactId: contact.id, messageIds };

@@ -82,9 +82,7 @@ export class SmsSender {
     }
     const conversation = await upsertConversation(tx, ctx, contactId, channel.id, 0);
     const metadata = { ...(input.metadata ?? {}), send_id: randomUUID(), ...(ctx.userId ? { sender_user_id: ctx.userId } : {}) };
-    const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [
-      conversation.id, contactId, channel.id, 0, input.text, '[]', JSON.stringify(metadata),
-    ]);
+    const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [conversation.id, contactId, channel.id, 0, input.text, '[]', JSON.stringify(metadata)]);
     const credentials: SmsCredentials = { accountSid: channel.provider_account_id, authToken: this.box.open(channel.access_token_sealed) };
     return { conversationId: conversation.id, messageId: row.id, from: channel.external_account_id, credentials };
   }

@@ -29,13 +29,22 @@ async function withPage() {
 }
 
 const msg = (psid: string, mid: string, body: string) => ({
-  sender: { id: psid }, recipient: { id: 'page' }, timestamp: Date.now() - 1000, message: { mid, text: body },
+  sender: { id: psid },
+  recipient: { id: 'page' },
+  timestamp: Date.now() - 1000,
+  message: { mid, text: body },
 });
 const echo = (pageId: string, psid: string, mid: string, body: string) => ({
-  sender: { id: pageId }, recipient: { id: psid }, timestamp: Date.now(), message: { mid, text: body, is_echo: true },
+  sender: { id: pageId },
+  recipient: { id: psid },
+  timestamp: Date.now(),
+  message: { mid, text: body, is_echo: true },
 });
 const receipt = (psid: string, kind: 'delivery' | 'read', fields: object) => ({
-  sender: { id: psid }, recipient: { id: 'page' }, timestamp: Date.now(), [kind]: fields,
+  sender: { id: psid },
+  recipient: { id: 'page' },
+  timestamp: Date.now(),
+  [kind]: fields,
 });
 
 // Before: customer "old" wrote once, we sent them out-1, their conversation is snoozed, and an echo
@@ -48,8 +57,12 @@ async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: n
   await meta.send(metaBody('page', pageId, [msg('old', 'm_old', 'earlier')]));
   expect(await processor().processDue()).toBe(1);
   const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
-  await sql(t, `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
-    VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`, [conv.id, conv.contact_id, channelId]);
+  await sql(
+    t,
+    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
+    VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`,
+    [conv.id, conv.contact_id, channelId],
+  );
   await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
   await meta.send(metaBody('page', pageId, [echo(pageId, 'old', 'm_echo', 'Sent from the page inbox')]));
   expect(await processor().processDue()).toBe(0);
@@ -100,7 +113,8 @@ describe('Meta event batches in the worker', () => {
     expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 4);
 
     const messages = await sql<{ external_id: string; direction: string; status: string; tx: string; contact_id: string }>(
-      t, 'SELECT external_id, direction, status, xmin::text AS tx, contact_id FROM messages ORDER BY created_at, id',
+      t,
+      'SELECT external_id, direction, status, xmin::text AS tx, contact_id FROM messages ORDER BY created_at, id',
     );
     expect(messages).toHaveLength(1 + 1 + 140 + 1 + 1 + 1);
     expect(new Set(messages.map((m) => m.external_id)).size).toBe(messages.length);
@@ -122,24 +136,31 @@ describe('Meta event batches in the worker', () => {
     expect(await sql(t, 'SELECT count(*)::int AS n FROM contacts')).toEqual([{ n: 71 }]);
     expect(await sql(t, 'SELECT count(*)::int AS n FROM channel_contacts')).toEqual([{ n: 71 }]);
     const conversations = await sql<{ contact_id: string; status: string; unread_count: number; window_closes_at: Date | null }>(
-      t, 'SELECT contact_id, status, unread_count, window_closes_at FROM conversations',
+      t,
+      'SELECT contact_id, status, unread_count, window_closes_at FROM conversations',
     );
     expect(conversations).toHaveLength(71);
     const old = conversations.find((c) => c.contact_id === conv.contact_id)!;
     expect(old).toMatchObject({ status: 'OPEN', unread_count: 2 }); // woken; the echo is not unread
-    expect(conversations.filter((c) => c.contact_id !== conv.contact_id).map((c) => c.unread_count).sort()).toEqual(
-      customers.map((c) => (c === 'c5' ? 3 : 2)).sort(),
-    );
+    expect(
+      conversations
+        .filter((c) => c.contact_id !== conv.contact_id)
+        .map((c) => c.unread_count)
+        .sort(),
+    ).toEqual(customers.map((c) => (c === 'c5' ? 3 : 2)).sort());
     expect(conversations.every((c) => c.window_closes_at !== null)).toBe(true);
 
     const events = await sql<{ id: string; processed_at: Date | null; last_error: string | null; attempts: number }>(
-      t, 'SELECT id, processed_at, last_error, attempts FROM inbound_events ORDER BY id',
+      t,
+      'SELECT id, processed_at, last_error, attempts FROM inbound_events ORDER BY id',
     );
     expect(events.filter((e) => e.processed_at === null).map((e) => e.last_error)).toEqual(['no message with provider ids never-sent (yet)']);
-    expect(events.filter((e) => e.last_error?.startsWith('duplicate of provider message')).map((e) => e.last_error).sort()).toEqual([
-      'duplicate of provider message m_c3_1',
-      'duplicate of provider message m_old',
-    ]);
+    expect(
+      events
+        .filter((e) => e.last_error?.startsWith('duplicate of provider message'))
+        .map((e) => e.last_error)
+        .sort(),
+    ).toEqual(['duplicate of provider message m_c3_1', 'duplicate of provider message m_old']);
     expect(events.filter((e) => /^(nothing moved|no customer)/.test(e.last_error ?? '')).map((e) => e.last_error)).toEqual([
       'nothing moved to DELIVERED',
       'no customer ghost on this channel',
@@ -155,17 +176,26 @@ describe('Meta event batches in the worker', () => {
 
   it('should end as one event at a time does: the same batch with a poison event, processed one by one, ends the same', async () => {
     const snapshot = async (t: TestTenant) => ({
-      messages: await sql(t, `SELECT m.external_id, m.direction, m.status, m.content, cc.external_user_id AS customer
-        FROM messages m JOIN channel_contacts cc ON cc.contact_id = m.contact_id ORDER BY m.external_id`),
-      conversations: await sql(t, `SELECT cc.external_user_id AS customer, c.status, c.unread_count, c.window_closes_at IS NOT NULL AS windowed
-        FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id ORDER BY 1`),
-      events: await sql(t, `SELECT coalesce(payload->>'id', (payload->>'user') || ' ' || (payload->>'status')) AS event,
-        processed_at IS NOT NULL AS done, last_error FROM inbound_events WHERE payload->>'id' IS DISTINCT FROM 'm_poison' ORDER BY id`),
+      messages: await sql(
+        t,
+        `SELECT m.external_id, m.direction, m.status, m.content, cc.external_user_id AS customer
+        FROM messages m JOIN channel_contacts cc ON cc.contact_id = m.contact_id ORDER BY m.external_id`,
+      ),
+      conversations: await sql(
+        t,
+        `SELECT cc.external_user_id AS customer, c.status, c.unread_count, c.window_closes_at IS NOT NULL AS windowed
+        FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id ORDER BY 1`,
+      ),
+      events: await sql(
+        t,
+        `SELECT coalesce(payload->>'id', (payload->>'user') || ' ' || (payload->>'status')) AS event,
+        processed_at IS NOT NULL AS done, last_error FROM inbound_events WHERE payload->>'id' IS DISTINCT FROM 'm_poison' ORDER BY id`,
+      ),
       outbox: await runtime.db.asSystem((tx) =>
-        tx.query('SELECT type, count(*)::int AS n FROM outbox WHERE organization_id = $1 GROUP BY type ORDER BY type', [t.ctx.organizationId])),
+        tx.query('SELECT type, count(*)::int AS n FROM outbox WHERE organization_id = $1 GROUP BY type ORDER BY type', [t.ctx.organizationId]),
+      ),
     });
-    const transactions = async (t: TestTenant) =>
-      (await sql(t, "SELECT DISTINCT xmin::text FROM messages WHERE external_id NOT IN ('m_old', 'out-1')")).length;
+    const transactions = async (t: TestTenant) => (await sql(t, "SELECT DISTINCT xmin::text FROM messages WHERE external_id NOT IN ('m_old', 'out-1')")).length;
     const batched = await withPage();
     await mixedBatch(batched.t, batched.pageId, batched.channelId, 8);
     await processor().processDue(1000);
@@ -196,7 +226,8 @@ describe('Meta event batches in the worker', () => {
       expect(await processor().processDue()).toBe(0);
     }
     const left = await sql<{ processed_at: Date | null; attempts: number; last_error: string }>(
-      t, "SELECT processed_at, attempts, last_error FROM inbound_events WHERE payload->>'id' LIKE 'm_poison%' ORDER BY id",
+      t,
+      "SELECT processed_at, attempts, last_error FROM inbound_events WHERE payload->>'id' LIKE 'm_poison%' ORDER BY id",
     );
     expect(left.map((e) => e.attempts)).toEqual([8, 8]);
     expect(left.every((e) => e.processed_at !== null)).toBe(true);
@@ -212,8 +243,11 @@ describe('Meta event batches in the worker', () => {
     const at = (hours: number) => new Date(base + hours * hour);
     const wrote = (psid: string, mid: string, hours: number) => ({ ...msg(psid, mid, mid), timestamp: at(hours).getTime() });
     const windows = async () => {
-      const rows = await sql<{ customer: string; last: Date | null; closes: Date | null }>(t, `SELECT cc.external_user_id AS customer,
-        c.last_customer_message_at AS last, c.window_closes_at AS closes FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id`);
+      const rows = await sql<{ customer: string; last: Date | null; closes: Date | null }>(
+        t,
+        `SELECT cc.external_user_id AS customer,
+        c.last_customer_message_at AS last, c.window_closes_at AS closes FROM conversations c JOIN channel_contacts cc ON cc.contact_id = c.contact_id`,
+      );
       return Object.fromEntries(rows.map((r) => [r.customer, [r.last?.getTime(), r.closes?.getTime()]]));
     };
     const pass = async (events: object[]) => {

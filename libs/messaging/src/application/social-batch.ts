@@ -36,13 +36,7 @@ interface Taken {
 // stored with one statement, then the receipts (which may name messages of this batch, see
 // applyReceipts). Every event is marked (done, done with its reason, or retried) here; any other
 // failure throws and the caller's transaction undoes everything. Answers how many were settled.
-export async function applySocialBatch(
-  tx: Tx,
-  ctx: RequestContext,
-  social: SocialInbound,
-  batch: ClaimedSocial[],
-  maxAttempts: number,
-): Promise<number> {
+export async function applySocialBatch(tx: Tx, ctx: RequestContext, social: SocialInbound, batch: ClaimedSocial[], maxAttempts: number): Promise<number> {
   const key = (channel: string, id: string) => `${channel} ${id}`;
   const done: Array<{ id: string; error: string | null }> = [];
   const retry: Array<{ id: string; reason: string }> = [];
@@ -53,9 +47,14 @@ export async function applySocialBatch(
     retry.push({ id: m.event.id, reason: 'echo: the send that made it may not have recorded its id yet' });
     return false;
   });
-  const seenRows = due.length === 0 ? [] : await tx.query<{ channel_account_id: string; external_id: string }>(
-    INBOUND_SEEN_BATCH, [due.map((m) => m.event.channel_account_id), due.map((m) => m.payload.id)], PREPARED,
-  );
+  const seenRows =
+    due.length === 0
+      ? []
+      : await tx.query<{ channel_account_id: string; external_id: string }>(
+          INBOUND_SEEN_BATCH,
+          [due.map((m) => m.event.channel_account_id), due.map((m) => m.payload.id)],
+          PREPARED,
+        );
   const seen = new Set(seenRows.map((r) => key(r.channel_account_id, r.external_id)));
   const fresh = due.filter((m) => {
     const k = key(m.event.channel_account_id, m.payload.id);
@@ -77,17 +76,24 @@ export async function applySocialBatch(
   // The windows move with the upsert: a second update of the same rows cost as much again.
   const conversations = await upsertConversations(tx, ctx, taken, events, { stamp: 'wrote', windows: social.freeFormWindows() });
   const conversationOf = (m: Taken) => conversations.get(`${m.contactId} ${m.event.channel_account_id}`)!;
-  const rows = taken.length === 0 ? [] : await tx.query<MessageRow>(INSERT_SOCIAL_MESSAGES, [
-    taken.map((m) => conversationOf(m).id),
-    taken.map((m) => m.contactId),
-    taken.map((m) => m.event.channel_account_id),
-    taken.map((m) => m.payload.text),
-    taken.map((m) => JSON.stringify(m.media ?? m.payload.media)),
-    taken.map((m) => m.payload.id),
-    taken.map((m) => JSON.stringify(metadataOf(m))),
-    taken.map((m) => (m.payload.echo ? 'OUTBOUND' : 'INBOUND')),
-    taken.map((m) => (m.payload.echo ? 'SENT' : 'DELIVERED')),
-  ], PREPARED);
+  const rows =
+    taken.length === 0
+      ? []
+      : await tx.query<MessageRow>(
+          INSERT_SOCIAL_MESSAGES,
+          [
+            taken.map((m) => conversationOf(m).id),
+            taken.map((m) => m.contactId),
+            taken.map((m) => m.event.channel_account_id),
+            taken.map((m) => m.payload.text),
+            taken.map((m) => JSON.stringify(m.media ?? m.payload.media)),
+            taken.map((m) => m.payload.id),
+            taken.map((m) => JSON.stringify(metadataOf(m))),
+            taken.map((m) => (m.payload.echo ? 'OUTBOUND' : 'INBOUND')),
+            taken.map((m) => (m.payload.echo ? 'SENT' : 'DELIVERED')),
+          ],
+          PREPARED,
+        );
   // A Meta id stored by a concurrent worker meanwhile: the caller starts over one by one.
   if (rows.length !== taken.length) throw new Error('a provider message of the batch is being stored by another worker');
   const stored = new Map(rows.map((row) => [key(row.channel_account_id, row.external_id!), row]));
@@ -130,7 +136,9 @@ async function contactsOf(tx: Tx, ctx: RequestContext, social: SocialInbound, fr
   if (users.size === 0) return result;
   const list = [...users.values()];
   const known = await tx.query<{ channel_account_id: string; external_user_id: string; contact_id: string }>(
-    CHANNEL_CONTACTS_BATCH, [list.map((u) => u.channel), list.map((u) => u.user)], PREPARED,
+    CHANNEL_CONTACTS_BATCH,
+    [list.map((u) => u.channel), list.map((u) => u.user)],
+    PREPARED,
   );
   for (const row of known) result.set(`${row.channel_account_id} ${row.external_user_id}`, row.contact_id);
   for (const [k, u] of [...users.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -8,7 +8,13 @@ import type { SocialPayload } from '../domain/meta-webhook';
 import { CHANNEL_KINDS, canMoveMessage, type MessageStatus } from '../domain/statuses';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import {
-  type ConversationRow, INBOUND_EXISTS, INSERT_INBOUND_MESSAGE, INSERT_MESSAGE, type MessageRow, SET_CONVERSATION_STATUS, SET_MESSAGE_STATUS,
+  type ConversationRow,
+  INBOUND_EXISTS,
+  INSERT_INBOUND_MESSAGE,
+  INSERT_MESSAGE,
+  type MessageRow,
+  SET_CONVERSATION_STATUS,
+  SET_MESSAGE_STATUS,
 } from '../infrastructure/messaging.sql';
 import { CHANNEL_CONTACT, INSERT_CHANNEL_CONTACT, MOVE_WINDOW, OUTBOUND_BEFORE_WATERMARK, OUTBOUND_BY_EXTERNAL_IDS } from '../infrastructure/social.sql';
 import { upsertConversation } from './conversation-store';
@@ -54,7 +60,16 @@ export class SocialInbound {
       // Sent from Meta's own inbox (or another app of the page): kept as an outbound message.
       const echo = JSON.stringify({ ...metadata, echo: true });
       const [row] = await tx.query<MessageRow>(INSERT_MESSAGE, [
-        conversation.id, contactId, channelId, 'OUTBOUND', 'SENT', payload.text, content, payload.id, echo, null,
+        conversation.id,
+        contactId,
+        channelId,
+        'OUTBOUND',
+        'SENT',
+        payload.text,
+        content,
+        payload.id,
+        echo,
+        null,
       ]);
       if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
       return tx.emit([messageEvent(MESSAGE_SENT, ctx, toMessageView(row))]);
@@ -94,9 +109,10 @@ export class SocialInbound {
   private async receipt(tx: Tx, ctx: RequestContext, event: InboundEventRow, payload: Receipt): Promise<void> {
     const [known] = await tx.query<{ contact_id: string }>(CHANNEL_CONTACT, [event.channel_account_id, payload.user]);
     if (!known) throw new Settled(`no customer ${payload.user} on this channel`);
-    const messages = payload.mids.length > 0
-      ? await tx.query<MessageRow>(OUTBOUND_BY_EXTERNAL_IDS, [event.channel_account_id, payload.mids])
-      : await tx.query<MessageRow>(OUTBOUND_BEFORE_WATERMARK, [event.channel_account_id, known.contact_id, payload.watermark]);
+    const messages =
+      payload.mids.length > 0
+        ? await tx.query<MessageRow>(OUTBOUND_BY_EXTERNAL_IDS, [event.channel_account_id, payload.mids])
+        : await tx.query<MessageRow>(OUTBOUND_BEFORE_WATERMARK, [event.channel_account_id, known.contact_id, payload.watermark]);
     // A receipt can overtake the send's commit of the message ids it names.
     if (messages.length === 0 && payload.mids.length > 0) throw new NotYet(`no message with provider ids ${payload.mids.join(', ').slice(0, 200)} (yet)`);
     const to = payload.status.toUpperCase() as MessageStatus;

@@ -4,9 +4,7 @@ import type { SocialPayload } from '../domain/meta-webhook';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import type { MessageRow } from '../infrastructure/messaging.sql';
-import {
-  CHANNEL_CONTACTS_BATCH, OUTBOUND_BEFORE_WATERMARKS, OUTBOUND_BY_EXTERNAL_IDS_BATCH, SET_MESSAGE_STATUSES,
-} from '../infrastructure/social-batch.sql';
+import { CHANNEL_CONTACTS_BATCH, OUTBOUND_BEFORE_WATERMARKS, OUTBOUND_BY_EXTERNAL_IDS_BATCH, SET_MESSAGE_STATUSES } from '../infrastructure/social-batch.sql';
 import { MESSAGE_STATUS_EVENTS, messageEvent } from './messaging-events';
 import { toMessageView } from './views';
 
@@ -29,7 +27,9 @@ export async function applyReceipts(tx: Tx, ctx: RequestContext, receipts: Claim
   if (receipts.length === 0) return { outcomes, events };
   const key = (channel: string, id: string) => `${channel} ${id}`;
   const customers = await tx.query<{ channel_account_id: string; external_user_id: string; contact_id: string }>(
-    CHANNEL_CONTACTS_BATCH, [receipts.map((r) => r.event.channel_account_id), receipts.map((r) => r.payload.user)], PREPARED,
+    CHANNEL_CONTACTS_BATCH,
+    [receipts.map((r) => r.event.channel_account_id), receipts.map((r) => r.payload.user)],
+    PREPARED,
   );
   const contactOf = new Map(customers.map((c) => [key(c.channel_account_id, c.external_user_id), c.contact_id]));
   const known = receipts.map((r) => contactOf.get(key(r.event.channel_account_id, r.payload.user)));
@@ -42,9 +42,11 @@ export async function applyReceipts(tx: Tx, ctx: RequestContext, receipts: Claim
   const marks = receipts.flatMap((r, i) => (known[i] && r.payload.mids.length === 0 ? [{ r, i, contactId: known[i]! }] : []));
   const byWatermark = new Map<number, MessageRow[]>();
   if (marks.length > 0) {
-    const rows = await tx.query<MessageRow & { n: number }>(OUTBOUND_BEFORE_WATERMARKS, [
-      marks.map((m) => m.r.event.channel_account_id), marks.map((m) => m.contactId), marks.map((m) => m.r.payload.watermark), marks.map((m) => m.i),
-    ], PREPARED);
+    const rows = await tx.query<MessageRow & { n: number }>(
+      OUTBOUND_BEFORE_WATERMARKS,
+      [marks.map((m) => m.r.event.channel_account_id), marks.map((m) => m.contactId), marks.map((m) => m.r.payload.watermark), marks.map((m) => m.i)],
+      PREPARED,
+    );
     for (const { n, ...row } of rows) byWatermark.set(n, [...(byWatermark.get(n) ?? []), row]);
   }
   const status = new Map<string, MessageStatus>();
@@ -55,9 +57,10 @@ export async function applyReceipts(tx: Tx, ctx: RequestContext, receipts: Claim
       outcomes.push({ id, error: `no customer ${r.payload.user} on this channel`, retry: false });
       continue;
     }
-    const messages = r.payload.mids.length > 0
-      ? r.payload.mids.flatMap((mid) => byMid.get(key(r.event.channel_account_id, mid)) ?? []).sort(byCreation)
-      : (byWatermark.get(i) ?? []);
+    const messages =
+      r.payload.mids.length > 0
+        ? r.payload.mids.flatMap((mid) => byMid.get(key(r.event.channel_account_id, mid)) ?? []).sort(byCreation)
+        : (byWatermark.get(i) ?? []);
     // A receipt can overtake the send's commit of the message ids it names.
     if (messages.length === 0 && r.payload.mids.length > 0) {
       outcomes.push({ id, error: `no message with provider ids ${r.payload.mids.join(', ').slice(0, 200)} (yet)`, retry: true });

@@ -21,7 +21,18 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
 export function toMessageView(row: MessageRow): MessageView {
   const { id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error } = row;
   return {
-    id, organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error,
+    id,
+    organization_id,
+    conversation_id,
+    contact_id,
+    channel_account_id,
+    direction,
+    status,
+    content,
+    media,
+    external_id,
+    metadata,
+    error,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };
@@ -30,8 +41,20 @@ export function toMessageView(row: MessageRow): MessageView {
 export function toConversationView(row: ConversationRow): ConversationView {
   const { id, organization_id, contact_id, channel_account_id, channel_kind, status, assignee_id, unread_count } = row;
   return {
-    id, organization_id, contact_id, channel_account_id, channel_kind, status, assignee_id, unread_count, email_subject: row.email_subject ?? null,
-    last_customer_message_at: iso(row.last_customer_message_at ?? null), window_closes_at: iso(row.window_closes_at ?? null),
-    snoozed_until: iso(row.snoozed_until), last_message_at: iso(row.last_message_at), created_at: iso(row.created_at)!, updated_at: iso(row.updated_at)!,
+    id,
+    organization_id,
+    contact_id,
+    channel_account_id,
+    channel_kind,
+    status,
+    assignee_id,
+    unread_count,
+    email_subject: row.email_subject ?? null,
+    last_customer_message_at: iso(row.last_customer_message_at ?? null),
+    window_closes_at: iso(row.window_closes_at ?? null),
+    snoozed_until: iso(row.snoozed_until),
+    last_message_at: iso(row.last_message_at),
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   };
 }

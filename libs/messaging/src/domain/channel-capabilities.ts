@@ -48,8 +48,12 @@ export function decideWindow(rule: WindowRule | null, lastCustomerMessageAt: Dat
   const freeFormClosed = new Date(lastCustomerMessageAt.getTime() + rule.freeFormHours * HOUR);
   if (since < rule.freeFormHours * HOUR) return { send: 'free_form' };
   if (!human || rule.humanAgentHours === null) {
-    throw windowClosed('standard', freeFormClosed, `The ${rule.freeFormHours}-hour messaging window closed at ${freeFormClosed.toISOString()}` +
-      (human ? '' : '; automated messages may not be sent after it'));
+    throw windowClosed(
+      'standard',
+      freeFormClosed,
+      `The ${rule.freeFormHours}-hour messaging window closed at ${freeFormClosed.toISOString()}` +
+        (human ? '' : '; automated messages may not be sent after it'),
+    );
   }
   const humanClosed = new Date(lastCustomerMessageAt.getTime() + rule.humanAgentHours * HOUR);
   if (since < rule.humanAgentHours * HOUR) return { send: 'human_agent_tag' };
@@ -75,16 +79,38 @@ const META: ChannelCapabilities = {
 // adapter on this server" (SMS replies are not part of the inbox, §1).
 export const CHANNEL_CAPABILITIES: Record<ChannelKind, ChannelCapabilities> = {
   chat_app: {
-    sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: true, agentReply: true,
-    directSend: true, window: null, inboundToken: true,
+    sendText: true,
+    sendMedia: ['image', 'video', 'document'],
+    templates: false,
+    receive: true,
+    receipts: true,
+    agentReply: true,
+    directSend: true,
+    window: null,
+    inboundToken: true,
   },
   messenger: META,
   instagram: META,
   email: {
-    sendText: true, sendMedia: ['image', 'video', 'document'], templates: false, receive: true, receipts: false, agentReply: true,
-    directSend: false, window: null, inboundToken: false,
+    sendText: true,
+    sendMedia: ['image', 'video', 'document'],
+    templates: false,
+    receive: true,
+    receipts: false,
+    agentReply: true,
+    directSend: false,
+    window: null,
+    inboundToken: false,
   },
   sms: {
-    sendText: true, sendMedia: [], templates: false, receive: true, receipts: true, agentReply: false, directSend: false, window: null, inboundToken: false,
+    sendText: true,
+    sendMedia: [],
+    templates: false,
+    receive: true,
+    receipts: true,
+    agentReply: false,
+    directSend: false,
+    window: null,
+    inboundToken: false,
   },
 };

@@ -29,7 +29,7 @@ export const isEmailAddress = (value: unknown): value is string => typeof value 
 // An email channel's setup fields; null for other kinds.
 export function parseEmailAccount(kind: string, input: Record<string, unknown>): EmailAccountInput | null {
   if (kind !== 'email') return null;
-  if (!isEmailAddress(input.address)) throw invalid('address is required: the mailbox\'s email address (at most 254 characters)', 'address');
+  if (!isEmailAddress(input.address)) throw invalid("address is required: the mailbox's email address (at most 254 characters)", 'address');
   return { address: input.address.toLowerCase(), imap: endpoint('imap', input.imap), smtp: endpoint('smtp', input.smtp) };
 }
 

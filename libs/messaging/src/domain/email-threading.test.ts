@@ -19,7 +19,7 @@ describe('email threading rules', () => {
     expect(answeredIds(null, '<a@x> <b@x>')).toEqual(['<b@x>', '<a@x>']);
   });
 
-  it('should build a reply\'s subject and References', () => {
+  it("should build a reply's subject and References", () => {
     expect(replySubject(undefined, 'Order 42')).toBe('Re: Order 42');
     expect(replySubject('Own subject', 'Order 42')).toBe('Own subject');
     expect(replySubject(undefined, null)).toBe('Re: (no subject)');

@@ -11,7 +11,7 @@ const PREFIX = /^\s*(?:(?:re|fwd?|aw|sv|wg)(?:\[\d+\]|\(\d+\))?\s*:\s*)+/i;
 export function threadSubject(subject: string | null | undefined): string | null {
   if (!subject) return null;
   let s = subject.replace(/\s+/g, ' ').trim();
-  for (let before = ''; before !== s; ) {
+  for (let before = ''; before !== s;) {
     before = s;
     s = s.replace(PREFIX, '').trim();
   }

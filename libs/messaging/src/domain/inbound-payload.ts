@@ -2,7 +2,16 @@ import { DomainError } from '@engage/shared-kernel';
 
 // What a provider posts to the inbound receiver (docs/messaging.md has examples).
 export type InboundPayload =
-  | { type: 'message'; id: string; from: string; name: string | null; text: string; media: { url: string; kind: string }[]; reply_to: string | null; timestamp: string | null }
+  | {
+      type: 'message';
+      id: string;
+      from: string;
+      name: string | null;
+      text: string;
+      media: { url: string; kind: string }[];
+      reply_to: string | null;
+      timestamp: string | null;
+    }
   | { type: 'status'; id: string; status: 'delivered' | 'read' | 'failed'; error: string | null };
 
 const invalid = (message: string) => new DomainError('validation', 'validation_failed', message);
@@ -39,5 +48,14 @@ export function parseInboundPayload(body: unknown): InboundPayload {
     return { url, kind: str(item.kind, 'media.kind', 20, false) ?? 'image' };
   });
   if (text === '' && parsedMedia.length === 0) throw invalid('a message needs text or media');
-  return { type: 'message', id, from, name: str(b.name, 'name', 100, false), text, media: parsedMedia, reply_to: str(b.reply_to, 'reply_to', 200, false), timestamp: str(b.timestamp, 'timestamp', 40, false) };
+  return {
+    type: 'message',
+    id,
+    from,
+    name: str(b.name, 'name', 100, false),
+    text,
+    media: parsedMedia,
+    reply_to: str(b.reply_to, 'reply_to', 200, false),
+    timestamp: str(b.timestamp, 'timestamp', 40, false),
+  };
 }

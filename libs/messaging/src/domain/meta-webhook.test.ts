@@ -16,20 +16,31 @@ describe('Meta webhook bodies', () => {
   it('should turn messages, echoes, postbacks and receipts into events, skipping what it does not use', () => {
     const events = parseMetaWebhook({
       object: 'page',
-      entry: [{
-        id: '111', messaging: [
-          { sender: { id: 'u1' }, recipient: { id: '111' }, timestamp: 1764000000000, message: { mid: 'm1', text: 'hi\u0000', reply_to: { mid: 'm0' } } },
-          { sender: { id: '111' }, recipient: { id: 'u1' }, message: { mid: 'm2', text: 'from the page', is_echo: true } },
-          { sender: { id: 'u1' }, recipient: { id: '111' }, delivery: { mids: ['m2'], watermark: 1764000000500 } },
-          { sender: { id: 'u1' }, recipient: { id: '111' }, read: { watermark: 1764000000900 } },
-          { sender: { id: 'u1' }, recipient: { id: '111' }, reaction: { mid: 'm2', action: 'react' } },
-          { sender: { id: 'u1' }, recipient: { id: '111' }, message: { mid: 'm3' } },
-        ],
-      }, { id: '../etc', messaging: [{ sender: { id: 'u1' }, message: { mid: 'm9', text: 'x' } }] }],
+      entry: [
+        {
+          id: '111',
+          messaging: [
+            { sender: { id: 'u1' }, recipient: { id: '111' }, timestamp: 1764000000000, message: { mid: 'm1', text: 'hi\u0000', reply_to: { mid: 'm0' } } },
+            { sender: { id: '111' }, recipient: { id: 'u1' }, message: { mid: 'm2', text: 'from the page', is_echo: true } },
+            { sender: { id: 'u1' }, recipient: { id: '111' }, delivery: { mids: ['m2'], watermark: 1764000000500 } },
+            { sender: { id: 'u1' }, recipient: { id: '111' }, read: { watermark: 1764000000900 } },
+            { sender: { id: 'u1' }, recipient: { id: '111' }, reaction: { mid: 'm2', action: 'react' } },
+            { sender: { id: 'u1' }, recipient: { id: '111' }, message: { mid: 'm3' } },
+          ],
+        },
+        { id: '../etc', messaging: [{ sender: { id: 'u1' }, message: { mid: 'm9', text: 'x' } }] },
+      ],
     });
     expect(events.map((e) => e.payload)).toEqual([
       {
-        type: 'social_message', id: 'm1', user: 'u1', echo: false, text: 'hi', media: [], reply_to: 'm0', timestamp: '2025-11-24T16:00:00.000Z',
+        type: 'social_message',
+        id: 'm1',
+        user: 'u1',
+        echo: false,
+        text: 'hi',
+        media: [],
+        reply_to: 'm0',
+        timestamp: '2025-11-24T16:00:00.000Z',
         postback: null,
       },
       { type: 'social_message', id: 'm2', user: 'u1', echo: true, text: 'from the page', media: [], reply_to: null, timestamp: null, postback: null },

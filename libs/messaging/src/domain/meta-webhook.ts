@@ -5,8 +5,15 @@ import { DomainError } from '@engage/shared-kernel';
 // `user` is the customer's page-scoped id (the recipient of an echo, the sender otherwise).
 export type SocialPayload =
   | {
-      type: 'social_message'; id: string; user: string; echo: boolean; text: string; media: { url: string; kind: string }[];
-      reply_to: string | null; timestamp: string | null; postback: string | null;
+      type: 'social_message';
+      id: string;
+      user: string;
+      echo: boolean;
+      text: string;
+      media: { url: string; kind: string }[];
+      reply_to: string | null;
+      timestamp: string | null;
+      postback: string | null;
     }
   | { type: 'social_receipt'; user: string; status: 'delivered' | 'read'; mids: string[]; watermark: string | null };
 
@@ -34,7 +41,7 @@ const MEDIA_KIND: Record<string, string> = { image: 'image', video: 'video', aud
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : null);
 // Ids are numeric strings at Meta; anything else (or too long) is not an id.
-const id = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number') && /^[\w.:-]{1,100}$/.test(String(v)) ? String(v) : null;
+const id = (v: unknown): string | null => ((typeof v === 'string' || typeof v === 'number') && /^[\w.:-]{1,100}$/.test(String(v)) ? String(v) : null);
 // PostgreSQL cannot store NUL; a long text is cut rather than the event lost.
 const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.replaceAll('\u0000', '').slice(0, max) : '');
 const time = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? new Date(v).toISOString() : null);
@@ -88,7 +95,10 @@ function parseMessaging(m: Obj | null): SocialPayload | null {
   for (const status of ['delivery', 'read'] as const) {
     const receipt = obj(m[status]);
     if (!receipt || !sender) continue;
-    const mids = (Array.isArray(receipt.mids) ? receipt.mids : [receipt.mid]).map(id).filter((v): v is string => v !== null).slice(0, 100);
+    const mids = (Array.isArray(receipt.mids) ? receipt.mids : [receipt.mid])
+      .map(id)
+      .filter((v): v is string => v !== null)
+      .slice(0, 100);
     const watermark = time(receipt.watermark);
     if (mids.length === 0 && !watermark) return null;
     return { type: 'social_receipt', user: sender, status: status === 'delivery' ? 'delivered' : 'read', mids, watermark };

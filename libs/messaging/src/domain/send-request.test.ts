@@ -45,7 +45,12 @@ describe('provider calls (§4.2 and the multi-attachment rules)', () => {
 
   it('should caption the first attachment with 0 and give calls 2..N unique non-zero nonces', () => {
     const values = [5, 5, 0, 9];
-    const calls = planCalls(['1'], 'caption', ['a', 'b', 'c'].map((x) => ({ url: `https://x/${x}.png`, kind: 'image' as const })), () => values.shift() as number);
+    const calls = planCalls(
+      ['1'],
+      'caption',
+      ['a', 'b', 'c'].map((x) => ({ url: `https://x/${x}.png`, kind: 'image' as const })),
+      () => values.shift() as number,
+    );
     expect(calls.map((c) => [c.UOWCHAT.random_string, c.UOWCHAT.message, c.UOWCHAT.imageUrl])).toEqual([
       [0, 'caption', 'https://x/a.png'],
       [5, '', 'https://x/b.png'],
@@ -77,7 +82,12 @@ describe('statuses', () => {
 
 describe('inbound payload', () => {
   it('should accept messages and status callbacks and refuse the rest', () => {
-    expect(parseInboundPayload({ type: 'message', id: 'p1', from: '201001234567@s.whatsapp.net', text: 'hi' })).toMatchObject({ type: 'message', id: 'p1', text: 'hi', media: [] });
+    expect(parseInboundPayload({ type: 'message', id: 'p1', from: '201001234567@s.whatsapp.net', text: 'hi' })).toMatchObject({
+      type: 'message',
+      id: 'p1',
+      text: 'hi',
+      media: [],
+    });
     expect(parseInboundPayload({ type: 'status', id: 'p1', status: 'read' })).toMatchObject({ type: 'status', status: 'read' });
     expect(() => parseInboundPayload({ type: 'status', id: 'p1', status: 'seen' })).toThrow('status must be');
     expect(() => parseInboundPayload({ type: 'message', from: '201001234567', text: 'hi' })).toThrow('id');

@@ -66,7 +66,8 @@ function parseMediaUrls(value: unknown): string[] {
   if (!Array.isArray(value)) throw invalid('media_urls must be an array of strings');
   if (value.length > MAX_MEDIA) throw invalid(`media_urls may hold at most ${MAX_MEDIA} addresses`);
   return value.map((url) => {
-    if (typeof url !== 'string' || url.length > 2048 || !/^https?:\/\/\S+$/i.test(url)) throw invalid('media_urls must hold http(s) addresses of at most 2048 characters');
+    if (typeof url !== 'string' || url.length > 2048 || !/^https?:\/\/\S+$/i.test(url))
+      throw invalid('media_urls must hold http(s) addresses of at most 2048 characters');
     return url;
   });
 }
@@ -79,7 +80,11 @@ function parseCrossChannel(value: unknown): CrossChannelResponse | null {
   if (typeof v.originalChannelType !== 'string' || v.originalChannelType.length === 0 || v.originalChannelType.length > 50) {
     throw invalid('crossChannelResponse.originalChannelType must be a channel kind name');
   }
-  return { originalChannelId: v.originalChannelId.toLowerCase(), originalChannelType: v.originalChannelType, responseChannelId: v.responseChannelId.toLowerCase() };
+  return {
+    originalChannelId: v.originalChannelId.toLowerCase(),
+    originalChannelType: v.originalChannelType,
+    responseChannelId: v.responseChannelId.toLowerCase(),
+  };
 }
 
 // §4.1 step 2: "201001234567@s.whatsapp.net" -> "201001234567"; the provider wants digits only.

@@ -3,7 +3,11 @@ import { signedUrlForms, smsCallbackPayload, smsSignature, smsSignatureMatches }
 // The provider's published example of a signed request (its documentation and helper libraries).
 const URL = 'https://mycompany.com/myapp.php?foo=1&bar=2';
 const PARAMS: [string, string][] = [
-  ['Digits', '1234'], ['To', '+18005551212'], ['From', '+14158675309'], ['Caller', '+14158675309'], ['CallSid', 'CA1234567890ABCDE'],
+  ['Digits', '1234'],
+  ['To', '+18005551212'],
+  ['From', '+14158675309'],
+  ['Caller', '+14158675309'],
+  ['CallSid', 'CA1234567890ABCDE'],
 ];
 
 describe('the SMS provider signature', () => {
@@ -52,7 +56,13 @@ describe('SMS callbacks as inbound events', () => {
   it('should take an inbound SMS with its MMS media, and refuse what is out of shape', () => {
     const mms = { SmsStatus: 'received', From: '+14155550100', Body: 'hi', NumMedia: '1', MediaUrl0: 'https://m.example/1', MediaContentType0: 'image/jpeg' };
     expect(smsCallbackPayload(form(mms))).toEqual({
-      type: 'message', id: 'SM0123', from: '+14155550100', name: null, text: 'hi', media: [{ url: 'https://m.example/1', kind: 'image' }], reply_to: null,
+      type: 'message',
+      id: 'SM0123',
+      from: '+14155550100',
+      name: null,
+      text: 'hi',
+      media: [{ url: 'https://m.example/1', kind: 'image' }],
+      reply_to: null,
       timestamp: null,
     });
     expect(() => smsCallbackPayload(new Map([['From', '+14155550100']]))).toThrow(/MessageSid/);

@@ -33,7 +33,9 @@ export function parseSmsAccount(kind: string, input: Record<string, unknown>): S
 // full address requested followed by every POST parameter (sorted by name, then value) as name+value.
 export function smsSignature(url: string, params: [string, string][], authToken: string): string {
   const sorted = [...params].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
-  return createHmac('sha1', authToken).update(url + sorted.map(([name, value]) => name + value).join('')).digest('base64');
+  return createHmac('sha1', authToken)
+    .update(url + sorted.map(([name, value]) => name + value).join(''))
+    .digest('base64');
 }
 
 // The provider signs the address as it was given, with or without the scheme's default port (as
@@ -63,8 +65,18 @@ export function smsSignatureMatches(url: string, params: [string, string][], aut
 // How the provider's message statuses map to ours. Those before delivery change nothing here (the
 // message is SENT once the provider accepted it), so their callbacks are acknowledged, not stored.
 const STATUS: Record<string, 'delivered' | 'read' | 'failed' | null> = {
-  accepted: null, scheduled: null, queued: null, sending: null, sent: null, receiving: null, received: null,
-  delivered: 'delivered', read: 'read', undelivered: 'failed', failed: 'failed', canceled: 'failed',
+  accepted: null,
+  scheduled: null,
+  queued: null,
+  sending: null,
+  sent: null,
+  receiving: null,
+  received: null,
+  delivered: 'delivered',
+  read: 'read',
+  undelivered: 'failed',
+  failed: 'failed',
+  canceled: 'failed',
 };
 
 // A signed callback's parameters as an inbound event (the chat app's shapes, so the inbound worker

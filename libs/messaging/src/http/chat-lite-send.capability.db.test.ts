@@ -34,8 +34,11 @@ describe('chat-lite-send and the channel adapter port', () => {
     const { contactId } = first.json();
     const insert = 'INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), $1, $2) RETURNING id';
     const [channel] = await chat.rows<{ id: string }>(t, insert, [kind, kind]);
-    const [conversation] = await chat.rows<{ id: string }>(t,
-      'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id', [contactId, channel.id]);
+    const [conversation] = await chat.rows<{ id: string }>(
+      t,
+      'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id',
+      [contactId, channel.id],
+    );
     const before = chat.provider.calls.length;
 
     const direct = await chat.send(t.key, { to, message: 'on the wrong channel', organizationId: t.ctx.organizationId, conversationId: conversation.id });

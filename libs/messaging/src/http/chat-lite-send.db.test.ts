@@ -33,25 +33,49 @@ const newTenant = async (withKey = true): Promise<TestTenant & { providerKey: st
   return { ...tenant, providerKey };
 };
 const send = (headers: Record<string, string>, payload: unknown) =>
-  app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: { 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
-const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) => runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
-const events = (ctx: RequestContext) => runtime.db.asSystem((tx) => tx.query<{ type: string; payload: Record<string, unknown> }>(`SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'messaging' ORDER BY seq`, [ctx.organizationId]));
+  app.inject({
+    method: 'POST',
+    url: '/functions/v1/chat-lite-send',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) =>
+  runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
+const events = (ctx: RequestContext) =>
+  runtime.db.asSystem((tx) =>
+    tx.query<{ type: string; payload: Record<string, unknown> }>(
+      `SELECT type, payload FROM outbox WHERE organization_id = $1 AND source = 'messaging' ORDER BY seq`,
+      [ctx.organizationId],
+    ),
+  );
 
 describe('POST /functions/v1/chat-lite-send', () => {
   it('should send through the provider, store contact, conversation and message, and answer exactly as §4.1', async () => {
     const t = await newTenant();
     const to = newNumber();
-    const res = await send(t.key, { to: `${to}@s.whatsapp.net`, message: 'Hello there', organizationId: t.ctx.organizationId, contactName: 'Sara', from: 'Agent Amal' });
+    const res = await send(t.key, {
+      to: `${to}@s.whatsapp.net`,
+      message: 'Hello there',
+      organizationId: t.ctx.organizationId,
+      contactName: 'Sara',
+      from: 'Agent Amal',
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['contactId', 'conversationId', 'debug', 'result', 'success']);
-    expect(body).toMatchObject({ success: true, result: { status: true, message: 'Message sent' }, debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true } });
+    expect(body).toMatchObject({
+      success: true,
+      result: { status: true, message: 'Message sent' },
+      debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
+    });
 
     const [call] = provider.callsTo(to);
     expect(call.path).toBe(`/${t.ctx.organizationId}/send`);
     expect(call.headers.appapikey).toBe(t.providerKey);
     expect(call.headers['content-type']).toBe('application/json');
-    expect(call.body).toEqual({ UOWCHAT: { random_string: 0, receivers: [{ mobileNum: to }], message: 'Hello there', imageUrl: '', videoUrl: '', documentUrl: '' } });
+    expect(call.body).toEqual({
+      UOWCHAT: { random_string: 0, receivers: [{ mobileNum: to }], message: 'Hello there', imageUrl: '', videoUrl: '', documentUrl: '' },
+    });
 
     const [contact] = await rows<{ id: string; first_name: string; phones: string[] }>(t.ctx, 'SELECT id, first_name, phones FROM contacts');
     expect(contact).toEqual({ id: body.contactId, first_name: 'Sara', phones: [`+${to}`] });
@@ -59,14 +83,32 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(conversation).toMatchObject({ id: body.conversationId, contact_id: contact.id, status: 'OPEN', unread_count: 0 });
     expect(conversation.last_message_at).toBeInstanceOf(Date);
     const [message] = await rows(t.ctx, 'SELECT * FROM messages');
-    expect(message).toMatchObject({ direction: 'OUTBOUND', status: 'SENT', content: 'Hello there', conversation_id: body.conversationId, contact_id: contact.id, metadata: { sender_name: 'Agent Amal', random_string: 0 } });
+    expect(message).toMatchObject({
+      direction: 'OUTBOUND',
+      status: 'SENT',
+      content: 'Hello there',
+      conversation_id: body.conversationId,
+      contact_id: contact.id,
+      metadata: { sender_name: 'Agent Amal', random_string: 0 },
+    });
     expect(message.external_id).toMatch(/^ext-/);
     const [channel] = await rows(t.ctx, 'SELECT kind, is_active, auto_created FROM channel_accounts');
     expect(channel).toEqual({ kind: 'chat_app', is_active: true, auto_created: true });
 
     const emitted = await events(t.ctx);
     expect(emitted.map((e) => e.type)).toEqual(['conversation.created', 'message.sent']);
-    expect(emitted[1].payload).toMatchObject({ actor_id: null, message: { id: message.id, conversation_id: body.conversationId, contact_id: contact.id, direction: 'OUTBOUND', status: 'SENT', content: 'Hello there', external_id: message.external_id } });
+    expect(emitted[1].payload).toMatchObject({
+      actor_id: null,
+      message: {
+        id: message.id,
+        conversation_id: body.conversationId,
+        contact_id: contact.id,
+        direction: 'OUTBOUND',
+        status: 'SENT',
+        content: 'Hello there',
+        external_id: message.external_id,
+      },
+    });
     expect(emitted[0].payload).toMatchObject({ actor_id: null, conversation: { id: body.conversationId, status: 'OPEN' } });
   });
 
@@ -91,22 +133,31 @@ describe('POST /functions/v1/chat-lite-send', () => {
     const res = await send(t.key, { to, message: 'Our catalogue', organizationId: t.ctx.organizationId, media_urls: media });
     expect(res.statusCode).toBe(200);
     const calls = provider.callsTo(to);
-    expect(calls.map((c) => [c.body.UOWCHAT.message, c.body.UOWCHAT.imageUrl])).toEqual([['Our catalogue', media[0]], ['', media[1]], ['', media[2]], ['', media[3]]]);
+    expect(calls.map((c) => [c.body.UOWCHAT.message, c.body.UOWCHAT.imageUrl])).toEqual([
+      ['Our catalogue', media[0]],
+      ['', media[1]],
+      ['', media[2]],
+      ['', media[3]],
+    ]);
     const nonces = calls.map((c) => c.body.UOWCHAT.random_string);
     expect(nonces[0]).toBe(0);
     expect(nonces.slice(1).every((n) => Number.isInteger(n) && n !== 0)).toBe(true);
     expect(new Set(nonces).size).toBe(4);
     // Each pause is at least SEND_GAP_MIN_MS (a lower bound only; the upper bound is not timed here).
     for (let i = 1; i < calls.length; i++) expect(calls[i].at - calls[i - 1].at).toBeGreaterThanOrEqual(25);
-    const stored = await rows<{ content: string; media: unknown[]; status: string }>(t.ctx, 'SELECT content, media, status FROM messages ORDER BY created_at, (metadata->>\'random_string\')::bigint');
+    const stored = await rows<{ content: string; media: unknown[]; status: string }>(
+      t.ctx,
+      "SELECT content, media, status FROM messages ORDER BY created_at, (metadata->>'random_string')::bigint",
+    );
     expect(stored).toHaveLength(4);
     expect(stored.every((m) => m.status === 'SENT' && m.media.length === 1)).toBe(true);
   });
 
-  it('should answer 500 with the provider\'s message and store the attempt as FAILED with message.failed', async () => {
+  it("should answer 500 with the provider's message and store the attempt as FAILED with message.failed", async () => {
     const t = await newTenant();
     const to = newNumber();
-    provider.script = (call) => (call.body.UOWCHAT.receivers[0].mobileNum === to ? { status: 401, body: { status: false, message: 'Invalid appapikey' } } : undefined);
+    provider.script = (call) =>
+      call.body.UOWCHAT.receivers[0].mobileNum === to ? { status: 401, body: { status: false, message: 'Invalid appapikey' } } : undefined;
     const res = await send(t.key, { to, message: 'will fail', organizationId: t.ctx.organizationId });
     provider.script = () => undefined;
     expect(res.statusCode).toBe(500);
@@ -125,27 +176,39 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(res.json().error).toBe('Provider did not answer within 400 ms');
 
     const partial = newNumber();
-    provider.script = (call) => (call.body.UOWCHAT.receivers[0].mobileNum === partial && call.body.UOWCHAT.imageUrl.endsWith('b.png') ? { status: 503, body: 'upstream down' } : undefined);
+    provider.script = (call) =>
+      call.body.UOWCHAT.receivers[0].mobileNum === partial && call.body.UOWCHAT.imageUrl.endsWith('b.png') ? { status: 503, body: 'upstream down' } : undefined;
     const media = ['https://x.example.com/a.png', 'https://x.example.com/b.png', 'https://x.example.com/c.png'];
     const res2 = await send(t.key, { to: partial, message: 'three', organizationId: t.ctx.organizationId, media_urls: media });
     provider.script = () => undefined;
     expect(res2.statusCode).toBe(500);
     expect(res2.json().error).toBe('Provider error (503): upstream down');
     expect(provider.callsTo(partial)).toHaveLength(2);
-    const stored = await rows<{ status: string; error: string | null }>(t.ctx, `SELECT m.status, m.error FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE $1 = ANY (c.phones) ORDER BY m.created_at, m.id`, [`+${partial}`]);
+    const stored = await rows<{ status: string; error: string | null }>(
+      t.ctx,
+      `SELECT m.status, m.error FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE $1 = ANY (c.phones) ORDER BY m.created_at, m.id`,
+      [`+${partial}`],
+    );
     expect(stored.map((m) => m.status).sort()).toEqual(['FAILED', 'FAILED', 'SENT']);
   });
 
   it('should keep a message whose provider id repeats one already stored, without the id', async () => {
     const t = await newTenant();
     const to = newNumber();
-    provider.script = (call) => (call.body.UOWCHAT.receivers[0].mobileNum === to ? { status: 200, body: { status: true, message: 'ok', id: 'always-the-same' } } : undefined);
+    provider.script = (call) =>
+      call.body.UOWCHAT.receivers[0].mobileNum === to ? { status: 200, body: { status: true, message: 'ok', id: 'always-the-same' } } : undefined;
     const first = await send(t.key, { to, message: 'one', organizationId: t.ctx.organizationId });
     const second = await send(t.key, { to, message: 'two', organizationId: t.ctx.organizationId });
     provider.script = () => undefined;
     expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
-    const stored = await rows<{ content: string; external_id: string | null; metadata: Record<string, unknown> }>(t.ctx, 'SELECT content, external_id, metadata FROM messages ORDER BY created_at, content');
-    expect(stored.map((m) => [m.content, m.external_id, m.metadata.duplicate_external_id ?? null])).toEqual([['one', 'always-the-same', null], ['two', null, 'always-the-same']]);
+    const stored = await rows<{ content: string; external_id: string | null; metadata: Record<string, unknown> }>(
+      t.ctx,
+      'SELECT content, external_id, metadata FROM messages ORDER BY created_at, content',
+    );
+    expect(stored.map((m) => [m.content, m.external_id, m.metadata.duplicate_external_id ?? null])).toEqual([
+      ['one', 'always-the-same', null],
+      ['two', null, 'always-the-same'],
+    ]);
   });
 
   it('should refuse bad input with 400 naming the problem, before calling the provider', async () => {
@@ -184,7 +247,7 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(provider.calls.length).toBe(before);
   });
 
-  it('should require credentials of the organization: 401 without or with the anon key, 404 with another organization\'s', async () => {
+  it("should require credentials of the organization: 401 without or with the anon key, 404 with another organization's", async () => {
     const a = await newTenant();
     const b = await newTenant();
     const payload = { to: newNumber(), message: 'hi', organizationId: a.ctx.organizationId };
@@ -211,7 +274,11 @@ describe('POST /functions/v1/chat-lite-send', () => {
   it('should create exactly one contact, one channel account and one OPEN conversation for 50 parallel sends to a new number', async () => {
     const t = await newTenant();
     const to = newNumber();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => send(t.key, { to: i % 2 ? `+${to}` : `${to}@s.whatsapp.net`, message: `m${i}`, organizationId: t.ctx.organizationId })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        send(t.key, { to: i % 2 ? `+${to}` : `${to}@s.whatsapp.net`, message: `m${i}`, organizationId: t.ctx.organizationId }),
+      ),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
     expect(new Set(results.map((r) => r.json().conversationId)).size).toBe(1);
     expect(new Set(results.map((r) => r.json().contactId)).size).toBe(1);
@@ -230,11 +297,23 @@ describe('POST /functions/v1/chat-lite-send', () => {
     // The customer wrote on Instagram; the agent answers on the chat app.
     const first = (await send(t.key, { to, message: 'creates contact and chat-app channel', organizationId: t.ctx.organizationId })).json();
     const [chatApp] = await rows<{ id: string }>(t.ctx, 'SELECT channel_account_id AS id FROM conversations WHERE id = $1', [first.conversationId]);
-    const [instagram] = await rows<{ id: string }>(t.ctx, "INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'instagram', 'IG') RETURNING id");
-    const [igConversation] = await rows<{ id: string }>(t.ctx, 'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id', [first.contactId, instagram.id]);
+    const [instagram] = await rows<{ id: string }>(
+      t.ctx,
+      "INSERT INTO channel_accounts (organization_id, kind, name) VALUES (app_org_id(), 'instagram', 'IG') RETURNING id",
+    );
+    const [igConversation] = await rows<{ id: string }>(
+      t.ctx,
+      'INSERT INTO conversations (organization_id, contact_id, channel_account_id) VALUES (app_org_id(), $1, $2) RETURNING id',
+      [first.contactId, instagram.id],
+    );
     await rows(t.ctx, 'UPDATE conversations SET status = $2 WHERE id = $1', [first.conversationId, 'RESOLVED']);
     const cross = { originalChannelId: instagram.id, originalChannelType: 'instagram', responseChannelId: chatApp.id };
-    const res = await send(t.key, { message: 'answered on the chat app', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: cross });
+    const res = await send(t.key, {
+      message: 'answered on the chat app',
+      organizationId: t.ctx.organizationId,
+      conversationId: igConversation.id,
+      crossChannelResponse: cross,
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.conversationId).not.toBe(igConversation.id);
@@ -243,14 +322,24 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(provider.callsTo(to)).toHaveLength(2);
     const [landed] = await rows(t.ctx, 'SELECT channel_account_id, contact_id, status FROM conversations WHERE id = $1', [body.conversationId]);
     expect(landed).toEqual({ channel_account_id: chatApp.id, contact_id: first.contactId, status: 'OPEN' });
-    const [message] = await rows<{ metadata: Record<string, unknown> }>(t.ctx, 'SELECT metadata FROM messages WHERE conversation_id = $1', [body.conversationId]);
+    const [message] = await rows<{ metadata: Record<string, unknown> }>(t.ctx, 'SELECT metadata FROM messages WHERE conversation_id = $1', [
+      body.conversationId,
+    ]);
     expect(message.metadata.cross_channel).toEqual({ ...cross, requested_conversation_id: igConversation.id });
     expect(await rows(t.ctx, 'SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1', [igConversation.id])).toEqual([{ n: 0 }]);
     // The same again lands in the same (now existing) conversation.
-    expect((await send(t.key, { message: 'again', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: cross })).json().conversationId).toBe(body.conversationId);
+    expect(
+      (await send(t.key, { message: 'again', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: cross })).json()
+        .conversationId,
+    ).toBe(body.conversationId);
     // Answering "from" a channel kind without a sending adapter is refused before sending.
     const before = provider.calls.length;
-    const wrong = await send(t.key, { message: 'x', organizationId: t.ctx.organizationId, conversationId: igConversation.id, crossChannelResponse: { ...cross, responseChannelId: instagram.id } });
+    const wrong = await send(t.key, {
+      message: 'x',
+      organizationId: t.ctx.organizationId,
+      conversationId: igConversation.id,
+      crossChannelResponse: { ...cross, responseChannelId: instagram.id },
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().code).toBe('channel.cannot_send');
     expect(provider.calls.length).toBe(before);
@@ -266,7 +355,7 @@ describe('POST /functions/v1/chat-lite-send', () => {
     expect(await rows(t.ctx, 'SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1', [igConversation.id])).toEqual([{ n: 0 }]);
   });
 
-  it('should answer 404 for another organization\'s conversation or channel, without sending', async () => {
+  it("should answer 404 for another organization's conversation or channel, without sending", async () => {
     const a = await newTenant();
     const b = await newTenant();
     const bConversation = (await send(b.key, { to: newNumber(), message: 'b', organizationId: b.ctx.organizationId })).json().conversationId;

@@ -19,7 +19,8 @@ export class ChatLiteWebhookController {
   receive(@Param('channelAccountId') channelAccountId: string, @Req() request: FastifyRequest) {
     const header = request.headers['x-channel-token'];
     const authorization = request.headers.authorization;
-    const token = typeof header === 'string' ? header : typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
+    const token =
+      typeof header === 'string' ? header : typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
     return this.receiver.receive(channelAccountId, token, request.body);
   }
 }

@@ -4,14 +4,35 @@ import { SendFailed } from '../application/send.service';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateIf,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
 } from 'class-validator';
 import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { ChannelAccountService } from '../application/channel-account.service';
 import { ConversationService } from '../application/conversation.service';
 import { CHANNEL_KINDS, CONVERSATION_STATUSES } from '../domain/statuses';
 import {
-  CHANNEL_ACCOUNT, CHANNEL_WITH_TOKEN, CONVERSATION, CONVERSATION_PAGE, CONVERSATION_WITH_MESSAGES, SEND_OUTCOME, UNREAD_COUNTS,
+  CHANNEL_ACCOUNT,
+  CHANNEL_WITH_TOKEN,
+  CONVERSATION,
+  CONVERSATION_PAGE,
+  CONVERSATION_WITH_MESSAGES,
+  SEND_OUTCOME,
+  UNREAD_COUNTS,
 } from './messaging.responses';
 import { ApiAnswer, ApiErrors, json } from '@engage/platform';
 
@@ -51,7 +72,12 @@ export class ReplyDto {
   @MaxLength(2048, { each: true })
   media_urls?: string[];
   @ApiProperty({ required: false, maxLength: 998, description: 'email: the subject (default "Re: " and the thread\'s)' })
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(998) @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' }) subject?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(998)
+  @Matches(/^[^\r\n]*$/, { message: 'subject must be one line' })
+  subject?: string;
 }
 
 export class StatusDto {
@@ -73,23 +99,38 @@ export class ChannelAccountDto {
   @MaxLength(64)
   instagram_account_id?: string;
   @ApiProperty({ required: false, description: 'messenger, instagram: the page access token (write-only, stored sealed)', writeOnly: true })
-  @IsOptional() @IsString() @MaxLength(1000) page_access_token?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  page_access_token?: string;
   @ApiProperty({ required: false, description: 'sms: the provider account sid (AC + 32 hexadecimal digits)' })
-  @IsOptional() @IsString() @MaxLength(34) account_sid?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(34)
+  account_sid?: string;
   @ApiProperty({ required: false, description: 'sms: the account auth token (write-only, stored sealed)', writeOnly: true })
-  @IsOptional() @IsString() @MaxLength(128) auth_token?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  auth_token?: string;
   @ApiProperty({ required: false, description: 'sms: the sender number in E.164 form' }) @IsOptional() @IsString() @MaxLength(16) from_number?: string;
-  @ApiProperty({ required: false, description: 'email: the mailbox\'s address' }) @IsOptional() @IsString() @MaxLength(254) address?: string;
+  @ApiProperty({ required: false, description: "email: the mailbox's address" }) @IsOptional() @IsString() @MaxLength(254) address?: string;
   @ApiProperty({
-    required: false, type: Object,
+    required: false,
+    type: Object,
     description: 'email: IMAP {host, port, secure, user, password, tls_ca?} (password write-only, sealed; tls_ca: PEM CAs to trust)',
   })
-  @IsOptional() @IsObject() imap?: Record<string, unknown>;
+  @IsOptional()
+  @IsObject()
+  imap?: Record<string, unknown>;
   @ApiProperty({
-    required: false, type: Object,
+    required: false,
+    type: Object,
     description: 'email: SMTP {host, port, secure, user, password, tls_ca?} (password write-only, sealed; tls_ca: PEM CAs to trust)',
   })
-  @IsOptional() @IsObject() smtp?: Record<string, unknown>;
+  @IsOptional()
+  @IsObject()
+  smtp?: Record<string, unknown>;
 }
 
 export class ChannelActiveDto {

@@ -17,17 +17,29 @@ beforeAll(async () => {
 afterAll(() => chat.close());
 
 const base = '/functions/v1/messaging';
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) => app.inject({ method, url: `${base}${url}`, headers, payload: payload as object });
-const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) => runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
+const call = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: unknown) =>
+  app.inject({ method, url: `${base}${url}`, headers, payload: payload as object });
+const rows = <T = Record<string, unknown>>(ctx: RequestContext, sql: string, params: unknown[] = []) =>
+  runtime.db.inTenant(ctx, (tx) => tx.query<T>(sql, params));
 const events = (ctx: RequestContext, type: string) =>
-  runtime.db.asSystem((tx) => tx.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [ctx.organizationId, type]));
+  runtime.db.asSystem((tx) =>
+    tx.query<{ payload: Record<string, unknown> }>(`SELECT payload FROM outbox WHERE organization_id = $1 AND type = $2 ORDER BY seq`, [
+      ctx.organizationId,
+      type,
+    ]),
+  );
 
 // A tenant with a provider key and `n` conversations started by chat-lite-send.
 const tenantWith = async (n: number): Promise<{ t: TestTenant; ids: string[] }> => {
   const t = await chat.newTenant('k-123');
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: newNumber(), message: `hello ${i}`, organizationId: t.ctx.organizationId } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
+      payload: { to: newNumber(), message: `hello ${i}`, organizationId: t.ctx.organizationId },
+    });
     ids.push(res.json().conversationId);
   }
   return { t, ids };
@@ -65,10 +77,13 @@ describe('agent inbox /functions/v1/messaging', () => {
   it('should read one conversation with its messages, reply through the send path, and keep unread counts', async () => {
     const { t, ids } = await tenantWith(1);
     const [conversation] = await rows<{ contact_id: string }>(t.ctx, 'SELECT contact_id FROM conversations');
-    await rows(t.ctx, "UPDATE conversations SET unread_count = 3");
+    await rows(t.ctx, 'UPDATE conversations SET unread_count = 3');
     expect((await call('GET', '/unread-counts', t.session)).json()).toEqual({ total: 3, conversations: 1, by_status: { OPEN: 3 } });
 
-    const reply = await call('POST', `/conversations/${ids[0]}/reply`, t.session, { message: 'On its way', media_urls: ['https://cdn.example.com/receipt.png'] });
+    const reply = await call('POST', `/conversations/${ids[0]}/reply`, t.session, {
+      message: 'On its way',
+      media_urls: ['https://cdn.example.com/receipt.png'],
+    });
     expect(reply.statusCode).toBe(200);
     expect(reply.json()).toMatchObject({ success: true, conversationId: ids[0], contactId: conversation.contact_id });
     const last = chat.provider.calls[chat.provider.calls.length - 1];
@@ -77,8 +92,13 @@ describe('agent inbox /functions/v1/messaging', () => {
 
     const read = (await call('GET', `/conversations/${ids[0]}`, t.session)).json();
     expect(read).toMatchObject({ id: ids[0], status: 'OPEN', unread_count: 3 });
-    expect(read.messages.map((m: { content: string; direction: string }) => [m.direction, m.content])).toEqual([['OUTBOUND', 'hello 0'], ['OUTBOUND', 'On its way']]);
-    expect((await call('GET', `/conversations/${ids[0]}?limit=1`, t.session)).json().messages.map((m: { content: string }) => m.content)).toEqual(['On its way']);
+    expect(read.messages.map((m: { content: string; direction: string }) => [m.direction, m.content])).toEqual([
+      ['OUTBOUND', 'hello 0'],
+      ['OUTBOUND', 'On its way'],
+    ]);
+    expect((await call('GET', `/conversations/${ids[0]}?limit=1`, t.session)).json().messages.map((m: { content: string }) => m.content)).toEqual([
+      'On its way',
+    ]);
     expect((await call('POST', `/conversations/${ids[0]}/read`, t.session)).json()).toMatchObject({ unread_count: 0 });
     expect((await call('GET', '/unread-counts', t.session)).json()).toMatchObject({ total: 0, conversations: 0 });
 
@@ -97,11 +117,19 @@ describe('agent inbox /functions/v1/messaging', () => {
     const until = new Date(Date.now() + 86_400_000).toISOString();
     const snoozed = await call('PATCH', `/conversations/${id}/status`, t.session, { status: 'SNOOZED', snoozed_until: until });
     expect(snoozed.json()).toMatchObject({ status: 'SNOOZED', snoozed_until: until });
-    expect((await call('PATCH', `/conversations/${id}/status`, t.session, { status: 'PENDING' })).json()).toMatchObject({ status: 'PENDING', snoozed_until: null });
+    expect((await call('PATCH', `/conversations/${id}/status`, t.session, { status: 'PENDING' })).json()).toMatchObject({
+      status: 'PENDING',
+      snoozed_until: null,
+    });
     const changes = await events(t.ctx, 'conversation.status.changed');
-    expect(changes.map((e) => [e.payload.from_status, e.payload.to_status, e.payload.actor_id])).toEqual([['OPEN', 'SNOOZED', t.ctx.userId], ['SNOOZED', 'PENDING', t.ctx.userId]]);
+    expect(changes.map((e) => [e.payload.from_status, e.payload.to_status, e.payload.actor_id])).toEqual([
+      ['OPEN', 'SNOOZED', t.ctx.userId],
+      ['SNOOZED', 'PENDING', t.ctx.userId],
+    ]);
 
-    expect((await call('PATCH', `/conversations/${id}/assignee`, t.session, { assignee_id: t.ctx.userId })).json()).toMatchObject({ assignee_id: t.ctx.userId });
+    expect((await call('PATCH', `/conversations/${id}/assignee`, t.session, { assignee_id: t.ctx.userId })).json()).toMatchObject({
+      assignee_id: t.ctx.userId,
+    });
     expect((await call('PATCH', `/conversations/${id}/assignee`, t.session, { assignee_id: null })).json()).toMatchObject({ assignee_id: null });
     expect((await call('PATCH', `/conversations/${id}/assignee`, t.session, { assignee_id: 'x' })).statusCode).toBe(400);
     // A user of another organization is not a member here.
@@ -111,8 +139,16 @@ describe('agent inbox /functions/v1/messaging', () => {
 
     // Reopening a resolved conversation while another is open for the same contact and channel: 409.
     await call('PATCH', `/conversations/${id}/status`, t.session, { status: 'RESOLVED' });
-    const [c] = await rows<{ contact_id: string; phones: string[] }>(t.ctx, 'SELECT c.contact_id, ct.phones FROM conversations c JOIN contacts ct ON ct.id = c.contact_id');
-    const again = await app.inject({ method: 'POST', url: '/functions/v1/chat-lite-send', headers: t.key, payload: { to: c.phones[0], message: 'new thread', organizationId: t.ctx.organizationId } });
+    const [c] = await rows<{ contact_id: string; phones: string[] }>(
+      t.ctx,
+      'SELECT c.contact_id, ct.phones FROM conversations c JOIN contacts ct ON ct.id = c.contact_id',
+    );
+    const again = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
+      payload: { to: c.phones[0], message: 'new thread', organizationId: t.ctx.organizationId },
+    });
     expect(again.json().conversationId).not.toBe(id);
     expect((await call('PATCH', `/conversations/${id}/status`, t.session, { status: 'OPEN' })).statusCode).toBe(409);
   });
@@ -135,7 +171,13 @@ describe('agent inbox /functions/v1/messaging', () => {
       const seen = await rows<{ organization_id: string }>(a.t.ctx, `SELECT organization_id FROM ${table}`);
       expect(seen.every((r) => r.organization_id === a.t.ctx.organizationId)).toBe(true);
     }
-    await expect(rows(a.t.ctx, `INSERT INTO conversations (organization_id, contact_id, channel_account_id) SELECT $1, contact_id, channel_account_id FROM conversations LIMIT 1`, [b.t.ctx.organizationId])).rejects.toThrow(/row-level security/);
+    await expect(
+      rows(
+        a.t.ctx,
+        `INSERT INTO conversations (organization_id, contact_id, channel_account_id) SELECT $1, contact_id, channel_account_id FROM conversations LIMIT 1`,
+        [b.t.ctx.organizationId],
+      ),
+    ).rejects.toThrow(/row-level security/);
   });
 
   it("should create channel accounts only for owners, admins and API keys, with a valid kind and name, storing only the token's hash", async () => {

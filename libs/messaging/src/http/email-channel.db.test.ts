@@ -46,7 +46,9 @@ describe('email channel setup', () => {
     });
     expect(created.json().inbound_path).toBeUndefined();
     const [stored] = await rows<Record<string, string>>(
-      t, 'SELECT email_settings::text AS settings, imap_password_sealed, smtp_password_sealed FROM channel_accounts WHERE id = $1', [id],
+      t,
+      'SELECT email_settings::text AS settings, imap_password_sealed, smtp_password_sealed FROM channel_accounts WHERE id = $1',
+      [id],
     );
     for (const value of Object.values(stored)) {
       expect(value).not.toContain(payload.imap.password);
@@ -91,7 +93,7 @@ describe('email channel setup', () => {
     expect(await rows(t, `SELECT id FROM channel_accounts WHERE kind = 'email'`)).toEqual([]);
   });
 
-  it('should refuse a mailbox already connected (409), members without the right role (403), and other organizations\' ids (404)', async () => {
+  it("should refuse a mailbox already connected (409), members without the right role (403), and other organizations' ids (404)", async () => {
     const { t, id, payload } = await emailChannel(app, dovecot, smtp);
     const other = await createTestTenant(app);
     expect((await create(other.key, { ...payload, name: 'Again' })).statusCode).toBe(409);
@@ -132,7 +134,11 @@ describe('replying on an email conversation', () => {
   async function customerWrote() {
     const channel = await emailChannel(app, dovecot, smtp);
     const first = await composeMail({
-      from: 'Sara Customer <sara@customer.test>', to: channel.address, subject: 'Order 42 is late', messageId: '<first-42@customer.test>', text: 'Where is it?',
+      from: 'Sara Customer <sara@customer.test>',
+      to: channel.address,
+      subject: 'Order 42 is late',
+      messageId: '<first-42@customer.test>',
+      text: 'Where is it?',
     });
     await deliver(dovecot, channel.user, channel.password, [first]);
     await app.get(EmailMailboxReader).read(channel.t.ctx.organizationId, channel.id);
@@ -140,7 +146,7 @@ describe('replying on an email conversation', () => {
     return { ...channel, conversation };
   }
 
-  it('should send over SMTP with the thread\'s headers, subject and attachments, store it SENT and append the Sent copy', async () => {
+  it("should send over SMTP with the thread's headers, subject and attachments, store it SENT and append the Sent copy", async () => {
     const { t, id, conversation, address, user, password } = await customerWrote();
     expect(conversation.email_subject).toBe('Order 42 is late');
     const res = await reply(t.key, conversation.id, { message: 'It ships today.', media_urls: [`${files.url}/invoice.pdf`] });
@@ -154,7 +160,8 @@ describe('replying on an email conversation', () => {
     expect(sent.parsed.text?.trim()).toBe('It ships today.');
     expect(sent.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['invoice.pdf', '%PDF-1.4 invoice']]);
     const [message] = await rows<{ status: string; external_id: string; email_message_id: string; metadata: { sent_copy: string } }>(
-      t, `SELECT * FROM messages WHERE direction = 'OUTBOUND'`,
+      t,
+      `SELECT * FROM messages WHERE direction = 'OUTBOUND'`,
     );
     const mid = sent.parsed.messageId;
     expect(message).toMatchObject({ status: 'SENT', external_id: mid, email_message_id: mid, metadata: { sent_copy: 'appended' } });
@@ -164,13 +171,19 @@ describe('replying on an email conversation', () => {
 
     // The customer answers our mail (a new subject): it threads by In-Reply-To into the same conversation.
     const answer = await composeMail({
-      from: 'sara@customer.test', to: address, subject: 'Thanks!', messageId: '<third@customer.test>', inReplyTo: sent.parsed.messageId,
-      references: ['<first-42@customer.test>', sent.parsed.messageId!], text: 'Great',
+      from: 'sara@customer.test',
+      to: address,
+      subject: 'Thanks!',
+      messageId: '<third@customer.test>',
+      inReplyTo: sent.parsed.messageId,
+      references: ['<first-42@customer.test>', sent.parsed.messageId!],
+      text: 'Great',
     });
     await deliver(dovecot, user, password, [answer]);
     await app.get(EmailMailboxReader).read(t.ctx.organizationId, id);
     expect(await rows(t, 'SELECT conversation_id FROM messages WHERE direction = $1', ['INBOUND'])).toEqual([
-      { conversation_id: conversation.id }, { conversation_id: conversation.id },
+      { conversation_id: conversation.id },
+      { conversation_id: conversation.id },
     ]);
 
     // A second reply: References carry the whole chain; the agent's own subject is used.

@@ -36,7 +36,11 @@ const rows = <T = Record<string, unknown>>(t: TestTenant, sql: string) => query<
 const check = async (t: TestTenant, id: string) =>
   (await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${id}/test`, headers: t.key })).json();
 // The Dovecot login lines of a user: ", TLS," marks a session over TLS.
-const logins = (user: string) => dovecot.log().split('\n').filter((line) => line.includes('Login: ') && line.includes(`user=<${user}>`));
+const logins = (user: string) =>
+  dovecot
+    .log()
+    .split('\n')
+    .filter((line) => line.includes('Login: ') && line.includes(`user=<${user}>`));
 
 async function roundTrip(box: Awaited<ReturnType<typeof emailChannel>>, smtp: SmtpCapture) {
   expect(await check(box.t, box.id)).toEqual({ ok: true });
@@ -60,7 +64,8 @@ async function roundTrip(box: Awaited<ReturnType<typeof emailChannel>>, smtp: Sm
 describe('email over TLS with a certificate the account trusts (tls_ca)', () => {
   it('should test, read, send and file the sent copy over implicit TLS (IMAP 993-style, SMTP 465-style)', async () => {
     const box = await emailChannel(app, dovecot, smtpTls, undefined, {
-      imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca }, smtp: { secure: true, tls_ca: ca },
+      imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca },
+      smtp: { secure: true, tls_ca: ca },
     });
     expect(box.created.json().email).toMatchObject({ imap: { secure: true, tls_ca: ca }, smtp: { secure: true, tls_ca: ca } });
     await roundTrip(box, smtpTls);
@@ -75,7 +80,8 @@ describe('email over TLS with a certificate the account trusts (tls_ca)', () => 
 describe('email over TLS with a certificate nobody trusts', () => {
   it('should refuse a self-signed IMAP certificate, implicit or by STARTTLS', async () => {
     const implicit = await emailChannel(app, dovecot, smtpTls, undefined, {
-      imap: { port: dovecot.imapsPort, secure: true }, smtp: { secure: true, tls_ca: ca },
+      imap: { port: dovecot.imapsPort, secure: true },
+      smtp: { secure: true, tls_ca: ca },
     });
     expect(await check(implicit.t, implicit.id)).toEqual({ ok: false, error: expect.stringMatching(/^IMAP: .*self-signed certificate/) });
     const upgraded = await emailChannel(app, dovecot, smtpStartTls, undefined, { smtp: { tls_ca: ca } });
@@ -87,7 +93,10 @@ describe('email over TLS with a certificate nobody trusts', () => {
   });
 
   it('should refuse a self-signed SMTP certificate, implicit or by STARTTLS, and fail the send with the reason', async () => {
-    for (const [smtp, secure] of [[smtpTls, true], [smtpStartTls, false]] as const) {
+    for (const [smtp, secure] of [
+      [smtpTls, true],
+      [smtpStartTls, false],
+    ] as const) {
       const box = await emailChannel(app, dovecot, smtp, undefined, { imap: { tls_ca: ca }, smtp: { secure } });
       expect(await check(box.t, box.id)).toEqual({ ok: false, error: expect.stringMatching(/^SMTP: .*self-signed certificate/) });
       const mail = await composeMail({ from: 'c@customer.test', to: box.address, subject: 'Hi', messageId: `<s-${box.user}@customer.test>`, text: 'hi' });
@@ -105,7 +114,8 @@ describe('email over TLS with a certificate nobody trusts', () => {
 
   it('should still vet the host of a TLS connection on every connection', async () => {
     const box = await emailChannel(app, dovecot, smtpTls, undefined, {
-      imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca }, smtp: { secure: true, tls_ca: ca },
+      imap: { port: dovecot.imapsPort, secure: true, tls_ca: ca },
+      smtp: { secure: true, tls_ca: ca },
     });
     await rows(box.t, `UPDATE channel_accounts SET email_settings = jsonb_set(email_settings, '{imap,host}', '"localhost"')`);
     expect(await check(box.t, box.id)).toEqual({ ok: false, error: expect.stringMatching(/localhost refused: .*non-public address/) });

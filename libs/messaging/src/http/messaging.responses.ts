@@ -24,10 +24,11 @@ export const SEND_OUTCOME = object({
 // Email channels have no inbound path (their mailbox is read) and show their settings without passwords.
 const ENDPOINT = object({ host: text, port: integer, secure: boolean, user: text, tls_ca: text }, ['tls_ca']);
 const EMAIL_SETTINGS = object({ address: text, imap: ENDPOINT, smtp: ENDPOINT });
-export const CHANNEL_WITH_TOKEN = object(
-  { channel_account: CHANNEL_ACCOUNT, inbound_token: text, inbound_path: text, email: EMAIL_SETTINGS },
-  ['inbound_token', 'inbound_path', 'email'],
-);
+export const CHANNEL_WITH_TOKEN = object({ channel_account: CHANNEL_ACCOUNT, inbound_token: text, inbound_path: text, email: EMAIL_SETTINGS }, [
+  'inbound_token',
+  'inbound_path',
+  'email',
+]);
 export const CHANNEL_CHECK = object({ ok: boolean, error: text }, ['error']);
 
 // The receivers acknowledge at once: the chat app's with the stored event's id (a bigint, as text), Meta's with how many were stored.
@@ -37,7 +38,14 @@ export const META_RECEIVED = object({ received: oneOfValues([true]), stored: int
 // The SMS provider's callback parameters (form-encoded): an inbound message, or a status callback.
 export const SMS_CALLBACK_FORM = object(
   {
-    MessageSid: text, AccountSid: text, From: text, To: text, Body: text, NumMedia: text, MessageStatus: text, ErrorCode: text,
+    MessageSid: text,
+    AccountSid: text,
+    From: text,
+    To: text,
+    Body: text,
+    NumMedia: text,
+    MessageStatus: text,
+    ErrorCode: text,
   },
   ['AccountSid', 'From', 'To', 'Body', 'NumMedia', 'MessageStatus', 'ErrorCode'],
 );

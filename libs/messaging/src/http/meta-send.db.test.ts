@@ -43,7 +43,7 @@ async function customerWrote(kind: 'messenger' | 'instagram' = 'messenger') {
   return { t, accountId, psid, conversation };
 }
 const setLastCustomerMessage = (t: TestTenant, at: Date) =>
-  meta.rows(t, 'UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval \'24 hours\'', [at]);
+  meta.rows(t, "UPDATE conversations SET last_customer_message_at = $1, window_closes_at = $1::timestamptz + interval '24 hours'", [at]);
 
 describe('replies on Messenger and Instagram through the Graph API', () => {
   it('should send text, image, video and file to the customer with the page token, SENT with Graph message ids', async () => {
@@ -57,7 +57,11 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     expect(calls.map((c) => [c.method, c.path, c.authorization])).toEqual(Array(4).fill(['POST', `/v23.0/${accountId}/messages`, `Bearer ${TOKEN}`]));
     expect(calls.map((c) => c.body)).toEqual([
       { recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'Yes, in stock' } },
-      ...[['image', media[0]], ['video', media[1]], ['file', media[2]]].map(([type, url]) => ({
+      ...[
+        ['image', media[0]],
+        ['video', media[1]],
+        ['file', media[2]],
+      ].map(([type, url]) => ({
         recipient: { id: psid },
         messaging_type: 'RESPONSE',
         message: { attachment: { type, payload: { url, is_reusable: true } } },
@@ -76,9 +80,7 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
 
     // Receipts: delivery by message id, then Messenger's read watermark for everything before it.
     await meta.send(
-      metaBody('page', accountId, [
-        { sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } },
-      ]),
+      metaBody('page', accountId, [{ sender: { id: psid }, recipient: { id: accountId }, delivery: { mids: [stored[0].external_id], watermark: Date.now() } }]),
     );
     await meta.drain();
     expect((await events(t, 'message.delivered')).map((e) => e.payload.message.status)).toEqual(['DELIVERED']);

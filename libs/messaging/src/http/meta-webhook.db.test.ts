@@ -45,7 +45,9 @@ describe('POST /functions/v1/meta-webhook', () => {
     expect((await meta.send(body, 'unsigned')).status).toBe(401);
     expect((await meta.send(body, 'wrong_secret')).status).toBe(401);
     const tampered = await fetch(`${base}/functions/v1/meta-webhook`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) },
+      body: JSON.stringify(body),
     });
     expect(tampered.status).toBe(401);
     expect(await meta.rows(t, 'SELECT 1 FROM inbound_events')).toHaveLength(0);
@@ -147,7 +149,7 @@ describe('POST /functions/v1/meta-webhook', () => {
 });
 
 describe('echoes', () => {
-  it("should keep a message the page sent from elsewhere as outbound, once, after giving the send path its turn", async () => {
+  it('should keep a message the page sent from elsewhere as outbound, once, after giving the send path its turn', async () => {
     const { t, accountId } = await meta.connectAccount();
     await meta.send(metaBody('page', accountId, [text('psid-5', `m_${newId()}`, 'hello')]));
     const mid = `m_${newId()}`;

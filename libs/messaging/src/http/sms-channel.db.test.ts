@@ -106,7 +106,10 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     const statusCallback = `${SMS_PUBLIC_URL}/functions/v1/sms-webhook/${id}`;
     expect(call.form).toEqual({ To: contact.phones[0], From: from, Body: 'Sale ends tonight', StatusCallback: statusCallback });
     expect(sent.message).toMatchObject({
-      status: 'SENT', direction: 'OUTBOUND', content: 'Sale ends tonight', metadata: expect.objectContaining({ broadcast_id: 'b1' }),
+      status: 'SENT',
+      direction: 'OUTBOUND',
+      content: 'Sale ends tonight',
+      metadata: expect.objectContaining({ broadcast_id: 'b1' }),
     });
     expect(sent.message.external_id).toMatch(/^SM[0-9a-f]{32}$/);
     type Row = { id: string; channel_kind: string; contact_id: string };
@@ -146,7 +149,11 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [phone()] });
     const noPhone = await app.get(ContactService).create(t.ctx, { first_name: 'Nobody', emails: ['n@example.com'] });
     const sender = app.get(SmsSender);
-    const refusal = (input: Parameters<SmsSender['send']>[1]) => sender.send(t.ctx, input).then(() => null, (e: { code: string }) => e.code);
+    const refusal = (input: Parameters<SmsSender['send']>[1]) =>
+      sender.send(t.ctx, input).then(
+        () => null,
+        (e: { code: string }) => e.code,
+      );
     const before = fake.calls.length;
     expect(await refusal({ channelAccountId: id, contactId: contact.id, text: '' })).toBe('validation_failed');
     expect(await refusal({ channelAccountId: id, contactId: contact.id, text: 'x'.repeat(1601) })).toBe('validation_failed');

@@ -25,9 +25,20 @@ const drain = async () => {
 const path = (id: string) => `/functions/v1/sms-webhook/${id}`;
 // An inbound SMS as the provider posts it, signed with `token` over the public address.
 const inbound = (ch: { id: string; sid: string; from: string }, token: string | null, params: Record<string, string>, tamper?: Record<string, string>) =>
-  postSigned(`${appBase}${path(ch.id)}`, `${SMS_PUBLIC_URL}${path(ch.id)}`, {
-    MessageSid: `SM${Math.random().toString(16).slice(2).padEnd(32, '0')}`, AccountSid: ch.sid, To: ch.from, NumMedia: '0', SmsStatus: 'received', ...params,
-  }, token, tamper);
+  postSigned(
+    `${appBase}${path(ch.id)}`,
+    `${SMS_PUBLIC_URL}${path(ch.id)}`,
+    {
+      MessageSid: `SM${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+      AccountSid: ch.sid,
+      To: ch.from,
+      NumMedia: '0',
+      SmsStatus: 'received',
+      ...params,
+    },
+    token,
+    tamper,
+  );
 // A valid number of the plan (its exchange starts with 2-9).
 const phone = () => `+1646${2 + Math.floor(Math.random() * 8)}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 
@@ -114,11 +125,17 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     expect((await inbound(ch, fake.accounts.get(sid)!, { MessageSid: `SM${'1'.repeat(32)}`, From: customer, Body: 'Is it still on?' })).status).toBe(200);
     await drain();
     const rows = await tenantRows<{ direction: string; content: string; contact_id: string; conversation_id: string; external_id: string }>(
-      runtime, t, "SELECT direction, content, contact_id, conversation_id, external_id FROM messages WHERE direction = 'INBOUND'",
+      runtime,
+      t,
+      "SELECT direction, content, contact_id, conversation_id, external_id FROM messages WHERE direction = 'INBOUND'",
     );
     expect(rows).toEqual([
       {
-        direction: 'INBOUND', content: 'Is it still on?', contact_id: contact.id, conversation_id: message.conversation_id, external_id: `SM${'1'.repeat(32)}`,
+        direction: 'INBOUND',
+        content: 'Is it still on?',
+        contact_id: contact.id,
+        conversation_id: message.conversation_id,
+        external_id: `SM${'1'.repeat(32)}`,
       },
     ]);
     expect((await outboxOf(runtime, t, 'message.received')).map((e) => e.payload.message.content)).toEqual(['Is it still on?']);
@@ -129,8 +146,12 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     const stranger = phone();
     expect((await inbound(ch, fake.accounts.get(sid)!, { From: stranger, Body: 'Who is this?' })).status).toBe(200);
     await drain();
-    const [created] = await tenantRows<{ phones: string[]; channel_kind: string }>(runtime, t,
-      'SELECT ct.phones, c.channel_kind FROM contacts ct JOIN conversations c ON c.contact_id = ct.id WHERE $1 = ANY (ct.phones)', [stranger]);
+    const [created] = await tenantRows<{ phones: string[]; channel_kind: string }>(
+      runtime,
+      t,
+      'SELECT ct.phones, c.channel_kind FROM contacts ct JOIN conversations c ON c.contact_id = ct.id WHERE $1 = ANY (ct.phones)',
+      [stranger],
+    );
     expect(created).toEqual({ phones: [stranger], channel_kind: 'sms' });
   });
 

@@ -49,7 +49,10 @@ export async function parseEmail(source: Buffer, fallbackKey: string): Promise<{
 }
 
 const addresses = (value: AddressObject | AddressObject[] | undefined): string[] =>
-  (Array.isArray(value) ? value : value ? [value] : []).flatMap((o) => o.value.map((v) => v.address?.toLowerCase() ?? '')).filter(Boolean).slice(0, 50);
+  (Array.isArray(value) ? value : value ? [value] : [])
+    .flatMap((o) => o.value.map((v) => v.address?.toLowerCase() ?? ''))
+    .filter(Boolean)
+    .slice(0, 50);
 
 export function mediaKindOf(contentType: string): 'image' | 'video' | 'audio' | 'document' {
   const top = contentType.split('/')[0].toLowerCase();

@@ -11,23 +11,43 @@ const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 export const CHANNEL_ACCOUNTS = declareTable({
   name: 'channel_accounts',
   columns: {
-    id: uuid, organization_id: uuid, kind: text, name: text, is_active: column('boolean'), auto_created: column('boolean'),
-    inbound_token_hash: column('bytea', { nullable: true, api: 'hidden' }), created_at: at, updated_at: at,
-    external_account_id: textOrNull, access_token_sealed: column('text', { nullable: true, api: 'hidden' }),
+    id: uuid,
+    organization_id: uuid,
+    kind: text,
+    name: text,
+    is_active: column('boolean'),
+    auto_created: column('boolean'),
+    inbound_token_hash: column('bytea', { nullable: true, api: 'hidden' }),
+    created_at: at,
+    updated_at: at,
+    external_account_id: textOrNull,
+    access_token_sealed: column('text', { nullable: true, api: 'hidden' }),
     // SMS: the provider's account sid (the sender number is external_account_id).
     provider_account_id: textOrNull,
     // Email: host, port, TLS and user of IMAP and SMTP, and the address (no passwords); each password sealed and hidden.
     email_settings: column('jsonb', { nullable: true }),
-    imap_password_sealed: column('text', { nullable: true, api: 'hidden' }), smtp_password_sealed: column('text', { nullable: true, api: 'hidden' }),
+    imap_password_sealed: column('text', { nullable: true, api: 'hidden' }),
+    smtp_password_sealed: column('text', { nullable: true, api: 'hidden' }),
   },
 });
 
 export const CONVERSATIONS = declareTable({
   name: 'conversations',
   columns: {
-    id: uuid, organization_id: uuid, contact_id: uuid, channel_account_id: uuid, status: text, snoozed_until: atOrNull, assignee_id: uuidOrNull,
-    last_message_at: atOrNull, unread_count: column('integer'), created_at: at, updated_at: at,
-    channel_kind: text, last_customer_message_at: atOrNull, window_closes_at: atOrNull,
+    id: uuid,
+    organization_id: uuid,
+    contact_id: uuid,
+    channel_account_id: uuid,
+    status: text,
+    snoozed_until: atOrNull,
+    assignee_id: uuidOrNull,
+    last_message_at: atOrNull,
+    unread_count: column('integer'),
+    created_at: at,
+    updated_at: at,
+    channel_kind: text,
+    last_customer_message_at: atOrNull,
+    window_closes_at: atOrNull,
     // Kept for reports, read through the published views (messaging_conversation_facts), not served here.
     resolved_at: column('timestamptz', { nullable: true, api: 'hidden' }),
     // Email: the thread's subject without Re:/Fwd: prefixes.
@@ -38,8 +58,20 @@ export const CONVERSATIONS = declareTable({
 export const MESSAGES = declareTable({
   name: 'messages',
   columns: {
-    id: uuid, organization_id: uuid, conversation_id: uuid, contact_id: uuid, channel_account_id: uuid, direction: text, status: text, content: text,
-    media: column('jsonb'), external_id: textOrNull, metadata: column('jsonb'), error: textOrNull, created_at: at, updated_at: at,
+    id: uuid,
+    organization_id: uuid,
+    conversation_id: uuid,
+    contact_id: uuid,
+    channel_account_id: uuid,
+    direction: text,
+    status: text,
+    content: text,
+    media: column('jsonb'),
+    external_id: textOrNull,
+    metadata: column('jsonb'),
+    error: textOrNull,
+    created_at: at,
+    updated_at: at,
     // Kept for reports, read through the published views (messaging_message_facts), not served here.
     first_reply_at: column('timestamptz', { nullable: true, api: 'hidden' }),
     // Email: the mail's Message-ID, kept for threading only; not served, so a message read through

@@ -20,14 +20,22 @@ describe('media fetcher', () => {
   afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const refusal = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => undefined, (e: unknown) => e);
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OutboundError);
     return (error as OutboundError).code;
   };
 
   it('should refuse loopback, private, link-local, IP-literal and privately resolving hosts and other schemes before any request', async () => {
-    const fetchMedia = createMediaFetcher({ allowHosts: [], timeoutMs: 1000, resolve: async (host) => [{ address: host === 'inside.example' ? '10.0.0.7' : '93.184.216.34', family: 4 }] });
-    for (const url of ['http://127.0.0.1:1/x.png', 'http://[::1]:1/x.png', 'http://169.254.169.254/latest', 'https://10.0.0.1/x.png']) expect([url, await refusal(fetchMedia(url))]).toEqual([url, 'ip_literal']);
+    const fetchMedia = createMediaFetcher({
+      allowHosts: [],
+      timeoutMs: 1000,
+      resolve: async (host) => [{ address: host === 'inside.example' ? '10.0.0.7' : '93.184.216.34', family: 4 }],
+    });
+    for (const url of ['http://127.0.0.1:1/x.png', 'http://[::1]:1/x.png', 'http://169.254.169.254/latest', 'https://10.0.0.1/x.png'])
+      expect([url, await refusal(fetchMedia(url))]).toEqual([url, 'ip_literal']);
     expect(await refusal(fetchMedia('https://inside.example/x.png'))).toBe('private_address');
     expect(await refusal(fetchMedia('file:///etc/passwd'))).toBe('not_https');
     expect(await refusal(fetchMedia('ftp://files.example/x.png'))).toBe('not_https');

@@ -9,9 +9,22 @@ const MAX_BYTES = 16 * 1024 * 1024;
 // download), one deadline over the whole exchange, redirects not followed. Plain http is accepted
 // (providers' media addresses may be http; the address checks are what protect us, and the bytes
 // are re-hosted, never trusted). No keep-alive: media hosts are many and visited once.
-export function createMediaFetcher(options: { allowHosts: readonly string[]; timeoutMs: number; maxBytes?: number; resolve?: OutboundClientOptions['resolve']; extraCa?: string }): MediaFetcher {
+export function createMediaFetcher(options: {
+  allowHosts: readonly string[];
+  timeoutMs: number;
+  maxBytes?: number;
+  resolve?: OutboundClientOptions['resolve'];
+  extraCa?: string;
+}): MediaFetcher {
   const maxBytes = options.maxBytes ?? MAX_BYTES;
-  const client = new OutboundClient({ allowHosts: options.allowHosts, allowHttp: true, timeoutMs: options.timeoutMs, keepAlive: false, resolve: options.resolve, extraCa: options.extraCa });
+  const client = new OutboundClient({
+    allowHosts: options.allowHosts,
+    allowHttp: true,
+    timeoutMs: options.timeoutMs,
+    keepAlive: false,
+    resolve: options.resolve,
+    extraCa: options.extraCa,
+  });
   return async (url) => {
     const response = await client.request({ url, method: 'GET', maxBodyBytes: maxBytes });
     if (response.status < 200 || response.status >= 300) throw new Error(`media download answered ${response.status}`);

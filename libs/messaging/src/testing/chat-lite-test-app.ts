@@ -34,7 +34,10 @@ export async function startChatLiteTestApp(env: Record<string, string> = {}) {
     },
     send: (headers: Record<string, string>, payload: unknown) =>
       app.inject({
-        method: 'POST', url: '/functions/v1/chat-lite-send', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload),
+        method: 'POST',
+        url: '/functions/v1/chat-lite-send',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify(payload),
       }),
     close: async () => {
       await started.close();

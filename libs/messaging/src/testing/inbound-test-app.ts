@@ -14,7 +14,9 @@ export const startInboundTestApp = () =>
 // A new organization with a chat-app channel account, and a poster of provider payloads to it.
 export async function inboundChannel(app: NestFastifyApplication) {
   const tenant: TestTenant = await createTestTenant(app);
-  const created = (await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })).json();
+  const created = (
+    await app.inject({ method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key, payload: { kind: 'chat_app', name: 'Line' } })
+  ).json();
   const id: string = created.channel_account.id;
   const token: string = created.inbound_token;
   const post = (payload: object, channelId = id, channelToken = token) =>

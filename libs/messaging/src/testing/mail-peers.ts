@@ -30,7 +30,9 @@ export function startDovecot(): { host: string; port: number; addUser: (user: st
 export function dovecotBinary(): string {
   const binary = process.env.DOVECOT_BIN ?? ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
   if (!binary) {
-    throw new Error('The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; npm test installs it when run as root)');
+    throw new Error(
+      'The email tests need a real IMAP server: the dovecot binary is missing (Debian: apt-get install -y dovecot-imapd; npm test installs it when run as root)',
+    );
   }
   return binary;
 }
@@ -86,7 +88,7 @@ export class SmtpCapture {
     // A client that refuses the certificate drops the connection: an error event, not a crash of the test.
     this.server.on('error', () => undefined);
     await new Promise<void>((ok) => this.server!.listen(0, '127.0.0.1', () => ok()));
-    this.port = ((this.server as unknown as { server: { address(): { port: number } } }).server.address()).port;
+    this.port = (this.server as unknown as { server: { address(): { port: number } } }).server.address().port;
   }
 
   stop(): Promise<void> {
@@ -103,7 +105,12 @@ export function composeMail(options: Mail.Options): Promise<Buffer> {
 type ImapServer = { host: string; port: number; tlsCa?: string };
 const imapClient = (server: ImapServer, user: string, password: string) =>
   new ImapFlow({
-    host: server.host, port: server.port, secure: false, auth: { user, pass: password }, logger: false, tls: server.tlsCa ? { ca: [server.tlsCa] } : undefined,
+    host: server.host,
+    port: server.port,
+    secure: false,
+    auth: { user, pass: password },
+    logger: false,
+    tls: server.tlsCa ? { ca: [server.tlsCa] } : undefined,
   });
 
 export async function deliver(server: ImapServer, user: string, password: string, mails: Buffer[], folder = 'INBOX'): Promise<void> {
@@ -159,6 +166,8 @@ export async function createFolder(server: ImapServer, user: string, password: s
 }
 
 // imapflow's errors say "Command failed"; the server's words are in responseText.
-const explain = (command: string) => (error: Error & { responseText?: string }): never => {
-  throw new Error(`IMAP ${command}: ${error.responseText ?? error.message}`);
-};
+const explain =
+  (command: string) =>
+  (error: Error & { responseText?: string }): never => {
+    throw new Error(`IMAP ${command}: ${error.responseText ?? error.message}`);
+  };

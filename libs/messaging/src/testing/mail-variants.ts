@@ -13,10 +13,27 @@ export function selfSignedCertificate(): { cert: string; key: string; certFile: 
   chmodSync(dir, 0o755);
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   chmodSync(keyFile, 0o644);
   return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile, keyFile, dir };
 }
@@ -52,9 +69,15 @@ export async function startDovecotVariant(options: VariantOptions): Promise<Dove
   const port = await freePort();
   const imapsPort = options.tls ? await freePort() : 0;
   const env: NodeJS.ProcessEnv = {
-    ...process.env, DOVECOT_PORT: String(port), DOVECOT_DIR: dir, DOVECOT_BIN: dovecotBinary(), DOVECOT_IMAPS_PORT: String(imapsPort),
-    DOVECOT_SENT: options.sent ?? 'special-use', DOVECOT_CAPABILITY: options.capability ?? '',
-    DOVECOT_TLS_CERT: options.tls?.certFile ?? '', DOVECOT_TLS_KEY: options.tls?.keyFile ?? '',
+    ...process.env,
+    DOVECOT_PORT: String(port),
+    DOVECOT_DIR: dir,
+    DOVECOT_BIN: dovecotBinary(),
+    DOVECOT_IMAPS_PORT: String(imapsPort),
+    DOVECOT_SENT: options.sent ?? 'special-use',
+    DOVECOT_CAPABILITY: options.capability ?? '',
+    DOVECOT_TLS_CERT: options.tls?.certFile ?? '',
+    DOVECOT_TLS_KEY: options.tls?.keyFile ?? '',
   };
   execFileSync(SCRIPT, ['start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return {

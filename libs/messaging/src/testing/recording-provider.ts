@@ -24,7 +24,12 @@ export class RecordingProvider {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const call: RecordedCall = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), at: Date.now() };
+        const call: RecordedCall = {
+          path: req.url ?? '',
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+          at: Date.now(),
+        };
         this.calls.push(call);
         const reply = this.script(call) ?? { status: 200, body: { status: true, message: 'Message sent', external_id: `ext-${++this.seq}-${Date.now()}` } };
         const send = () => {

@@ -77,7 +77,9 @@ export class SmsApiFake {
     const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Messages)?\.json$/.exec(path);
     if (!match) return void answer(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
     const [, sid, messages] = match;
-    const [user, pass] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+    const [user, pass] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':');
     if (user !== sid || !this.accounts.has(sid) || this.accounts.get(sid) !== pass) {
       return void answer(401, { code: 20003, message: 'Authenticate', status: 401 });
     }
@@ -99,7 +101,13 @@ export class SmsApiFake {
 // The provider's reference algorithm, written apart from the app's: the URL, then each parameter
 // name and value in the order of the names, HMAC-SHA1 with the auth token, base64.
 export const twilioSignature = (url: string, form: Record<string, string>, token: string) =>
-  createHmac('sha1', token).update(Object.keys(form).sort().reduce((acc, name) => acc + name + form[name], url)).digest('base64');
+  createHmac('sha1', token)
+    .update(
+      Object.keys(form)
+        .sort()
+        .reduce((acc, name) => acc + name + form[name], url),
+    )
+    .digest('base64');
 
 // A signed form POST as the provider sends it: the signature is over `signedUrl` (the public
 // address), the request goes to `url`. A null token sends no signature.

@@ -3,7 +3,12 @@ import type { Database, Tx } from '@engage/platform';
 import type { AccountService, ProfilesWriter } from '@engage/identity';
 import { missingBefore, type OnboardingState, onboardingState, type Step } from '../domain/onboarding-steps';
 import {
-  ACTIVE_PLAN, type FactsRow, ONBOARDING_FACTS, RECORD_CHANNELS_SKIPPED, RECORD_PLAN_CHOICE, SUBSCRIPTION_STATE,
+  ACTIVE_PLAN,
+  type FactsRow,
+  ONBOARDING_FACTS,
+  RECORD_CHANNELS_SKIPPED,
+  RECORD_PLAN_CHOICE,
+  SUBSCRIPTION_STATE,
 } from '../infrastructure/onboarding.sql';
 
 const PLAN_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -48,25 +53,29 @@ export class OnboardingService {
       const rule = 'plan_id must be a plan id (lower-case letters, digits, - and _, at most 63 characters)';
       throw ValidationFailed('validation_failed', rule, { field: 'plan_id' });
     }
-    return this.db.inTenant(ctx, async (tx) => {
-      const { state } = await this.facts(tx, userId);
-      assertPassable(state, 'select_plan');
-      const [plan] = await tx.query<PlanRow>(ACTIVE_PLAN, [planId]);
-      if (!plan) throw ValidationFailed('plan.unknown', `plan ${planId} does not exist or is not offered`, { field: 'plan_id' });
-      await tx.query(RECORD_PLAN_CHOICE, [userId, plan.id]);
-      const [subscription] = await tx.query<{ plan_id: string; subscribed: boolean }>(SUBSCRIPTION_STATE);
-      const subscribed = subscription?.plan_id === plan.id && subscription.subscribed;
-      return {
-        plan,
-        checkout: {
-          plan_id: plan.id,
-          status: subscribed ? 'subscribed' : 'awaiting_billing_event',
-          // Where the purchase continues: the storefront's checkout for the plan's product and price.
-          next: subscribed ? null : 'complete the purchase of this plan at the storefront; its billing event activates the subscription',
-        },
-        onboarding: (await this.facts(tx, userId)).state,
-      };
-    }, { purpose: 'billing' });
+    return this.db.inTenant(
+      ctx,
+      async (tx) => {
+        const { state } = await this.facts(tx, userId);
+        assertPassable(state, 'select_plan');
+        const [plan] = await tx.query<PlanRow>(ACTIVE_PLAN, [planId]);
+        if (!plan) throw ValidationFailed('plan.unknown', `plan ${planId} does not exist or is not offered`, { field: 'plan_id' });
+        await tx.query(RECORD_PLAN_CHOICE, [userId, plan.id]);
+        const [subscription] = await tx.query<{ plan_id: string; subscribed: boolean }>(SUBSCRIPTION_STATE);
+        const subscribed = subscription?.plan_id === plan.id && subscription.subscribed;
+        return {
+          plan,
+          checkout: {
+            plan_id: plan.id,
+            status: subscribed ? 'subscribed' : 'awaiting_billing_event',
+            // Where the purchase continues: the storefront's checkout for the plan's product and price.
+            next: subscribed ? null : 'complete the purchase of this plan at the storefront; its billing event activates the subscription',
+          },
+          onboarding: (await this.facts(tx, userId)).state,
+        };
+      },
+      { purpose: 'billing' },
+    );
   }
 
   // "Skip for now" at channel setup ends onboarding at once.
@@ -92,7 +101,10 @@ export class OnboardingService {
   private async facts(tx: Tx, userId: string): Promise<{ state: OnboardingState; selectedPlanId: string | null }> {
     const [row] = await tx.query<FactsRow>(ONBOARDING_FACTS, [userId]);
     const state = onboardingState({
-      emailVerified: row.email_verified, subscribed: row.subscribed, channelsReady: row.channels_ready, completed: row.completed,
+      emailVerified: row.email_verified,
+      subscribed: row.subscribed,
+      channelsReady: row.channels_ready,
+      completed: row.completed,
     });
     return { state, selectedPlanId: row.selected_plan_id };
   }
@@ -106,9 +118,10 @@ function userOf(ctx: RequestContext): string {
 function assertPassable(state: OnboardingState, step: Step): void {
   const missing = missingBefore(state, step);
   if (missing) {
-    const hint = missing === 'verify_email'
-      ? 'POST /functions/v1/onboarding/verify-email sends a new link'
-      : 'subscribe to a plan (POST /functions/v1/onboarding/select-plan)';
+    const hint =
+      missing === 'verify_email'
+        ? 'POST /functions/v1/onboarding/verify-email sends a new link'
+        : 'subscribe to a plan (POST /functions/v1/onboarding/select-plan)';
     throw new DomainError('conflict', 'onboarding.step_missing', `Onboarding step ${missing} is not done`, { missing_step: missing }, hint);
   }
 }

@@ -5,13 +5,19 @@ const facts = { emailVerified: false, subscribed: false, channelsReady: false, c
 describe('onboarding steps', () => {
   it('should point at the first step not done and list the required ones missing', () => {
     expect(onboardingState(facts)).toEqual({
-      current_step: 'verify_email', completed_steps: [], missing: ['verify_email', 'select_plan'], onboarding_completed: false,
+      current_step: 'verify_email',
+      completed_steps: [],
+      missing: ['verify_email', 'select_plan'],
+      onboarding_completed: false,
     });
     expect(onboardingState({ ...facts, emailVerified: true })).toMatchObject({ current_step: 'select_plan', missing: ['select_plan'] });
     expect(onboardingState({ ...facts, emailVerified: true, subscribed: true })).toMatchObject({ current_step: 'channel_setup', missing: [] });
     expect(onboardingState({ ...facts, emailVerified: true, subscribed: true, channelsReady: true })).toMatchObject({ current_step: 'finish' });
     expect(onboardingState({ emailVerified: true, subscribed: true, channelsReady: false, completed: true })).toEqual({
-      current_step: null, completed_steps: ['verify_email', 'select_plan', 'finish'], missing: [], onboarding_completed: true,
+      current_step: null,
+      completed_steps: ['verify_email', 'select_plan', 'finish'],
+      missing: [],
+      onboarding_completed: true,
     });
   });
 

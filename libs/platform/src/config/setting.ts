@@ -131,7 +131,10 @@ export function listSetting(opts: Base & { item: RegExp; itemText: string }): Se
     example: undefined,
     parse(raw) {
       if (blank(raw)) return [];
-      const items = raw!.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      const items = raw!
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
       const bad = items.find((item) => !opts.item.test(item));
       if (bad !== undefined) throw new InvalidValue(`each item must be ${opts.itemText}, got "${bad}"`);
       return items;

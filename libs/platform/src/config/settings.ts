@@ -10,21 +10,29 @@ const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 // composition hands them to loadConfig and .env.example. OPERATIONS.md is the contract for every name.
 export const SETTINGS = {
   NODE_ENV: enumSetting({
-    group: 'service', default: 'development', values: ['development', 'production', 'test'],
+    group: 'service',
+    default: 'development',
+    values: ['development', 'production', 'test'],
     description: 'production refuses dev-only defaults (generated secrets, sandbox provider)',
   }),
   PORT: intSetting({ group: 'service', default: 3000, min: 0, max: 65535, description: 'HTTP port of the api (0 picks a free port)' }),
   HOST: stringSetting({
-    group: 'service', default: '127.0.0.1', pattern: /^[A-Za-z0-9.:-]+$/, patternText: 'a host name or IP address',
+    group: 'service',
+    default: '127.0.0.1',
+    pattern: /^[A-Za-z0-9.:-]+$/,
+    patternText: 'a host name or IP address',
     description: 'bind address of the api',
   }),
   DATA_DIR: stringSetting({ group: 'service', default: './.data', description: 'embedded database, local storage and generated dev secrets' }),
   LOG_LEVEL: enumSetting({
-    group: 'service', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    group: 'service',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     description: 'pino log level',
   }),
   PUBLIC_URL: urlSetting({
-    group: 'service', protocols: ['http:', 'https:'],
+    group: 'service',
+    protocols: ['http:', 'https:'],
     description: 'address users and providers reach the service at: emailed links, SMS webhook addresses (signed by the provider); default http://HOST:PORT',
   }),
   TRUST_PROXY: listSetting({
@@ -34,29 +42,47 @@ export const SETTINGS = {
     description: 'reverse proxies whose X-Forwarded-For is believed for the client address (login limits); unset: the socket address, headers ignored',
   }),
   BODY_LIMIT_BYTES: intSetting({
-    group: 'service', default: 1048576, min: 1024, max: 104857600,
+    group: 'service',
+    default: 1048576,
+    min: 1024,
+    max: 104857600,
     description: 'largest JSON request body accepted (413 above it)',
   }),
   REQUEST_TIMEOUT_MS: intSetting({
-    group: 'service', default: 600000, min: 1000, max: 86400000,
+    group: 'service',
+    default: 600000,
+    min: 1000,
+    max: 86400000,
     description: 'time a request (headers and body, a CSV upload included) may take to arrive whole; 408 and the connection closed after it',
   }),
   BODY_MAX_DEPTH: intSetting({
-    group: 'service', default: 32, min: 4, max: 256,
+    group: 'service',
+    default: 32,
+    min: 4,
+    max: 256,
     description: 'deepest nesting of objects and arrays a JSON request body may have (400 beyond it)',
   }),
 
   WORKER_NICE: intSetting({
-    group: 'service', default: 0, min: 0, max: 19,
+    group: 'service',
+    default: 0,
+    min: 0,
+    max: 19,
     description: 'CPU niceness a worker process gives itself; on a host shared with the api, e.g. 10 keeps acknowledgements fast while the worker processes',
   }),
 
   DATABASE_URL: urlSetting({
-    group: 'database', protocols: ['postgres:', 'postgresql:'], sensitive: true, requiredInProduction: true,
+    group: 'database',
+    protocols: ['postgres:', 'postgresql:'],
+    sensitive: true,
+    requiredInProduction: true,
     description: 'PostgreSQL connection string; unset starts an embedded PostgreSQL in DATA_DIR/pg',
   }),
   DATABASE_POOL_SIZE: intSetting({
-    group: 'database', default: 10, min: 2, max: 200,
+    group: 'database',
+    default: 10,
+    min: 2,
+    max: 200,
     description: 'connections in the pool (at least 2: migrations hold one for their lock)',
   }),
   DATABASE_STATEMENT_TIMEOUT_MS: intSetting({
@@ -103,11 +129,17 @@ export const SETTINGS = {
     description: 'requests of one organization waiting for a slot; beyond it 429 too_many_concurrent_requests with Retry-After',
   }),
   ORG_QUEUE_WAIT_MS: intSetting({
-    group: 'database', default: 2000, min: 10, max: 60000,
+    group: 'database',
+    default: 2000,
+    min: 10,
+    max: 60000,
     description: 'longest wait of a queued request for a slot (then 429)',
   }),
   ORG_REFUSAL_DELAY_MS: intSetting({
-    group: 'database', default: 1000, min: 0, max: 10000,
+    group: 'database',
+    default: 1000,
+    min: 0,
+    max: 10000,
     description: 'how long the 429 of an organization with every slot and queue place taken is held before it is sent (0: at once)',
   }),
 
@@ -127,11 +159,16 @@ export const SETTINGS = {
   }),
 
   KAFKA_BROKERS: listSetting({
-    group: 'events', item: HOST_PORT, itemText: 'host:port',
+    group: 'events',
+    item: HOST_PORT,
+    itemText: 'host:port',
     description: 'comma-separated Kafka brokers; unset uses the in-process event bus',
   }),
   OUTBOX_POLL_MS: intSetting({
-    group: 'events', default: 250, min: 10, max: 60000,
+    group: 'events',
+    default: 250,
+    min: 10,
+    max: 60000,
     description: 'how often the outbox relay looks for events written by other processes',
   }),
 
@@ -140,11 +177,19 @@ export const SETTINGS = {
   JOBS_DEAD_RETENTION_DAYS: intSetting({ group: 'jobs', default: 30, min: 1, max: 3650, description: 'days dead-lettered jobs are kept to be replayed' }),
 
   JWT_SECRET: stringSetting({
-    group: 'identity', sensitive: true, requiredInProduction: true, pattern: /^.{32,}$/, patternText: 'at least 32 characters',
+    group: 'identity',
+    sensitive: true,
+    requiredInProduction: true,
+    pattern: /^.{32,}$/,
+    patternText: 'at least 32 characters',
     description: 'signs session JWTs and the anon key; dev: generated once into DATA_DIR',
   }),
   ENCRYPTION_KEY: stringSetting({
-    group: 'identity', sensitive: true, requiredInProduction: true, pattern: BASE64_32, patternText: '32 bytes in base64 (44 characters)',
+    group: 'identity',
+    sensitive: true,
+    requiredInProduction: true,
+    pattern: BASE64_32,
+    patternText: '32 bytes in base64 (44 characters)',
     description: 'key for secrets at rest (AES-256-GCM); dev: generated once into DATA_DIR',
   }),
 
@@ -182,7 +227,9 @@ export const SETTINGS = {
   }),
 
   OUTBOUND_ALLOW_HOSTS: listSetting({
-    group: 'security', item: HOST_NAME, itemText: 'a host name or IP address',
+    group: 'security',
+    item: HOST_NAME,
+    itemText: 'a host name or IP address',
     description: 'hosts exempt from the private-address block of outbound calls (tests: 127.0.0.1,localhost)',
   }),
   NODE_EXTRA_CA_CERTS: stringSetting({

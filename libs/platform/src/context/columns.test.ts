@@ -17,7 +17,9 @@ describe('what a column declaration derives', () => {
   it('should serve every column but the hidden ones, with the data API types, and keep every declared type for the schema test', () => {
     const table = tableDefinition(GADGETS, { writable: true });
     expect(table).toMatchObject({
-      name: 'gadgets', writable: true, columns: { id: 'uuid', name: 'text', settings: 'jsonb', amount: 'numeric' },
+      name: 'gadgets',
+      writable: true,
+      columns: { id: 'uuid', name: 'text', settings: 'jsonb', amount: 'numeric' },
       readable: ['id', 'name', 'settings', 'amount'],
     });
     expect(table.columns).not.toHaveProperty('token_hash');
@@ -35,7 +37,11 @@ describe('what a column declaration derives', () => {
   it('should build SQL by name, serialising JSON', () => {
     const write = namedColumns(GADGETS, ['name', 'settings']);
     expect([write.list, write.placeholders(2), write.assignments(2), write.assignments('r'), write.recordType]).toEqual([
-      'name, settings', '$2, $3', 'name = $2, settings = $3', 'name = r.name, settings = r.settings', 'name text, settings jsonb',
+      'name, settings',
+      '$2, $3',
+      'name = $2, settings = $3',
+      'name = r.name, settings = r.settings',
+      'name text, settings jsonb',
     ]);
     expect(write.values({ settings: { a: 1 }, name: 'x' })).toEqual(['x', '{"a":1}']);
     expect(() => namedColumns(GADGETS, ['nope' as 'name'])).toThrow('nope is not a declared column');
@@ -44,7 +50,10 @@ describe('what a column declaration derives', () => {
   it('should report every way a table and the catalogue disagree', () => {
     const row = (column_name: string, data_type: string, is_nullable: 'YES' | 'NO', udt_name = '') => ({ column_name, data_type, udt_name, is_nullable });
     const catalogue = [
-      row('id', 'uuid', 'NO'), row('name', 'ARRAY', 'NO', '_text'), row('settings', 'jsonb', 'YES'), row('token_hash', 'bytea', 'YES'),
+      row('id', 'uuid', 'NO'),
+      row('name', 'ARRAY', 'NO', '_text'),
+      row('settings', 'jsonb', 'YES'),
+      row('token_hash', 'bytea', 'YES'),
       row('extra', 'text', 'YES'),
     ];
     expect(schemaDisagreements(tableDefinition(GADGETS), catalogue)).toEqual([

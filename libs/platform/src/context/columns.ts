@@ -5,8 +5,17 @@ import type { ColumnType, TableDefinition } from './exposed-table';
 
 // How the data API reads and filters each SQL type (a bytea column can only be hidden).
 export const API_TYPE: Partial<Record<SqlType, ColumnType>> = {
-  uuid: 'uuid', text: 'text', 'text[]': 'text[]', integer: 'int', bigint: 'int', numeric: 'numeric', 'double precision': 'numeric', boolean: 'bool',
-  jsonb: 'jsonb', timestamptz: 'timestamptz', date: 'date',
+  uuid: 'uuid',
+  text: 'text',
+  'text[]': 'text[]',
+  integer: 'int',
+  bigint: 'int',
+  numeric: 'numeric',
+  'double precision': 'numeric',
+  boolean: 'bool',
+  jsonb: 'jsonb',
+  timestamptz: 'timestamptz',
+  date: 'date',
 };
 
 // The data API's properties of a table other than its columns (writable, foreign keys, normalizers...).
@@ -61,13 +70,17 @@ export function namedColumns<T extends TableDeclaration, K extends keyof T['colu
 
 // What reads select: every served column, through its `select` expression when it has one.
 export const selectList = (table: TableDeclaration): string =>
-  servedColumns(table).map((name) => table.columns[name].select ?? name).join(', ');
+  servedColumns(table)
+    .map((name) => table.columns[name].select ?? name)
+    .join(', ');
 
 // Every declared column by name, hidden ones included: what `*` returns (the schema test holds the
 // declaration to the database), but fixed, as a named statement needs: one selecting `*` fails
 // ("cached plan must not change result type") once a migration adds a column.
 export const rowList = (table: TableDeclaration, alias?: string): string =>
-  Object.keys(table.columns).map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
+  Object.keys(table.columns)
+    .map((name) => (alias ? `${alias}.${name}` : name))
+    .join(', ');
 
 // A column as the database's catalogue describes it (information_schema.columns).
 export interface CatalogueColumn {

@@ -46,8 +46,7 @@ export class EventCatalogue {
     const undeclared = subscription.sources.filter((source) => !allowed.has(source));
     if (undeclared.length > 0) {
       throw new Error(
-        `event consumer "${subscription.consumer}" reads ${undeclared.join(', ')}, ` +
-          `which context "${context}" does not declare in its manifest's consumes`,
+        `event consumer "${subscription.consumer}" reads ${undeclared.join(', ')}, ` + `which context "${context}" does not declare in its manifest's consumes`,
       );
     }
   }

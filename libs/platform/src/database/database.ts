@@ -171,15 +171,25 @@ export class Database {
     if (!isUuid(ctx.organizationId)) throw new Error(`inTenant needs an organization id, got ${String(ctx.organizationId)}`);
     const purpose = options.purpose ?? 'request';
     const done = purpose === 'request' ? this.timed(ctx.organizationId) : undefined;
-    const running = this.run(work, async (client) => {
-      const { statementTimeoutMs, workMemKb } = this.limits;
-      const values = [
-        TENANT_ROLE, ctx.organizationId, ctx.userId ?? '', ctx.role, ctx.requestId, String(statementTimeoutMs), String(workMemKb),
-        purpose === 'inbound' ? 'record' : 'refuse',
-      ];
-      if (options.readOnly) await pgQuery(client, SET_TENANT_READ_ONLY, values, true);
-      else await pgQuery(client, SET_TENANT, [...values, purpose === 'request'], true);
-    }, purpose === 'inbound' ? 'unnamed' : 'named');
+    const running = this.run(
+      work,
+      async (client) => {
+        const { statementTimeoutMs, workMemKb } = this.limits;
+        const values = [
+          TENANT_ROLE,
+          ctx.organizationId,
+          ctx.userId ?? '',
+          ctx.role,
+          ctx.requestId,
+          String(statementTimeoutMs),
+          String(workMemKb),
+          purpose === 'inbound' ? 'record' : 'refuse',
+        ];
+        if (options.readOnly) await pgQuery(client, SET_TENANT_READ_ONLY, values, true);
+        else await pgQuery(client, SET_TENANT, [...values, purpose === 'request'], true);
+      },
+      purpose === 'inbound' ? 'unnamed' : 'named',
+    );
     return done ? running.finally(done) : running;
   }
 

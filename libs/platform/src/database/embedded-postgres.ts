@@ -155,7 +155,18 @@ function runInitdb(bin: string, dataDir: string, owner: RunAs | undefined): void
   try {
     execFileSync(
       join(bin, 'initdb'),
-      ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8', '--no-instructions'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        SUPERUSER,
+        '--auth=trust',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+        '--no-instructions',
+      ],
       { cwd: dataDir, env: childEnv(), uid: owner?.uid, gid: owner?.gid, stdio: ['ignore', 'pipe', 'pipe'] },
     );
   } catch (error) {

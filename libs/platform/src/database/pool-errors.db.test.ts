@@ -64,7 +64,9 @@ describe('pool errors', () => {
     const work = runtime.db.asSystem((tx) => tx.query('SELECT pg_sleep(5)'));
     // Wait until the sleep is running, then kill it.
     for (let i = 0; i < 100; i++) {
-      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`, [database]);
+      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%' AND state = 'active'`, [
+        database,
+      ]);
       if (rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -55,16 +55,22 @@ describe('tenancy (row-level security)', () => {
     await addNote(a.organizationId, 'note of A');
     await addNote(b.organizationId, 'note of B');
     const bodies = (org: { organizationId: string }) =>
-      runtime.db.inTenant({ ...org, userId: null, role: 'OWNER', requestId: 't' }, (tx) => tx.query<{ body: string }>('SELECT body FROM tenancy_notes WHERE body LIKE $1', ['note of %'], { prepare: true }));
+      runtime.db.inTenant({ ...org, userId: null, role: 'OWNER', requestId: 't' }, (tx) =>
+        tx.query<{ body: string }>('SELECT body FROM tenancy_notes WHERE body LIKE $1', ['note of %'], { prepare: true }),
+      );
     // Past PostgreSQL's first five custom plans, alternating organizations, on every pooled connection.
     for (let round = 0; round < 12; round++) {
       const [seenByA, seenByB] = await Promise.all([bodies(a), bodies(b)]);
       expect(seenByA.map((r) => r.body)).toEqual(['note of A']);
       expect(seenByB.map((r) => r.body)).toEqual(['note of B']);
     }
-    const insertForeign = runtime.db.inTenant(a, (tx) => tx.execute('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [b.organizationId, 'x'], { prepare: true }));
+    const insertForeign = runtime.db.inTenant(a, (tx) =>
+      tx.execute('INSERT INTO tenancy_notes (organization_id, body) VALUES ($1, $2)', [b.organizationId, 'x'], { prepare: true }),
+    );
     await expect(insertForeign).rejects.toMatchObject({ code: '42501' });
-    const counted = await runtime.db.inTenant(a, (tx) => tx.execute('UPDATE tenancy_notes SET body = body WHERE body LIKE $1', ['note of %'], { prepare: true }));
+    const counted = await runtime.db.inTenant(a, (tx) =>
+      tx.execute('UPDATE tenancy_notes SET body = body WHERE body LIKE $1', ['note of %'], { prepare: true }),
+    );
     expect(counted).toBe(1);
   });
 
@@ -84,9 +90,9 @@ describe('tenancy (row-level security)', () => {
     expect(deleted).toBe(0);
     await expect(addNoteAs(a.organizationId, b.organizationId)).rejects.toMatchObject({ code: '42501' });
     // Moving A's row into B is refused too (WITH CHECK).
-    await expect(
-      runtime.db.inTenant(a, (tx) => tx.query('UPDATE tenancy_notes SET organization_id = $1', [b.organizationId])),
-    ).rejects.toMatchObject({ code: '42501' });
+    await expect(runtime.db.inTenant(a, (tx) => tx.query('UPDATE tenancy_notes SET organization_id = $1', [b.organizationId]))).rejects.toMatchObject({
+      code: '42501',
+    });
     // A cannot leave its role either: the session is reset when the transaction ends.
     const [still] = await runtime.db.inTenant(b, (tx) => tx.query<{ body: string }>('SELECT body FROM tenancy_notes WHERE id = $1', [bNote.id]));
     expect(still.body).toBe("B's secret");
@@ -111,7 +117,9 @@ describe('tenancy (row-level security)', () => {
   it('should reset the tenant settings when a pooled connection is reused', async () => {
     const a = await makeOrganization(runtime);
     await runtime.db.inTenant(a, async () => undefined);
-    const [row] = await runtime.db.asSystem((tx) => tx.query<{ org: string | null; role: string }>(`SELECT current_setting('app.org_id', true) AS org, current_user AS role`));
+    const [row] = await runtime.db.asSystem((tx) =>
+      tx.query<{ org: string | null; role: string }>(`SELECT current_setting('app.org_id', true) AS org, current_user AS role`),
+    );
     expect(row.role).not.toBe('app_tenant');
     expect(row.org ?? '').toBe('');
   });
@@ -160,7 +168,7 @@ describe('tenancy (row-level security)', () => {
     expect(idle.n).toBe(0);
   });
 
-  it("should keep a named statement that names its columns working after a migration adds one (one of `*` fails)", async () => {
+  it('should keep a named statement that names its columns working after a migration adds one (one of `*` fails)', async () => {
     const a = await makeOrganization(runtime);
     await runtime.db.asSystem((tx) => tx.query(`CREATE TABLE tenancy_growing (id int PRIMARY KEY, label text)`));
     await runtime.db.asSystem((tx) => tx.query(`INSERT INTO tenancy_growing VALUES (1, 'one')`));
@@ -170,10 +178,12 @@ describe('tenancy (row-level security)', () => {
     // More transactions at once than the pool has connections, each preparing both: every pooled
     // connection has both statements before the column arrives.
     await Promise.all(
-      Array.from({ length: 30 }, () => runtime.db.inTenant(a, async (tx) => {
-        await tx.query(listed, [1], { prepare: true });
-        await tx.query(starred, [1], { prepare: true });
-      })),
+      Array.from({ length: 30 }, () =>
+        runtime.db.inTenant(a, async (tx) => {
+          await tx.query(listed, [1], { prepare: true });
+          await tx.query(starred, [1], { prepare: true });
+        }),
+      ),
     );
     await runtime.db.asSystem((tx) => tx.query(`ALTER TABLE tenancy_growing ADD COLUMN added text`));
     expect(await named(listed)).toEqual([{ id: 1, label: 'one' }]);
@@ -181,7 +191,9 @@ describe('tenancy (row-level security)', () => {
   });
 
   it('should refuse a tenant transaction without a valid organization id', async () => {
-    expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(/organization id/);
+    expect(() => runtime.db.inTenant({ organizationId: 'nope', userId: null, role: 'OWNER', requestId: randomUUID() }, async () => 1)).toThrow(
+      /organization id/,
+    );
   });
 
   it("should send the inbound worker's prepared statements unnamed (planned with their values), and name them elsewhere", async () => {

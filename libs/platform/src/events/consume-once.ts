@@ -18,7 +18,12 @@ export async function consumeOnce(db: Database, consumer: string, event: DomainE
 
 // consumeOnce for a batch: one transaction per organization, whose events not yet consumed (by
 // this consumer) are marked consumed and handed to the effect together, in order. Answers those.
-export async function consumeOnceBatch(db: Database, consumer: string, events: DomainEvent[], effect: (tx: Tx, fresh: DomainEvent[]) => Promise<void>): Promise<DomainEvent[]> {
+export async function consumeOnceBatch(
+  db: Database,
+  consumer: string,
+  events: DomainEvent[],
+  effect: (tx: Tx, fresh: DomainEvent[]) => Promise<void>,
+): Promise<DomainEvent[]> {
   const consumed: DomainEvent[] = [];
   for (const [organizationId, list] of groupBy(events, (event) => event.organizationId)) {
     const batch = [...new Map(list.map((event) => [event.id, event])).values()]; // a repeat within the batch counts once

@@ -93,7 +93,8 @@ export class KafkaEventBus implements EventBus {
 
   private async runConsumer(subscription: Subscription): Promise<void> {
     await this.ensureTopics(subscription.sources);
-    const consumer = this.kafka.consumer({ groupId: `${this.options.groupPrefix ?? 'engage'}.${subscription.consumer}`,
+    const consumer = this.kafka.consumer({
+      groupId: `${this.options.groupPrefix ?? 'engage'}.${subscription.consumer}`,
       retry: { retries: 10 },
       maxWaitTimeInMs: this.options.maxWaitTimeInMs ?? 500,
     });
@@ -110,7 +111,10 @@ export class KafkaEventBus implements EventBus {
           try {
             await handleBatch(events);
           } catch (error) {
-            this.options.log?.(`consumer ${subscription.consumer} failed on a batch of ${events.length} events from ${events[0].id}; it will be retried`, error);
+            this.options.log?.(
+              `consumer ${subscription.consumer} failed on a batch of ${events.length} events from ${events[0].id}; it will be retried`,
+              error,
+            );
             throw error;
           }
         },

@@ -62,7 +62,8 @@ describeKafka('events through Kafka', () => {
       handleBatch: async (events) => {
         batches.push(events.length);
         await consumeOnceBatch(runtime.db, 'batch-effects', events, async (tx, fresh) => {
-          for (const event of fresh) await tx.query('INSERT INTO kafka_test_batch_effects (organization_id, event_id) VALUES ($1, $2)', [event.organizationId, event.id]);
+          for (const event of fresh)
+            await tx.query('INSERT INTO kafka_test_batch_effects (organization_id, event_id) VALUES ($1, $2)', [event.organizationId, event.id]);
         });
       },
     });
@@ -83,7 +84,9 @@ describeKafka('events through Kafka', () => {
 
   const emit = (orgId: string, count: number) =>
     runtime.db.inTenant({ organizationId: orgId, userId: null, role: 'OWNER', requestId: 'k' }, async (tx) => {
-      const events = Array.from({ length: count }, (_, i) => createEvent({ type: 'thing.changed', source, organizationId: orgId, aggregateId: `a${i}`, payload: { i } }));
+      const events = Array.from({ length: count }, (_, i) =>
+        createEvent({ type: 'thing.changed', source, organizationId: orgId, aggregateId: `a${i}`, payload: { i } }),
+      );
       await tx.emit(events);
       return events;
     });
@@ -98,7 +101,10 @@ describeKafka('events through Kafka', () => {
     const relay = new OutboxRelay(runtime.db, await publisher(), runtime.signal, { pollMs: 50 });
     const [event] = await emit(org.organizationId, 1);
     await relay.drainOnce();
-    const effects = await eventually(() => effectsOf(org.organizationId), (rows) => rows.length > 0);
+    const effects = await eventually(
+      () => effectsOf(org.organizationId),
+      (rows) => rows.length > 0,
+    );
     expect(effects).toEqual([{ event_id: event.id }]);
     expect(deliveries.filter((d) => d.id === event.id)).toHaveLength(1);
     expect(deliveries.find((d) => d.id === event.id)).toEqual(event);
@@ -113,12 +119,18 @@ describeKafka('events through Kafka', () => {
     await new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 }).drainOnce();
     const ids = events.map((e) => e.id);
     // Each event crossed Kafka twice; the consumer acted once per event.
-    await eventually(async () => deliveries.filter((d) => ids.includes(d.id)).length, (n) => n >= 4);
+    await eventually(
+      async () => deliveries.filter((d) => ids.includes(d.id)).length,
+      (n) => n >= 4,
+    );
     expect(deliveries.filter((d) => ids.includes(d.id))).toHaveLength(4);
     const effects = await effectsOf(org.organizationId);
     expect(effects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
     // The batch consumer too: once per event although each crossed twice.
-    const batchEffects = await eventually(() => batchEffectsOf(org.organizationId), (rows) => rows.length >= 2);
+    const batchEffects = await eventually(
+      () => batchEffectsOf(org.organizationId),
+      (rows) => rows.length >= 2,
+    );
     expect(batchEffects.map((e) => e.event_id).sort()).toEqual([...ids].sort());
   });
 
@@ -150,7 +162,10 @@ describeKafka('events through Kafka', () => {
     const relay = new OutboxRelay(runtime.db, await publisher(), runtime.signal, { pollMs: 50 });
     await relay.start();
     try {
-      const effects = await eventually(() => effectsOf(org.organizationId), (rows) => rows.length >= 3);
+      const effects = await eventually(
+        () => effectsOf(org.organizationId),
+        (rows) => rows.length >= 3,
+      );
       expect(effects.map((e) => e.event_id).sort()).toEqual(events.map((e) => e.id).sort());
     } finally {
       await relay.stop();

@@ -37,7 +37,9 @@ describe('outbox and relay', () => {
   afterAll(() => runtime.close());
 
   const effectsOf = (orgId: string) =>
-    runtime.db.asSystem((tx) => tx.query<{ event_id: string; consumer: string }>('SELECT event_id, consumer FROM outbox_test_effects WHERE organization_id = $1', [orgId]));
+    runtime.db.asSystem((tx) =>
+      tx.query<{ event_id: string; consumer: string }>('SELECT event_id, consumer FROM outbox_test_effects WHERE organization_id = $1', [orgId]),
+    );
 
   const recordingConsumer = (consumer: string) => ({
     consumer,
@@ -50,7 +52,9 @@ describe('outbox and relay', () => {
 
   const emitIn = (orgId: string, count = 1, fail = false) =>
     runtime.db.inTenant({ organizationId: orgId, userId: null, role: 'OWNER', requestId: 'r' }, async (tx) => {
-      const events = Array.from({ length: count }, (_, i) => createEvent({ type: 'thing.changed', source, organizationId: orgId, aggregateId: `a${i}`, payload: { i } }));
+      const events = Array.from({ length: count }, (_, i) =>
+        createEvent({ type: 'thing.changed', source, organizationId: orgId, aggregateId: `a${i}`, payload: { i } }),
+      );
       await tx.emit(events);
       if (fail) throw new Error('the state change failed');
       return events;
@@ -64,7 +68,10 @@ describe('outbox and relay', () => {
     await relay.start();
     try {
       const [event] = await emitIn(org.organizationId);
-      const effects = await eventually(() => effectsOf(org.organizationId), (rows) => rows.length > 0);
+      const effects = await eventually(
+        () => effectsOf(org.organizationId),
+        (rows) => rows.length > 0,
+      );
       expect(effects).toEqual([{ event_id: event.id, consumer: 'c1' }]);
       // Delivering the same event again (a redelivery) changes nothing.
       await bus.publish([event]);
@@ -81,7 +88,9 @@ describe('outbox and relay', () => {
     await runtime.db.inTenant(org, (tx) => tx.emit(events));
     const pages = () =>
       runtime.db.asSystem((tx) =>
-        tx.query<{ seq: string; page: string }>(`SELECT seq, (ctid::text::point)[0]::int AS page FROM outbox WHERE organization_id = $1 ORDER BY seq`, [org.organizationId]),
+        tx.query<{ seq: string; page: string }>(`SELECT seq, (ctid::text::point)[0]::int AS page FROM outbox WHERE organization_id = $1 ORDER BY seq`, [
+          org.organizationId,
+        ]),
       );
     const before = await pages();
     expect(before).toHaveLength(40);
@@ -101,7 +110,12 @@ describe('outbox and relay', () => {
       handleBatch: async (events: DomainEvent[]) => {
         await consumeOnceBatch(runtime.db, consumer, events, async (tx, fresh) => {
           calls.push({ org: fresh[0].organizationId, ids: fresh.map((e) => e.id) });
-          for (const event of fresh) await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, consumer]);
+          for (const event of fresh)
+            await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [
+              event.organizationId,
+              event.id,
+              consumer,
+            ]);
           if (fresh[0].organizationId === failFor) throw new Error('effect failed');
         });
       },
@@ -138,7 +152,8 @@ describe('outbox and relay', () => {
     const seen: Array<{ org: string; visible: string[]; ids: string[] }> = [];
     await consumeIdempotentBatch(runtime.db, [fromA[0], fromB[0], fromA[0], fromA[1]], async (tx, events) => {
       // Inside the tenant: the effects table shows only this organization's rows.
-      for (const event of events) await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, 'idem']);
+      for (const event of events)
+        await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, 'idem']);
       const visible = await tx.query<{ organization_id: string }>(`SELECT DISTINCT organization_id FROM outbox_test_effects WHERE consumer = 'idem'`);
       seen.push({ org: events[0].organizationId, visible: visible.map((r) => r.organization_id), ids: events.map((e) => e.id) });
     });
@@ -146,7 +161,9 @@ describe('outbox and relay', () => {
       { org: a.organizationId, visible: [a.organizationId], ids: [fromA[0].id, fromA[1].id] },
       { org: b.organizationId, visible: [b.organizationId], ids: [fromB[0].id] },
     ]);
-    const marks = await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM processed_events WHERE event_id = ANY($1::uuid[])', [[...fromA, ...fromB].map((e) => e.id)]));
+    const marks = await runtime.db.asSystem((tx) =>
+      tx.query('SELECT 1 FROM processed_events WHERE event_id = ANY($1::uuid[])', [[...fromA, ...fromB].map((e) => e.id)]),
+    );
     expect(marks).toEqual([]);
   });
 
@@ -159,7 +176,9 @@ describe('outbox and relay', () => {
     await expect(emitIn(org.organizationId, 2, true)).rejects.toThrow('the state change failed');
     await relay.drainOnce();
     expect(published.filter((e) => e.organizationId === org.organizationId)).toEqual([]);
-    const [row] = await runtime.db.asSystem((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1', [org.organizationId]));
+    const [row] = await runtime.db.asSystem((tx) =>
+      tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1', [org.organizationId]),
+    );
     expect(row.n).toBe(0);
   });
 
@@ -220,14 +239,21 @@ describe('outbox and relay', () => {
     await relay.start();
     try {
       const listeners = () =>
-        runtime.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN outbox_written'`) as Promise<{ pid: number }[]>;
+        runtime.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN outbox_written'`) as Promise<
+          { pid: number }[]
+        >;
       const [before] = await listeners();
       expect(await runtime.dataSource.query('SELECT pg_terminate_backend($1) AS ok', [before.pid])).toEqual([{ ok: true }]);
       const after = await eventually(listeners, (rows) => rows.length === 1 && rows[0].pid !== before.pid);
       expect(after).toHaveLength(1);
       expect(after[0].pid).not.toBe(before.pid);
       // The server shows the LISTEN a moment before the relay has its answer.
-      expect(await eventually(async () => relay.listening, (listening) => listening)).toBe(true);
+      expect(
+        await eventually(
+          async () => relay.listening,
+          (listening) => listening,
+        ),
+      ).toBe(true);
       // As another process would: insert and notify without this process's in-memory signal.
       const event = createEvent({ type: 'relisten.tested', source, organizationId: org.organizationId, aggregateId: org.organizationId, payload: {} });
       await runtime.dataSource.query(
@@ -235,7 +261,12 @@ describe('outbox and relay', () => {
         [event.id, event.organizationId, event.source, event.type, event.aggregateId],
       );
       await runtime.dataSource.query(`SELECT pg_notify('outbox_written', '')`);
-      expect(await eventually(async () => seen, (ids) => ids.includes(event.id))).toContain(event.id);
+      expect(
+        await eventually(
+          async () => seen,
+          (ids) => ids.includes(event.id),
+        ),
+      ).toContain(event.id);
     } finally {
       await relay.stop();
     }
@@ -248,9 +279,19 @@ describe('outbox and relay', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const slowBus = new InProcessEventBus();
-    await slowBus.subscribe({ consumer: 'slow', sources: [source], handle: async (e) => { seen.push(e.id); await gate; } });
+    await slowBus.subscribe({
+      consumer: 'slow',
+      sources: [source],
+      handle: async (e) => {
+        seen.push(e.id);
+        await gate;
+      },
+    });
     const first = new OutboxRelay(runtime.db, slowBus, runtime.signal, { pollMs: 50 }).drainOnce();
-    await eventually(async () => seen.length, (n) => n > 0);
+    await eventually(
+      async () => seen.length,
+      (n) => n > 0,
+    );
     const second = await new OutboxRelay(runtime.db, new InProcessEventBus(), runtime.signal, { pollMs: 50 }).drainOnce();
     expect(second).toBe(0);
     release();
@@ -275,7 +316,11 @@ describe('outbox relay on the smallest pool', () => {
       sources: [source],
       handle: (event) =>
         consumeOnce(runtime.db, 'small-pool', event, async (tx) => {
-          await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [event.organizationId, event.id, 'small-pool']);
+          await tx.query('INSERT INTO outbox_test_effects (organization_id, event_id, consumer) VALUES ($1, $2, $3)', [
+            event.organizationId,
+            event.id,
+            'small-pool',
+          ]);
         }).then(() => undefined),
     });
     const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
@@ -283,17 +328,25 @@ describe('outbox relay on the smallest pool', () => {
     try {
       expect(relay.listening).toBe(true);
       const events = await runtime.db.inTenant(org, async (tx) => {
-        const made = [1, 2, 3].map((i) => createEvent({ type: 'thing.changed', source, organizationId: org.organizationId, aggregateId: `s${i}`, payload: { i } }));
+        const made = [1, 2, 3].map((i) =>
+          createEvent({ type: 'thing.changed', source, organizationId: org.organizationId, aggregateId: `s${i}`, payload: { i } }),
+        );
         await tx.emit(made);
         return made;
       });
       const effects = () =>
-        runtime.db.asSystem((tx) => tx.query<{ event_id: string }>(`SELECT event_id FROM outbox_test_effects WHERE organization_id = $1 AND consumer = 'small-pool'`, [org.organizationId]));
+        runtime.db.asSystem((tx) =>
+          tx.query<{ event_id: string }>(`SELECT event_id FROM outbox_test_effects WHERE organization_id = $1 AND consumer = 'small-pool'`, [
+            org.organizationId,
+          ]),
+        );
       // Before: the LISTEN session took one of the two connections and the batch the other, so each
       // consumer waited out the pool's 10 s connection timeout and the batch failed, again and again.
       const done = await eventually(effects, (rows) => rows.length === 3, 5_000);
       expect(done.map((row) => row.event_id).sort()).toEqual(events.map((e) => e.id).sort());
-      const [pending] = await runtime.db.asSystem((tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]));
+      const [pending] = await runtime.db.asSystem((tx) =>
+        tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]),
+      );
       expect(pending.n).toBe(0);
     } finally {
       await relay.stop();

@@ -38,7 +38,7 @@ describe('ApiErrors', () => {
 });
 
 describe('familyErrorBodies', () => {
-  it('should give each error response its family\'s body and list the stack\'s own statuses', () => {
+  it("should give each error response its family's body and list the stack's own statuses", () => {
     const paths: Record<string, Record<string, unknown>> = {
       '/functions/v1/things/{id}': { get: { responses: { '200': { description: '' }, '404': { description: 'Not found' } }, security: [{ bearer: [] }] } },
       '/auth/v1/token': { post: { responses: { '200': { description: '' } } } },

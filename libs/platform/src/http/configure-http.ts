@@ -69,11 +69,28 @@ export function createFastifyAdapter(config: Config): FastifyAdapter {
 
 // Headers supabase-js and other browser clients send and read.
 const CORS_ALLOWED = [
-  'apikey', 'authorization', 'content-type', 'prefer', 'range', 'range-unit', 'x-client-info', 'x-api-key', 'x-request-id', 'accept-profile',
-  'content-profile', 'x-supabase-api-version',
+  'apikey',
+  'authorization',
+  'content-type',
+  'prefer',
+  'range',
+  'range-unit',
+  'x-client-info',
+  'x-api-key',
+  'x-request-id',
+  'accept-profile',
+  'content-profile',
+  'x-supabase-api-version',
 ];
 const CORS_EXPOSED = [
-  'content-range', 'content-location', 'location', 'preference-applied', 'x-request-id', 'x-supabase-api-version', 'x-sb-error-code', 'retry-after',
+  'content-range',
+  'content-location',
+  'location',
+  'preference-applied',
+  'x-request-id',
+  'x-supabase-api-version',
+  'x-sb-error-code',
+  'retry-after',
 ];
 
 export async function configureHttp(app: NestFastifyApplication, config: Config): Promise<void> {
@@ -126,17 +143,19 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
 
   // Built on the first request to /docs, once every module has added its parts.
   const document = () =>
-    app.get(OpenApiParts).mergeInto(
-      SwaggerModule.createDocument(
-        app,
-        new DocumentBuilder()
-          .setTitle('Engage API')
-          .setDescription('Omnichannel customer engagement: messaging, CRM, automation, webhooks and billing. See docs/ in the repository.')
-          .setVersion('1')
-          .addBearerAuth()
-          .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
-          .build(),
-      ),
-    );
+    app
+      .get(OpenApiParts)
+      .mergeInto(
+        SwaggerModule.createDocument(
+          app,
+          new DocumentBuilder()
+            .setTitle('Engage API')
+            .setDescription('Omnichannel customer engagement: messaging, CRM, automation, webhooks and billing. See docs/ in the repository.')
+            .setVersion('1')
+            .addBearerAuth()
+            .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
+            .build(),
+        ),
+      );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
 }

@@ -48,11 +48,19 @@ function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<
         body: { error: problem.message, code: problem.code, ...(problem.hint ? { hint: problem.hint } : {}), ...factsOf(problem) },
       };
     case 'proxy':
-      return { status: problem.status, headers: {}, body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null } };
+      return {
+        status: problem.status,
+        headers: {},
+        body: { error: problem.message, hint: problem.hint ?? null, code: problem.code, details: problem.details ?? null },
+      };
     case 'rest':
       // PostgREST's own code for a body that is not JSON (supabase-js and PostgREST clients test for it).
       if (problem.code === 'invalid_json') problem = { ...problem, code: 'PGRST102', message: 'Empty or invalid json', details: problem.message };
-      return { status: problem.status, headers: {}, body: { code: problem.code, message: problem.message, details: problem.details ?? null, hint: problem.hint ?? null } };
+      return {
+        status: problem.status,
+        headers: {},
+        body: { code: problem.code, message: problem.message, details: problem.details ?? null, hint: problem.hint ?? null },
+      };
     case 'auth': {
       problem = { ...problem, status: GOTRUE_STATUS[problem.code] ?? problem.status };
       const version = requestHeaders['x-supabase-api-version'];
@@ -63,7 +71,11 @@ function renderBody(family: ApiFamily, problem: Problem, requestHeaders: Record<
           body: { code: problem.code, message: problem.message },
         };
       }
-      return { status: problem.status, headers: { 'x-sb-error-code': problem.code }, body: { code: problem.status, error_code: problem.code, msg: problem.message } };
+      return {
+        status: problem.status,
+        headers: { 'x-sb-error-code': problem.code },
+        body: { code: problem.status, error_code: problem.code, msg: problem.message },
+      };
     }
   }
 }

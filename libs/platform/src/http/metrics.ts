@@ -10,7 +10,12 @@ const JOBS_BY_STATE = `SELECT state, count(*)::int AS n FROM jobs GROUP BY state
 // Prometheus metrics: request counts and latency per route template, outbox lag, jobs by state.
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status_code'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency',
@@ -23,7 +28,10 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     let lag: Promise<{ pending: number; oldest_seconds: number }> | undefined;
     // One query per scrape feeds both gauges.
-    const readLag = () => (lag ??= db.asSystem(async (tx) => (await tx.query<{ pending: number; oldest_seconds: number }>(OUTBOX_LAG))[0]).finally(() => setTimeout(() => (lag = undefined), 0)));
+    const readLag = () =>
+      (lag ??= db
+        .asSystem(async (tx) => (await tx.query<{ pending: number; oldest_seconds: number }>(OUTBOX_LAG))[0])
+        .finally(() => setTimeout(() => (lag = undefined), 0)));
     new Gauge({
       name: 'outbox_pending_events',
       help: 'Events committed but not yet published to the bus',

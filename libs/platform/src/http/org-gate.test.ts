@@ -3,10 +3,21 @@ import { TenantLoad } from '../database/tenant-load';
 import { type GateLimits, MAX_HELD_REFUSALS, OrgGate } from './org-gate';
 
 const limits = (overrides: Partial<GateLimits>): GateLimits => ({
-  perOrganization: 4, perSlowOrganization: 1, slowMs: 200, total: 10, queue: 8, waitMs: 10_000, refusalDelayMs: 0, ...overrides,
+  perOrganization: 4,
+  perSlowOrganization: 1,
+  slowMs: 200,
+  total: 10,
+  queue: 8,
+  waitMs: 10_000,
+  refusalDelayMs: 0,
+  ...overrides,
 });
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as DomainError);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as DomainError,
+  );
 
 describe('OrgGate', () => {
   it('should run up to the per-organization limit, queue a few in order, and refuse beyond the queue with 429 and a retry delay', async () => {
@@ -103,7 +114,7 @@ describe('OrgGate', () => {
     }
   });
 
-  it("should hold an organization whose recent transactions are slow to fewer slots, and give them back when they are fast again", async () => {
+  it('should hold an organization whose recent transactions are slow to fewer slots, and give them back when they are fast again', async () => {
     const load = new TenantLoad();
     const gate = new OrgGate(limits({ perOrganization: 3, perSlowOrganization: 1, slowMs: 200, queue: 5 }), load);
     load.record('a', 1_000);

@@ -15,16 +15,36 @@ const refusal = async (promise: Promise<unknown>): Promise<OutboundError> => {
 
 describe('isBlockedAddress', () => {
   it.each([
-    ['10.0.0.1', true], ['127.0.0.1', true], ['169.254.169.254', true], ['172.16.5.4', true], ['192.168.1.1', true], ['100.64.0.1', true], ['0.0.0.0', true],
-    ['224.0.0.1', true], ['255.255.255.255', true], ['::1', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['ff02::1', true],
-    ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['8.8.8.8', false], ['1.1.1.1', false], ['2606:4700:4700::1111', false], ['not-an-ip', true],
+    ['10.0.0.1', true],
+    ['127.0.0.1', true],
+    ['169.254.169.254', true],
+    ['172.16.5.4', true],
+    ['192.168.1.1', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['224.0.0.1', true],
+    ['255.255.255.255', true],
+    ['::1', true],
+    ['::', true],
+    ['fe80::1', true],
+    ['fd00::1', true],
+    ['ff02::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['::ffff:8.8.8.8', false],
+    ['8.8.8.8', false],
+    ['1.1.1.1', false],
+    ['2606:4700:4700::1111', false],
+    ['not-an-ip', true],
   ])('%s -> %s', (address, blocked) => {
     expect(isBlockedAddress(address)).toBe(blocked);
   });
 });
 
 describe('OutboundClient refuses unsafe targets', () => {
-  const client = new OutboundClient({ resolve: async (host) => (host === 'internal.example.com' ? [{ address: '10.1.2.3', family: 4 }] : [{ address: '93.184.215.14', family: 4 }]) });
+  const client = new OutboundClient({
+    resolve: async (host) => (host === 'internal.example.com' ? [{ address: '10.1.2.3', family: 4 }] : [{ address: '93.184.215.14', family: 4 }]),
+  });
 
   it.each([
     ['http://example.com/hook', 'not_https', 'only https://'],
@@ -86,7 +106,11 @@ describe('OutboundClient against loopback peers', () => {
 
   it('pins the connection to the address resolved once (a host name is connected through the checked address)', async () => {
     let lookups = 0;
-    const pinned = new OutboundClient({ allowHosts: ['localhost'], extraCa: cert.cert, resolve: async () => (lookups++, [{ address: '127.0.0.1', family: 4 }]) });
+    const pinned = new OutboundClient({
+      allowHosts: ['localhost'],
+      extraCa: cert.cert,
+      resolve: async () => (lookups++, [{ address: '127.0.0.1', family: 4 }]),
+    });
     receiver.behave(() => ({ status: 200, body: 'pinned' }));
     const response = await pinned.request({ url: `https://localhost:${receiver.port}/pin` });
     expect(response.body.toString()).toBe('pinned');

@@ -240,7 +240,10 @@ export class OutboundClient {
 
 // The client as the settings configure it: OUTBOUND_ALLOW_HOSTS, and NODE_EXTRA_CA_CERTS read here
 // too so a certificate file named in the settings is trusted even when Node did not load it at start.
-export function createOutboundClient(config: { OUTBOUND_ALLOW_HOSTS: readonly string[]; NODE_EXTRA_CA_CERTS?: string }, options: OutboundClientOptions = {}): OutboundClient {
+export function createOutboundClient(
+  config: { OUTBOUND_ALLOW_HOSTS: readonly string[]; NODE_EXTRA_CA_CERTS?: string },
+  options: OutboundClientOptions = {},
+): OutboundClient {
   const extraCa = config.NODE_EXTRA_CA_CERTS ? readFileSync(config.NODE_EXTRA_CA_CERTS, 'utf8') : undefined;
   return new OutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, extraCa, ...options });
 }

@@ -37,8 +37,18 @@ export const empty: Schema = { type: 'object', maxProperties: 0 };
 // What each SQL type reads as in JSON once a view is made (numeric columns are read as float8 by their
 // `select`, timestamps are ISO 8601, bigint as text by the driver).
 const OF_SQL: Record<SqlType, Schema> = {
-  uuid, text, 'text[]': arrayOf(text), integer, bigint: text, numeric: number, 'double precision': number, boolean,
-  jsonb: {}, timestamptz: at, date: { type: 'string', format: 'date' }, bytea: text,
+  uuid,
+  text,
+  'text[]': arrayOf(text),
+  integer,
+  bigint: text,
+  numeric: number,
+  'double precision': number,
+  boolean,
+  jsonb: {},
+  timestamptz: at,
+  date: { type: 'string', format: 'date' },
+  bytea: text,
 };
 
 // The view of a declared table (toView in shared-kernel): every served column, or those named, each

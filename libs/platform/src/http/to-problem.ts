@@ -58,10 +58,19 @@ const FASTIFY: Record<string, { code: string; message?: string }> = {
 
 const codeOfStatus = (status: number): string =>
   ({
-    400: 'bad_request', 401: 'unauthorized', 402: 'payment_required', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable',
-    409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 416: 'range_not_satisfiable', 429: 'rate_limited',
-  })[status] ??
-  (status >= 500 ? 'internal_error' : 'bad_request');
+    400: 'bad_request',
+    401: 'unauthorized',
+    402: 'payment_required',
+    403: 'forbidden',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    406: 'not_acceptable',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    416: 'range_not_satisfiable',
+    429: 'rate_limited',
+  })[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
 
 // Turns anything thrown into a client-facing problem; null means "unexpected: answer 500".
 export function toProblem(error: unknown): Problem | null {
@@ -85,7 +94,12 @@ export function toProblem(error: unknown): Problem | null {
   const candidate = error as { code?: unknown; statusCode?: unknown; message?: unknown; detail?: unknown; hint?: unknown };
   if (typeof candidate?.code === 'string' && SQLSTATE[candidate.code] && typeof candidate.message === 'string') {
     const mapped = SQLSTATE[candidate.code];
-    return { status: mapped.status, code: mapped.code, message: candidate.message, details: typeof candidate.detail === 'string' ? candidate.detail : undefined };
+    return {
+      status: mapped.status,
+      code: mapped.code,
+      message: candidate.message,
+      details: typeof candidate.detail === 'string' ? candidate.detail : undefined,
+    };
   }
   if (typeof candidate?.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500) {
     const known = typeof candidate.code === 'string' ? FASTIFY[candidate.code] : undefined;

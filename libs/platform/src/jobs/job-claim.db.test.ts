@@ -34,7 +34,9 @@ describe('claiming due jobs', () => {
   it('should claim no more than its limit when the planner may only use nested loops', async () => {
     const system = <R>(text: string, params: unknown[] = []) => runtime.db.systemQuery<R>(text, params);
     await system(`DELETE FROM jobs`);
-    await system(`INSERT INTO jobs (name, payload, run_at, max_attempts) SELECT 'test.claim', '{}', now() - interval '1 second', 3 FROM generate_series(1, 200) n`);
+    await system(
+      `INSERT INTO jobs (name, payload, run_at, max_attempts) SELECT 'test.claim', '{}', now() - interval '1 second', 3 FROM generate_series(1, 200) n`,
+    );
     const rows = await runtime.db.asSystem(async (tx) => {
       for (const setting of ['enable_hashjoin', 'enable_mergejoin', 'enable_material', 'enable_indexscan', 'enable_bitmapscan']) {
         await tx.query(`SET LOCAL ${setting} = off`);

@@ -72,7 +72,10 @@ describe('job runner', () => {
     runner(runtime.db, { jobs: [job] });
     runner(replica.db, { jobs: [job] });
     await Promise.all(runners.map((r) => r.start()));
-    await eventually(() => jobRows('test.many'), (rows) => rows.length === 0);
+    await eventually(
+      () => jobRows('test.many'),
+      (rows) => rows.length === 0,
+    );
     await Promise.all(runners.map((r) => r.stop()));
     expect(seen).toHaveLength(count);
     expect(new Set(seen).size).toBe(count);
@@ -97,11 +100,17 @@ describe('job runner', () => {
     await runner(runtime.db, { jobs: [job] }).start();
 
     // After the first failure the job waits its backoff before it is due again.
-    const [afterFirst] = await eventually(() => jobRows('test.failing'), (rows) => rows[0]?.attempts === 1 && rows[0].state === 'queued');
+    const [afterFirst] = await eventually(
+      () => jobRows('test.failing'),
+      (rows) => rows[0]?.attempts === 1 && rows[0].state === 'queued',
+    );
     expect(afterFirst.due_in_ms).toBeGreaterThan(0);
     expect(afterFirst.last_error).toBe('provider said no (attempt 1)');
 
-    await eventually(() => jobRows('test.failing'), (rows) => rows[0]?.state === 'dead');
+    await eventually(
+      () => jobRows('test.failing'),
+      (rows) => rows[0]?.state === 'dead',
+    );
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     expect(attempts.every((a) => a.id === id && a.organizationId === ctx.organizationId)).toBe(true);
     const [dead] = await deadJobs(runtime.db, { limit: 10, name: 'test.failing' });
@@ -112,7 +121,10 @@ describe('job runner', () => {
     expect(await replayDeadJob(runtime.db, id)).toEqual({ id, name: 'test.failing' });
     expect(await replayDeadJob(runtime.db, id)).toBeUndefined();
     expect(await replayDeadJob(runtime.db, 'not-an-id')).toBeUndefined();
-    await eventually(() => jobRows('test.failing'), (rows) => rows.length === 0);
+    await eventually(
+      () => jobRows('test.failing'),
+      (rows) => rows.length === 0,
+    );
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 1]);
   });
 
@@ -125,7 +137,10 @@ describe('job runner', () => {
     expect(claimed).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, job.leaseMs + 50));
     await runner(replica.db, { jobs: [job] }).start();
-    await eventually(() => jobRows('test.lapsed'), (rows) => rows.length === 0);
+    await eventually(
+      () => jobRows('test.lapsed'),
+      (rows) => rows.length === 0,
+    );
     expect(ran.map((r) => r.attempt)).toEqual([2]);
   });
 
@@ -135,7 +150,10 @@ describe('job runner', () => {
     await runtime.db.systemQuery(COMPLETE_AND_CLAIM, ['a-worker-that-died', [job.name], 1, [job.leaseMs], []]);
     await new Promise((resolve) => setTimeout(resolve, job.leaseMs + 50));
     await runner(runtime.db, { jobs: [job] }).start();
-    const [dead] = await eventually(() => jobRows('test.crashing'), (rows) => rows[0]?.state === 'dead');
+    const [dead] = await eventually(
+      () => jobRows('test.crashing'),
+      (rows) => rows[0]?.state === 'dead',
+    );
     expect(dead).toMatchObject({ attempts: 1, last_error: 'claim lapsed: the worker stopped while running it' });
   });
 

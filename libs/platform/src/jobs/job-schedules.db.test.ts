@@ -27,7 +27,10 @@ describe('job runner: schedules, stopping, processes', () => {
     const runners = [runtime.db, replica.db].map((db) => new JobRunner(db, { jobs: [], schedules: [schedule], concurrency: 2, pollMs: 20 }));
     try {
       await Promise.all(runners.map((r) => r.start()));
-      await eventually(() => ticks.length, (n) => n >= 3);
+      await eventually(
+        () => ticks.length,
+        (n) => n >= 3,
+      );
     } finally {
       await Promise.all(runners.map((r) => r.stop()));
       await replica.close();
@@ -113,7 +116,10 @@ describe('job runner: schedules, stopping, processes', () => {
         const workerRuntime: PlatformRuntime = { ...api, role: 'worker', db: worker.db };
         const workerApp = await start(workerRuntime);
         try {
-          await eventually(() => workerApp.get(Greeter).greeted, (greeted) => greeted.length === 1);
+          await eventually(
+            () => workerApp.get(Greeter).greeted,
+            (greeted) => greeted.length === 1,
+          );
           expect(workerApp.get(Greeter).greeted).toEqual(['ada']);
           expect(apiApp.get(Greeter).greeted).toEqual([]);
         } finally {

@@ -33,18 +33,32 @@ describe('job runner wake-ups, dead-job retention and hot queues', () => {
     const runner = new JobRunner(runtime.db, { jobs: [job], schedules: [], concurrency: 4, pollMs: 60_000, listen: true });
     await runner.start();
     try {
-      await eventually(() => runtime.db.systemQuery(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN jobs_enqueued'`), (rows) => rows.length === 1);
+      await eventually(
+        () => runtime.db.systemQuery(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN jobs_enqueued'`),
+        (rows) => rows.length === 1,
+      );
       const ctx = await makeOrganization(runtime);
       await replica.db.inTenant(ctx, (tx) => enqueueJob(tx, job, { n: 'first' }));
-      await eventually(() => ran, (seen) => seen.length === 1, 10_000);
+      await eventually(
+        () => ran,
+        (seen) => seen.length === 1,
+        10_000,
+      );
       await replica.db.asSystem((tx) => enqueueJob(tx, job, { n: 'second' }));
-      await eventually(() => ran, (seen) => seen.length === 2, 10_000);
+      await eventually(
+        () => ran,
+        (seen) => seen.length === 2,
+        10_000,
+      );
       expect(ran).toEqual(['first', 'second']);
     } finally {
       await runner.stop();
     }
     // stop() closes its LISTEN session.
-    await eventually(() => runtime.db.systemQuery(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN jobs_enqueued'`), (rows) => rows.length === 0);
+    await eventually(
+      () => runtime.db.systemQuery(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN jobs_enqueued'`),
+      (rows) => rows.length === 0,
+    );
   });
 
   it('should delete dead-lettered jobs past the retention and keep the others', async () => {

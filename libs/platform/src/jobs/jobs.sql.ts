@@ -54,7 +54,6 @@ export const REGISTER_SCHEDULE = `
   INSERT INTO job_schedules (name, spec, next_at) VALUES ($1, $2, $3)
   ON CONFLICT (name) DO UPDATE SET spec = EXCLUDED.spec, next_at = EXCLUDED.next_at WHERE job_schedules.spec <> EXCLUDED.spec`;
 
-
 // Compare-and-set on the tick this replica saw: of replicas firing together one moves it, the
 // others' update matches nothing (the row is re-read after the winner's commit).
 export const ADVANCE_SCHEDULE = `

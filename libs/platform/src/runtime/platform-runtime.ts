@@ -64,7 +64,8 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   try {
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);
-    const bus: EventBus = config.KAFKA_BROKERS.length > 0 ? new KafkaEventBus({ brokers: config.KAFKA_BROKERS, clientId: `engage-${options.role}` }) : new InProcessEventBus();
+    const bus: EventBus =
+      config.KAFKA_BROKERS.length > 0 ? new KafkaEventBus({ brokers: config.KAFKA_BROKERS, clientId: `engage-${options.role}` }) : new InProcessEventBus();
     return {
       role: options.role,
       config,

@@ -33,8 +33,13 @@ describe('the object storage the settings choose', () => {
     expect(s3.kind).toBe('s3');
     const target = (s3 as unknown as { target: Record<string, unknown> }).target;
     expect(target).toEqual({
-      endpoint: 'https://s3.eu-west-1.amazonaws.com', bucket: 'engage-cdn', region: 'eu-west-1', timeoutMs: 60000,
-      accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret-example', publicUrl: 'https://s3.eu-west-1.amazonaws.com/engage-cdn',
+      endpoint: 'https://s3.eu-west-1.amazonaws.com',
+      bucket: 'engage-cdn',
+      region: 'eu-west-1',
+      timeoutMs: 60000,
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'secret-example',
+      publicUrl: 'https://s3.eu-west-1.amazonaws.com/engage-cdn',
     });
     const fronted = objectStorageOf(loadConfig({ CDN_URL: 'http://127.0.0.1:9000/media', ...keys, CDN_PUBLIC_URL: 'https://cdn.example.com' }));
     expect((fronted as unknown as { target: { publicUrl: string } }).target.publicUrl).toBe('https://cdn.example.com');

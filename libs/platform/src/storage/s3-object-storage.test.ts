@@ -87,7 +87,7 @@ describe('the S3-compatible object storage', () => {
     await wrong.onModuleDestroy();
   });
 
-  it('should fail with the body\'s own error when it fails mid-way, aborting the multipart upload', async () => {
+  it("should fail with the body's own error when it fails mid-way, aborting the multipart upload", async () => {
     const key = keyOf('wav');
     const body = streamOf(randomBytes(8 * MiB), { at: 6 * MiB, then: () => Promise.reject(new Error('client went away')) });
     await expect(storage.put(key, body, { contentType: 'audio/wav' })).rejects.toThrow('client went away');
@@ -141,5 +141,4 @@ describe('the S3-compatible object storage', () => {
     expect(await storage.read(keyOf('mp3'))).toBeUndefined();
     expect(await storage.read('../escape/key.mp3')).toBeUndefined();
   });
-
 });

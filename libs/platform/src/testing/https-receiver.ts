@@ -17,10 +17,29 @@ export function createSelfSignedCert(): SelfSignedCert {
   const dir = mkdtempSync(join(tmpdir(), 'engage-cert-'));
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { certPath, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
 }
 
@@ -32,7 +51,10 @@ export interface ReceivedRequest {
 }
 
 // How the receiver answers one request; return undefined to never answer (a hung endpoint).
-export type ReceiverBehaviour = (request: ReceivedRequest, res: ServerResponse) => { status: number; body?: string; headers?: Record<string, string> } | undefined;
+export type ReceiverBehaviour = (
+  request: ReceivedRequest,
+  res: ServerResponse,
+) => { status: number; body?: string; headers?: Record<string, string> } | undefined;
 
 export interface HttpsReceiver {
   url: string;

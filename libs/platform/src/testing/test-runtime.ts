@@ -22,7 +22,9 @@ export function testAdminUrl(): string {
 
 // A runtime on a fresh database of its own (so relays of parallel test files never see each
 // other's outbox); events use Kafka only when a test asks for it. close() drops the database.
-export async function startTestRuntime(options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string> } = {}): Promise<PlatformRuntime> {
+export async function startTestRuntime(
+  options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string> } = {},
+): Promise<PlatformRuntime> {
   const adminUrl = testAdminUrl();
   const databaseUrl = await createTestDatabase(adminUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-data-'));

@@ -46,7 +46,10 @@ const countersOf = (t: TestTenant) =>
   );
 const message = (organizationId: string, conversationId: string, at: Date, type = MESSAGE_RECEIVED.name, direction = 'INBOUND') =>
   createEvent<Record<string, unknown>>({
-    type, source: MESSAGE_RECEIVED.source, organizationId, aggregateId: conversationId,
+    type,
+    source: MESSAGE_RECEIVED.source,
+    organizationId,
+    aggregateId: conversationId,
     payload: { message: { id: crypto.randomUUID(), conversation_id: conversationId, direction, created_at: at.toISOString() }, actor_id: null },
   });
 
@@ -82,7 +85,10 @@ describe('customers’ replies consumed a batch at a time', () => {
       message(a.ctx.organizationId, c5.conversationId, t2), // another organization's conversation under a's event: not reached
       message(b.ctx.organizationId, c5.conversationId, t2, MESSAGE_SENT.name, 'OUTBOUND'), // not a customer's message
     ];
-    const consumer = r.app.get(EventSubscriptions).all().find((s) => s.consumer === REPLY_CONSUMER)!;
+    const consumer = r.app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === REPLY_CONSUMER)!;
     await consumer.handleBatch!(batch);
 
     const state = (rows: NudgeRow[]) => Object.fromEntries(rows.map((n) => [n.id, [n.status, n.replied_at?.toISOString() ?? null]]));

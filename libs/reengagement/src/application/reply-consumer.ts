@@ -27,15 +27,21 @@ export class ReplyConsumer implements OnModuleInit {
   }
 
   private async apply(events: DomainEvent[]): Promise<void> {
-    const replies = new Map(events.flatMap((event) => {
-      const reply = event.type === MESSAGE_RECEIVED.name ? replyOf(event) : null;
-      return reply ? [[event.id, reply] as const] : [];
-    }));
+    const replies = new Map(
+      events.flatMap((event) => {
+        const reply = event.type === MESSAGE_RECEIVED.name ? replyOf(event) : null;
+        return reply ? [[event.id, reply] as const] : [];
+      }),
+    );
     if (replies.size === 0) return;
-    await consumeIdempotentBatch(this.db, events.filter((event) => replies.has(event.id)), async (tx, batch) => {
-      const inOrder = batch.map((event) => replies.get(event.id)!);
-      await tx.query(MARK_REPLIED, [inOrder.map((reply) => reply.conversationId), inOrder.map((reply) => reply.at.toISOString())], { prepare: true });
-    });
+    await consumeIdempotentBatch(
+      this.db,
+      events.filter((event) => replies.has(event.id)),
+      async (tx, batch) => {
+        const inOrder = batch.map((event) => replies.get(event.id)!);
+        await tx.query(MARK_REPLIED, [inOrder.map((reply) => reply.conversationId), inOrder.map((reply) => reply.at.toISOString())], { prepare: true });
+      },
+    );
   }
 }
 

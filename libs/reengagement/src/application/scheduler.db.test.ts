@@ -4,9 +4,7 @@ import { Database } from '@engage/platform';
 import type { Drafter } from './drafter';
 import type { NudgeSender } from './nudge-sender';
 import { ReengagementScheduler } from './scheduler';
-import {
-  captureOutput, customerLastWroteAt, customerWrites, messengerConversation, type ReengagementApp, startReengagementApp, waitFor,
-} from '../testing';
+import { captureOutput, customerLastWroteAt, customerWrites, messengerConversation, type ReengagementApp, startReengagementApp, waitFor } from '../testing';
 
 const H = 3_600_000;
 const S = 1000;
@@ -214,7 +212,10 @@ describe('replies and limits', () => {
     const state = () => r.app.inject({ method: 'GET', url: `/functions/v1/reengagement/conversations/${c.conversationId}`, headers: c.t.session });
     expect((await state()).json()).toMatchObject({ unanswered_count: 1, disabled: false });
     await customerWrites(r, c.pageId, c.psid, 'Yes please, keep one');
-    const [nudge] = await waitFor(() => nudgesOf(c.t, c.conversationId), (rows) => rows[0]?.status === 'user_replied');
+    const [nudge] = await waitFor(
+      () => nudgesOf(c.t, c.conversationId),
+      (rows) => rows[0]?.status === 'user_replied',
+    );
     expect(nudge.status).toBe('user_replied');
     expect(nudge.replied_at).not.toBeNull();
     expect((await state()).json()).toMatchObject({ unanswered_count: 0, disabled: false });

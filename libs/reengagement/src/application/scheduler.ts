@@ -77,7 +77,10 @@ export class ReengagementScheduler implements JobHandler {
     if (!claimed) return false;
     const { nudge, settings } = claimed;
     const draft = await this.drafter.draft(ctx, settings, due.conversation_id, due.contact_id).catch((error: Error) => ({
-      ok: false as const, reason: error.message.slice(0, 300), provider: null, fallbackReason: null,
+      ok: false as const,
+      reason: error.message.slice(0, 300),
+      provider: null,
+      fallbackReason: null,
     }));
     // Approval mode: a `draft` waiting for an agent. Off: it stays `drafting` until sent at once.
     const status: NudgeStatus = !draft.ok ? 'failed' : settings.approval_mode ? 'draft' : 'drafting';

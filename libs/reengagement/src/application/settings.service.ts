@@ -63,8 +63,17 @@ export class ReengagementSettings {
     if (next.enabled) this.assertUsable(next);
     const [saved] = await this.db.inTenant(ctx, (tx) =>
       tx.query<SettingsRow>(UPSERT_SETTINGS, [
-        next.enabled, next.provider, next.custom_key_sealed, next.custom_key_last4, next.custom_base_url, next.key_scope, next.fallback_to_default,
-        next.approval_mode, next.trigger_hours, next.channels, next.guidelines,
+        next.enabled,
+        next.provider,
+        next.custom_key_sealed,
+        next.custom_key_last4,
+        next.custom_base_url,
+        next.key_scope,
+        next.fallback_to_default,
+        next.approval_mode,
+        next.trigger_hours,
+        next.channels,
+        next.guidelines,
       ]),
     );
     return { ...settingsView(saved, this.targets.defaultConfigured), ...(keyCheck ? { custom_key_check: keyCheck } : {}) };
@@ -73,9 +82,10 @@ export class ReengagementSettings {
   // Enabling needs an AI that can write the drafts, and says which one is missing.
   private assertUsable(settings: SettingsRow): void {
     if (this.targets.plan(settings).first) return;
-    const why = settings.provider === 'custom'
-      ? 'provider is custom but no custom_key is set (or it has no address: give custom_base_url)'
-      : 'the platform has no default AI configured (AI_BASE_URL): set provider custom with your own custom_key';
+    const why =
+      settings.provider === 'custom'
+        ? 'provider is custom but no custom_key is set (or it has no address: give custom_base_url)'
+        : 'the platform has no default AI configured (AI_BASE_URL): set provider custom with your own custom_key';
     throw reengagementError('unprocessable', 'ai_not_configured', `Re-engagement cannot be enabled: ${why}`);
   }
 

@@ -43,8 +43,13 @@ describe('the context', () => {
 
   it('should give the AI the guidelines, the language hint, the name and the conversation in order', () => {
     const [system, user] = draftPrompt({
-      contactName: 'Sara', guidelines: 'Formal tone. Never offer discounts.', language: 'ar',
-      messages: [{ direction: 'INBOUND', content: 'كم السعر؟' }, { direction: 'OUTBOUND', content: '200 EGP' }],
+      contactName: 'Sara',
+      guidelines: 'Formal tone. Never offer discounts.',
+      language: 'ar',
+      messages: [
+        { direction: 'INBOUND', content: 'كم السعر؟' },
+        { direction: 'OUTBOUND', content: '200 EGP' },
+      ],
     });
     expect(system.content).toContain('Formal tone. Never offer discounts.');
     expect(system.content).toContain('write in Arabic');

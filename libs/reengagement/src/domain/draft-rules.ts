@@ -16,7 +16,10 @@ export type Language = 'ar' | 'latin' | null;
 // The script the customer writes in, told from their own messages: Arabic or Latin letters, or
 // unknown (no letters). Drafts must come back in the same script.
 export function customerLanguage(messages: ContextMessage[]): Language {
-  const text = messages.filter((m) => m.direction === 'INBOUND').map((m) => m.content ?? '').join(' ');
+  const text = messages
+    .filter((m) => m.direction === 'INBOUND')
+    .map((m) => m.content ?? '')
+    .join(' ');
   const arabic = (text.match(/[\u0600-\u06FF]/g) ?? []).length;
   const latin = (text.match(/[A-Za-z\u00C0-\u024F]/g) ?? []).length;
   if (arabic === 0 && latin === 0) return null;
@@ -30,7 +33,10 @@ const TEMPLATE_MARKERS = /\{\{[^}]*\}\}|\{[A-Za-z_][A-Za-z0-9_ ]*\}|\[[A-Z][A-Z0
 // most 1,000 characters, no template markers, in the customer's script when that is known.
 export function guardDraft(raw: unknown, language: Language): { ok: true; text: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string') return { ok: false, reason: 'the AI answered no text' };
-  const text = raw.trim().replace(/^"(.*)"$/s, '$1').trim();
+  const text = raw
+    .trim()
+    .replace(/^"(.*)"$/s, '$1')
+    .trim();
   if (text.length === 0) return { ok: false, reason: 'the AI answered an empty draft' };
   if ([...text].length > MAX_NUDGE_CHARACTERS) return { ok: false, reason: `the draft is longer than ${MAX_NUDGE_CHARACTERS} characters` };
   if (TEMPLATE_MARKERS.test(text)) return { ok: false, reason: 'the draft contains a template marker' };
@@ -48,7 +54,9 @@ export function draftPrompt(input: { contactName: string | null; guidelines: str
     `Answer with the message text only, at most ${MAX_NUDGE_CHARACTERS} characters, without placeholders such as {{name}} or [NAME].`,
     input.language === 'ar' ? 'The customer writes in Arabic: write in Arabic.' : 'Write in the language the customer writes in.',
     input.guidelines.trim() ? `The business's guidelines: ${input.guidelines.trim()}` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   const transcript = input.messages
     .filter((m) => m.content)
     .map((m) => `${m.direction === 'INBOUND' ? 'Customer' : 'Business'}: ${m.content}`)

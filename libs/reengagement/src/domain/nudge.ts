@@ -15,9 +15,23 @@ const { uuid, uuidOrNull, text, textOrNull, at, atOrNull } = COMMON_COLUMNS;
 export const REENGAGEMENT_NUDGES = declareTable({
   name: 'reengagement_nudges',
   columns: {
-    id: uuid, organization_id: uuid, conversation_id: uuid, contact_id: uuid, status: text, text: textOrNull, provider: textOrNull,
-    fallback_reason: textOrNull, failure_reason: textOrNull, last_customer_message_at: at, window_closes_at: at, message_id: uuidOrNull,
-    reviewed_by: uuidOrNull, created_at: at, updated_at: at, sent_at: atOrNull, replied_at: atOrNull,
+    id: uuid,
+    organization_id: uuid,
+    conversation_id: uuid,
+    contact_id: uuid,
+    status: text,
+    text: textOrNull,
+    provider: textOrNull,
+    fallback_reason: textOrNull,
+    failure_reason: textOrNull,
+    last_customer_message_at: at,
+    window_closes_at: at,
+    message_id: uuidOrNull,
+    reviewed_by: uuidOrNull,
+    created_at: at,
+    updated_at: at,
+    sent_at: atOrNull,
+    replied_at: atOrNull,
   },
 });
 
@@ -25,8 +39,13 @@ export const REENGAGEMENT_NUDGES = declareTable({
 export const REENGAGEMENT_CONVERSATIONS = declareTable({
   name: 'reengagement_conversations',
   columns: {
-    id: uuid, organization_id: uuid, conversation_id: uuid, unanswered_count: column('integer'),
-    disabled_at: atOrNull, disabled_reason: textOrNull, updated_at: at,
+    id: uuid,
+    organization_id: uuid,
+    conversation_id: uuid,
+    unanswered_count: column('integer'),
+    disabled_at: atOrNull,
+    disabled_reason: textOrNull,
+    updated_at: at,
   },
 });
 

@@ -23,8 +23,18 @@ export interface SettingsRow {
 }
 
 export const DEFAULT_SETTINGS: Omit<SettingsRow, 'organization_id'> = {
-  enabled: false, provider: 'default', custom_key_sealed: null, custom_key_last4: null, custom_base_url: null, key_scope: 'reengagement',
-  fallback_to_default: true, approval_mode: true, trigger_hours: TRIGGER_HOURS.default, channels: DEFAULT_CHANNELS, guidelines: '', updated_at: null,
+  enabled: false,
+  provider: 'default',
+  custom_key_sealed: null,
+  custom_key_last4: null,
+  custom_base_url: null,
+  key_scope: 'reengagement',
+  fallback_to_default: true,
+  approval_mode: true,
+  trigger_hours: TRIGGER_HOURS.default,
+  channels: DEFAULT_CHANNELS,
+  guidelines: '',
+  updated_at: null,
 };
 
 // What any response shows: the key itself never, only whether one is set and its last four.

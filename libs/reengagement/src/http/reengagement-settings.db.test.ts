@@ -37,8 +37,16 @@ describe('re-engagement settings', () => {
     const res = await call('GET', t.session);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
-      enabled: false, provider: 'default', has_custom_key: false, custom_key_last4: null, trigger_hours: 20, channels: ['messenger', 'instagram'],
-      approval_mode: true, fallback_to_default: true, key_scope: 'reengagement', default_ai_configured: true,
+      enabled: false,
+      provider: 'default',
+      has_custom_key: false,
+      custom_key_last4: null,
+      trigger_hours: 20,
+      channels: ['messenger', 'instagram'],
+      approval_mode: true,
+      fallback_to_default: true,
+      key_scope: 'reengagement',
+      default_ai_configured: true,
     });
   });
 
@@ -52,12 +60,24 @@ describe('re-engagement settings', () => {
   });
 
   it.each([
-    [{ trigger_hours: 11 }, 'trigger_hours'], [{ trigger_hours: 24 }, 'trigger_hours'], [{ trigger_hours: 20.5 }, 'trigger_hours'],
-    [{ trigger_hours: '20' }, 'trigger_hours'], [{ provider: 'openai' }, 'provider'], [{ key_scope: 'calls' }, 'key_scope'],
-    [{ channels: ['fax'] }, 'channels'], [{ channels: ['sms'] }, 'channels'], [{ channels: 'messenger' }, 'channels'], [{ enabled: 'yes' }, 'enabled'],
-    [{ custom_key: 'short' }, 'custom_key'], [{ custom_key: 'has a space in it' }, 'custom_key'], [{ custom_key: 42 }, 'custom_key'],
-    [{ guidelines: 'x'.repeat(4001) }, 'guidelines'], [{ approval_mode: 1 }, 'approval_mode'], [{ surprise: true }, 'surprise'],
-    [{ custom_base_url: 'http://10.0.0.8/v1' }, 'custom_base_url'], [{ custom_base_url: 'ftp://ai.example.com/' }, 'custom_base_url'],
+    [{ trigger_hours: 11 }, 'trigger_hours'],
+    [{ trigger_hours: 24 }, 'trigger_hours'],
+    [{ trigger_hours: 20.5 }, 'trigger_hours'],
+    [{ trigger_hours: '20' }, 'trigger_hours'],
+    [{ provider: 'openai' }, 'provider'],
+    [{ key_scope: 'calls' }, 'key_scope'],
+    [{ channels: ['fax'] }, 'channels'],
+    [{ channels: ['sms'] }, 'channels'],
+    [{ channels: 'messenger' }, 'channels'],
+    [{ enabled: 'yes' }, 'enabled'],
+    [{ custom_key: 'short' }, 'custom_key'],
+    [{ custom_key: 'has a space in it' }, 'custom_key'],
+    [{ custom_key: 42 }, 'custom_key'],
+    [{ guidelines: 'x'.repeat(4001) }, 'guidelines'],
+    [{ approval_mode: 1 }, 'approval_mode'],
+    [{ surprise: true }, 'surprise'],
+    [{ custom_base_url: 'http://10.0.0.8/v1' }, 'custom_base_url'],
+    [{ custom_base_url: 'ftp://ai.example.com/' }, 'custom_base_url'],
     [{ custom_base_url: 'not a url' }, 'custom_base_url'],
   ])('should refuse a bad body (%#) with a 400 naming the field', async (payload, field) => {
     const res = await call('PUT', t.session, payload);

@@ -15,14 +15,25 @@ export class ReengagementSettingsDto {
   @Matches(/^[\x21-\x7e]{8,4096}$/, { message: 'custom_key must be 8 to 4096 printable characters without spaces' })
   custom_key?: string | null;
   @ApiProperty({ required: false, nullable: true, description: 'an OpenAI-compatible API root for the customer’s key; null: the platform’s AI_BASE_URL' })
-  @IsOptional() @IsString() @MaxLength(2048) custom_base_url?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  custom_base_url?: string | null;
   @ApiProperty({ required: false, enum: KEY_SCOPES }) @IsOptional() @IsIn(KEY_SCOPES) key_scope?: 'all' | 'reengagement';
   @ApiProperty({ required: false }) @IsOptional() @IsBoolean() fallback_to_default?: boolean;
   @ApiProperty({ required: false, description: 'true: drafts wait for an agent; false: sent at once' }) @IsOptional() @IsBoolean() approval_mode?: boolean;
   @ApiProperty({ required: false, minimum: TRIGGER_HOURS.min, maximum: TRIGGER_HOURS.max, default: TRIGGER_HOURS.default })
-  @IsOptional() @IsInt() @Min(TRIGGER_HOURS.min) @Max(TRIGGER_HOURS.max) trigger_hours?: number;
+  @IsOptional()
+  @IsInt()
+  @Min(TRIGGER_HOURS.min)
+  @Max(TRIGGER_HOURS.max)
+  trigger_hours?: number;
   @ApiProperty({ required: false, isArray: true, enum: NUDGE_CHANNEL_KINDS })
-  @IsOptional() @IsArray() @ArrayMaxSize(NUDGE_CHANNEL_KINDS.length * 2) @IsIn(NUDGE_CHANNEL_KINDS, { each: true }) channels?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(NUDGE_CHANNEL_KINDS.length * 2)
+  @IsIn(NUDGE_CHANNEL_KINDS, { each: true })
+  channels?: string[];
   @ApiProperty({ required: false, maxLength: 4000 }) @IsOptional() @IsString() @MaxLength(4000) guidelines?: string;
 }
 

@@ -28,5 +28,9 @@ const NUDGE = viewSchema(REENGAGEMENT_NUDGES);
 export const NUDGE_ANSWER = object({ nudge: NUDGE });
 export const DRAFT_PAGE = object({ drafts: arrayOf(NUDGE), page: integer, limit: integer });
 export const CONVERSATION_STATE = object({
-  conversation_id: uuid, unanswered_count: integer, disabled: boolean, disabled_at: nullable(at), disabled_reason: nullable(text),
+  conversation_id: uuid,
+  unanswered_count: integer,
+  disabled: boolean,
+  disabled_at: nullable(at),
+  disabled_reason: nullable(text),
 });

@@ -27,15 +27,24 @@ export async function startReengagementApp() {
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...reengagementMigrations],
     events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
     env: {
-      META_APP_SECRET: SECRET, META_VERIFY_TOKEN: 'verify-token-r', META_GRAPH_URL: graph.url,
-      AI_BASE_URL: defaultAi.baseUrl, AI_API_KEY: PLATFORM_AI_KEY, OUTBOUND_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'debug',
+      META_APP_SECRET: SECRET,
+      META_VERIFY_TOKEN: 'verify-token-r',
+      META_GRAPH_URL: graph.url,
+      AI_BASE_URL: defaultAi.baseUrl,
+      AI_API_KEY: PLATFORM_AI_KEY,
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      LOG_LEVEL: 'debug',
     },
   });
   await started.app.listen(0, '127.0.0.1');
   const base = (await started.app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
   const send = metaSender(base, SECRET);
   return {
-    ...started, defaultAi, customerAi, graph, send,
+    ...started,
+    defaultAi,
+    customerAi,
+    graph,
+    send,
     async stop() {
       await started.close();
       await Promise.all([defaultAi.stop(), customerAi.stop(), graph.stop()]);
@@ -53,7 +62,9 @@ export async function messengerConversation(r: ReengagementApp, t?: TestTenant, 
   const tenant = t ?? (await createTestTenant(r.app));
   const pageId = newId();
   const created = await r.app.inject({
-    method: 'POST', url: '/functions/v1/messaging/channel-accounts', headers: tenant.key,
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: tenant.key,
     payload: { kind: 'messenger', name: 'Shop', page_id: pageId, page_access_token: PAGE_TOKEN },
   });
   if (created.statusCode !== 201) throw new Error(`channel: ${created.body}`);
@@ -81,7 +92,8 @@ export async function customerWrites(r: ReengagementApp, pageId: string, psid: s
 export const customerLastWroteAt = (r: ReengagementApp, t: TestTenant, conversationId: string, at: Date) =>
   r.runtime.db.inTenant(t.ctx, (tx) =>
     tx.query(`UPDATE conversations SET last_customer_message_at = $2, window_closes_at = $2::timestamptz + interval '24 hours' WHERE id = $1`, [
-      conversationId, at,
+      conversationId,
+      at,
     ]),
   );
 

@@ -2,7 +2,15 @@ import type { Tx } from '@engage/platform';
 import type { Clock } from '@engage/shared-kernel';
 import { TEST_EVENT_KIND } from '../domain/event-kinds';
 import { classify, DISABLE_AFTER_MS, retryDelayMs } from '../domain/retry-policy';
-import { CLEAR_FAILING, type DeliveryJob, DISABLE_CONFIGURATION, FINISH_DELIVERY, FINISH_SUCCESSES, INSERT_LOG, MARK_FAILING } from '../infrastructure/webhook.sql';
+import {
+  CLEAR_FAILING,
+  type DeliveryJob,
+  DISABLE_CONFIGURATION,
+  FINISH_DELIVERY,
+  FINISH_SUCCESSES,
+  INSERT_LOG,
+  MARK_FAILING,
+} from '../infrastructure/webhook.sql';
 
 export interface AttemptOutcome {
   delivery_id: string;
@@ -118,7 +126,18 @@ export class AttemptRecorder {
     await tx.execute(FINISH_DELIVERY, [job.id, status, nextAt, now, job.attempts]);
     const [log] = await tx.query<{ id: string }>(INSERT_LOG, [job.webhook_id, job.id, job.event, status, statusCode, error, durationMs, job.attempts, now]);
     // The notice that the configuration was disabled, logged just after the attempt that caused it.
-    if (disabled) await tx.query(INSERT_LOG, [job.webhook_id, job.id, job.event, 'failed', statusCode, `webhook disabled: ${disabledReason}`, 0, job.attempts, new Date(now.getTime() + 1)]);
+    if (disabled)
+      await tx.query(INSERT_LOG, [
+        job.webhook_id,
+        job.id,
+        job.event,
+        'failed',
+        statusCode,
+        `webhook disabled: ${disabledReason}`,
+        0,
+        job.attempts,
+        new Date(now.getTime() + 1),
+      ]);
     return outcomeOf(sent, log.id, status, nextAt);
   }
 }

@@ -4,7 +4,13 @@ import { type OutboundClient, OutboundError, type SecretBox, type Tx } from '@en
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type ConfigurationFields, parseConfigurationFields } from '../domain/configuration';
 import { generateSecret, maskSecret } from '../domain/secret';
-import { CONFIGURATION_FOR_UPDATE, type ConfigurationRow, DELETE_CONFIGURATION, INSERT_CONFIGURATION, UPDATE_CONFIGURATION } from '../infrastructure/webhook.sql';
+import {
+  CONFIGURATION_FOR_UPDATE,
+  type ConfigurationRow,
+  DELETE_CONFIGURATION,
+  INSERT_CONFIGURATION,
+  UPDATE_CONFIGURATION,
+} from '../infrastructure/webhook.sql';
 
 // A configuration as anyone reads it: the secret only masked.
 export interface ConfigurationView {
@@ -50,7 +56,13 @@ export class ConfigurationService {
     const generated = fields.secret === undefined ? generateSecret() : undefined;
     const secret = generated ?? fields.secret ?? null;
     const [row] = await tx.query<ConfigurationRow>(INSERT_CONFIGURATION, [
-      fields.name, fields.url, fields.events, secret === null ? null : maskSecret(secret), secret === null ? null : this.box.seal(secret), fields.is_active ?? true, ctx.userId,
+      fields.name,
+      fields.url,
+      fields.events,
+      secret === null ? null : maskSecret(secret),
+      secret === null ? null : this.box.seal(secret),
+      fields.is_active ?? true,
+      ctx.userId,
     ]);
     const view = toConfigurationView(row);
     return generated ? { ...view, secret: generated } : view;
@@ -92,7 +104,8 @@ export class ConfigurationService {
     try {
       this.outbound.check(url);
     } catch (error) {
-      if (error instanceof OutboundError) throw new DomainError('validation', 'webhook.invalid_url', `url refused: ${error.message}`, { field: 'url', reason: error.code });
+      if (error instanceof OutboundError)
+        throw new DomainError('validation', 'webhook.invalid_url', `url refused: ${error.message}`, { field: 'url', reason: error.code });
       throw error;
     }
   }

@@ -44,27 +44,52 @@ describe('delivery runner: retries, disabling, claims', () => {
   });
 
   const runner = (clock: Clock) =>
-    new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, { timeoutMs: 5000, random: () => 0.5, onDisabled: (notice) => app.get(DisabledNotifier).notify(notice) });
+    new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, clock, {
+      timeoutMs: 5000,
+      random: () => 0.5,
+      onDisabled: (notice) => app.get(DisabledNotifier).notify(notice),
+    });
   const mailTo = async (email: string) => (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
   const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
   const configure = (ctx: RequestContext, path: string) =>
-    runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: [CONTACT_CREATED.name] }));
+    runtime.db.inTenant(ctx, (tx) =>
+      app.get(ConfigurationService).createIn(tx, ctx, { name: path, url: `${receiver.url}${path}`, events: [CONTACT_CREATED.name] }),
+    );
   const enqueue = (ctx: RequestContext, webhookId: string, dueAt: number, count = 1) =>
     runtime.db.inTenant(ctx, async (tx) => {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
         const [row] = await tx.query<{ id: string }>(
           `INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, next_attempt_at) VALUES (app_org_id(), $1, $4, $2, $3) RETURNING id`,
-          [webhookId, JSON.stringify({ event: CONTACT_CREATED.name, timestamp: new Date(dueAt).toISOString(), data: { n: i } }), new Date(dueAt), CONTACT_CREATED.name],
+          [
+            webhookId,
+            JSON.stringify({ event: CONTACT_CREATED.name, timestamp: new Date(dueAt).toISOString(), data: { n: i } }),
+            new Date(dueAt),
+            CONTACT_CREATED.name,
+          ],
         );
         ids.push(row.id);
       }
       return ids;
     });
   const configuration = (ctx: RequestContext, id: string) =>
-    runtime.db.inTenant(ctx, async (tx) => (await tx.query<{ is_active: boolean; disabled_reason: string | null; failing_since: Date | null }>('SELECT * FROM webhook_configurations WHERE id = $1', [id]))[0]);
+    runtime.db.inTenant(
+      ctx,
+      async (tx) =>
+        (
+          await tx.query<{ is_active: boolean; disabled_reason: string | null; failing_since: Date | null }>(
+            'SELECT * FROM webhook_configurations WHERE id = $1',
+            [id],
+          )
+        )[0],
+    );
   const logsOf = (ctx: RequestContext, webhookId: string) =>
-    runtime.db.inTenant(ctx, (tx) => tx.query<{ status: string; attempt: number; error_message: string | null; response_code: number | null }>('SELECT * FROM webhook_logs WHERE webhook_id = $1 ORDER BY created_at, attempt', [webhookId]));
+    runtime.db.inTenant(ctx, (tx) =>
+      tx.query<{ status: string; attempt: number; error_message: string | null; response_code: number | null }>(
+        'SELECT * FROM webhook_logs WHERE webhook_id = $1 ORDER BY created_at, attempt',
+        [webhookId],
+      ),
+    );
 
   it('should retry after 30 s, 2 min, 10 min, 1 h, 6 h and 24 h, then give up', async () => {
     const ctx = await org();
@@ -90,7 +115,15 @@ describe('delivery runner: retries, disabling, claims', () => {
     clock.at += 30 * DAY;
     expect((await sender.claim(50, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
     const logs = await logsOf(ctx, hook.id);
-    expect(logs.map((l) => [l.attempt, l.status])).toEqual([[1, 'retrying'], [2, 'retrying'], [3, 'retrying'], [4, 'retrying'], [5, 'retrying'], [6, 'retrying'], [7, 'failed']]);
+    expect(logs.map((l) => [l.attempt, l.status])).toEqual([
+      [1, 'retrying'],
+      [2, 'retrying'],
+      [3, 'retrying'],
+      [4, 'retrying'],
+      [5, 'retrying'],
+      [6, 'retrying'],
+      [7, 'failed'],
+    ]);
     expect(logs[0]).toMatchObject({ response_code: 503, error_message: 'HTTP 503: x' });
     expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: true, failing_since: new Date('2030-01-01T00:00:00Z') });
   });
@@ -105,8 +138,14 @@ describe('delivery runner: retries, disabling, claims', () => {
     const sender = runner(clock);
     const [job] = (await sender.claim(50, 1)).filter((j) => j.webhook_id === hook.id);
     expect(await sender.attempt(job)).toMatchObject({ status: 'failed', status_code: 410, next_attempt_at: null });
-    expect(await configuration(ctx, hook.id)).toMatchObject({ is_active: false, disabled_reason: 'the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z' });
-    expect((await logsOf(ctx, hook.id)).map((l) => l.error_message)).toEqual(['HTTP 410: x', 'webhook disabled: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z']);
+    expect(await configuration(ctx, hook.id)).toMatchObject({
+      is_active: false,
+      disabled_reason: 'the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z',
+    });
+    expect((await logsOf(ctx, hook.id)).map((l) => l.error_message)).toEqual([
+      'HTTP 410: x',
+      'webhook disabled: the endpoint answered 410 Gone at 2030-02-01T00:00:00.000Z',
+    ]);
     expect((await sender.claim(50, 4)).filter((j) => j.webhook_id === hook.id)).toEqual([]);
     statusOf.set('/gone', 200);
     const reenabled = await runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).updateIn(tx, ctx, hook.id, { is_active: true }));
@@ -145,7 +184,10 @@ describe('delivery runner: retries, disabling, claims', () => {
         expect(config).toMatchObject({ is_active: true, disabled_reason: null });
       } else {
         expect(config).toMatchObject({ is_active: false, disabled_reason: 'failing continuously since 2030-03-01T00:00:00.000Z (5 days)' });
-        expect((await logsOf(ctx, hook.id)).at(-1)).toMatchObject({ status: 'failed', error_message: 'webhook disabled: failing continuously since 2030-03-01T00:00:00.000Z (5 days)' });
+        expect((await logsOf(ctx, hook.id)).at(-1)).toMatchObject({
+          status: 'failed',
+          error_message: 'webhook disabled: failing continuously since 2030-03-01T00:00:00.000Z (5 days)',
+        });
       }
     }
   });
@@ -225,13 +267,19 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(recorded.map((o) => o.delivery_id)).toEqual(jobs.map((job) => job.id));
     expect(recorded.map((o) => o.status).sort()).toEqual(['retrying', 'retrying', 'success', 'success', 'success', 'success', 'success']);
     expect(new Set(recorded.map((o) => o.log_id)).size).toBe(7);
-    expect((await logsOf(ctx, ok.id)).map((l) => [l.status, l.response_code, l.attempt])).toEqual([['success', 200, 1], ['success', 200, 1], ['success', 200, 1]]);
+    expect((await logsOf(ctx, ok.id)).map((l) => [l.status, l.response_code, l.attempt])).toEqual([
+      ['success', 200, 1],
+      ['success', 200, 1],
+      ['success', 200, 1],
+    ]);
     expect((await logsOf(ctx, bad.id)).map((l) => l.status)).toEqual(['retrying', 'retrying']);
     expect(await logsOf(ctx, theirs.id)).toEqual([]);
     expect((await logsOf(other, theirs.id)).map((l) => l.status)).toEqual(['success', 'success']);
     expect((await configuration(ctx, ok.id)).failing_since).toBeNull();
     expect((await configuration(ctx, bad.id)).failing_since).not.toBeNull();
-    const states = await runtime.db.asSystem((tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
+    const states = await runtime.db.asSystem((tx) =>
+      tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]),
+    );
     expect(states.every((row) => row.locked_until === null)).toBe(true);
     expect(states.filter((row) => row.status === 'success')).toHaveLength(5);
   });
@@ -295,9 +343,19 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(await sender.recordMany([of(second, lateWhileInFlight)])).toMatchObject([{ status: 'success', attempt: 2 }]);
     clock.at += DAY;
     expect((await sender.claim(100, 4)).filter((job) => job.webhook_id === hook.id)).toEqual([]);
-    const states = await runtime.db.inTenant(ctx, (tx) => tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE webhook_id = $1', [hook.id]));
-    expect(states).toEqual([{ status: 'success', locked_until: null }, { status: 'success', locked_until: null }]);
-    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt]).sort()).toEqual([['retrying', 1], ['retrying', 1], ['success', 2], ['success', 2]]);
+    const states = await runtime.db.inTenant(ctx, (tx) =>
+      tx.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries WHERE webhook_id = $1', [hook.id]),
+    );
+    expect(states).toEqual([
+      { status: 'success', locked_until: null },
+      { status: 'success', locked_until: null },
+    ]);
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt]).sort()).toEqual([
+      ['retrying', 1],
+      ['retrying', 1],
+      ['success', 2],
+      ['success', 2],
+    ]);
   });
 
   it('should not start a failure streak for a failure followed by a success of the same endpoint in one batch', async () => {
@@ -359,8 +417,15 @@ describe('delivery runner: retries, disabling, claims', () => {
     // The success statement finds none of their rows; a failure's log cannot point at their configuration.
     expect(await runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [succeeded], () => undefined))).toMatchObject([{ log_id: '' }]);
     await expect(runtime.db.inTenant(ctx, (tx) => recorder.recordIn(tx, [failed], () => undefined))).rejects.toMatchObject({ code: '23503' }); // foreign key
-    const states = await runtime.db.inTenant(other, (tx) => tx.query<{ status: string; locked: boolean }>('SELECT status, locked_until IS NOT NULL AS locked FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [ids]));
-    expect(states).toEqual([{ status: 'pending', locked: true }, { status: 'pending', locked: true }]);
+    const states = await runtime.db.inTenant(other, (tx) =>
+      tx.query<{ status: string; locked: boolean }>('SELECT status, locked_until IS NOT NULL AS locked FROM webhook_deliveries WHERE id = ANY($1::uuid[])', [
+        ids,
+      ]),
+    );
+    expect(states).toEqual([
+      { status: 'pending', locked: true },
+      { status: 'pending', locked: true },
+    ]);
     expect(await runtime.db.asSystem((tx) => tx.query('SELECT 1 FROM webhook_logs WHERE delivery_id = ANY($1::uuid[])', [ids]))).toEqual([]);
     expect((await configuration(other, failing.id)).failing_since).toBeNull();
     // Their own transaction records both.
@@ -397,16 +462,29 @@ describe('delivery runner: retries, disabling, claims', () => {
     const other = await org();
     const hook = await configure(ctx, '/queued');
     await configure(other, '/queued-other');
-    const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
-    const event = createEvent({ type: CONTACT_CREATED.name, source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: 'c1', payload: { contact: { id: 'c1' }, actor_id: null } });
+    const handler = app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === DELIVERIES_CONSUMER)!;
+    const event = createEvent({
+      type: CONTACT_CREATED.name,
+      source: CONTACT_CREATED.source,
+      organizationId: ctx.organizationId,
+      aggregateId: 'c1',
+      payload: { contact: { id: 'c1' }, actor_id: null },
+    });
     await handler.handle(event);
     await handler.handle(event);
-    await handler.handle(createEvent({ type: 'nobody.declared', source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: 'c1', payload: {} }));
+    await handler.handle(
+      createEvent({ type: 'nobody.declared', source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: 'c1', payload: {} }),
+    );
     const mine = await runtime.db.inTenant(ctx, (tx) => tx.query<{ webhook_id: string; body: string }>('SELECT webhook_id, body FROM webhook_deliveries'));
     expect(mine.map((d) => d.webhook_id)).toEqual([hook.id]);
     expect(JSON.parse(mine[0].body)).toEqual({ event: CONTACT_CREATED.name, timestamp: event.occurredAt, data: { id: 'c1' } });
     expect(await runtime.db.inTenant(other, (tx) => tx.query('SELECT 1 FROM webhook_deliveries'))).toEqual([]);
-    const leased = await runtime.db.inTenant(other, (tx) => new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, systemClock, { timeoutMs: 1000 }).leaseOne(tx, hook.id));
+    const leased = await runtime.db.inTenant(other, (tx) =>
+      new DeliveryRunner(runtime.db, app.get(SecretBox), outbound, systemClock, { timeoutMs: 1000 }).leaseOne(tx, hook.id),
+    );
     expect(leased).toBeNull();
   });
 

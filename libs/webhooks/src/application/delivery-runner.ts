@@ -81,7 +81,8 @@ export class DeliveryRunner {
       const headers = deliveryHeaders({ deliveryId: job.id, kind: job.event, body: job.body, at, secret });
       const response = await this.outbound.request({ url: job.url, method: 'POST', headers, body: job.body, timeoutMs: this.options.timeoutMs });
       statusCode = response.status;
-      if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${response.body.length > 0 ? `: ${response.body.toString('utf8').slice(0, 200)}` : ''}`;
+      if (statusCode < 200 || statusCode >= 300)
+        error = `HTTP ${statusCode}${response.body.length > 0 ? `: ${response.body.toString('utf8').slice(0, 200)}` : ''}`;
     } catch (caught) {
       error = caught instanceof OutboundError ? `${caught.code}: ${caught.message}` : String((caught as Error).message ?? caught);
     }
@@ -102,8 +103,12 @@ export class DeliveryRunner {
         const notices: DisabledNotice[] = [];
         const requestId = group.length === 1 ? `webhook-delivery:${group[0].job.id}` : `webhook-deliveries:${group.length}`;
         try {
-          const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), (tx) => this.recorder.recordIn(tx, group, (notice) => notices.push(notice)));
-          group.forEach((item, i) => results.set(item, outcomes[i].log_id ? outcomes[i] : new Error(`delivery ${item.job.id} no longer exists (its configuration was deleted)`)));
+          const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), (tx) =>
+            this.recorder.recordIn(tx, group, (notice) => notices.push(notice)),
+          );
+          group.forEach((item, i) =>
+            results.set(item, outcomes[i].log_id ? outcomes[i] : new Error(`delivery ${item.job.id} no longer exists (its configuration was deleted)`)),
+          );
         } catch (error) {
           if (group.length === 1) results.set(group[0], error instanceof Error ? error : new Error(String(error)));
           continue;

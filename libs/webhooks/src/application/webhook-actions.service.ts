@@ -25,7 +25,12 @@ export class WebhookActions {
       if (!config) throw NotFound('webhook', webhookId);
       const now = this.clock.now();
       const data = { webhook_id: config.id, name: config.name, message: 'This is a test delivery from Engage.' };
-      const [delivery] = await tx.query<{ id: string }>(INSERT_TEST_DELIVERY, [config.id, TEST_EVENT_KIND, deliveryBody(TEST_EVENT_KIND, now.toISOString(), data), now]);
+      const [delivery] = await tx.query<{ id: string }>(INSERT_TEST_DELIVERY, [
+        config.id,
+        TEST_EVENT_KIND,
+        deliveryBody(TEST_EVENT_KIND, now.toISOString(), data),
+        now,
+      ]);
       return this.runner.leaseOne(tx, delivery.id);
     });
     return this.runner.attempt(job!);

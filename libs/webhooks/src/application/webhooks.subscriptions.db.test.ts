@@ -21,7 +21,11 @@ describe('webhook deliveries queued from a batch of events', () => {
   const configure = (ctx: RequestContext, name: string, events: string[]) =>
     runtime.db.inTenant(ctx, (tx) => app.get(ConfigurationService).createIn(tx, ctx, { name, url: `https://hooks.example.com/${name}`, events }));
   const queued = (ctx: RequestContext) =>
-    runtime.db.inTenant(ctx, (tx) => tx.query<{ webhook_id: string; event: string; body: string }>('SELECT webhook_id, event, body FROM webhook_deliveries ORDER BY next_attempt_at, webhook_id'));
+    runtime.db.inTenant(ctx, (tx) =>
+      tx.query<{ webhook_id: string; event: string; body: string }>(
+        'SELECT webhook_id, event, body FROM webhook_deliveries ORDER BY next_attempt_at, webhook_id',
+      ),
+    );
 
   it('should queue the same deliveries as one event at a time: per subscribed configuration, once per event, in order, inside each organization', async () => {
     const [a, b] = [await org(), await org()];
@@ -29,9 +33,24 @@ describe('webhook deliveries queued from a batch of events', () => {
     const all = await configure(a, 'all', [CONTACT_CREATED.name, DEAL_CREATED.name]);
     const other = await configure(b, 'other', [CONTACT_CREATED.name]);
     const event = (ctx: RequestContext, type: string, n: number) =>
-      createEvent({ type, source: CONTACT_CREATED.source, organizationId: ctx.organizationId, aggregateId: `c${n}`, payload: { contact: { id: `c${n}` }, deal: { id: `d${n}` }, actor_id: null } });
-    const [a1, a2, b1, a3, notAKind] = [event(a, CONTACT_CREATED.name, 1), event(a, CONTACT_UPDATED.name, 2), event(b, CONTACT_CREATED.name, 3), event(a, DEAL_CREATED.name, 4), event(a, 'nobody.declared', 5)];
-    const handler = app.get(EventSubscriptions).all().find((s) => s.consumer === DELIVERIES_CONSUMER)!;
+      createEvent({
+        type,
+        source: CONTACT_CREATED.source,
+        organizationId: ctx.organizationId,
+        aggregateId: `c${n}`,
+        payload: { contact: { id: `c${n}` }, deal: { id: `d${n}` }, actor_id: null },
+      });
+    const [a1, a2, b1, a3, notAKind] = [
+      event(a, CONTACT_CREATED.name, 1),
+      event(a, CONTACT_UPDATED.name, 2),
+      event(b, CONTACT_CREATED.name, 3),
+      event(a, DEAL_CREATED.name, 4),
+      event(a, 'nobody.declared', 5),
+    ];
+    const handler = app
+      .get(EventSubscriptions)
+      .all()
+      .find((s) => s.consumer === DELIVERIES_CONSUMER)!;
     await handler.handleBatch!([a1, a2, b1, a1, notAKind, a3]);
     await handler.handleBatch!([a2, b1]); // delivered again: nothing new
     const mine = await queued(a);

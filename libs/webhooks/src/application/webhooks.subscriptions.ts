@@ -23,17 +23,21 @@ export class WebhooksSubscriptions implements OnModuleInit {
     // Deliveries are unique per (configuration, event) and queued ON CONFLICT DO NOTHING, so a
     // redelivered event queues nothing twice without a processed_events row of its own.
     const enqueue = async (events: DomainEvent[]) => {
-      const data = new Map(events.flatMap((event) => {
-        const contract = this.catalogue.of(event);
-        const shaped = contract && webhookData(contract, event.payload);
-        return shaped ? [[event.id, shaped] as const] : [];
-      }));
+      const data = new Map(
+        events.flatMap((event) => {
+          const contract = this.catalogue.of(event);
+          const shaped = contract && webhookData(contract, event.payload);
+          return shaped ? [[event.id, shaped] as const] : [];
+        }),
+      );
       const kinds = events.filter((event) => data.has(event.id));
       if (kinds.length === 0) return;
       let queued = 0;
       await consumeIdempotentBatch(this.db, kinds, async (tx, batch) => {
         const bodies = batch.map((event) => deliveryBody(event.type, event.occurredAt, data.get(event.id)!));
-        queued += (await tx.query(ENQUEUE_FOR_EVENTS, [batch.map((event) => event.id), batch.map((event) => event.type), bodies, this.clock.now()], { prepare: true })).length;
+        queued += (
+          await tx.query(ENQUEUE_FOR_EVENTS, [batch.map((event) => event.id), batch.map((event) => event.type), bodies, this.clock.now()], { prepare: true })
+        ).length;
       });
       if (queued > 0) this.worker.wake();
     };

@@ -62,10 +62,18 @@ function parseEvents(value: unknown, kinds: readonly string[]): string[] {
   }
   const unknown = (value as string[]).filter((kind) => !kinds.includes(kind));
   if (unknown.length > 0) {
-    throw new DomainError('validation', 'webhook.unknown_events', `unknown event kind(s): ${unknown.slice(0, 20).map((k) => String(k).slice(0, 64)).join(', ')}; valid kinds: ${kinds.join(', ')}`, {
-      field: 'events',
-      unknown: unknown.slice(0, 20),
-    });
+    throw new DomainError(
+      'validation',
+      'webhook.unknown_events',
+      `unknown event kind(s): ${unknown
+        .slice(0, 20)
+        .map((k) => String(k).slice(0, 64))
+        .join(', ')}; valid kinds: ${kinds.join(', ')}`,
+      {
+        field: 'events',
+        unknown: unknown.slice(0, 20),
+      },
+    );
   }
   return [...new Set(value as string[])];
 }

@@ -25,7 +25,8 @@ export function secretProblem(secret: string): string | undefined {
   if (secret.length < 16 || secret.length > 256 || !/^[\x21-\x7e]+$/.test(secret)) return 'secret must be 16 to 256 visible ASCII characters without spaces';
   if (secret.startsWith(SECRET_PREFIX)) {
     const body = secret.slice(SECRET_PREFIX.length);
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 16) return 'a whsec_ secret must be followed by base64 of at least 16 bytes';
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 16)
+      return 'a whsec_ secret must be followed by base64 of at least 16 bytes';
   }
   return undefined;
 }

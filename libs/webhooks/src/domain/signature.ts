@@ -25,7 +25,8 @@ export function deliveryHeaders(input: SignedHeadersInput): Record<string, strin
   };
   if (input.secret) {
     headers['x-webhook-signature'] = `sha256=${createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(`${iso}.${input.body}`).digest('hex')}`;
-    headers['webhook-signature'] = `v1,${createHmac('sha256', standardSigningKey(input.secret)).update(`${input.deliveryId}.${unix}.${input.body}`).digest('base64')}`;
+    headers['webhook-signature'] =
+      `v1,${createHmac('sha256', standardSigningKey(input.secret)).update(`${input.deliveryId}.${unix}.${input.body}`).digest('base64')}`;
   }
   return headers;
 }

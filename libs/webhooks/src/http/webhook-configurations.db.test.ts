@@ -12,7 +12,12 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
   afterAll(() => close());
 
   const post = (headers: Record<string, string>, payload: unknown) =>
-    app.inject({ method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...headers, prefer: 'return=representation' }, payload: payload as object });
+    app.inject({
+      method: 'POST',
+      url: '/rest/v1/webhook_configurations',
+      headers: { ...headers, prefer: 'return=representation' },
+      payload: payload as object,
+    });
   const get = (headers: Record<string, string>, query = '') => app.inject({ method: 'GET', url: `/rest/v1/webhook_configurations${query}`, headers });
   const valid = { name: 'CRM sync', url: 'https://hooks.example.com/engage', events: [CONTACT_CREATED.name, DEAL_STAGE_CHANGED.name] };
 
@@ -39,11 +44,18 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
     const none = (await post(tenant.session, { ...valid, name: 'Unsigned', secret: null, is_active: false })).json()[0];
     expect(none.secret).toBeNull();
     const active = (await get(tenant.session, `?organization_id=eq.${tenant.ctx.organizationId}&is_active=eq.true&select=id`)).json();
-    const proxied = await app.inject({ method: 'GET', url: `/functions/v1/rest-api-proxy/webhook_configurations?is_active=eq.true&select=id,secret`, headers: tenant.key });
+    const proxied = await app.inject({
+      method: 'GET',
+      url: `/functions/v1/rest-api-proxy/webhook_configurations?is_active=eq.true&select=id,secret`,
+      headers: tenant.key,
+    });
     expect(proxied.json()).toEqual([{ id: supplied.id, secret: '****1234' }]);
     expect(active).toEqual([{ id: supplied.id }]);
     const patched = await app.inject({
-      method: 'PATCH', url: `/rest/v1/webhook_configurations?id=eq.${none.id}`, headers: { ...tenant.session, prefer: 'return=representation' }, payload: { is_active: true, secret: 'whsec_' + Buffer.alloc(24, 7).toString('base64') },
+      method: 'PATCH',
+      url: `/rest/v1/webhook_configurations?id=eq.${none.id}`,
+      headers: { ...tenant.session, prefer: 'return=representation' },
+      payload: { is_active: true, secret: 'whsec_' + Buffer.alloc(24, 7).toString('base64') },
     });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()[0]).toMatchObject({ is_active: true, secret: `whsec_****${Buffer.alloc(24, 7).toString('base64').slice(-4)}` });
@@ -95,7 +107,10 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
     const created = await post(admin, valid);
     expect(created.statusCode).toBe(201);
     const id = created.json()[0].id;
-    for (const [headers, base] of [[agent, '/rest/v1'], [tenant.key, '/functions/v1/rest-api-proxy']] as const) {
+    for (const [headers, base] of [
+      [agent, '/rest/v1'],
+      [tenant.key, '/functions/v1/rest-api-proxy'],
+    ] as const) {
       expect((await app.inject({ method: 'POST', url: `${base}/webhook_configurations`, headers, payload: valid })).statusCode).toBe(403);
       expect((await app.inject({ method: 'PATCH', url: `${base}/webhook_configurations?id=eq.${id}`, headers, payload: { name: 'x' } })).statusCode).toBe(403);
       expect((await app.inject({ method: 'DELETE', url: `${base}/webhook_configurations?id=eq.${id}`, headers })).statusCode).toBe(403);
@@ -114,7 +129,12 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
     const theirs = (await post(b.session, valid)).json()[0];
     expect((await get(a.session, `?id=eq.${theirs.id}`)).json()).toEqual([]);
     expect((await get(a.session, `?organization_id=eq.${b.ctx.organizationId}`)).json()).toEqual([]);
-    const patch = await app.inject({ method: 'PATCH', url: `/rest/v1/webhook_configurations?id=eq.${theirs.id}`, headers: { ...a.session, prefer: 'return=representation' }, payload: { name: 'mine' } });
+    const patch = await app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/webhook_configurations?id=eq.${theirs.id}`,
+      headers: { ...a.session, prefer: 'return=representation' },
+      payload: { name: 'mine' },
+    });
     expect(patch.json()).toEqual([]);
     await app.inject({ method: 'DELETE', url: `/rest/v1/webhook_configurations?id=eq.${theirs.id}`, headers: a.session });
     expect((await get(b.session, `?id=eq.${theirs.id}`)).json()[0]).toMatchObject({ name: valid.name });
@@ -124,7 +144,11 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
 
   it('should serve webhook_logs read-only', async () => {
     const tenant = await createTestTenant(app);
-    const list = await app.inject({ method: 'GET', url: '/rest/v1/webhook_logs?status=eq.failed&created_at=gte.2026-01-01T00:00:00Z', headers: tenant.session });
+    const list = await app.inject({
+      method: 'GET',
+      url: '/rest/v1/webhook_logs?status=eq.failed&created_at=gte.2026-01-01T00:00:00Z',
+      headers: tenant.session,
+    });
     expect(list.statusCode).toBe(200);
     expect(list.json()).toEqual([]);
     const write = await app.inject({ method: 'POST', url: '/rest/v1/webhook_logs', headers: tenant.session, payload: { status: 'success' } });

@@ -5,7 +5,15 @@ import { createSelfSignedCert, type HttpsReceiver, type ReceivedRequest, startHt
 import { createTestTenant, memberHeaders, startWebhooksApp, type TestTenant } from '../testing/webhooks-test-app';
 import { CONTACT_ASSIGNED, CONTACT_CREATED, CONTACT_UPDATED, DEAL_ASSIGNED, DEAL_CREATED, DEAL_STAGE_CHANGED, DEAL_UPDATED } from '@engage/crm';
 
-const CRM_KINDS = [CONTACT_CREATED.name, CONTACT_UPDATED.name, CONTACT_ASSIGNED.name, DEAL_CREATED.name, DEAL_UPDATED.name, DEAL_STAGE_CHANGED.name, DEAL_ASSIGNED.name];
+const CRM_KINDS = [
+  CONTACT_CREATED.name,
+  CONTACT_UPDATED.name,
+  CONTACT_ASSIGNED.name,
+  DEAL_CREATED.name,
+  DEAL_UPDATED.name,
+  DEAL_STAGE_CHANGED.name,
+  DEAL_ASSIGNED.name,
+];
 
 // End to end in one process running api and worker: events written through the public API are
 // relayed, turned into deliveries and POSTed to an HTTPS receiver on 127.0.0.1 with its own certificate.
@@ -42,7 +50,9 @@ describe('webhook deliveries over HTTPS', () => {
   const arrivals = (path: string, count: number) => waitUntil(() => (at(path).length >= count ? at(path) : undefined));
   const configure = async (tenant: TestTenant, path: string, events: string[], extra: object = {}) => {
     const res = await app.inject({
-      method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...tenant.session, prefer: 'return=representation' },
+      method: 'POST',
+      url: '/rest/v1/webhook_configurations',
+      headers: { ...tenant.session, prefer: 'return=representation' },
       payload: { name: path, url: `${receiver.url}${path}`, events, ...extra },
     });
     expect(res.statusCode).toBe(201);
@@ -52,7 +62,8 @@ describe('webhook deliveries over HTTPS', () => {
     app.inject({ method, url: `/rest/v1/${path}`, headers: { ...tenant.session, prefer: 'return=representation' }, payload });
   const logs = (tenant: TestTenant, query: string) => app.inject({ method: 'GET', url: `/rest/v1/webhook_logs?${query}`, headers: tenant.session });
   const plainValid = (secret: string, request: ReceivedRequest) =>
-    request.headers['x-webhook-signature'] === `sha256=${createHmac('sha256', secret).update(`${request.headers['x-webhook-timestamp']}.${request.body}`).digest('hex')}`;
+    request.headers['x-webhook-signature'] ===
+    `sha256=${createHmac('sha256', secret).update(`${request.headers['x-webhook-timestamp']}.${request.body}`).digest('hex')}`;
 
   it('should deliver every CRM kind triggered through the public API, signed both ways, and log each attempt', async () => {
     const tenant = await createTestTenant(app);
@@ -89,10 +100,19 @@ describe('webhook deliveries over HTTPS', () => {
     const dealsOnly = await arrivals('/deals-only', 1);
     expect(dealsOnly.map((r) => r.headers['x-webhook-event'])).toEqual([DEAL_CREATED.name]);
     const logged = await waitUntil(async () => {
-      const rows: Record<string, unknown>[] = (await logs(tenant, `webhook_id=eq.${all.id}&status=eq.success&created_at=gte.${started}&order=created_at`)).json();
+      const rows: Record<string, unknown>[] = (
+        await logs(tenant, `webhook_id=eq.${all.id}&status=eq.success&created_at=gte.${started}&order=created_at`)
+      ).json();
       return rows.length === 7 ? rows : undefined;
     });
-    expect(logged[0]).toMatchObject({ webhook_id: all.id, status: 'success', response_code: 200, error_message: null, attempt: 1, duration_ms: expect.any(Number) });
+    expect(logged[0]).toMatchObject({
+      webhook_id: all.id,
+      status: 'success',
+      response_code: 200,
+      error_message: null,
+      attempt: 1,
+      duration_ms: expect.any(Number),
+    });
     expect((await logs(tenant, `webhook_id=eq.${all.id}&status=eq.failed`)).json()).toEqual([]);
     expect((await logs(other, `webhook_id=eq.${all.id}`)).json()).toEqual([]);
     expect(at('/inactive')).toEqual([]);
@@ -108,7 +128,10 @@ describe('webhook deliveries over HTTPS', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ success: true, status: 'success', status_code: 200, error: null, duration_ms: expect.any(Number), attempt: 1 });
     const [request] = at('/test-ok');
-    expect(new Webhook(hook.secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ event: 'webhook.test', data: { webhook_id: hook.id } });
+    expect(new Webhook(hook.secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({
+      event: 'webhook.test',
+      data: { webhook_id: hook.id },
+    });
 
     failing.add('/test-bad');
     const bad = await configure(tenant, '/test-bad', [CONTACT_CREATED.name]);

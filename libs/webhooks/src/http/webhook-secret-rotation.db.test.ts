@@ -45,7 +45,9 @@ describe('webhook secret rotation', () => {
   it('should sign the next delivery and the retry of an older one with the new secret only', async () => {
     const tenant = await createTestTenant(app);
     const created = await app.inject({
-      method: 'POST', url: '/rest/v1/webhook_configurations', headers: { ...tenant.session, prefer: 'return=representation' },
+      method: 'POST',
+      url: '/rest/v1/webhook_configurations',
+      headers: { ...tenant.session, prefer: 'return=representation' },
       payload: { name: 'rotating', url: `${receiver.url}/rotating`, events: [CONTACT_CREATED.name], secret: OLD_SECRET },
     });
     expect(created.statusCode).toBe(201);
@@ -54,9 +56,17 @@ describe('webhook secret rotation', () => {
     expect(contact.statusCode).toBe(201);
     const [first] = await receiver.waitFor(1);
     expect(signedWith(OLD_SECRET, first)).toBe(true);
-    const log = await waitUntil(async () => (await app.inject({ method: 'GET', url: `/rest/v1/webhook_logs?webhook_id=eq.${webhookId}&status=eq.retrying`, headers: tenant.session })).json()[0]);
+    const log = await waitUntil(
+      async () =>
+        (await app.inject({ method: 'GET', url: `/rest/v1/webhook_logs?webhook_id=eq.${webhookId}&status=eq.retrying`, headers: tenant.session })).json()[0],
+    );
 
-    const rotated = await app.inject({ method: 'PATCH', url: `/rest/v1/webhook_configurations?id=eq.${webhookId}`, headers: { ...tenant.session, prefer: 'return=representation' }, payload: { secret: NEW_SECRET } });
+    const rotated = await app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/webhook_configurations?id=eq.${webhookId}`,
+      headers: { ...tenant.session, prefer: 'return=representation' },
+      payload: { secret: NEW_SECRET },
+    });
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json()[0].secret).not.toContain(NEW_SECRET.slice(6, 20));
     failing = false;

@@ -11,19 +11,36 @@ const write = { api: 'write' } as const;
 export const WEBHOOK_CONFIGURATIONS = declareTable({
   name: 'webhook_configurations',
   columns: {
-    id: uuid, organization_id: uuid, name: column('text', write), url: column('text', write), events: column('text[]', write),
-    secret: column('text', { nullable: true, api: 'write' }), secret_sealed: column('text', { nullable: true, api: 'hidden' }),
-    is_active: column('boolean', write), disabled_reason: textOrNull, failing_since: column('timestamptz', { nullable: true }),
-    created_by: column('uuid', { nullable: true }), created_at: at, updated_at: at,
+    id: uuid,
+    organization_id: uuid,
+    name: column('text', write),
+    url: column('text', write),
+    events: column('text[]', write),
+    secret: column('text', { nullable: true, api: 'write' }),
+    secret_sealed: column('text', { nullable: true, api: 'hidden' }),
+    is_active: column('boolean', write),
+    disabled_reason: textOrNull,
+    failing_since: column('timestamptz', { nullable: true }),
+    created_by: column('uuid', { nullable: true }),
+    created_at: at,
+    updated_at: at,
   },
 });
 
 export const WEBHOOK_LOGS = declareTable({
   name: 'webhook_logs',
   columns: {
-    id: uuid, organization_id: uuid, webhook_id: uuid, delivery_id: column('uuid', { nullable: true }), event: column('text'), status: column('text'),
-    response_code: column('integer', { nullable: true }), error_message: textOrNull, duration_ms: column('integer', { nullable: true }),
-    attempt: column('integer', { nullable: true }), created_at: at,
+    id: uuid,
+    organization_id: uuid,
+    webhook_id: uuid,
+    delivery_id: column('uuid', { nullable: true }),
+    event: column('text'),
+    status: column('text'),
+    response_code: column('integer', { nullable: true }),
+    error_message: textOrNull,
+    duration_ms: column('integer', { nullable: true }),
+    attempt: column('integer', { nullable: true }),
+    created_at: at,
   },
 });
 

@@ -19,5 +19,4 @@ export async function startWebhooksApp(options: { role?: ProcessRole; env?: Reco
   });
 }
 
-
 export { createTestTenant, memberHeaders, type TestTenant };

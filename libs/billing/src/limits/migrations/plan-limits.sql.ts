@@ -169,7 +169,13 @@ const USAGE_OF = `
   $$;`;
 
 export const PLAN_LIMITS_FUNCTIONS = [
-  PLAN_PERIOD, RECOUNT, ADD, CHANGED, FOLLOW, WRITES_BLOCKED, USAGE_OF,
+  PLAN_PERIOD,
+  RECOUNT,
+  ADD,
+  CHANGED,
+  FOLLOW,
+  WRITES_BLOCKED,
+  USAGE_OF,
   // Only the triggers change counters.
   `REVOKE EXECUTE ON FUNCTION plan_usage_recount(uuid), plan_usage_add(text, uuid, integer) FROM PUBLIC;`,
 ].join('\n');
@@ -177,8 +183,12 @@ export const PLAN_LIMITS_FUNCTIONS = [
 const counted = (table: string, kind: string, del = true) => `
   CREATE TRIGGER ${table}_plan_usage_insert AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION plan_usage_changed('${kind}');
-  ${del ? `CREATE TRIGGER ${table}_plan_usage_delete AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION plan_usage_changed('${kind}');` : ''}`;
+  ${
+    del
+      ? `CREATE TRIGGER ${table}_plan_usage_delete AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION plan_usage_changed('${kind}');`
+      : ''
+  }`;
 
 export const PLAN_LIMITS_TRIGGERS = `
   ${counted('contacts', 'contacts')}

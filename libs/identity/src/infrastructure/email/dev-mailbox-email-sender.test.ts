@@ -17,7 +17,12 @@ afterEach(async () => {
 
 describe('DevMailboxEmailSender', () => {
   it('should write each message as a JSON file only its owner can read when sending', async () => {
-    await new DevMailboxEmailSender(dataDir, FROM).send({ to: 'ada@example.com', subject: 'Verify your email', text: 'code 482913', html: '<p>code 482913</p>' });
+    await new DevMailboxEmailSender(dataDir, FROM).send({
+      to: 'ada@example.com',
+      subject: 'Verify your email',
+      text: 'code 482913',
+      html: '<p>code 482913</p>',
+    });
 
     const dir = join(dataDir, 'mail');
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
@@ -26,7 +31,15 @@ describe('DevMailboxEmailSender', () => {
     expect(name).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z-[0-9a-f-]{36}\.json$/);
     expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
     const mail = JSON.parse(await readFile(join(dir, name), 'utf8'));
-    expect(mail).toEqual({ id: expect.any(String), to: 'ada@example.com', from: FROM, subject: 'Verify your email', text: 'code 482913', html: '<p>code 482913</p>', sent_at: expect.any(String) });
+    expect(mail).toEqual({
+      id: expect.any(String),
+      to: 'ada@example.com',
+      from: FROM,
+      subject: 'Verify your email',
+      text: 'code 482913',
+      html: '<p>code 482913</p>',
+      sent_at: expect.any(String),
+    });
     expect(name).toBe(`${mail.sent_at.replace(/:/g, '-')}-${mail.id}.json`);
   });
 

@@ -32,7 +32,15 @@ export class DevMailboxEmailSender implements EmailSender {
     // Strictly increasing, so two mails sent within one millisecond still list in order.
     this.lastSentAt = Math.max(Date.now(), this.lastSentAt + 1);
     const sentAt = new Date(this.lastSentAt).toISOString();
-    const mail: DevMail = { id: randomUUID(), to: message.to, from: this.from, subject: message.subject, text: message.text, html: message.html, sent_at: sentAt };
+    const mail: DevMail = {
+      id: randomUUID(),
+      to: message.to,
+      from: this.from,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      sent_at: sentAt,
+    };
     const file = join(mailDir(this.dataDir), `${sentAt.replace(/:/g, '-')}-${mail.id}.json`);
     await writeFile(file, JSON.stringify(mail, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   }
@@ -47,7 +55,10 @@ export async function listDevMailbox(dataDir: string): Promise<DevMail[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const files = names.filter((name) => name.endsWith('.json')).sort().reverse();
+  const files = names
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .reverse();
   return Promise.all(files.map(async (name) => JSON.parse(await readFile(join(mailDir(dataDir), name), 'utf8')) as DevMail));
 }
 

@@ -42,7 +42,12 @@ async function startSmtpServer(options: SMTPServerOptions): Promise<{ port: numb
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const { mailFrom, rcptTo } = session.envelope;
-        received.push({ from: mailFrom ? mailFrom.address : '', to: rcptTo.map((rcpt) => rcpt.address), user: session.user, raw: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          from: mailFrom ? mailFrom.address : '',
+          to: rcptTo.map((rcpt) => rcpt.address),
+          user: session.user,
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
         callback();
       });
     },

@@ -6,9 +6,7 @@ import type { ContactService } from '@engage/crm';
 import { CHANNEL_CAPABILITIES } from '../../domain/channel-capabilities';
 import { replyReferences, replySubject } from '../../domain/email-threading';
 import { attachmentOf } from '../../domain/provider-calls';
-import {
-  EMAIL_CHANNEL_SECRET, type EmailChannelSecret, INSERT_EMAIL_OUTBOUND, SET_SENT_COPY, THREAD_TAIL,
-} from '../../infrastructure/email.sql';
+import { EMAIL_CHANNEL_SECRET, type EmailChannelSecret, INSERT_EMAIL_OUTBOUND, SET_SENT_COPY, THREAD_TAIL } from '../../infrastructure/email.sql';
 import { describe, type EmailTransport } from '../../infrastructure/email-transport';
 import type { ConversationRow } from '../../infrastructure/messaging.sql';
 import { CONTACT_CHANNEL_ID } from '../../infrastructure/social.sql';
@@ -107,8 +105,13 @@ export class EmailAdapter implements ChannelAdapter {
       email: { from, to: [to], subject: pending.subject, in_reply_to: pending.inReplyTo, references },
     };
     const [row] = await tx.query<{ id: string }>(INSERT_EMAIL_OUTBOUND, [
-      conversation.id, conversation.contact_id, conversation.channel_account_id, input.message,
-      JSON.stringify(media), JSON.stringify(metadata), pending.emailId,
+      conversation.id,
+      conversation.contact_id,
+      conversation.channel_account_id,
+      input.message,
+      JSON.stringify(media),
+      JSON.stringify(metadata),
+      pending.emailId,
     ]);
     return { pending: { ...pending, messageId: row.id } satisfies Pending, channel };
   }

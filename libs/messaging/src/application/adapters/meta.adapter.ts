@@ -94,7 +94,13 @@ export class MetaAdapter implements ChannelAdapter {
       const attachment = 'attachment' in m.message ? m.message.attachment : null;
       const media = attachment ? [{ url: attachment.payload.url, kind: attachment.type === 'file' ? 'document' : attachment.type }] : [];
       const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [
-        conversation.id, conversation.contact_id, conversation.channel_account_id, index, text, JSON.stringify(media), JSON.stringify(metadata),
+        conversation.id,
+        conversation.contact_id,
+        conversation.channel_account_id,
+        index,
+        text,
+        JSON.stringify(media),
+        JSON.stringify(metadata),
       ]);
       messageIds.push(row.id);
     }
@@ -106,9 +112,8 @@ const unprocessable = (code: string, message: string) => new DomainError('unproc
 
 // The text first, then one message per attachment (the Send API carries no captions).
 function planMessages(input: ReplyInput, decision: WindowDecision): PlannedMessage[] {
-  const how = decision.send === 'human_agent_tag'
-    ? { messaging_type: 'MESSAGE_TAG' as const, tag: 'HUMAN_AGENT' as const }
-    : { messaging_type: 'RESPONSE' as const };
+  const how =
+    decision.send === 'human_agent_tag' ? { messaging_type: 'MESSAGE_TAG' as const, tag: 'HUMAN_AGENT' as const } : { messaging_type: 'RESPONSE' as const };
   const attachments = input.mediaUrls.map((url) => attachmentOf(url, false));
   return [
     ...(input.message.length > 0 ? [{ ...how, message: { text: input.message } }] : []),

@@ -20,9 +20,11 @@ export class SmsAdapter implements ChannelAdapter {
 
   // Never reached through ChannelAdapters.forReply (the capabilities refuse first); kept as refusal.
   reply(): Promise<SendOutcome> {
-    return Promise.reject(new DomainError('unprocessable', 'channel.reply_not_allowed', 'Conversations on sms channels cannot be answered from the inbox', {
-      channel_kind: 'sms',
-    }));
+    return Promise.reject(
+      new DomainError('unprocessable', 'channel.reply_not_allowed', 'Conversations on sms channels cannot be answered from the inbox', {
+        channel_kind: 'sms',
+      }),
+    );
   }
 
   async check(ctx: RequestContext, channelAccountId: string): Promise<{ ok: boolean; error?: string }> {

@@ -97,6 +97,8 @@ export class CreatePlatformTables1763800000001 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE processed_events; DROP TABLE outbox; DROP TABLE organizations; DROP FUNCTION enable_tenant_rls(regclass, name); DROP FUNCTION app_org_id();`);
+    await q.query(
+      `DROP TABLE processed_events; DROP TABLE outbox; DROP TABLE organizations; DROP FUNCTION enable_tenant_rls(regclass, name); DROP FUNCTION app_org_id();`,
+    );
   }
 }

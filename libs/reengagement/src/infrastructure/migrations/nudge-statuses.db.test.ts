@@ -74,7 +74,11 @@ describe('the nudges’ statuses (the spec’s §3 names)', () => {
       await expect(insert(c, 9, 'drafting')).rejects.toThrow(/reengagement_nudges_status_known/);
       await migrate('up');
       expect(await statuses(c)).toEqual({
-        [kept.id]: 'sent', [writing.id]: 'drafting', [waiting.id]: 'draft', [oldDefault.id]: 'drafting', [oldWaiting.id]: 'draft',
+        [kept.id]: 'sent',
+        [writing.id]: 'drafting',
+        [waiting.id]: 'draft',
+        [oldDefault.id]: 'drafting',
+        [oldWaiting.id]: 'draft',
       });
     } catch (error) {
       // Leave the schema as the other tests of this database expect it.
