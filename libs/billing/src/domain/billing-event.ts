@@ -20,8 +20,11 @@ export interface BillingEvent {
 }
 
 const MAX_TEXT = 255;
-// Date, then optionally a time and a zone: what ISO 8601 allows and Date can read unambiguously.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+// An ISO 8601 / RFC 3339 date and time with its zone: YYYY-MM-DDTHH:MM[:SS[.fraction]] then Z or
+// ±HH:MM (±HHMM). Each part is checked here, not by Date, which rolls impossible values over
+// (2026-02-30 would become 2026-03-02 and make later valid events stale) and guesses a missing zone.
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/;
+const TIMESTAMP_EXAMPLE = 'an ISO 8601 date and time with a zone, e.g. 2026-01-31T00:00:00Z';
 const hasControl = (value: string) => [...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
 
 const invalid = (field: string, message: string) => ValidationFailed('invalid_field', `${field} ${message}`, { field });
@@ -49,11 +52,33 @@ function timestamp(body: Record<string, unknown>, field: string, nullable: boole
   const value = body[field];
   if (value === undefined) return undefined;
   if (value === null) return nullable ? null : undefined;
-  const at = typeof value === 'string' && ISO_8601.test(value) ? new Date(value) : undefined;
-  if (!at || Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999) {
-    throw invalid(field, 'must be an ISO 8601 timestamp (e.g. 2026-01-31T00:00:00Z)');
-  }
+  const parts = typeof value === 'string' ? ISO_8601.exec(value) : null;
+  if (!parts) throw invalid(field, `must be ${TIMESTAMP_EXAMPLE}`);
+  // Checked before Date.UTC, which reads the years 0-99 as 1900-1999.
+  if (Number(parts[1]) < 1970) throw invalid(field, 'must be between the years 1970 and 9999');
+  const at = strictInstant(parts);
+  if (typeof at === 'string') throw invalid(field, `${at}: must be ${TIMESTAMP_EXAMPLE}`);
+  if (at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999) throw invalid(field, 'must be between the years 1970 and 9999');
   return at;
+}
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+// The instant a matched timestamp names, or why it names none (a day the month lacks, hour 24,
+// a leap second, an offset beyond ±23:59).
+function strictInstant(parts: RegExpExecArray): Date | string {
+  const [, yearText, monthText, dayText, hourText, minuteText, secondText = '0', fraction = '', sign, offsetHourText, offsetMinuteText] = parts;
+  const [year, month, day, hour, minute, second] = [yearText, monthText, dayText, hourText, minuteText, secondText].map(Number);
+  if (month < 1 || month > 12) return `has no month ${monthText}`;
+  if (day < 1 || day > daysIn(year, month)) return `has no day ${dayText} in ${yearText}-${monthText}`;
+  if (hour > 23 || minute > 59 || second > 59) return `has no time ${hourText}:${minuteText}${parts[6] === undefined ? '' : `:${secondText}`}`;
+  const offsetHours = offsetHourText === undefined ? 0 : Number(offsetHourText);
+  const offsetMinutes = offsetMinuteText === undefined ? 0 : Number(offsetMinuteText);
+  if (offsetHours > 23 || offsetMinutes > 59) return `has no zone offset ${sign}${offsetHourText}:${offsetMinuteText}`;
+  const millisecond = Number(fraction.slice(0, 3).padEnd(3, '0'));
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+  const offset = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return new Date(utc - offset);
 }
 
 export function parseBillingEvent(raw: Buffer): BillingEvent {

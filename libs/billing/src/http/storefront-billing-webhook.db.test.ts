@@ -137,6 +137,12 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       ['current_period_start', { current_period_start: 'yesterday' }],
       ['current_period_start', { current_period_start: 1767225600 }],
       ['current_period_end', { current_period_end: '2026-13-45T00:00:00Z' }],
+      ['current_period_start', { current_period_start: '2026-02-30T00:00:00Z' }],
+      ['current_period_end', { current_period_end: '2026-02-29T00:00:00Z' }],
+      ['trial_start', { trial_start: '2026-06-31T00:00:00Z' }],
+      ['trial_end', { trial_end: '2026-01-01T25:00:00Z' }],
+      ['current_period_start', { current_period_start: '2026-03-01T00:00:00' }],
+      ['current_period_end', { current_period_end: '2026-03-01' }],
       ['trial_end', { trial_end: true }],
       ['cancel_at_period_end', { cancel_at_period_end: 'yes' }],
     ])('refuses a bad %s with 400 naming it (%j)', async (field, overrides) => {
@@ -155,6 +161,19 @@ describe('POST /functions/v1/storefront-billing-webhook', () => {
       const response = await postSigned(t.app, event(randomUUID()));
       expect(response.statusCode).toBe(404);
       expect(response.json().code).toBe('organization.not_found');
+    });
+
+    it('stores nothing for an impossible date, so the valid event that follows is applied, not stale (2026-02-30 was read as 2026-03-02)', async () => {
+      const tenant = await createTestTenant(t.app);
+      const own = tenant.ctx.organizationId;
+      const impossible = await postSigned(t.app, event(own, { current_period_start: '2026-02-30T00:00:00Z', current_period_end: '2026-03-30T00:00:00Z' }));
+      expect(impossible.statusCode).toBe(400);
+      expect(impossible.json()).toMatchObject({ code: 'invalid_field', error: expect.stringContaining('current_period_start has no day 30 in 2026-02') });
+      expect(await row(`store-${own}`)).toBeUndefined();
+      const valid = await postSigned(t.app, event(own, { current_period_start: '2026-03-01T00:00:00Z', current_period_end: '2026-04-01T00:00:00Z' }));
+      expect(valid.statusCode).toBe(200);
+      expect(valid.json()).toMatchObject({ applied: true, status: 'active' });
+      expect(await row(`store-${own}`)).toMatchObject({ current_period_start: new Date('2026-03-01T00:00:00Z') });
     });
 
     it('answers 422 for an unknown plan', async () => {
