@@ -3,7 +3,7 @@ import { CONTEXT_MIGRATIONS, CONTEXT_SETTINGS } from '@engage/composition';
 import { loadConfigOrExit, runUntilSignal, startPlatform } from '@engage/platform';
 import { TokenService } from '@engage/identity';
 import { createApiApp } from './create-api-app';
-import { seedDemo } from './demo-seed';
+import { type DemoSeed, seedDemo } from './demo-seed';
 
 // `--with-worker` runs api and worker in one process (npm start); without it, the api alone.
 async function main(): Promise<void> {
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
       `  events:   ${config.KAFKA_BROKERS.length > 0 ? `Kafka ${config.KAFKA_BROKERS.join(',')}` : 'in-process bus'}`,
       `  docs:     ${url}/docs`,
       `  anon key: ${anonKey}`,
-      ...(demo ? [`  demo:     ${demo.created ? 'created' : 'sign-in details'} in ${demo.file}`] : []),
+      ...(demo ? [`  demo:     ${demoLine(demo)}`] : []),
       '',
     ].join('\n'),
   );
@@ -33,6 +33,22 @@ async function main(): Promise<void> {
     await app.close();
     await runtime.close();
   });
+}
+
+// The demo organization is made once per database: a replica that did not make it says where it is.
+function demoLine(demo: DemoSeed): string {
+  switch (demo.state) {
+    case 'created':
+      return `created; sign-in details in ${demo.file}`;
+    case 'here':
+      return `sign-in details in ${demo.file}`;
+    case 'elsewhere':
+      return demo.file
+        ? `the demo organization exists in this database; its credentials were written to ${demo.file} by the process that created it`
+        : 'the demo organization exists in this database; where its credentials were written was not recorded';
+    case 'skipped':
+      return 'not checked: another process held the demo seeding lock for 30 s';
+  }
 }
 
 main().catch((error) => {
