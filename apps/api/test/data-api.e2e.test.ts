@@ -1,7 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService, DealService } from '@engage/crm';
 import { TokenService } from '@engage/identity';
+import { Database } from '@engage/platform';
 import { createTestTenant } from '@engage/identity/testing';
+import { parse } from 'csv-parse/sync';
 import { startComposedApp } from './composed-app';
 
 describe('data API reads over the composed app (/rest/v1 and the record proxy)', () => {
@@ -71,6 +73,45 @@ describe('data API reads over the composed app (/rest/v1 and the record proxy)',
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: 'column contacts.nope does not exist', code: '42703' });
     expect(Object.keys(bad.json())).toEqual(expect.arrayContaining(['error', 'hint']));
+  });
+
+  it('should escape CSV cells a spreadsheet would run as formulas, on /rest/v1 and the record proxy, as the CRM export does', async () => {
+    const { ctx, session, key } = await tenant();
+    const contacts = app.get(ContactService);
+    await contacts.create(ctx, { first_name: '=HYPERLINK("http://evil.example","x")', last_name: '+SUM(1,2)', description: 'x' });
+    await contacts.create(ctx, { first_name: '@SUM(1)', last_name: '-2+3' });
+    const plain = await contacts.create(ctx, { first_name: 'Plain', last_name: 'a=b', phones: ['+201001234567'] });
+    // The service trims text; a tab or carriage return at the start can still arrive through SQL.
+    await app
+      .get(Database)
+      .asSystem((tx) => tx.query(`UPDATE contacts SET description = E'\\tTab' WHERE last_name = '-2+3' AND organization_id = $1`, [ctx.organizationId]));
+    await app.get(Database).asSystem((tx) => tx.query(`UPDATE contacts SET description = E'\\rCR' WHERE id = $1`, [plain.id]));
+    const query = 'select=first_name,last_name,description&order=created_at';
+    const expected = [
+      'first_name,last_name,description',
+      '"\'=HYPERLINK(""http://evil.example"",""x"")","\'+SUM(1,2)",x',
+      '"\'@SUM(1)",\'-2+3,"\'\tTab"',
+      'Plain,a=b,"\'\rCR"',
+    ].join('\n');
+    const rest = await app.inject({ method: 'GET', url: `/rest/v1/contacts?${query}`, headers: { ...session, accept: 'text/csv' } });
+    expect(rest.statusCode).toBe(200);
+    expect(rest.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(rest.body).toBe(expected);
+    const proxy = await app.inject({ method: 'GET', url: `/functions/v1/rest-api-proxy/contacts?${query}`, headers: { ...key, accept: 'text/csv' } });
+    expect(proxy.statusCode).toBe(200);
+    expect(proxy.body).toBe(expected);
+    // The CRM's export writes the same cells (its own quoting aside).
+    const exported = await app.inject({ method: 'GET', url: '/functions/v1/contacts/export?columns=first_name,last_name,description', headers: session });
+    expect(parse(exported.body)).toEqual(parse(expected));
+    // A written row answered as CSV (return=representation) is escaped too.
+    const written = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/rest-api-proxy/contacts?select=first_name',
+      headers: { ...key, accept: 'text/csv', prefer: 'return=representation', 'content-type': 'application/json' },
+      payload: { first_name: '=1+1' },
+    });
+    expect(written.statusCode).toBe(201);
+    expect(written.body).toBe("first_name\n'=1+1");
   });
 
   it('should embed the contact and the owner profile of deals (§4.6)', async () => {

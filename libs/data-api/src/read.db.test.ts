@@ -1,6 +1,6 @@
 import type { PlatformRuntime } from '@engage/platform';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
-import type { RequestContext } from '@engage/shared-kernel';
+import { csvSafeText, type RequestContext } from '@engage/shared-kernel';
 import type { ReadRequest } from './parse/plan';
 import { executeRead } from './read';
 import { caught } from './testing/expect-error';
@@ -234,6 +234,65 @@ describe('executeRead against PostgreSQL', () => {
       'name,qty,tags,active,n\nApple,5,"{fruit,red}",t,red\nBanana,12,"{fruit,""yellow long""}",f,yellow\nCherry,,"{fruit,red,small}",,red',
     );
     expect(response.headers['content-range']).toBe('0-2/*');
+  });
+
+  describe("CSV formula cells (OWASP CSV injection, the CRM exports' rule)", () => {
+    let orgC: RequestContext;
+    const attacks = ['=HYPERLINK("http://evil.example","x")', '+SUM(1,2)', '@SUM(1)', "-2+3+cmd|' /C calc'!A0", '\tTAB', '\rCR'];
+    beforeAll(async () => {
+      orgC = await makeOrganization(runtime, 'C');
+      await runtime.db.asSystem(async (tx) => {
+        for (const [i, name] of attacks.entries()) {
+          await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty, body, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+            orgC.organizationId,
+            name,
+            -5 - i,
+            i === 0 ? '+15551234567' : i === 1 ? '-1.5e+20' : 'a=b',
+            `2024-03-0${i + 1}T00:00:00Z`,
+          ]);
+        }
+      });
+    });
+    const csv = async (query: string) => (await read(query, { Accept: 'text/csv' }, 'GET', orgC)).body;
+
+    it("should prefix cells that start with = + - @, a tab or a carriage return with ', quoting as before", async () => {
+      expect(await csv('select=name&order=created_at')).toBe(
+        ['name', '"\'=HYPERLINK(""http://evil.example"",""x"")"', '"\'+SUM(1,2)"', '"\'@SUM(1)"', "\"'-2+3+cmd|' /C calc'!A0\"", '"\'\tTAB"', '"\'\rCR"'].join(
+          '\n',
+        ),
+      );
+    });
+
+    it('should leave plain numbers, phones and formula characters after the start as they are', async () => {
+      expect(await csv('select=qty,body&order=created_at&limit=3')).toBe('qty,body\n-5,+15551234567\n-6,-1.5e+20\n-7,a=b');
+    });
+
+    it('should escape values read through a JSON path, a cast and an alias, and NULLs stay empty', async () => {
+      await runtime.db.asSystem((tx) =>
+        tx.query(`UPDATE dataapi_items SET meta = '{"f": "=1+1"}', tags = '{=x}' WHERE organization_id = $1 AND qty = -5`, [orgC.organizationId]),
+      );
+      expect(await csv('select=f:meta->>f,tags,active,n:name::text&qty=eq.-5')).toBe(
+        'f,tags,active,n\n\'=1+1,{=x},,"\'=HYPERLINK(""http://evil.example"",""x"")"',
+      );
+    });
+
+    it('should write each text as the CRM export rule (csvSafeText) would, once unquoted', async () => {
+      const values = ['+1; +2', '-1.5', '1e5', '-', '=', '@', ' =x', '', 'a\\b', '"=x"', '-5 days', '+15551234567\n=1', '\u00a0=x', '=\t'];
+      const tenant = await makeOrganization(runtime, 'D');
+      await runtime.db.asSystem(async (tx) => {
+        for (const [i, name] of values.entries())
+          await tx.query(`INSERT INTO dataapi_items (organization_id, name, qty) VALUES ($1, $2, $3)`, [tenant.organizationId, name, i]);
+      });
+      const body = (await read('select=name&order=qty', { Accept: 'text/csv' }, 'GET', tenant)).body;
+      // PostgreSQL's record quoting: "..." with quotes and backslashes doubled.
+      const cells = [...body.slice('name\n'.length).matchAll(/("(?:[^"\\]|""|\\\\)*"|[^\n]*)(?:\n|$)/g)].map(([, cell]) => cell).slice(0, values.length);
+      const unquoted = cells.map((cell) => (cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"').replace(/\\\\/g, '\\') : cell));
+      expect(unquoted).toEqual(values.map(csvSafeText));
+    });
+
+    it('should escape a header cell (an alias) as the CRM does', async () => {
+      expect(await csv('select=%40s:name,%2Bx:qty,%3Dy:body&qty=eq.-5')).toBe('\'@s,\'+x,\'=y\n"\'=HYPERLINK(""http://evil.example"",""x"")",-5,+15551234567');
+    });
   });
 
   it('should answer an empty CSV with the header row only', async () => {

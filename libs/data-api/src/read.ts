@@ -1,4 +1,5 @@
 import type { Tx } from '@engage/platform';
+import { csvSafeText } from '@engage/shared-kernel';
 import { pgrstError } from './errors';
 import { header } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
@@ -27,7 +28,11 @@ export function contentRange(offset: number, rows: number, total: number | undef
   return `${range}/${total ?? '*'}`;
 }
 
-const csvField = (text: string): string => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+// A header cell: quoted as PostgreSQL quotes the rows' cells, escaped as they are (csv-cell.ts).
+const csvField = (key: string): string => {
+  const text = csvSafeText(key);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
 
 // Counts above this are estimated by `count=estimated` (Supabase's default max_rows).
 export const ESTIMATE_ABOVE = 1000;

@@ -9,5 +9,6 @@ export * from './event-contract';
 export * from './projection';
 export * from './email';
 export * from './columns';
+export * from './csv-cell';
 export * from './customer-ai';
 export * from './permission';

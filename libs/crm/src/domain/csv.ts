@@ -1,4 +1,4 @@
-import { csvColumns, DomainError, servedColumns, type SqlType, type TableDeclaration } from '@engage/shared-kernel';
+import { csvColumns, csvSafeText, DomainError, servedColumns, type SqlType, type TableDeclaration } from '@engage/shared-kernel';
 import { COMPANIES } from './company';
 import { CONTACTS } from './contact';
 
@@ -108,14 +108,10 @@ function cellText(value: unknown): string {
 }
 
 // A cell a spreadsheet would read as a formula (OWASP's CSV injection list: = + - @ tab CR) is
-// prefixed with ' so it shows as text; plain numbers (-5, +15551234567, a list of phones) cannot
-// call anything and stay as they are, so phones and amounts read back unchanged.
-const FORMULA_START = /^[=+\-@\t\r]/;
-const PLAIN_NUMBERS = /^[+-]?\d+(\.\d+)?(; [+-]?\d+(\.\d+)?)*$/;
-
+// prefixed with ' so it shows as text; plain numbers stay as they are. The rule is shared with the
+// data API's CSV (shared-kernel: csv-cell.ts).
 export function safeCellText(value: unknown): string {
-  const text = cellText(value);
-  return FORMULA_START.test(text) && !PLAIN_NUMBERS.test(text) ? `'${text}` : text;
+  return csvSafeText(cellText(value));
 }
 
 // RFC 4180: a cell with a comma, quote, line break or edge space is quoted, quotes doubled.

@@ -1,3 +1,4 @@
+import { CSV_ESCAPE, CSV_FORMULA_START, CSV_PLAIN_NUMBERS } from '@engage/shared-kernel';
 import { type Embed, isEmbed, isShown, type OrderTerm, type ReadPlan, type SelectItem } from '../parse/plan';
 import { quoteIdentifier } from '../registry';
 import { fieldSql, whereSql } from './filter.sql';
@@ -122,13 +123,20 @@ function objectSql(items: SelectItem[], params: Params, alias: string, aliases: 
   return chunks.length === 1 ? chunks[0] : `(${chunks.map((chunk) => `${chunk}::jsonb`).join(' || ')})::json`;
 }
 
-// One row's text: JSON, or for CSV the record's text form without its parentheses, as PostgREST
-// builds it (left(..., -1) so the record is built once).
+// One row's text: JSON, or for CSV the fields joined by commas (below).
 const ROW_TEXT = {
   json: (row: string) => `${row}::text`,
   object: (row: string) => `${row}::text`,
-  csv: (row: string) => `left(substr(${row}::text, 2), -1)`,
+  csv: (row: string) => row,
 };
+
+// CSV cells follow the rule of the CRM's exports (shared-kernel: csv-cell.ts): a cell starting with
+// = + - @, a tab or a carriage return gets a ' in front unless it is a plain number. Each cell is
+// PostgreSQL's text form of a one-field record without its parentheses, which is how PostgREST
+// writes a line (the record's fields, quoted the same way), so the pattern allows an opening quote
+// (kept, as \1, before the ') and checks the plain number inside the quotes. PostgreSQL reads
+// parentheses inside a lookahead as non-capturing, so the quote is group 1.
+const CSV_FORMULA_FIELD = `^(?!"?${CSV_PLAIN_NUMBERS}"?$)("?)(?=${CSV_FORMULA_START})`;
 
 // Rows of a body: JSON objects are joined by commas, CSV lines by newlines.
 export const SEPARATOR = { json: ',', object: ',', csv: '\n' };
@@ -143,10 +151,16 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER,
   const aliases = new Aliases();
   const head = plan.method === 'HEAD';
   const object = () => (plan.stripNulls ? `json_strip_nulls(${objectSql(plan.select, params, 't', aliases)})` : objectSql(plan.select, params, 't', aliases));
-  const csv = () =>
-    `ROW(${pairsOf(plan.select, params, 't', aliases)
-      .map((pair) => pair.sql)
-      .join(', ')})`;
+  // One CSV line: each cell as PostgreSQL writes a record's field (its text form, quoted when it
+  // has to be, empty for NULL: what the row's text form held), with ' in front when a spreadsheet
+  // would run it as a formula (CSV_FORMULA_FIELD).
+  const csv = () => {
+    const pairs = pairsOf(plan.select, params, 't', aliases);
+    if (pairs.length === 0) return `''::text`;
+    const pattern = `${params.add(CSV_FORMULA_FIELD)}::text`;
+    const replacement = `${params.add(`\\1${CSV_ESCAPE}`)}::text`;
+    return pairs.map((pair) => `regexp_replace(left(substr(ROW(${pair.sql})::text, 2), -1), ${pattern}, ${replacement})`).join(` || ',' || `);
+  };
   const row = head ? 'NULL' : ROW_TEXT[plan.media](plan.media === 'csv' ? csv() : object());
   const table = quoteIdentifier(plan.table);
   const ids = plan.ids ? params.add(plan.ids) : undefined;
