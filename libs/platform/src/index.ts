@@ -33,7 +33,7 @@ export { OrgGate } from './http/org-gate';
 export * from './http/api-errors';
 export * from './http/raw-body';
 export * from './http/outbound-client';
-export { isBlockedAddress } from './http/outbound-address';
+export { isBlockedAddress, normalHost } from './http/outbound-address';
 export * from './jobs/job-definition';
 export * from './jobs/enqueue';
 export * from './jobs/job-runner';

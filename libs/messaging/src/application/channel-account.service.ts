@@ -47,7 +47,7 @@ export interface ChannelWithToken {
 type EmailSettingsView = { address: string; imap: Omit<EmailAccountInput['imap'], 'password'>; smtp: Omit<EmailAccountInput['smtp'], 'password'> };
 
 // Vets a customer-given mail server before it is stored (the outbound rules; connections vet again).
-export type HostCheck = (host: string, field: string) => void;
+export type HostCheck = (host: string, field: string) => Promise<void>;
 
 export type ChannelInput = { kind?: unknown; name?: unknown } & Record<string, unknown>;
 
@@ -66,7 +66,7 @@ export class ChannelAccountService {
     private readonly db: Database,
     private readonly box: SecretBox,
     private readonly adapters: ChannelAdapters,
-    private readonly checkHost: HostCheck = () => undefined,
+    private readonly checkHost: HostCheck = async () => undefined,
   ) {}
 
   // The stored credentials tried against the provider (onboarding's channel step).
@@ -109,8 +109,8 @@ export class ChannelAccountService {
 
   // The passwords are sealed before they are stored and never returned; the rest is shown.
   private async createEmail(ctx: RequestContext, name: string, input: EmailAccountInput): Promise<ChannelWithToken> {
-    this.checkHost(input.imap.host, 'imap.host');
-    this.checkHost(input.smtp.host, 'smtp.host');
+    await this.checkHost(input.imap.host, 'imap.host');
+    await this.checkHost(input.smtp.host, 'smtp.host');
     const { password: imapPassword, ...imap } = input.imap;
     const { password: smtpPassword, ...smtp } = input.smtp;
     const settings: EmailSettingsView = { address: input.address, imap, smtp };

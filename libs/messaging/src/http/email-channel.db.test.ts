@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
 import { SecretBox } from '@engage/platform';
+import { installTestDns } from '@engage/platform/testing';
 import { EmailMailboxReader } from '../application/email-mailbox';
 import { emailChannel, type EmailTestApp, startEmailTestApp } from '../testing/email-test-channel';
 import { composeMail, deliver, fileServer, folderMails, SmtpCapture, startDovecot } from '../testing/mail-peers';
@@ -13,7 +14,11 @@ let app: NestFastifyApplication;
 let rows: EmailTestApp['rows'];
 let files: Awaited<ReturnType<typeof fileServer>>;
 
+// Public names (imap.example.com) resolve whether or not this machine has DNS: TEST_DNS.
+let restoreDns: () => void;
+
 beforeAll(async () => {
+  restoreDns = installTestDns();
   await smtp.start();
   files = await fileServer({ '/invoice.pdf': { body: Buffer.from('%PDF-1.4 invoice'), type: 'application/pdf' } });
   email = await startEmailTestApp();
@@ -23,6 +28,7 @@ afterAll(async () => {
   await email.close();
   await smtp.stop();
   await files.close();
+  restoreDns();
 });
 
 type Payload = { message: { id: string; status: string; error: string | null }; reason?: string };
@@ -84,6 +90,12 @@ describe('email channel setup', () => {
       // Customer-given hosts follow the outbound rules: no IP literals outside OUTBOUND_ALLOW_HOSTS.
       [{ ...good, imap: { ...imap, host: '10.0.0.7' } }, 'imap.host'],
       [{ ...good, smtp: { ...imap, host: '169.254.169.254' } }, 'smtp.host'],
+      // Names are resolved when stored (OUTBOUND_ALLOW_HOSTS is 127.0.0.1 here, not localhost).
+      [{ ...good, imap: { ...imap, host: 'localhost' } }, 'imap.host refused: localhost resolves to a non-public address'],
+      [{ ...good, imap: { ...imap, host: 'localhost.' } }, 'imap.host refused: localhost resolves to a non-public address'],
+      [{ ...good, smtp: { ...imap, host: 'hosts-entry.test' } }, 'smtp.host refused: hosts-entry.test resolves to a non-public address (127.0.0.1)'],
+      [{ ...good, smtp: { ...imap, host: 'intranet.internal.test' } }, 'smtp.host refused: intranet.internal.test resolves to a non-public address (10.0.0.5)'],
+      [{ ...good, imap: { ...imap, host: 'mail.nowhere.invalid' } }, 'imap.host refused: mail.nowhere.invalid does not resolve'],
     ];
     for (const [payload, field] of cases) {
       const res = await create(t.key, payload);

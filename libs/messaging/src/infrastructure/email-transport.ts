@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { getCACertificates } from 'node:tls';
 import { ImapFlow } from 'imapflow';
 import { createTransport, type Transporter } from 'nodemailer';
-import { OutboundError, type OutboundClient } from '@engage/platform';
+import { normalHost, OutboundError, type OutboundClient } from '@engage/platform';
 import { DomainError } from '@engage/shared-kernel';
 import type { EndpointSettings } from './email.sql';
 
@@ -19,13 +19,15 @@ export class EmailTransport {
     allowHosts: readonly string[],
     private readonly timeoutMs: number,
   ) {
-    this.allowHosts = new Set(allowHosts.map((h) => h.toLowerCase()));
+    this.allowHosts = new Set(allowHosts.map(normalHost));
   }
 
-  // The checks that need no DNS, when the settings are stored: a clear 400 naming the field.
-  checkHost(host: string, field: string): void {
+  // When the settings are stored: the checks of a connection, DNS included (a name resolving to
+  // loopback or a private address, or not resolving, is refused then, not at the first
+  // connection), as a clear 400 naming the field.
+  async checkHost(host: string, field: string): Promise<void> {
     try {
-      this.outbound.check(`https://${host}/`);
+      await this.outbound.vet(`https://${isIP(host) === 6 ? `[${host}]` : host}/`);
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
       throw new DomainError('validation', 'validation_failed', `${field} refused: ${error.message}`, { field });
@@ -100,7 +102,7 @@ export class EmailTransport {
   private async vet(endpoint: EndpointSettings): Promise<{ address: string; servername: string | undefined; plaintextAllowed: boolean }> {
     try {
       const { address } = await this.outbound.vet(`https://${isIP(endpoint.host) === 6 ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}/`);
-      const plaintextAllowed = this.allowHosts.has(endpoint.host);
+      const plaintextAllowed = this.allowHosts.has(normalHost(endpoint.host));
       return { address, servername: isIP(endpoint.host) ? undefined : endpoint.host, plaintextAllowed };
     } catch (error) {
       if (error instanceof OutboundError) throw new EmailConnectionError(`${endpoint.host} refused: ${error.message}`);

@@ -58,7 +58,17 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED.check(address, 'ipv6');
 }
 
-// The host part of a URL as DNS and isIP see it: lower case, IPv6 without brackets.
+// A host name or IP as the checks compare it: lower case, IPv6 without brackets, and without the
+// trailing dot of a fully qualified name (`localhost.` is `localhost`: the same host for the
+// allow-list, the IP-literal check, DNS and TLS's server name).
+export function normalHost(host: string): string {
+  return host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+}
+
+// The host part of a URL as DNS and isIP see it (normalHost).
 export function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return normalHost(url.hostname);
 }

@@ -77,6 +77,41 @@ describe('OutboundClient refuses unsafe targets', () => {
     expect(error.message).toMatch(/localhost resolves to a non-public address/);
   });
 
+  it('reads a host with a trailing dot as the same host: refused as loopback by the real resolver, allow-listed by its plain name', async () => {
+    const real = new OutboundClient();
+    await expect(real.vet('https://localhost./hook')).rejects.toMatchObject({
+      code: 'private_address',
+      message: expect.stringMatching(/^localhost resolves to/),
+    });
+    await expect(real.vet('https://LOCALHOST.:8443/hook')).rejects.toMatchObject({ code: 'private_address' });
+    await expect(real.vet('https://127.0.0.1./hook')).rejects.toMatchObject({ code: 'ip_literal' });
+    const allowing = new OutboundClient({ allowHosts: ['127.0.0.1', 'localhost'] });
+    await expect(allowing.vet('https://localhost./hook')).resolves.toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) });
+    // An allow-list entry written with the dot covers the plain name too.
+    await expect(new OutboundClient({ allowHosts: ['localhost.'] }).vet('https://localhost/hook')).resolves.toBeDefined();
+  });
+
+  it('refuses every name whose addresses are not all public, whatever the name, and a name that does not resolve', async () => {
+    const table: Record<string, { address: string; family: number }[]> = {
+      'hosts-entry.example': [{ address: '127.0.0.1', family: 4 }],
+      'v6-loopback.example': [{ address: '::1', family: 6 }],
+      'mixed.example': [
+        { address: '93.184.215.14', family: 4 },
+        { address: '192.168.1.10', family: 4 },
+      ],
+      'mapped.example': [{ address: '::ffff:127.0.0.1', family: 6 }],
+    };
+    const dns = new OutboundClient({
+      resolve: async (host) => {
+        if (host.endsWith('.invalid')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return table[host] ?? [];
+      },
+    });
+    for (const host of Object.keys(table)) await expect(dns.vet(`https://${host}./x`)).rejects.toMatchObject({ code: 'private_address' });
+    await expect(dns.vet('https://nothing.invalid/x')).rejects.toMatchObject({ code: 'dns_failed', message: 'nothing.invalid does not resolve (ENOTFOUND)' });
+    await expect(dns.vet('https://empty.example/x')).rejects.toMatchObject({ code: 'dns_failed', message: 'empty.example does not resolve (no addresses)' });
+  });
+
   it('checks a URL without DNS for validation', () => {
     expect(() => client.check('https://hooks.example.com/x')).not.toThrow();
     expect(() => client.check('http://hooks.example.com/x')).toThrow(OutboundError);

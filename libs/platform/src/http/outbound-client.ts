@@ -4,7 +4,7 @@ import { Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage, req
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { type ConnectionOptions, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { bareHost, isBlockedAddress } from './outbound-address';
+import { bareHost, isBlockedAddress, normalHost } from './outbound-address';
 
 export type OutboundErrorCode = 'invalid_url' | 'not_https' | 'ip_literal' | 'private_address' | 'dns_failed' | 'timeout' | 'network';
 
@@ -93,17 +93,20 @@ export class OutboundClient {
   private readonly agents = new Map<string, HttpAgent>();
 
   constructor(private readonly options: OutboundClientOptions = {}) {
-    this.allowHosts = new Set((options.allowHosts ?? []).map((host) => host.replace(/^\[|\]$/g, '').toLowerCase()));
+    this.allowHosts = new Set((options.allowHosts ?? []).map(normalHost));
     this.secureContext = options.extraCa ? createSecureContext({ ca: [...rootCertificates, options.extraCa] }) : undefined;
   }
 
-  // The checks that need no DNS: for validating a configured address before storing it.
+  // The checks that need no DNS (scheme, credentials, IP literals): a first pass over an address.
   check(rawUrl: string): void {
     this.target(rawUrl);
   }
 
   // The checks a request makes before connecting, DNS included, without connecting: for an
-  // address stored now and fetched later (a recording's URL). Answers the address that passed.
+  // address stored now and called later (a webhook URL, a mail server, a customer's AI address, a
+  // recording's URL), so that a name resolving to loopback or a private address (`localhost`, a
+  // name in /etc/hosts) is refused when it is saved, by the same rules. A name that does not
+  // resolve is refused too (`dns_failed`). Answers the address that passed.
   async vet(rawUrl: string): Promise<{ address: string; family: number }> {
     return this.pin(this.target(rawUrl));
   }
@@ -229,9 +232,10 @@ export class OutboundClient {
     try {
       addresses = await (this.options.resolve ?? ((host) => dnsLookup(host, { all: true, order: 'ipv4first' })))(target.host);
     } catch (error) {
-      throw new OutboundError('dns_failed', `cannot resolve ${target.host}: ${(error as Error).message}`);
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new OutboundError('dns_failed', `${target.host} does not resolve (${reason})`);
     }
-    if (addresses.length === 0) throw new OutboundError('dns_failed', `cannot resolve ${target.host}: no addresses`);
+    if (addresses.length === 0) throw new OutboundError('dns_failed', `${target.host} does not resolve (no addresses)`);
     const blocked = addresses.find((a) => isBlockedAddress(a.address));
     if (blocked && !target.allowed) throw new OutboundError('private_address', `${target.host} resolves to a non-public address (${blocked.address})`);
     return addresses[0];

@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './test-runtime';
 export * from './https-receiver';
 export * from './s3-server';
+export * from './test-dns';

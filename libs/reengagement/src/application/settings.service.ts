@@ -48,7 +48,7 @@ export class ReengagementSettings {
       if (change[key] !== undefined && change[key] !== null) (next as unknown as Record<string, unknown>)[key] = change[key];
     }
     if (change.channels !== undefined) next.channels = [...new Set(change.channels)];
-    if (change.custom_base_url !== undefined) next.custom_base_url = change.custom_base_url === null ? null : this.checkAddress(change.custom_base_url);
+    if (change.custom_base_url !== undefined) next.custom_base_url = change.custom_base_url === null ? null : await this.checkAddress(change.custom_base_url);
     let keyCheck: { ok: boolean; error?: string } | undefined;
     if (change.custom_key === null) {
       next.custom_key_sealed = null;
@@ -89,9 +89,11 @@ export class ReengagementSettings {
     throw reengagementError('unprocessable', 'ai_not_configured', `Re-engagement cannot be enabled: ${why}`);
   }
 
-  private checkAddress(url: string): string {
+  // The checks of a call, DNS included: a host resolving to loopback or a private address, or not
+  // resolving, is refused when saved.
+  private async checkAddress(url: string): Promise<string> {
     try {
-      this.outbound.check(url);
+      await this.outbound.vet(url);
     } catch (error) {
       if (error instanceof OutboundError) throw invalid(`custom_base_url: ${error.message}`);
       throw error;

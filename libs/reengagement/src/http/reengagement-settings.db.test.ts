@@ -1,5 +1,6 @@
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
 import { SecretBox } from '@engage/platform';
+import { installTestDns } from '@engage/platform/testing';
 import { CUSTOMER_AI_RESOLVER, type CustomerAiResolver } from '@engage/shared-kernel';
 import { AiTargets } from '../application/ai-targets';
 import { ReengagementSettings } from '../application/settings.service';
@@ -12,13 +13,19 @@ let r: ReengagementApp;
 let captured: string[] = [];
 const answers: string[] = [];
 
+// Names resolve by TEST_DNS (hosts-entry.test to loopback, .invalid nowhere), whether or not this
+// machine has DNS.
+let restoreDns: () => void;
+
 beforeAll(async () => {
+  restoreDns = installTestDns();
   captured = captureOutput();
   r = await startReengagementApp();
 });
 afterAll(async () => {
   jest.restoreAllMocks();
   await r.stop();
+  restoreDns();
 });
 
 const call = async (method: 'GET' | 'PUT', headers: Record<string, string>, payload?: object) => {
@@ -79,6 +86,12 @@ describe('re-engagement settings', () => {
     [{ custom_base_url: 'http://10.0.0.8/v1' }, 'custom_base_url'],
     [{ custom_base_url: 'ftp://ai.example.com/' }, 'custom_base_url'],
     [{ custom_base_url: 'not a url' }, 'custom_base_url'],
+    // Resolved when saved, by the rules of a call (OUTBOUND_ALLOW_HOSTS is 127.0.0.1 here).
+    [{ custom_base_url: 'https://localhost/v1' }, 'custom_base_url: localhost resolves to a non-public address'],
+    [{ custom_base_url: 'https://localhost./v1' }, 'custom_base_url: localhost resolves to a non-public address'],
+    [{ custom_base_url: 'https://hosts-entry.test/v1' }, 'custom_base_url: hosts-entry.test resolves to a non-public address (127.0.0.1)'],
+    [{ custom_base_url: 'https://metadata.internal.test/v1' }, 'custom_base_url: metadata.internal.test resolves to a non-public address (169.254.169.254)'],
+    [{ custom_base_url: 'https://ai.nowhere.invalid/v1' }, 'custom_base_url: ai.nowhere.invalid does not resolve'],
   ])('should refuse a bad body (%#) with a 400 naming the field', async (payload, field) => {
     const res = await call('PUT', t.session, payload);
     expect(res.statusCode).toBe(400);

@@ -52,7 +52,7 @@ export class ConfigurationService {
   async createIn(tx: Tx, ctx: RequestContext, input: Record<string, unknown>): Promise<ConfigurationView> {
     assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     const fields = parseConfigurationFields(input, true, this.kinds);
-    this.checkUrl(fields.url!);
+    await this.checkUrl(fields.url!);
     const generated = fields.secret === undefined ? generateSecret() : undefined;
     const secret = generated ?? fields.secret ?? null;
     const [row] = await tx.query<ConfigurationRow>(INSERT_CONFIGURATION, [
@@ -72,7 +72,7 @@ export class ConfigurationService {
     assertAllowed(ctx.role, WEBHOOKS_MANAGE);
     assertWebhookId(id);
     const fields: ConfigurationFields = parseConfigurationFields(input, false, this.kinds);
-    if (fields.url !== undefined) this.checkUrl(fields.url);
+    if (fields.url !== undefined) await this.checkUrl(fields.url);
     const [current] = await tx.query<ConfigurationRow>(CONFIGURATION_FOR_UPDATE, [id]);
     if (!current) throw NotFound('webhook', id);
     const secretChanged = fields.secret !== undefined;
@@ -100,9 +100,11 @@ export class ConfigurationService {
     return row.secret_sealed ? this.box.open(row.secret_sealed) : null;
   }
 
-  private checkUrl(url: string): void {
+  // The checks of a delivery, DNS included: a host resolving to loopback, a private or link-local
+  // address (`localhost`, a name in /etc/hosts), or not resolving, is refused when saved.
+  private async checkUrl(url: string): Promise<void> {
     try {
-      this.outbound.check(url);
+      await this.outbound.vet(url);
     } catch (error) {
       if (error instanceof OutboundError)
         throw new DomainError('validation', 'webhook.invalid_url', `url refused: ${error.message}`, { field: 'url', reason: error.code });

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { EventSubscriptions, type PlatformRuntime } from '@engage/platform';
+import { installTestDns } from '@engage/platform/testing';
 import { createEvent, type RequestContext } from '@engage/shared-kernel';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { ConfigurationService } from './configuration.service';
@@ -12,10 +13,16 @@ describe('webhook deliveries queued from a batch of events', () => {
   let runtime: PlatformRuntime;
   let close: () => Promise<void>;
 
+  // hooks.example.com resolves (to a public address) when the configurations are saved: TEST_DNS.
+  let restoreDns: () => void;
   beforeAll(async () => {
+    restoreDns = installTestDns();
     ({ app, runtime, close } = await startWebhooksApp({ role: 'api' }));
   });
-  afterAll(() => close());
+  afterAll(async () => {
+    await close();
+    restoreDns();
+  });
 
   const org = async () => ({ ...(await createTestTenant(app)).ctx, role: 'OWNER' as const });
   const configure = (ctx: RequestContext, name: string, events: string[]) =>

@@ -1,15 +1,22 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, memberHeaders, startWebhooksApp } from '../testing/webhooks-test-app';
 import { CONTACT_CREATED, DEAL_STAGE_CHANGED } from '@engage/crm';
+import { installTestDns } from '@engage/platform/testing';
 
 describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
   let app: NestFastifyApplication;
   let close: () => Promise<void>;
 
+  // Public names resolve (to a public address) whether or not this machine has DNS; see TEST_DNS.
+  let restoreDns: () => void;
   beforeAll(async () => {
+    restoreDns = installTestDns();
     ({ app, close } = await startWebhooksApp());
   });
-  afterAll(() => close());
+  afterAll(async () => {
+    await close();
+    restoreDns();
+  });
 
   const post = (headers: Record<string, string>, payload: unknown) =>
     app.inject({
@@ -70,6 +77,14 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
       [{ ...valid, url: 'http://hooks.example.com/x' }, 'only https://'],
       [{ ...valid, url: 'https://10.0.0.1/x' }, 'IP address targets are not allowed'],
       [{ ...valid, url: 'https://169.254.169.254/latest' }, 'IP address targets are not allowed'],
+      // Names are resolved when saved, by the rules of a delivery (no OUTBOUND_ALLOW_HOSTS here).
+      [{ ...valid, url: 'https://localhost/x' }, 'localhost resolves to a non-public address (127.0.0.1)'],
+      [{ ...valid, url: 'https://localhost./x' }, 'localhost resolves to a non-public address (127.0.0.1)'],
+      [{ ...valid, url: 'https://LocalHost.:8443/x' }, 'localhost resolves to a non-public address'],
+      [{ ...valid, url: 'https://hosts-entry.test/x' }, 'hosts-entry.test resolves to a non-public address (127.0.0.1)'],
+      [{ ...valid, url: 'https://metadata.internal.test/latest' }, 'resolves to a non-public address (169.254.169.254)'],
+      [{ ...valid, url: 'https://mixed.test/x' }, 'mixed.test resolves to a non-public address (192.168.1.10)'],
+      [{ ...valid, url: 'https://hooks.nowhere.invalid/x' }, 'hooks.nowhere.invalid does not resolve (ENOTFOUND)'],
       [{ ...valid, url: 'not a url' }, 'not a valid URL'],
       [{ ...valid, url: `https://example.com/${'x'.repeat(2100)}` }, 'at most 2048'],
       [{ ...valid, url: 42 }, 'url is required'],
@@ -94,6 +109,16 @@ describe('/rest/v1/webhook_configurations and /rest/v1/webhook_logs', () => {
     const upper = await post(tenant.session, { ...valid, url: 'HTTPS://hooks.example.com/upper' });
     expect(upper.statusCode).toBe(201);
     expect(upper.json()).toMatchObject([{ url: 'https://hooks.example.com/upper' }]);
+    // A change of address is vetted the same way, and the stored one stays.
+    const moved = await app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/webhook_configurations?id=eq.${upper.json()[0].id}`,
+      headers: tenant.session,
+      payload: { url: 'https://localhost./x' },
+    });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json()).toMatchObject({ code: 'webhook.invalid_url', details: { field: 'url', reason: 'private_address' } });
+    expect((await get(tenant.session, `?id=eq.${upper.json()[0].id}&select=url`)).json()).toEqual([{ url: 'https://hooks.example.com/upper' }]);
     await app.inject({ method: 'DELETE', url: `/rest/v1/webhook_configurations?id=eq.${upper.json()[0].id}`, headers: tenant.session });
     const unknown = await post(tenant.session, { ...valid, events: ['nope'] });
     expect(unknown.json().details).toMatchObject({ unknown: ['nope'] });
