@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Conflict, DomainError, Unauthorized } from '@engage/shared-kernel';
+import { DomainError, Unauthorized } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { organizationCreated } from '../domain/organization-events';
 import { assertAcceptablePassword, assertNoNul, normalizeEmail } from '../domain/password-policy';
@@ -42,7 +42,12 @@ export class AccountService {
     private readonly reauthentication: Reauthentication,
   ) {}
 
-  // A sign-up without an invitation creates a new organization with the user as its OWNER.
+  // A sign-up without an invitation creates a new organization with the user as its OWNER. An
+  // address that already has an account gets the same answer as a new one (GoTrue with
+  // confirmations on): a user object with fresh random ids, unconfirmed, no session, so the answer
+  // does not tell which addresses have accounts. Nothing is created or changed; the owner of the
+  // address is emailed that someone tried to sign up with it. Both paths hash the password and
+  // send one email, so they take about the same time.
   async signUp(input: { email: unknown; password: unknown; data?: Record<string, unknown> }, ip: string): Promise<UserView> {
     const email = normalizeEmail(input.email);
     assertAcceptablePassword(input.password);
@@ -51,26 +56,53 @@ export class AccountService {
     const lastName = text(input.data?.last_name, 'last_name', 100) ?? null;
     const organizationName = text(input.data?.organization_name, 'organization_name', 200) || `${firstName}'s organization`;
     const passwordHash = await hashPassword(input.password);
-    const { user, token } = await this.db.asSystem(async (tx) => {
+    // Sign-ups per address, counted for a new one too (the count costs both paths the same): past
+    // SIGNUP_MAILS_PER_HOUR an hour, the owner is not emailed again (the answer stays the same).
+    const noticesOver = await this.limiter.exceeded({ key: `signup:email:${email}`, max: SIGNUP_MAILS_PER_HOUR, windowSeconds: 3600 });
+    const outcome = await this.db.asSystem(async (tx) => {
       const [created] = await tx.query<{ id: string }>(
         `INSERT INTO users (email, password_hash, first_name, last_name) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING id`,
         [email, passwordHash, firstName, lastName],
       );
-      if (!created) throw Conflict('user_already_exists', 'User already registered');
+      if (!created) {
+        const [existing] = await tx.query<{ email_confirmed_at: Date | null }>('SELECT email_confirmed_at FROM users WHERE email = $1', [email]);
+        return { kind: 'existing' as const, confirmed: Boolean(existing?.email_confirmed_at) };
+      }
       const organizationId = randomUUID();
       await tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, organizationName]);
       await tx.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'OWNER')`, [organizationId, created.id]);
       await tx.emit([organizationCreated(organizationId, organizationName, created.id)]);
       const issued = await this.issueToken(tx, created.id, 'signup', null);
       const [row] = await tx.query<UserRow>(USER_IN_ORGANIZATION, [created.id, organizationId]);
-      return { user: row, token: issued };
+      return { kind: 'created' as const, user: row, token: issued };
     });
+    if (outcome.kind === 'existing') {
+      // Whatever the account's state (an email skipped for a suspended one would make its answer faster).
+      if (!noticesOver) await this.mail.send(this.signUpNotice(email, outcome.confirmed));
+      return unregisteredUser(email, firstName, lastName);
+    }
     await this.mail.send({
       to: email,
       subject: 'Confirm your email',
-      text: `Welcome! Confirm your email address by opening this link within 24 hours:\n\n${this.link(token, 'signup')}\n`,
+      text: `Welcome! Confirm your email address by opening this link within 24 hours:\n\n${this.link(outcome.token, 'signup')}\n`,
     });
-    return toUserView(user);
+    return toUserView(outcome.user);
+  }
+
+  // To the owner of an address someone tried to sign up with. No link with a token: a request
+  // anyone can make must not replace the owner's pending links; the reset is asked for at sign-in.
+  private signUpNotice(email: string, confirmed: boolean) {
+    const state = confirmed
+      ? 'No new account was created, and your account and its password were not changed.'
+      : 'No new account was created. The existing account has not been confirmed yet: resetting its password also confirms the address.';
+    return {
+      to: email,
+      subject: 'Someone tried to sign up with your email',
+      text:
+        `Someone, perhaps you, tried to sign up with ${email}, which already has an account.\n\n${state}\n\n` +
+        `To use your account, sign in with your password. If you forgot it, choose "Forgot password" when signing in to get a reset link: ${this.publicUrl}\n\n` +
+        'If it was not you, you can ignore this email.\n',
+    };
   }
 
   // The link of every email: single use, expiring; a valid one signs the user in.
@@ -210,3 +242,27 @@ export class AccountService {
 }
 
 const otpInvalid = () => new DomainError('forbidden', 'otp_expired', 'Email link is invalid or has expired');
+
+// Sign-up emails to one address an hour (its confirmation, then notices of further attempts):
+// someone signing up again and again with an address does not flood its owner.
+export const SIGNUP_MAILS_PER_HOUR = 3;
+
+// The answer to a sign-up with an address that has an account: what a new sign-up answers, with
+// ids that exist nowhere (GoTrue's sanitised user).
+function unregisteredUser(email: string, firstName: string, lastName: string | null): UserView {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    email,
+    first_name: firstName,
+    last_name: lastName,
+    avatar_url: null,
+    organization_id: randomUUID(),
+    role: 'OWNER',
+    email_confirmed_at: null,
+    new_email: null,
+    last_sign_in_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}

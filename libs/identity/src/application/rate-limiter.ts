@@ -34,6 +34,12 @@ export class RateLimiter {
     }
   }
 
+  // Counts one hit and answers whether the limit is past, refusing nothing: for what a caller
+  // skips quietly (an email), where a 429 would tell something.
+  async exceeded(limit: Limit): Promise<boolean> {
+    return (await this.count(limit.key, limit.windowSeconds)).count > limit.max;
+  }
+
   // Counts one hit and waits the backoff its number calls for, instead of refusing.
   async slowDown(limit: Limit): Promise<number> {
     const delay = backoffMs((await this.count(limit.key, limit.windowSeconds)).count, limit.max);

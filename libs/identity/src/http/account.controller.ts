@@ -22,6 +22,7 @@ export class AccountController {
   ) {}
 
   // Confirmation is required: the answer is the user, without a session (auth-js: session null).
+  // An address that has an account gets the same answer, with made-up ids (docs/identity.md).
   @ApiErrors(422, 429)
   @ApiAnswer(200, GOTRUE_USER, 'The user, not yet confirmed (no session)')
   @Post('signup')

@@ -5,7 +5,8 @@ import type { PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { IdentityModule } from '../identity.module';
 import { identityMigrations } from '../index';
-import { latestMailTo } from '../infrastructure/email/dev-mailbox-email-sender';
+import { SIGNUP_MAILS_PER_HOUR } from '../application/account.service';
+import { latestMailTo, listDevMailbox } from '../infrastructure/email/dev-mailbox-email-sender';
 import { TokenService } from '../infrastructure/token-service';
 
 const PUBLIC_URL = 'http://engage.test';
@@ -149,11 +150,6 @@ describe('sign-up, email links, recovery and user updates', () => {
     const weak = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('weak'), password: 'short' } });
     expect(weak.statusCode).toBe(422);
     expect(weak.json().error_code).toBe('weak_password');
-    const email = uniqueEmail('twice');
-    await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email, password: 'first password' } });
-    const twice = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email, password: 'first password' } });
-    expect(twice.statusCode).toBe(422);
-    expect(twice.json().error_code).toBe('user_already_exists');
     const badEmail = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: 'nope', password: 'first password' } });
     expect(badEmail.statusCode).toBe(400);
     const badData = await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email: uniqueEmail('x'), password: 'first password', data: 'x' } });
@@ -164,6 +160,120 @@ describe('sign-up, email links, recovery and user updates', () => {
       payload: { email: uniqueEmail('y'), password: 'first password', data: { first_name: 'x'.repeat(101) } },
     });
     expect(longName.statusCode).toBe(400);
+  });
+
+  describe('sign-up with an address that has an account (GoTrue with confirmations on)', () => {
+    // Their own client address, so these sign-ups do not count against the others' limit.
+    let n = 0;
+    const signUpFrom = (payload: object) => app.inject({ method: 'POST', url: '/auth/v1/signup', payload, remoteAddress: `10.9.8.${++n}` });
+    const mailsTo = async (email: string) => (await listDevMailbox(runtime.config.DATA_DIR)).filter((mail) => mail.to === email);
+    // Every key, with the type of its value, nested: what a client could tell two answers apart by.
+    const shape = (value: unknown): unknown =>
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? value.map(shape)
+          : typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, shape(v)]))
+            : typeof value;
+    const count = async (sql: string, values: unknown[]) => Number((await runtime.db.asSystem((tx) => tx.query<{ n: string }>(sql, values)))[0].n);
+
+    it('answers as for a new address (200, a made-up unconfirmed user, no session), creates and changes nothing, and emails the owner', async () => {
+      const email = uniqueEmail('taken');
+      const first = await signUpFrom({ email, password: 'first password', data: { first_name: 'Owner' } });
+      expect(first.statusCode).toBe(200);
+      await app.inject({ method: 'GET', url: await linkTo(email) });
+      const [before] = await runtime.db.asSystem((tx) => tx.query<Record<string, unknown>>('SELECT * FROM users WHERE email = $1', [email]));
+      const organizations = await count('SELECT count(*) AS n FROM organizations', []);
+
+      const again = await signUpFrom({
+        email: email.toUpperCase(),
+        password: 'intruder password',
+        data: { first_name: 'Mallory', organization_name: 'Takeover' },
+      });
+      const fresh = await signUpFrom({
+        email: uniqueEmail('fresh'),
+        password: 'first password',
+        data: { first_name: 'Mallory', organization_name: 'Takeover' },
+      });
+      expect(again.statusCode).toBe(fresh.statusCode);
+      expect(shape(again.json())).toEqual(shape(fresh.json()));
+      expect(Object.keys(again.headers).sort()).toEqual(Object.keys(fresh.headers).sort());
+      const user = again.json();
+      expect(user).toMatchObject({
+        email,
+        email_confirmed_at: null,
+        confirmed_at: null,
+        last_sign_in_at: null,
+        identities: [],
+        app_metadata: { provider: 'email', role: 'OWNER' },
+        user_metadata: { first_name: 'Mallory', last_name: null },
+      });
+      expect(user).not.toHaveProperty('access_token');
+      // Ids that exist nowhere: neither the account's nor a new organization's.
+      expect(user.id).not.toBe(first.json().id);
+      expect(await count('SELECT count(*) AS n FROM users WHERE id = $1', [user.id])).toBe(0);
+      expect(await count('SELECT count(*) AS n FROM organizations WHERE id = $1', [user.app_metadata.organization_id])).toBe(0);
+      expect(await count('SELECT count(*) AS n FROM organizations', [])).toBe(organizations + 1); // the fresh address's
+      const [after] = await runtime.db.asSystem((tx) => tx.query<Record<string, unknown>>('SELECT * FROM users WHERE email = $1', [email]));
+      expect(after).toEqual(before);
+      expect((await supabase().auth.signInWithPassword({ email, password: 'intruder password' })).error?.code).toBe('invalid_credentials');
+      expect((await supabase().auth.signInWithPassword({ email, password: 'first password' })).error).toBeNull();
+
+      const [notice] = await mailsTo(email);
+      expect(notice.subject).toBe('Someone tried to sign up with your email');
+      expect(notice.text).toContain(`tried to sign up with ${email}, which already has an account`);
+      expect(notice.text).toContain('your account and its password were not changed');
+      expect(notice.text).toContain('Forgot password');
+      expect(notice.text).toContain(PUBLIC_URL);
+      expect(notice.text).not.toMatch(/token=/);
+    });
+
+    it('answers supabase-js as for a new address', async () => {
+      const email = uniqueEmail('taken-js');
+      await signUpFrom({ email, password: 'first password' });
+      const again = await supabase().auth.signUp({ email, password: 'other password' });
+      expect(again.error).toBeNull();
+      expect(again.data.session).toBeNull();
+      expect(again.data.user).toMatchObject({ email, email_confirmed_at: null, app_metadata: { role: 'OWNER' } });
+    });
+
+    it('tells the owner of an unconfirmed account that a password reset confirms it, and keeps the pending link working', async () => {
+      const email = uniqueEmail('pending');
+      await signUpFrom({ email, password: 'first password' });
+      const link = await linkTo(email);
+      expect((await signUpFrom({ email, password: 'second password' })).statusCode).toBe(200);
+      const [notice] = await mailsTo(email);
+      expect(notice.subject).toBe('Someone tried to sign up with your email');
+      expect(notice.text).toContain('has not been confirmed yet: resetting its password also confirms the address');
+      expect((await app.inject({ method: 'GET', url: link })).statusCode).toBe(200);
+    });
+
+    it('emails an address at most SIGNUP_MAILS_PER_HOUR times an hour about sign-ups, answering the same every time', async () => {
+      const email = uniqueEmail('flood');
+      await signUpFrom({ email, password: 'first password' });
+      const answers = [];
+      for (let i = 0; i < SIGNUP_MAILS_PER_HOUR + 2; i++) answers.push(await signUpFrom({ email, password: 'first password' }));
+      expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 200));
+      // The confirmation of the first sign-up, then notices up to the limit.
+      const subjects = (await mailsTo(email)).map((mail) => mail.subject).reverse();
+      expect(subjects).toEqual(['Confirm your email', ...Array(SIGNUP_MAILS_PER_HOUR - 1).fill('Someone tried to sign up with your email')]);
+    });
+
+    it('still refuses a weak password first, and keeps the sign-up limit per client address', async () => {
+      const email = uniqueEmail('taken-bad');
+      await signUpFrom({ email, password: 'first password' });
+      const weak = await signUpFrom({ email, password: 'short' });
+      expect(weak.statusCode).toBe(422);
+      expect(weak.json().error_code).toBe('weak_password');
+      const limited = [];
+      for (let i = 0; i < 31; i++)
+        limited.push(
+          (await app.inject({ method: 'POST', url: '/auth/v1/signup', payload: { email, password: 'first password' }, remoteAddress: '10.9.9.9' })).statusCode,
+        );
+      expect(limited.slice(0, 30)).toEqual(limited.slice(0, 30).map(() => 200));
+      expect(limited[30]).toBe(429);
+    });
   });
 
   it('should refuse NUL characters with 400 naming the field instead of failing in the database', async () => {
