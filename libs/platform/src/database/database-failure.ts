@@ -25,9 +25,11 @@ export class DatabaseFailure extends Error {
   // The statement's text, never its parameters (they carry secrets and personal data); undefined
   // when no statement ran (no connection could be had).
   readonly query: string | undefined;
+  // Set when the failure came while opening a connection: nothing ran.
+  readonly connecting: boolean;
 
   // cause: what the driver threw (pg's DatabaseError for PostgreSQL's refusals).
-  constructor(cause: unknown, query?: string) {
+  constructor(cause: unknown, query?: string, connecting = false) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
     this.name = 'DatabaseFailure';
     const report = (typeof cause === 'object' && cause !== null ? cause : {}) as Record<string, unknown>;
@@ -44,6 +46,7 @@ export class DatabaseFailure extends Error {
     this.position = field('position');
     this.routine = field('routine');
     this.query = query;
+    this.connecting = connecting;
   }
 
   // The SQLSTATE, only when PostgreSQL answered.
@@ -55,6 +58,6 @@ export class DatabaseFailure extends Error {
 export const SQLSTATE_PATTERN = /^[0-9A-Z]{5}$/;
 
 // A failure as its one shape (one already shaped stays as it is).
-export function asDatabaseFailure(error: unknown, query?: string): DatabaseFailure {
-  return error instanceof DatabaseFailure ? error : new DatabaseFailure(error, query);
+export function asDatabaseFailure(error: unknown, query?: string, connecting = false): DatabaseFailure {
+  return error instanceof DatabaseFailure ? error : new DatabaseFailure(error, query, connecting);
 }

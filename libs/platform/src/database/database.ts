@@ -6,6 +6,7 @@ import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
 import { asDatabaseFailure } from './database-failure';
+import { Reachability } from './reachability';
 import { createPool, type DatabaseTarget } from './data-source';
 import { GuardedClient } from './guarded-client';
 import { TenantLoad } from './tenant-load';
@@ -135,6 +136,8 @@ async function runStatement(
 export class Database {
   private readonly pool: Pool;
   private readonly migrationSource: DataSource | undefined;
+  // Whether the database answers: a request meanwhile answers 503 (to-problem.ts), logged once a change.
+  readonly reachability = new Reachability();
 
   constructor(
     connections: DatabaseConnections | DataSource,
@@ -216,8 +219,11 @@ export class Database {
   async systemQuery<R = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<R[]> {
     const client = await this.pooled();
     try {
-      return (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
+      const rows = (await pgQuery(client, sql, params, options?.prepare)).rows as R[];
+      this.reachability.answered();
+      return rows;
     } catch (error) {
+      this.reachability.failed(error);
       throw translateViolation(error, options?.violations);
     } finally {
       client.release();
@@ -236,7 +242,9 @@ export class Database {
       await client.connect();
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw asDatabaseFailure(error);
+      const failure = asDatabaseFailure(error, undefined, true);
+      this.reachability.failed(failure);
+      throw failure;
     }
     return client;
   }
@@ -250,7 +258,9 @@ export class Database {
     try {
       return await this.pool.connect();
     } catch (error) {
-      throw asDatabaseFailure(error);
+      const failure = asDatabaseFailure(error, undefined, true);
+      this.reachability.failed(failure);
+      throw failure;
     }
   }
 
@@ -275,9 +285,11 @@ export class Database {
       };
       const result = await work(tx);
       await pgQuery(client, 'COMMIT', [], false);
+      this.reachability.answered();
       if (emitted) this.signal.written();
       return result;
     } catch (error) {
+      this.reachability.failed(error);
       // After a failed COMMIT the server has already ended the transaction; ROLLBACK then only warns.
       await pgQuery(client, 'ROLLBACK', [], false).catch((rollbackError: Error) => (broken = rollbackError));
       throw error;

@@ -35,7 +35,7 @@ const GOTRUE_STATUS: Record<string, number> = {
 export function renderProblem(family: ApiFamily, problem: Problem, requestHeaders: Record<string, string | string[] | undefined>): Rendered {
   const rendered = renderBody(family, problem, requestHeaders);
   const retryAfter = (problem.details as { retry_after?: unknown } | undefined)?.retry_after;
-  if (problem.status === 429 && typeof retryAfter === 'number') rendered.headers['retry-after'] = String(retryAfter);
+  if ((problem.status === 429 || problem.status === 503) && typeof retryAfter === 'number') rendered.headers['retry-after'] = String(retryAfter);
   return rendered;
 }
 

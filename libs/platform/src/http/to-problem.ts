@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, type ErrorKind } from '@engage/shared-kernel';
 import { type ConstraintKind, constraintViolationOf } from '../database/constraint-violation';
+import { isUnreachable } from '../database/reachability';
 import type { Problem } from './error-families';
 
 const STATUS_OF_KIND: Record<ErrorKind, number> = {
@@ -48,6 +49,15 @@ const SQLSTATE: Record<string, { status: number; code: string }> = {
   '57014': { status: 503, code: 'statement_timeout' },
 };
 
+// While the database cannot be reached every request that needs it answers this, so that clients
+// and providers (whose webhooks retry on 5xx) come back instead of seeing an internal error.
+const DATABASE_UNAVAILABLE: Problem = {
+  status: 503,
+  code: 'database_unavailable',
+  message: 'The service cannot reach its database; retry shortly',
+  details: { retry_after: 5 },
+};
+
 const FASTIFY: Record<string, { code: string; message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'Request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', message: 'Request body is empty but content-type is application/json' },
@@ -85,6 +95,7 @@ export function toProblem(error: unknown): Problem | null {
     const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : error.message;
     return { status, code: status === 400 && Array.isArray(raw) ? 'validation_failed' : codeOfStatus(status), message };
   }
+  if (isUnreachable(error)) return DATABASE_UNAVAILABLE;
   const violation = constraintViolationOf(error);
   if (violation) {
     const mapped = VIOLATION[violation.kind];

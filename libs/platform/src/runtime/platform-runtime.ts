@@ -13,6 +13,8 @@ import { KafkaEventBus } from '../events/kafka-event-bus';
 import { OutboxSignal } from '../events/outbox-signal';
 import { platformMigrations } from '../database/migrations';
 import { createLogger } from './log';
+import { asDatabaseFailure } from '../database/database-failure';
+import { type Reachability } from '../database/reachability';
 
 // api: HTTP only (events stay in the outbox for a worker); worker: relay + consumers; all: both.
 export type ProcessRole = 'api' | 'worker' | 'all';
@@ -54,13 +56,23 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   // A lost connection costs the work that was on it (that work fails and is retried by its caller);
   // the process keeps running and the pool opens a new one.
   const log = createLogger(config.LOG_LEVEL);
-  const onConnectionError = (error: Error) => log.warn({ err: error }, 'database connection lost; the pool drops it');
+  // A lost idle connection is told once per outage (the database's reachability), not once per connection.
+  const seen: { reachability?: Reachability } = {};
+  const onConnectionError = (error: Error) => {
+    log.debug({ err: error }, 'database connection lost; the pool drops it');
+    seen.reachability?.failed(asDatabaseFailure(error));
+  };
   const applicationName = `engage-${options.role}`;
   const migrations = [...platformMigrations, ...(options.migrations ?? [])];
   const dataSource = createDataSource(target, migrations, MIGRATION_POOL_SIZE, onConnectionError, applicationName);
   const pool = createPool(target, config.DATABASE_POOL_SIZE, onConnectionError, applicationName);
   const signal = new OutboxSignal();
   const db = new Database({ pool, dataSource }, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
+  seen.reachability = db.reachability;
+  db.reachability.onChange((reachable, error) => {
+    if (reachable) log.info('database reachable again');
+    else log.error({ err: error }, 'database unreachable: requests answer 503 until it is back');
+  });
   try {
     await dataSource.initialize();
     const appliedMigrations = await runMigrations(dataSource);

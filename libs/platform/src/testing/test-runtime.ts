@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load-config';
 import type { MigrationClass } from '../database/data-source';
 import { JobsModule, type JobRegistrations } from '../jobs/jobs.module';
 import { createTestDatabase, dropTestDatabase } from './test-database';
+import type { DatabaseProxy } from './database-proxy';
 import { startPlatform, type PlatformRuntime, type ProcessRole } from '../runtime/platform-runtime';
 
 export function testAdminUrl(): string {
@@ -22,16 +23,18 @@ export function testAdminUrl(): string {
 
 // A runtime on a fresh database of its own (so relays of parallel test files never see each
 // other's outbox); events use Kafka only when a test asks for it. close() drops the database.
+// proxy: the runtime reaches its database through it (started here), so a test can cut it off.
 export async function startTestRuntime(
-  options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string> } = {},
+  options: { role?: ProcessRole; migrations?: MigrationClass[]; env?: Record<string, string>; proxy?: DatabaseProxy } = {},
 ): Promise<PlatformRuntime> {
   const adminUrl = testAdminUrl();
   const databaseUrl = await createTestDatabase(adminUrl);
+  if (options.proxy) await options.proxy.start();
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-data-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: options.proxy ? options.proxy.urlOf(databaseUrl) : databaseUrl,
     DATA_DIR: dataDir,
     OUTBOX_POLL_MS: '50',
     DATABASE_POOL_SIZE: '8',
@@ -41,6 +44,7 @@ export async function startTestRuntime(
   const close = runtime.close.bind(runtime);
   runtime.close = async () => {
     await close();
+    await options.proxy?.stop();
     await dropTestDatabase(adminUrl, databaseUrl);
     rmSync(dataDir, { recursive: true, force: true });
   };
