@@ -1,4 +1,4 @@
-import { Database, type PlatformRuntime } from '@engage/platform';
+import { createPool, Database, type PlatformRuntime } from '@engage/platform';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
 import type { RequestContext } from '@engage/shared-kernel';
 import { executeRead } from './read';
@@ -19,7 +19,13 @@ describe('PostgreSQL errors of data API reads', () => {
     org = await makeOrganization(runtime, 'A');
     await seedItems(runtime, org.organizationId, ITEMS_A);
   });
-  afterAll(() => runtime.close());
+  // Databases of their own (other limits), on pools of their own, ended with the runtime.
+  const owned: Database[] = [];
+  const own = (db: Database) => (owned.push(db), db);
+  afterAll(async () => {
+    await Promise.all(owned.map((db) => db.close()));
+    await runtime.close();
+  });
 
   const read = (query: string, db: Database = runtime.db) =>
     answer(() =>
@@ -41,7 +47,7 @@ describe('PostgreSQL errors of data API reads', () => {
   });
 
   it('should cancel a statement past the statement timeout and answer 503 with a hint, the connection still usable', async () => {
-    const hasty = new Database(runtime.dataSource, undefined, { statementTimeoutMs: 1, workMemKb: 4096 });
+    const hasty = own(new Database({ pool: createPool({ url: runtime.config.DATABASE_URL }, 2) }, undefined, { statementTimeoutMs: 1, workMemKb: 4096 }));
     // A regular expression over 200,000 rows, sorted: far beyond a millisecond.
     await runtime.db.asSystem((tx) =>
       tx.query(`INSERT INTO dataapi_items (organization_id, name) SELECT $1, 'bulk ' || n FROM generate_series(1, 200000) n`, [org.organizationId]),
@@ -58,7 +64,7 @@ describe('PostgreSQL errors of data API reads', () => {
 
   it('should set the statement timeout and work_mem of tenant transactions only', async () => {
     const settings = "SELECT current_setting('statement_timeout') AS timeout, current_setting('work_mem') AS mem";
-    const tenant = new Database(runtime.dataSource, undefined, { statementTimeoutMs: 1234, workMemKb: 2048 });
+    const tenant = own(new Database({ pool: createPool({ url: runtime.config.DATABASE_URL }, 2) }, undefined, { statementTimeoutMs: 1234, workMemKb: 2048 }));
     expect(await tenant.inTenant(org, (tx) => tx.query(settings))).toEqual([{ timeout: '1234ms', mem: '2MB' }]);
     expect(await tenant.asSystem((tx) => tx.query(settings))).toEqual([{ timeout: '0', mem: '4MB' }]);
   });

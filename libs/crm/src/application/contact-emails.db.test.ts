@@ -154,7 +154,7 @@ describe('contact_emails', () => {
   it('should backfill the existing contacts when the migration runs', async () => {
     const ctx = await makeOrganization(runtime);
     const c = await contacts.create(ctx, { first_name: 'Before', emails: ['before@example.com', 'also@example.com'] });
-    const runner = runtime.db.dataSource.createQueryRunner();
+    const runner = runtime.dataSource.createQueryRunner();
     try {
       const migration = new CreateContactEmails1763800002009();
       await migration.down(runner);

@@ -87,7 +87,7 @@ describe('deals.closed_at', () => {
     const open = await deals.create(ctx, { title: 'Open', stage: 'LEAD' });
     const closed = await deals.create(ctx, { title: 'Closed', stage: 'LEAD' });
     await deals.update(ctx, closed.id, { stage: 'CLOSED_LOST' });
-    const runner = runtime.db.dataSource.createQueryRunner();
+    const runner = runtime.dataSource.createQueryRunner();
     try {
       const migration = new KeepDealClosedAt1763800002030();
       await migration.down(runner);

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
 import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
 import type { Pool, PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
 import { translateViolation, type ViolationMap } from './constraint-violation';
 import { asDatabaseFailure } from './database-failure';
 import { Reachability } from './reachability';
-import { createPool, type DatabaseTarget } from './data-source';
 import { GuardedClient } from './guarded-client';
 import { TenantLoad } from './tenant-load';
 
@@ -67,16 +65,11 @@ export interface TenantLimits {
 // PostgreSQL's own defaults would be no timeout and 4 MB.
 export const DEFAULT_TENANT_LIMITS: TenantLimits = { statementTimeoutMs: 8000, workMemKb: 4096 };
 
-// What a Database runs on: the platform's pg pool (createPool), which the Database owns and ends
-// on close(), and TypeORM's data source, kept for the migrations only.
+// What a Database runs on: the platform's pg pool (createPool), which the Database owns and ends on
+// close(). TypeORM's data source runs the migrations only (the runtime's dataSource).
 export interface DatabaseConnections {
   pool: Pool;
-  dataSource?: DataSource;
 }
-
-// A Database made over a bare data source (tests that start a second one, as another replica would)
-// opens a pool of its own from the data source's connection settings.
-const OWN_POOL_SIZE = 4;
 
 type PgResult = { rows: unknown[]; rowCount: number | null };
 
@@ -135,31 +128,17 @@ async function runStatement(
 
 export class Database {
   private readonly pool: Pool;
-  private readonly migrationSource: DataSource | undefined;
   // Whether the database answers: a request meanwhile answers 503 (to-problem.ts), logged once a change.
   readonly reachability = new Reachability();
 
   constructor(
-    connections: DatabaseConnections | DataSource,
+    connections: DatabaseConnections,
     private readonly signal: OutboxSignal = new OutboxSignal(),
     private readonly limits: TenantLimits = DEFAULT_TENANT_LIMITS,
     // Request transactions' durations per organization, read by the gate (docs/operations.md).
     readonly load: TenantLoad = new TenantLoad(),
   ) {
-    if ('pool' in connections) {
-      this.pool = connections.pool;
-      this.migrationSource = connections.dataSource;
-    } else {
-      const { target, applicationName } = settingsOf(connections);
-      this.pool = createPool(target, OWN_POOL_SIZE, () => undefined, applicationName);
-      this.migrationSource = connections;
-    }
-  }
-
-  // TypeORM's data source, for running migrations (a test's migration runner); never for work.
-  get dataSource(): DataSource {
-    if (!this.migrationSource) throw new Error("this Database was made without a data source: run migrations through the runtime's");
-    return this.migrationSource;
+    this.pool = connections.pool;
   }
 
   // Ends the pool: idle connections close at once, lent ones when they come back. Dedicated sessions
@@ -298,13 +277,4 @@ export class Database {
       client.release(broken);
     }
   }
-}
-
-// A data source's connection settings (its public options).
-function settingsOf(dataSource: DataSource): { target: DatabaseTarget; applicationName: string | undefined } {
-  const options = dataSource.options;
-  if (options.type !== 'postgres') throw new Error(`the platform runs on PostgreSQL, not ${options.type}`);
-  const password = typeof options.password === 'string' ? options.password : undefined;
-  const target = { url: options.url, host: options.host, port: options.port, user: options.username, password, database: options.database };
-  return { target, applicationName: options.applicationName };
 }

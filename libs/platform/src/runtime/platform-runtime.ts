@@ -67,7 +67,7 @@ export async function startPlatform(config: Config, options: StartOptions): Prom
   const dataSource = createDataSource(target, migrations, MIGRATION_POOL_SIZE, onConnectionError, applicationName);
   const pool = createPool(target, config.DATABASE_POOL_SIZE, onConnectionError, applicationName);
   const signal = new OutboxSignal();
-  const db = new Database({ pool, dataSource }, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
+  const db = new Database({ pool }, signal, { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, workMemKb: config.DATABASE_WORK_MEM_KB });
   seen.reachability = db.reachability;
   db.reachability.onChange((reachable, error) => {
     if (reachable) log.info('database reachable again');

@@ -1,6 +1,5 @@
 import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { Database } from '@engage/platform';
+import { createPool, Database } from '@engage/platform';
 import type { Drafter } from './drafter';
 import type { NudgeSender } from './nudge-sender';
 import { ReengagementScheduler } from './scheduler';
@@ -265,14 +264,13 @@ describe('replies and limits', () => {
   it('should never nudge twice when passes run at once, also on another connection pool (as another worker process would)', async () => {
     const c = await staleConversation({ approval_mode: false });
     const now = new Date(c.last.getTime() + 20 * H);
-    const pool = new DataSource(r.runtime.dataSource.options as DataSourceOptions);
-    await pool.initialize();
+    const otherDb = new Database({ pool: createPool({ url: r.runtime.config.DATABASE_URL }, 4) });
     try {
       const parts = scheduler as unknown as { drafter: Drafter; sender: NudgeSender };
-      const other = new ReengagementScheduler(new Database(pool), parts.drafter, parts.sender, { now: () => now });
+      const other = new ReengagementScheduler(otherDb, parts.drafter, parts.sender, { now: () => now });
       await Promise.all([scheduler.pass(now), other.pass(now), scheduler.pass(now), other.pass(now)]);
     } finally {
-      await pool.destroy();
+      await otherDb.close();
     }
     expect(await nudgesOf(c.t, c.conversationId)).toHaveLength(1);
     expect(graphTexts(c.pageId)).toHaveLength(1);

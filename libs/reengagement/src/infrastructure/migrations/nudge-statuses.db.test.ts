@@ -38,7 +38,7 @@ const awaitingIndex = async () => {
   return row.indexdef;
 };
 const migrate = async (direction: 'up' | 'down') => {
-  const runner = r.runtime.db.dataSource.createQueryRunner();
+  const runner = r.runtime.dataSource.createQueryRunner();
   try {
     await new RenameNudgeStatuses1763800012002()[direction](runner);
   } finally {
