@@ -4,16 +4,22 @@
 # no Docker and no Kafka tarball needed, only Java 17+ and Maven.
 #
 #   scripts/kafka-local.sh start    start the broker; last stdout line is KAFKA_BROKERS=127.0.0.1:<port>
+#                                   (on the data a `stop` with KAFKA_KEEP_DATA=1 or a `kill` kept, if any)
 #   scripts/kafka-local.sh stop     stop the broker and delete its data (exit 0 if nothing runs)
+#   scripts/kafka-local.sh kill     kill the broker with SIGKILL (a crash), keeping its data
+#   scripts/kafka-local.sh restart  stop the broker cleanly, keeping its data, and start it again on it
 #   scripts/kafka-local.sh status   exit 0 if the broker is running and answering, else 1
 #
 # Environment:
 #   KAFKA_PORT             client listener port (default 9092)
 #   KAFKA_CONTROLLER_PORT  KRaft controller port (default 9093; clients never use it)
 #   KAFKA_HEAP_OPTS        JVM heap flags (default "-Xms128m -Xmx512m")
+#   KAFKA_STATE_DIR        where this broker's config, log, pid and state go (default .kafka): a
+#                          second broker (other ports) with its own state dir runs beside the first
+#   KAFKA_KEEP_DATA=1      `stop` keeps the data for the next `start` (topics, offsets, groups)
 #
-# Inside the repository it writes only to .kafka/ (jars, generated config, broker log,
-# pid and state). The broker's data lives in a temporary directory that `stop` deletes.
+# Inside the repository it writes only to .kafka/ (jars, and by default generated config, broker
+# log, pid and state). The broker's data lives in a temporary directory that `stop` deletes.
 set -euo pipefail
 
 # Work from the repository root, whatever the caller's directory.
@@ -23,11 +29,14 @@ ROOT=$(pwd -P)
 SRC_DIR=$ROOT/scripts/kafka
 KAFKA_DIR=$ROOT/.kafka
 LIB_DIR=$KAFKA_DIR/lib
-CONF_DIR=$KAFKA_DIR/conf
-LOGS_DIR=$KAFKA_DIR/logs
+STATE_DIR=${KAFKA_STATE_DIR:-$KAFKA_DIR}
+mkdir -p "$STATE_DIR"
+STATE_DIR=$(cd -- "$STATE_DIR" && pwd -P)
+CONF_DIR=$STATE_DIR/conf
+LOGS_DIR=$STATE_DIR/logs
 BROKER_LOG=$LOGS_DIR/kafka.out
-PID_FILE=$KAFKA_DIR/kafka.pid
-STATE_FILE=$KAFKA_DIR/state
+PID_FILE=$STATE_DIR/kafka.pid
+STATE_FILE=$STATE_DIR/state
 
 PORT=${KAFKA_PORT:-9092}
 CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-9093}
@@ -103,22 +112,53 @@ new_cluster_id() {
   echo "$id"
 }
 
-stop_broker() {
-  local pid log_dir i
+# Ends the broker process: SIGTERM runs Kafka's shutdown hook (clean shutdown), SIGKILL only as a
+# last resort; with "kill", SIGKILL at once (a crash).
+end_broker() {
+  local pid i
   if pid=$(broker_pid); then
-    log "stopping broker (pid $pid)..."
-    # SIGTERM runs Kafka's shutdown hook (clean shutdown); SIGKILL only as a last resort.
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < STOP_TIMEOUT * 2; i++)); do
-      is_broker "$pid" || break
-      sleep 0.5
-    done
+    if [[ ${1:-} == kill ]]; then
+      log "killing broker (pid $pid)..."
+    else
+      log "stopping broker (pid $pid)..."
+      kill -TERM "$pid" 2>/dev/null || true
+      for ((i = 0; i < STOP_TIMEOUT * 2; i++)); do
+        is_broker "$pid" || break
+        sleep 0.5
+      done
+      is_broker "$pid" && log "no exit after ${STOP_TIMEOUT}s; sending SIGKILL"
+    fi
     if is_broker "$pid"; then
-      log "no exit after ${STOP_TIMEOUT}s; sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
       while is_broker "$pid"; do sleep 0.2; done
     fi
   fi
+  rm -f "$PID_FILE"
+}
+
+# Ends the broker and keeps its data for the next start (the state file then says kept=1).
+keep_broker() {
+  end_broker "${1:-}"
+  local log_dir
+  log_dir=$(state_get log_dir)
+  if [[ -n $log_dir && -d $log_dir ]]; then
+    grep -q '^kept=1$' "$STATE_FILE" || echo 'kept=1' >>"$STATE_FILE"
+    log "data kept in $log_dir for the next start"
+  fi
+}
+
+# The kept data dir, if the last stop kept one (KAFKA_KEEP_DATA=1, kill, restart).
+kept_log_dir() {
+  local log_dir
+  [[ $(state_get kept) == 1 ]] || return 1
+  log_dir=$(state_get log_dir)
+  [[ -n $log_dir && -f $log_dir/meta.properties ]] || return 1
+  echo "$log_dir"
+}
+
+stop_broker() {
+  local log_dir
+  end_broker
   log_dir=$(state_get log_dir)
   # Only ever delete a directory this script created with mktemp.
   if [[ -n $log_dir && -d $log_dir && ${log_dir##*/} == kafka-local.* ]]; then
@@ -134,7 +174,8 @@ fail_start() {
     log "last lines of .kafka/logs/kafka.out:"
     tail -n 40 "$BROKER_LOG" >&2
   fi
-  stop_broker
+  # A failed start on kept data keeps it.
+  if [[ $(state_get kept) == 1 ]]; then end_broker; else stop_broker; fi
   exit 1
 }
 
@@ -156,8 +197,16 @@ start_broker() {
     fi
     log "broker (pid $pid) is not answering; restarting it"
   fi
-  # Clear whatever a previous run left behind (dead pid, old data dir).
-  stop_broker
+  # Clear whatever a previous run left behind (dead pid, old data dir), unless its data was kept.
+  if log_dir=$(kept_log_dir); then
+    end_broker
+    running_port=$(state_get port)
+    [[ $running_port == "$PORT" && $(state_get controller_port) == "$CONTROLLER_PORT" ]] ||
+      die "the kept data is for port $running_port; set KAFKA_PORT=$running_port KAFKA_CONTROLLER_PORT=$(state_get controller_port), or run '$0 stop' to delete it"
+  else
+    stop_broker
+    log_dir=
+  fi
 
   for p in "$PORT" "$CONTROLLER_PORT"; do
     ! port_open "$p" || die "port $p is already in use by another process (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
@@ -168,16 +217,26 @@ start_broker() {
 
   mkdir -p "$CONF_DIR" "$LOGS_DIR"
   : >"$BROKER_LOG"
-  # A fresh data dir every start: formatting a used one fails, and tests want a clean broker.
-  log_dir=$(mktemp -d "${TMPDIR:-/tmp}/kafka-local.XXXXXX")
-  # Record it at once so `stop` can delete it even if this start fails.
-  printf 'log_dir=%s\nport=%s\ncontroller_port=%s\n' "$log_dir" "$PORT" "$CONTROLLER_PORT" >"$STATE_FILE"
+  local fresh=
+  if [[ -z $log_dir ]]; then
+    # A fresh data dir every start: formatting a used one fails, and tests want a clean broker.
+    fresh=1
+    log_dir=$(mktemp -d "${TMPDIR:-/tmp}/kafka-local.XXXXXX")
+    # Record it at once so `stop` can delete it even if this start fails.
+    printf 'log_dir=%s\nport=%s\ncontroller_port=%s\n' "$log_dir" "$PORT" "$CONTROLLER_PORT" >"$STATE_FILE"
+  else
+    log "starting on the kept data in $log_dir"
+  fi
 
   sed -e "s|@KAFKA_PORT@|$PORT|g" \
       -e "s|@KAFKA_CONTROLLER_PORT@|$CONTROLLER_PORT|g" \
       -e "s|@LOG_DIR@|$log_dir|g" \
       "$SRC_DIR/server.properties.template" >"$CONF_DIR/server.properties"
   cp "$SRC_DIR/log4j2.yaml" "$SRC_DIR/tools-log4j2.yaml" "$CONF_DIR/"
+  if [[ -z $fresh ]]; then
+    launch_broker
+    return
+  fi
 
   # KRaft needs the data dir formatted with a cluster id before the first start.
   # No --standalone: the quorum is fixed by controller.quorum.voters.
@@ -185,7 +244,12 @@ start_broker() {
   quietly java -Xmx256m -Dlog4j2.configurationFile="$CONF_DIR/tools-log4j2.yaml" \
     -cp "$LIB_DIR/*" kafka.tools.StorageTool format \
     -t "$cluster_id" -c "$CONF_DIR/server.properties" || fail_start "formatting the data dir failed"
+  launch_broker
+}
 
+# Starts the JVM on the generated config and waits until the broker answers.
+launch_broker() {
+  local pid
   log "starting broker on 127.0.0.1:$PORT..."
   # Output goes to a file and stdin comes from /dev/null, so the background JVM never
   # holds the caller's pipes open (e.g. `$(scripts/kafka-local.sh start)` returns).
@@ -208,7 +272,9 @@ start_broker() {
     ((SECONDS - started < START_TIMEOUT)) || fail_start "the broker was not ready after ${START_TIMEOUT}s"
     sleep 0.5
   done
-  log "broker ready after $((SECONDS - started))s (pid $pid, log .kafka/logs/kafka.out)"
+  # Kept data in use again: the next stop deletes it (unless told to keep it).
+  sed -i '/^kept=1$/d' "$STATE_FILE"
+  log "broker ready after $((SECONDS - started))s (pid $pid, log ${BROKER_LOG#"$ROOT"/})"
   echo "KAFKA_BROKERS=127.0.0.1:$PORT"
 }
 
@@ -226,10 +292,15 @@ status_broker() {
 
 case "${1:-}" in
   start) start_broker ;;
-  stop) stop_broker ;;
+  stop) if [[ ${KAFKA_KEEP_DATA:-} == 1 ]]; then keep_broker; else stop_broker; fi ;;
+  kill) keep_broker kill ;;
+  restart)
+    keep_broker
+    start_broker
+    ;;
   status) status_broker ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start|stop|kill|restart|status" >&2
     exit 2
     ;;
 esac

@@ -11,6 +11,19 @@ export interface KafkaBusOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
+// Consumer group timing (docs/events.md, "Broker restarts"). After a broker restart its group
+// coordinator reloads each group with the members it had; a consumer that comes back as a new member
+// waits until those members' sessions expire: 30 s at kafkajs's default session timeout, while the
+// relay had published again 0.26 s after the broker answered. 6 s is the least a broker accepts by
+// default (group.min.session.timeout.ms); measured with kafka-recovery.db.test.ts: deliveries resumed 30.05 s
+// after the broker answered with the defaults, 0.3-6.0 s with these. Heartbeats go every second, also
+// while a handler runs (withHeartbeats): a batch slower than the session costs no rebalance.
+export const CONSUMER_SESSION_TIMEOUT_MS = 6000;
+export const CONSUMER_HEARTBEAT_INTERVAL_MS = 1000;
+// Reconnect and rejoin attempts (and the restart after a crash) at most 2 s apart; kafkajs's default
+// backs off up to 30 s, which a consumer could still be sleeping through when the broker is back.
+const CONSUMER_RETRY = { retries: 10, initialRetryTime: 300, maxRetryTime: 2000 };
+
 // Topic per context (`events.<source>`), message key = organization id so one organization's
 // events stay in order within a partition.
 export class KafkaEventBus implements EventBus {
@@ -21,6 +34,7 @@ export class KafkaEventBus implements EventBus {
   private connected = false;
 
   constructor(private readonly options: KafkaBusOptions) {
+    silenceKafkajsNegativeTimeout();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -95,7 +109,9 @@ export class KafkaEventBus implements EventBus {
     await this.ensureTopics(subscription.sources);
     const consumer = this.kafka.consumer({
       groupId: `${this.options.groupPrefix ?? 'engage'}.${subscription.consumer}`,
-      retry: { retries: 10 },
+      retry: CONSUMER_RETRY,
+      sessionTimeout: CONSUMER_SESSION_TIMEOUT_MS,
+      heartbeatInterval: CONSUMER_HEARTBEAT_INTERVAL_MS,
       maxWaitTimeInMs: this.options.maxWaitTimeInMs ?? 500,
     });
     await consumer.connect();
@@ -105,11 +121,11 @@ export class KafkaEventBus implements EventBus {
     const handleBatch = subscription.handleBatch;
     if (handleBatch) {
       await consumer.run({
-        eachBatch: async ({ batch }) => {
+        eachBatch: async ({ batch, heartbeat }) => {
           const events = batch.messages.flatMap((message) => (message.value ? [JSON.parse(message.value.toString()) as DomainEvent] : []));
           if (events.length === 0) return;
           try {
-            await handleBatch(events);
+            await withHeartbeats(heartbeat, () => handleBatch(events));
           } catch (error) {
             this.options.log?.(
               `consumer ${subscription.consumer} failed on a batch of ${events.length} events from ${events[0].id}; it will be retried`,
@@ -121,11 +137,11 @@ export class KafkaEventBus implements EventBus {
       });
     } else {
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: async ({ message, heartbeat }) => {
           if (!message.value) return;
           const event = JSON.parse(message.value.toString()) as DomainEvent;
           try {
-            await subscription.handle(event);
+            await withHeartbeats(heartbeat, () => subscription.handle(event));
           } catch (error) {
             this.options.log?.(`consumer ${subscription.consumer} failed on event ${event.id}; it will be retried`, error);
             throw error;
@@ -135,4 +151,37 @@ export class KafkaEventBus implements EventBus {
     }
     this.consumers.push(consumer);
   }
+}
+
+// kafkajs heartbeats between messages and batches only; while a handler runs longer than the session
+// the member would be expelled. This keeps heartbeating meanwhile (kafkajs sends at most one per
+// interval, shared between callers). A failed heartbeat is left to kafkajs's own after the handler:
+// a rebalance is joined then.
+async function withHeartbeats<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => heartbeat().catch(() => undefined), CONSUMER_HEARTBEAT_INTERVAL_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+// kafkajs 2.2.4 arms a timer with a negative delay after every answer a connection gets (its request
+// queue's throttle check: `throttledUntil - Date.now()` with throttledUntil -1), and on Node 24 the
+// first one prints a TimeoutNegativeWarning at every worker start (tulios/kafkajs#1751, unfixed
+// upstream). No kafkajs setting avoids it: every answer runs that check. This drops exactly that
+// warning, the one raised from kafkajs's request queue; every other warning, a negative timeout of
+// our own included, is printed as before. (Node prints TimeoutNegativeWarning once per process, so
+// once kafkajs has raised it a later one of ours is not printed either, with or without this.)
+let negativeTimeoutSilenced = false;
+function silenceKafkajsNegativeTimeout(): void {
+  if (negativeTimeoutSilenced) return;
+  negativeTimeoutSilenced = true;
+  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const options = rest[0];
+    const type = typeof options === 'string' ? options : (options as { type?: string } | undefined)?.type;
+    if (type === 'TimeoutNegativeWarning' && /kafkajs[\\/]src[\\/]network[\\/]requestQueue/.test(new Error().stack ?? '')) return;
+    emitWarning(warning, ...rest);
+  }) as typeof process.emitWarning;
 }
