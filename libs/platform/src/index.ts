@@ -29,6 +29,8 @@ export * from './security/secret-box';
 export * from './http/create-http-app';
 export * from './http/openapi-parts';
 export { gateAs, isGatedUrl } from './http/gated-routes';
+export { bodySignal, unlessAborted } from './http/body-timeout';
+export { watchMultipartEnd } from './http/multipart-end';
 export { OrgGate } from './http/org-gate';
 export * from './http/api-errors';
 export * from './http/raw-body';

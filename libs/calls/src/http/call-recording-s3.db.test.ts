@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { startTestS3Server, type TestS3Server } from '@engage/platform/testing';
 import { AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp } from '../testing/calls-test-app';
@@ -15,7 +17,7 @@ describe('POST /call-recording to an S3-compatible CDN', () => {
 
   beforeAll(async () => {
     s3 = await startTestS3Server();
-    calls = await startCallsApp(s3.env);
+    calls = await startCallsApp({ ...s3.env, REQUEST_BODY_IDLE_MS: '500' });
     tenant = await createTestTenant(calls.app);
     await setSuiteId(calls, tenant.ctx.organizationId, 'suite-s3');
   });
@@ -51,6 +53,54 @@ describe('POST /call-recording to an S3-compatible CDN', () => {
     const text = await post(multipart({}, [{ bytes: Buffer.alloc(MB, 'x') }]));
     expect(text.statusCode).toBe(400);
     expect(await keys()).toEqual(before);
+  });
+
+  it('leaves nothing in the bucket for a recording whose body is cut off before its closing boundary (400), the multipart upload abandoned', async () => {
+    if (!calls.app.getHttpServer().listening) await calls.app.listen(0, '127.0.0.1');
+    const base = await calls.app.getUrl();
+    const before = await keys();
+    const sentBefore = s3.requests.length;
+    const body = multipart({ direction: 'inbound' }, [{ bytes: mp3Of(12 * MB) }]);
+    for (const payload of [body.payload.subarray(0, 11 * MB), body.payload.subarray(0, 100 * 1024)]) {
+      const res = await fetch(`${base}${URL}`, { method: 'POST', headers: { ...tenant.session, ...body.headers }, body: payload });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'call.invalid_multipart', error: expect.stringMatching(/closing boundary/) });
+    }
+    expect(await keys()).toEqual(before);
+    // The 11 MB cut had begun a multipart upload: it was abandoned (AbortMultipartUpload asked; this server answers 405).
+    const sent = s3.requests.slice(sentBefore);
+    expect(sent.filter((r) => r.method === 'POST' && r.path.includes('?uploads'))).toHaveLength(1);
+    expect(sent.filter((r) => r.method === 'DELETE' && r.path.includes('AbortMultipartUpload'))).toHaveLength(1);
+    expect(sent.filter((r) => r.method === 'PUT' && !r.path.includes('uploadId='))).toEqual([]);
+    const rows = await calls.runtime.db.asSystem((tx) => tx.query("SELECT id FROM call_records WHERE direction = 'inbound'"));
+    expect(rows).toEqual([]);
+  });
+
+  it('leaves nothing in the bucket for a recording that stops arriving (408), the multipart upload abandoned', async () => {
+    if (!calls.app.getHttpServer().listening) await calls.app.listen(0, '127.0.0.1');
+    const port = Number(new globalThis.URL(await calls.app.getUrl()).port);
+    const before = await keys();
+    const sentBefore = s3.requests.length;
+    const body = multipart({ direction: 'missed' }, [{ bytes: mp3Of(20 * MB) }]);
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write(
+      `POST ${URL} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${tenant.session.authorization}\r\n` +
+        `Content-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.payload.length}\r\n\r\n`,
+    );
+    socket.write(body.payload.subarray(0, 8 * MB));
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    const abandoned = () => s3.requests.slice(sentBefore).filter((r) => r.method === 'DELETE' && r.path.includes('AbortMultipartUpload'));
+    for (let i = 0; i < 200 && abandoned().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const sent = s3.requests.slice(sentBefore);
+    expect(sent.filter((r) => r.method === 'POST' && r.path.includes('?uploads'))).toHaveLength(1);
+    expect(abandoned()).toHaveLength(1);
+    expect(await keys()).toEqual(before);
+    const rows = await calls.runtime.db.asSystem((tx) => tx.query("SELECT id FROM call_records WHERE direction = 'missed'"));
+    expect(rows).toEqual([]);
   });
 
   it('stores a small recording of another format as one object', async () => {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { OrgGate, PLATFORM_LOG } from '@engage/platform';
 import { AUDIO_HEADERS, type CallsApp, mp3Of, multipart, setSuiteId, startCallsApp, storedKeys } from '../testing/calls-test-app';
 
 const MB = 1024 * 1024;
@@ -196,6 +197,46 @@ describe('POST /call-recording over a real connection', () => {
     expect(rows).toEqual([]);
   });
 
+  // Issue 33: a body whose last bytes are missing (whole as far as its Content-Length says) was a
+  // 500 with an unhandled ERR_STREAM_PREMATURE_CLOSE: the parser had destroyed the file part before
+  // the handler, which starts after the caller is authenticated, read it.
+  it('answers a multipart body cut off before its closing boundary with 400, storing and registering nothing, logging no unhandled error', async () => {
+    const errors = jest.spyOn(calls.app.get<{ error: (...args: unknown[]) => void }>(PLATFORM_LOG), 'error');
+    const body = multipart({ direction: 'outbound' }, [{ bytes: mp3Of(3 * MB) }]);
+    const boundary = body.headers['content-type'].split('boundary=')[1];
+    const closing = Buffer.from(`--${boundary}--\r\n`);
+    const withoutClosing = body.payload.subarray(0, body.payload.length - closing.length);
+    const notes = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="notes"\r\n\r\ncalled back`);
+    const small = multipart({}, [{ bytes: mp3Of(64 * 1024) }]);
+    const cuts = {
+      // Small enough to have arrived whole while the format is looked up: the parser has given up on the part by then.
+      'inside a small file': { payload: small.payload.subarray(0, 40 * 1024), type: small.headers['content-type'] },
+      'inside the file': body.payload.subarray(0, 2 * MB),
+      'after the file, at its delimiter without the closing dashes': body.payload.subarray(0, body.payload.length - 4),
+      'inside a field after the file': Buffer.concat([withoutClosing, notes]),
+      'inside the first field': body.payload.subarray(0, 60),
+    };
+    for (const [where, cut] of Object.entries(cuts)) {
+      const { payload, type } = Buffer.isBuffer(cut) ? { payload: cut, type: body.headers['content-type'] } : cut;
+      const res = await fetch(new globalThis.URL(URL, base), { method: 'POST', headers: { ...tenant.session, 'content-type': type }, body: payload });
+      const answer = (await res.json()) as { code: string; error: string };
+      expect([where, res.status, answer.code]).toEqual([where, 400, 'call.invalid_multipart']);
+      expect(answer.error).toMatch(/ended before its closing boundary/);
+    }
+    // The storage removed what it had begun (the file of the last two cuts was whole, then removed).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(storedKeys(calls.cdnDir)).toEqual([]);
+    const rows = await calls.runtime.db.asSystem((tx) => tx.query('SELECT id FROM call_records WHERE organization_id = $1', [tenant.ctx.organizationId]));
+    expect(rows).toEqual([]);
+    expect(errors.mock.calls.filter((call) => call.includes('unhandled error'))).toEqual([]);
+    // The whole body still registers the call.
+    const whole = await fetch(new globalThis.URL(URL, base), { method: 'POST', headers: { ...tenant.session, ...body.headers }, body: body.payload });
+    expect(whole.status).toBe(200);
+    await calls.runtime.db.asSystem((tx) => tx.query('DELETE FROM call_records WHERE organization_id = $1', [tenant.ctx.organizationId]));
+    rmSync(join(calls.cdnDir, 'suite-net'), { recursive: true, force: true });
+    errors.mockRestore();
+  });
+
   it('streams an upload sent in pieces to the stored file, intact', async () => {
     const bytes = mp3Of(5 * MB);
     const body = multipart({ customer_phone: '+201009998877' }, [{ bytes }]);
@@ -215,6 +256,49 @@ describe('POST /call-recording over a real connection', () => {
     const answer = (await res.json()) as { call_record_id: string };
     const [key] = storedKeys(calls.cdnDir).filter((k) => k.includes(answer.call_record_id));
     expect(sha(readFileSync(join(calls.cdnDir, key)))).toBe(sha(bytes));
+  });
+});
+
+describe('a recording that stops arriving', () => {
+  let calls: CallsApp;
+  let tenant: TestTenant;
+  let port: number;
+
+  beforeAll(async () => {
+    calls = await startCallsApp({ REQUEST_BODY_IDLE_MS: '400' });
+    tenant = await createTestTenant(calls.app);
+    await setSuiteId(calls, tenant.ctx.organizationId, 'suite-stall');
+    await calls.app.listen(0, '127.0.0.1');
+    port = Number(new globalThis.URL(await calls.app.getUrl()).port);
+  });
+  afterAll(() => calls.close());
+
+  it('is answered 408 after the idle limit, its connection closed, what was written removed and its gate slot given back', async () => {
+    const body = multipart({}, [{ bytes: mp3Of(8 * MB) }]);
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write(
+      `POST ${URL} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${tenant.session.authorization}\r\n` +
+        `Content-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.payload.length}\r\n\r\n`,
+    );
+    socket.write(body.payload.subarray(0, 2 * MB));
+    // The storage has begun writing the file; then nothing more comes.
+    for (let i = 0; i < 200 && storedKeys(calls.cdnDir).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(storedKeys(calls.cdnDir).some((key) => key.endsWith('.partial'))).toBe(true);
+    const stalledAt = Date.now();
+    await closed;
+    expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(300);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received).toContain('stopped arriving: nothing for 400 ms');
+    const gate = calls.app.get(OrgGate);
+    for (let i = 0; i < 200 && (storedKeys(calls.cdnDir).length > 0 || gate.running(tenant.ctx.organizationId) > 0); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(storedKeys(calls.cdnDir)).toEqual([]);
+    expect([gate.running(tenant.ctx.organizationId), gate.uploads()]).toEqual([0, { running: 0, waiting: 0 }]);
+    const rows = await calls.runtime.db.asSystem((tx) => tx.query('SELECT id FROM call_records WHERE organization_id = $1', [tenant.ctx.organizationId]));
+    expect(rows).toEqual([]);
   });
 });
 

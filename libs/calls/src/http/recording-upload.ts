@@ -1,8 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import type { ObjectStorage, StoredObject } from '@engage/platform';
+import { bodySignal, type ObjectStorage, type StoredObject, unlessAborted, watchMultipartEnd } from '@engage/platform';
 import { DomainError } from '@engage/shared-kernel';
 import { type AudioFormat, SNIFF_BYTES, sniffAudioFormat } from '../domain/audio-format';
 
@@ -24,23 +23,18 @@ const tooLarge = () => new DomainError('too_large', 'call.file_too_large', `the 
 const unsupported = () =>
   new DomainError('validation', 'call.unsupported_format', 'the file is not a recording in a supported format (MP3, M4A, WAV, OGG, WebM, AAC, 3GP or AMR)');
 
-// Aborted when the client goes before the body is whole: the multipart parser would otherwise leave
-// the upload waiting for bytes that never come. The storage port then removes what it wrote.
-function abortOnBrokenOff(raw: IncomingMessage): { signal: AbortSignal; forget: () => void } {
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!raw.complete) controller.abort(new DomainError('validation', 'call.upload_aborted', 'the upload broke off before the whole file arrived'));
-  };
-  raw.once('aborted', onClose);
-  raw.socket?.once('close', onClose);
-  return {
-    signal: controller.signal,
-    forget: () => {
-      raw.off('aborted', onClose);
-      raw.socket?.off('close', onClose);
-    },
-  };
-}
+const brokenOff = (reason: unknown) =>
+  new DomainError(
+    'validation',
+    'call.upload_aborted',
+    `the upload broke off before the whole file arrived${reason instanceof Error ? ` (${reason.message})` : ''}`,
+  );
+const cutOff = () =>
+  new DomainError(
+    'validation',
+    'call.invalid_multipart',
+    'the multipart body ended before its closing boundary: it was cut off (nothing was stored; send the whole body again)',
+  );
 
 // The file's bytes as one stream: its first bytes (read to recognise the format) and then the rest,
 // read as the storage consumes them. Past the size limit the parser stops the file short; that is
@@ -84,9 +78,26 @@ export async function readMultipartCall(
   const fields: Record<string, string> = {};
   let stored: StoredRecording | undefined;
   let refusal: unknown;
-  const { signal, forget } = abortOnBrokenOff(request.raw);
+  // Aborted when the body stops arriving or its connection goes before it was read: the parser
+  // would otherwise leave the upload (and its gate slot) waiting for bytes that never come. The
+  // storage port then removes what it wrote.
+  const signal = bodySignal(request.raw);
+  const parts = request.parts({ limits: LIMITS })[Symbol.asyncIterator]();
+  let whole: (() => boolean) | undefined;
+  // The file part being read. The parser leaves it waiting when the connection closes after an
+  // answer was sent (the 408 of a body that stopped arriving): destroyed here, its reader (and the
+  // storage's write, which cannot finish its abort while the reader waits) fails at once.
+  let reading: Readable | undefined;
+  const stopReading = () => reading?.destroy(signal.reason as Error);
+  signal.addEventListener('abort', stopReading, { once: true });
   try {
-    for await (const part of request.parts({ limits: LIMITS })) {
+    for (;;) {
+      const pending = parts.next();
+      // The first next() gave the parser the body: the closing delimiter can be watched for now.
+      whole ??= watchMultipartEnd(request.raw);
+      const next = await unlessAborted(pending, signal);
+      if (next.done) break;
+      const part = next.value;
       if (refusal !== undefined) {
         if (part.type === 'file') discard(part.file);
         continue;
@@ -100,22 +111,26 @@ export async function readMultipartCall(
         if (part.fieldname !== 'file' || stored) {
           throw new DomainError('validation', 'validation_failed', `only one file, in the field "file", is accepted (got "${part.fieldname.slice(0, 50)}")`);
         }
-        const { format, body } = await sniffed(part);
+        reading = part.file;
+        const { format, body } = await unlessAborted(sniffed(part), signal);
         const key = await keyOf(format);
         stored = { ...(await storage.put(key, body, { contentType: format.contentType, signal })), format };
+        reading = undefined;
       } catch (error) {
         refusal = error;
         if (part.type === 'file') discard(part.file);
       }
     }
+    // The parser ends its parts quietly at a body cut off between them (the fields after the cut are
+    // just missing): the closing delimiter must have arrived. A refusal of ours says more.
+    if (refusal === undefined && !whole?.()) throw cutOff();
     if (refusal !== undefined) throw refusal;
     return { fields, stored };
   } catch (error) {
     if (stored) await storage.remove(stored.key).catch(() => undefined);
-    // A refusal of ours explains the request better than the parser's error that followed it.
-    throw asUploadError(refusal ?? error);
+    throw asUploadError(refusal ?? error, request, signal);
   } finally {
-    forget();
+    signal.removeEventListener('abort', stopReading);
   }
 }
 
@@ -128,10 +143,16 @@ function discard(file: Readable): void {
 }
 
 // The parser's own errors (limits, malformed bodies) as this endpoint's answers.
-function asUploadError(error: unknown): unknown {
+function asUploadError(error: unknown, request: FastifyRequest, signal: AbortSignal): unknown {
+  // The body stopped arriving or its connection went: whatever failed after, that is why.
+  if (signal.aborted) return brokenOff(signal.reason);
   if (error instanceof DomainError) return error;
-  if (signalReason(error)) return signalReason(error);
   const code = (error as { code?: unknown })?.code;
+  // A part the parser ended before its closing delimiter (it destroys the file stream, which its
+  // reader sees as a premature close), the whole body having arrived: a body cut off.
+  if (code === 'ERR_STREAM_PREMATURE_CLOSE' || (error instanceof Error && /terminated early|Unexpected end of/i.test(error.message))) {
+    return request.raw.complete ? cutOff() : brokenOff(undefined);
+  }
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
   if (typeof code === 'string' && code.startsWith('FST_')) {
     const limit = ['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT'].includes(code);
@@ -141,13 +162,8 @@ function asUploadError(error: unknown): unknown {
       `the multipart body could not be read: ${(error as Error).message.slice(0, 200)}`,
     );
   }
-  if (error instanceof Error && /multipart|boundary|Unexpected end of form|terminated early/i.test(error.message)) {
+  if (error instanceof Error && /multipart|boundary/i.test(error.message)) {
     return new DomainError('validation', 'call.invalid_multipart', `the multipart body could not be read: ${error.message.slice(0, 200)}`);
   }
   return error;
-}
-
-function signalReason(error: unknown): DomainError | undefined {
-  const cause = (error as { cause?: unknown })?.cause;
-  return cause instanceof DomainError ? cause : undefined;
 }

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
@@ -76,7 +76,12 @@ export class CsvImportService {
       if (bytes > IMPORT_MAX_BYTES && !parser.destroyed)
         parser.destroy(new DomainError('too_large', 'import.too_large', `a CSV import may be at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`));
     });
-    body.on('error', (error) => parser.destroy(error));
+    // The upload may have failed while the job was being made, before anything here listened: the
+    // stream's state tells then, where its 'error' event has gone by (and a stream destroyed
+    // before its end would leave the parser waiting for ever).
+    finished(body, { writable: false }, (error) => {
+      if (error && !parser.destroyed) parser.destroy(error instanceof DomainError ? error : brokenOff());
+    });
     body.pipe(parser);
     let columns: (string | null)[] | undefined;
     let batch: Row[] = [];
@@ -293,6 +298,8 @@ function importFailure(error: unknown): { kind: DomainError['kind']; code: strin
   if (error instanceof CsvError) return { kind: 'validation', code: 'import.invalid_csv', message: `malformed CSV: ${error.message}` };
   return undefined;
 }
+
+const brokenOff = () => new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived');
 
 // A failed job always says why; an unexpected error is named by its SQLSTATE or class only.
 function internalReason(error: unknown): string {

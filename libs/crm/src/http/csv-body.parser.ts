@@ -31,6 +31,9 @@ export class CsvBodyParser implements OnModuleInit {
 // import. A connection lost before the body is complete fails the upload with that reason.
 export function uploadBody(raw: IncomingMessage, payload: Readable): Readable {
   const body = new PassThrough();
+  // It may fail before the import listens (while the caller is authenticated, or waits for a gate
+  // slot): the import reads the failure from its state; unheard, the event would end the process.
+  body.on('error', () => undefined);
   let detached = false;
   payload.pipe(body);
   const detach = () => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
+import { finished, PassThrough, Readable } from 'node:stream';
 import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
@@ -9,7 +9,7 @@ import { Authenticated, type Caller, CurrentCaller } from '@engage/identity';
 import { CsvExportService } from '../application/csv-export.service';
 import { CsvImportService, IMPORT_MAX_BYTES } from '../application/csv-import.service';
 import type { CsvEntity } from '../domain/csv';
-import { ApiAnswer, ApiErrors } from '@engage/platform';
+import { ApiAnswer, ApiErrors, bodySignal, unlessAborted, watchMultipartEnd } from '@engage/platform';
 import { CSV_FILE, IMPORT_JOB, IMPORT_JOBS } from './csv.responses';
 
 export class ExportQueryDto {
@@ -18,50 +18,69 @@ export class ExportQueryDto {
 
 const MULTIPART_LIMITS = { files: 1, fields: 20, fieldSize: 1024, parts: 21, fileSize: IMPORT_MAX_BYTES, headerPairs: 100 };
 
-// The multipart parser does not end its streams when the connection goes before the body is whole
-// (a client gone, or closed by the body timeout's 408, after which only the socket reports it): the
-// import would wait for ever, holding its organization's gate slot. `gone` fails instead.
-function whenBrokenOff(raw: IncomingMessage): { gone: Promise<never>; forget: () => void } {
-  let onClose = (): void => undefined;
-  const gone = new Promise<never>((_resolve, reject) => {
-    onClose = () => {
-      if (!raw.complete) reject(new DomainError('validation', 'import.upload_aborted', 'the upload broke off before the whole file arrived'));
-    };
-  });
-  gone.catch(() => undefined);
-  raw.once('aborted', onClose);
-  raw.socket?.once('close', onClose);
-  const forget = () => {
-    // A keep-alive socket outlives the upload.
-    raw.off('aborted', onClose);
-    raw.socket?.off('close', onClose);
+const brokenOff = (reason: unknown) =>
+  new DomainError(
+    'validation',
+    'import.upload_aborted',
+    `the upload broke off before the whole file arrived${reason instanceof Error ? ` (${reason.message})` : ''}`,
+  );
+const cutOff = (what: string) => new DomainError('validation', 'import.invalid_multipart', `the multipart body ended before its closing boundary: ${what}`);
+
+// The file part as a stream the import owns, which fails with a reason of ours whenever the part
+// cannot be read to its end: the body ended without the part's closing delimiter (the parser then
+// emits an error, or destroys the part before the import reads it, which the parser reports to
+// nobody), or it stopped arriving or its connection went (the platform's body signal).
+function fileOf(raw: IncomingMessage, file: Readable, signal: AbortSignal): Readable {
+  const out = new PassThrough();
+  // The import may start reading after it failed: it reads the failure from the stream's state.
+  out.on('error', () => undefined);
+  const fail = (error: DomainError) => {
+    file.unpipe(out);
+    if (!out.destroyed) out.destroy(error);
   };
-  return { gone, forget };
+  const onAbort = () => fail(brokenOff(signal.reason));
+  if (signal.aborted) {
+    onAbort();
+    return out;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  out.once('close', () => signal.removeEventListener('abort', onAbort));
+  finished(file, (error) => {
+    if (!error) return;
+    if (signal.aborted || !raw.complete) fail(brokenOff(signal.reason));
+    else fail(cutOff('the file was cut off'));
+  });
+  file.pipe(out);
+  return out;
 }
 
+// The stream of the `file` field. The parser does not end its streams when the connection goes
+// before the body has been read (a client gone, or closed by the body watch's 408, after which only
+// the socket reports it), nor answer at all for a request already gone when the handler starts
+// (one that waited for a gate slot): every wait here is raced against the body signal, so the
+// import ends and its organization's gate slot comes back.
 async function multipartFile(request: FastifyRequest): Promise<Readable> {
-  const { gone, forget } = whenBrokenOff(request.raw);
-  try {
-    const part = await Promise.race([request.file({ limits: MULTIPART_LIMITS }), gone]).catch((error: unknown) => {
-      if (error instanceof DomainError) throw error;
-      throw new DomainError(
-        'validation',
-        'import.invalid_multipart',
-        `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`,
-      );
-    });
-    if (!part) throw new DomainError('validation', 'import.no_file', 'the multipart body has no file; send the CSV in a field named "file"');
-    if (part.fieldname !== 'file') {
-      part.file.resume();
-      throw new DomainError('validation', 'import.no_file', `the CSV must be in a field named "file", got "${part.fieldname.slice(0, 50)}"`);
-    }
-    gone.catch((error: Error) => part.file.destroy(error));
-    part.file.once('close', forget);
-    return part.file;
-  } catch (error) {
-    forget();
-    throw error;
+  const signal = bodySignal(request.raw);
+  const pending = request.file({ limits: MULTIPART_LIMITS });
+  const whole = watchMultipartEnd(request.raw);
+  const part = await unlessAborted(pending, signal).catch((error: unknown) => {
+    if (signal.aborted) throw brokenOff(signal.reason);
+    if (error instanceof DomainError) throw error;
+    throw new DomainError(
+      'validation',
+      'import.invalid_multipart',
+      `the multipart body could not be read: ${error instanceof Error ? error.message.slice(0, 200) : 'malformed'}`,
+    );
+  });
+  if (!part) {
+    if (!whole()) throw cutOff('no whole file field arrived');
+    throw new DomainError('validation', 'import.no_file', 'the multipart body has no file; send the CSV in a field named "file"');
   }
+  if (part.fieldname !== 'file') {
+    part.file.resume();
+    throw new DomainError('validation', 'import.no_file', `the CSV must be in a field named "file", got "${part.fieldname.slice(0, 50)}"`);
+  }
+  return fileOf(request.raw, part.file, signal);
 }
 
 // text/csv arrives as a stream; a small text/plain body (already read, within the JSON body limit)

@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { parse } from 'csv-parse/sync';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import type { PlatformRuntime } from '@engage/platform';
+import { OrgGate, type PlatformRuntime } from '@engage/platform';
 import { startTestApp } from '@engage/platform/testing';
 import { CompanyService } from '../application/company.service';
 import { ContactService } from '../application/contact.service';
@@ -230,6 +230,47 @@ describe('CSV import and export of contacts and companies', () => {
     expect(elsewhere.statusCode).toBeGreaterThanOrEqual(400);
     expect(elsewhere.statusCode).toBeLessThan(500);
     expect(await count(t, 'contacts')).toBe(1200);
+  });
+
+  // Issue 33: a multipart body sent whole but without its closing boundary left the import waiting
+  // for ever (the parser had destroyed the file part before the import read it), holding its gate
+  // slot after the client had gone.
+  it('should answer a multipart upload that ends before its closing boundary 400, also after its client went, and give the slot back', async () => {
+    const t = await createTestTenant(app);
+    if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const boundary = 'cut-off';
+    const post = (body: string, hangUp: boolean) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(received));
+        const head = ['POST /functions/v1/contacts/import HTTP/1.1', 'Host: x', `X-API-Key: ${t.key['x-api-key']}`];
+        head.push(`Content-Type: multipart/form-data; boundary=${boundary}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close');
+        socket.write(`${head.join('\r\n')}\r\n\r\n${body}`, () => (hangUp ? socket.destroy() : undefined));
+      });
+    const file = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\nfirst_name\nAda\nGrace\n`;
+    for (const body of [file, `${file}\r\n--${boundary}`, `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhal`]) {
+      const answer = await post(body, false);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        code: 'import.invalid_multipart',
+        error: expect.stringContaining('ended before its closing boundary'),
+      });
+    }
+    // Four clients gone once their (cut-off) bodies were sent: each import ends, and its slot comes back.
+    await Promise.all(Array.from({ length: 4 }, () => post(file, true)));
+    const gate = app.get(OrgGate);
+    for (let tries = 0; tries < 200 && gate.running(t.ctx.organizationId) > 0; tries++) await new Promise((r) => setTimeout(r, 10));
+    expect(gate.running(t.ctx.organizationId)).toBe(0);
+    const jobs = (await get('/functions/v1/imports', t)).json().imports as { status: string }[];
+    expect(jobs.every((job) => job.status === 'failed')).toBe(true);
+    expect(await count(t, 'contacts')).toBe(0);
+    const closed = `${file}\r\n--${boundary}--\r\n`;
+    expect(await post(closed, false)).toMatch(/^HTTP\/1\.1 201 /);
+    expect(await count(t, 'contacts')).toBe(2);
   });
 
   it('should stop with a clear 400 on a bad header or malformed CSV and mark the job failed', async () => {

@@ -53,7 +53,16 @@ export const SETTINGS = {
     default: 600000,
     min: 1000,
     max: 86400000,
-    description: 'time a request (headers and body, a CSV upload included) may take to arrive whole; 408 and the connection closed after it',
+    description:
+      'time a request (headers and body, an upload included) may take to arrive whole, however steadily it arrives; 408 and the connection closed after it',
+  }),
+  REQUEST_BODY_IDLE_MS: intSetting({
+    group: 'service',
+    default: 30000,
+    min: 100,
+    max: 3600000,
+    description:
+      'longest pause in a request body still arriving (no byte while the service waits for one); 408, the connection closed and the upload abandoned after it',
   }),
   BODY_MAX_DEPTH: intSetting({
     group: 'service',
@@ -141,6 +150,22 @@ export const SETTINGS = {
     min: 0,
     max: 10000,
     description: 'how long the 429 of an organization with every slot and queue place taken is held before it is sent (0: at once)',
+  }),
+  ORG_MAX_CONCURRENT_UPLOADS: intSetting({
+    group: 'database',
+    default: 2,
+    min: 1,
+    max: 200,
+    description:
+      'uploads (multipart and CSV bodies read as they arrive) of one organization running at once (per api process); at most ORG_MAX_CONCURRENT_REQUESTS - 1, so its reads and sends keep a slot',
+  }),
+  MAX_CONCURRENT_UPLOADS: intSetting({
+    group: 'database',
+    default: 4,
+    min: 1,
+    max: 1000,
+    description:
+      "uploads of all organizations running at once (per api process); at most the gate's total - 1 (DATABASE_POOL_SIZE - 3), so the other organizations' reads and sends keep the rest",
   }),
 
   DATA_API_MAX_ROWS: intSetting({

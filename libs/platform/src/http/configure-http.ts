@@ -125,7 +125,7 @@ export async function configureHttp(app: NestFastifyApplication, config: Config)
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  installBodyTimeout(fastify, config.REQUEST_TIMEOUT_MS);
+  installBodyTimeout(fastify, { deadlineMs: config.REQUEST_TIMEOUT_MS, idleMs: config.REQUEST_BODY_IDLE_MS });
   app.get(Metrics).install(fastify);
   installRequestLog(fastify, log);
   app.useGlobalFilters(new AllErrorsFilter(log));

@@ -10,7 +10,17 @@ import { OrgGate } from './org-gate';
 import { gateAs, installGatedRoutes } from './gated-routes';
 
 const ORG = '6f1d2c3b-0000-4000-8000-000000000001';
-const gate = new OrgGate({ perOrganization: 1, perSlowOrganization: 1, slowMs: 1000, total: 4, queue: 0, waitMs: 1000, refusalDelayMs: 0 });
+const gate = new OrgGate({
+  perOrganization: 1,
+  perSlowOrganization: 1,
+  slowMs: 1000,
+  total: 4,
+  queue: 0,
+  waitMs: 1000,
+  refusalDelayMs: 0,
+  uploadsPerOrganization: 1,
+  uploads: 3,
+});
 
 // Stands for a guard naming the caller's organization.
 @Injectable()

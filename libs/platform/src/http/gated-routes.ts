@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { OrgGate } from './org-gate';
+import type { GatedKind, OrgGate } from './org-gate';
 
 // Tenant-scoped routes: the data API and the functions. /auth/v1 (sign-in, the account) is per
 // user and limited on its own; /healthz, /readyz, /metrics and /docs have no organization.
@@ -16,15 +17,23 @@ const HELD = Symbol('organization gate slot');
 // no slot held yet; a function: the held slot's release.
 type GatedRequest = FastifyRequest & { [HELD]?: (() => void) | null };
 
+// An upload: a body its handler reads as it arrives (multipart/form-data, or a stream a content
+// type parser handed over, as text/csv's), so the client sets the pace of the request; any other
+// body was read whole before the handler ran.
+export function gatedKindOf(request: FastifyRequest): GatedKind {
+  const multipart = (request as { isMultipart?: () => boolean }).isMultipart?.() === true;
+  return multipart || request.body instanceof Readable ? 'upload' : 'request';
+}
+
 // Called by the guard that names the request's organization (the caller's, once authenticated),
 // after the credentials hold and before the handler runs: a request to a tenant-scoped URL takes a
-// slot of its organization's gate (waiting for one, or refused with 429), held until the route's
-// handler has ended (installGatedRoutes gives it back). Unauthenticated routes and the provider's
-// inbound webhook name no organization and are not gated.
+// slot of its organization's gate (waiting for one, or refused with 429), and an upload one of the
+// upload budget too, held until the route's handler has ended (installGatedRoutes gives them back).
+// Unauthenticated routes and the provider's inbound webhook name no organization and are not gated.
 export async function gateAs(gate: OrgGate, request: FastifyRequest, organizationId: string): Promise<void> {
   const gated = request as GatedRequest;
   if (gated[HELD] !== null || !GATED.test(request.url)) return;
-  gated[HELD] = await gate.enter(organizationId);
+  gated[HELD] = await gate.enter(organizationId, gatedKindOf(request));
 }
 
 function giveBack(request: GatedRequest): void {

@@ -74,6 +74,17 @@ export class Metrics {
         this.set({ state: 'waiting' }, totals.waiting);
       },
     });
+    new Gauge({
+      name: 'org_gate_uploads',
+      help: 'Uploads (bodies read as they arrive) holding a slot of the upload budget (running) or waiting for one',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const uploads = gate.uploads();
+        this.set({ state: 'running' }, uploads.running);
+        this.set({ state: 'waiting' }, uploads.waiting);
+      },
+    });
     new Counter({
       name: 'org_gate_refused_total',
       help: 'Tenant-scoped requests refused by the organization gate',

@@ -1,6 +1,7 @@
 import { DomainError } from '@engage/shared-kernel';
 import { TenantLoad } from '../database/tenant-load';
-import { type GateLimits, MAX_HELD_REFUSALS, OrgGate } from './org-gate';
+import { loadConfig } from '../config/load-config';
+import { type GateLimits, gateLimits, MAX_HELD_REFUSALS, OrgGate } from './org-gate';
 
 const limits = (overrides: Partial<GateLimits>): GateLimits => ({
   perOrganization: 4,
@@ -10,6 +11,8 @@ const limits = (overrides: Partial<GateLimits>): GateLimits => ({
   queue: 8,
   waitMs: 10_000,
   refusalDelayMs: 0,
+  uploadsPerOrganization: 2,
+  uploads: 4,
   ...overrides,
 });
 
@@ -133,6 +136,46 @@ describe('OrgGate', () => {
     expect(gate.running('a')).toBe(3);
     for (const release of [...three, ...others]) release();
     expect(gate.totals()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('should hold uploads to a budget of their own, per organization and for the process, so that reads keep the other slots', async () => {
+    const gate = new OrgGate(limits({ perOrganization: 4, total: 8, queue: 1, waitMs: 50, uploadsPerOrganization: 2, uploads: 4 }));
+    const held = [await gate.enter('a', 'upload'), await gate.enter('a', 'upload')];
+    // A third upload of the organization waits for one of its two, holding no other slot meanwhile, then is refused.
+    const third = refusal(gate.enter('a', 'upload'));
+    expect([gate.running('a'), gate.uploads()]).toEqual([2, { running: 2, waiting: 1 }]);
+    expect(await third).toMatchObject({ code: 'too_many_concurrent_requests', message: expect.stringContaining('uploads of this organization') });
+    // Its reads still run: two of its four slots are left.
+    held.push(await gate.enter('a'), await gate.enter('a'));
+    held.push(await gate.enter('b', 'upload'), await gate.enter('b', 'upload'));
+    expect(await refusal(gate.enter('c', 'upload'))).toMatchObject({ message: expect.stringContaining('uploads of all organizations') });
+    expect(gate.uploads()).toEqual({ running: 4, waiting: 0 });
+    // The uploads hold 4 of the 8 slots whatever they wait for: the others' reads have the rest.
+    held.push(await gate.enter('c'), await gate.enter('c'));
+    expect(gate.totals()).toEqual({ running: 8, waiting: 0 });
+    expect(await refusal(gate.enter('d'))).toMatchObject({ message: expect.stringContaining('requests of all organizations') });
+    for (const release of held) release();
+    expect([gate.totals(), gate.uploads()]).toEqual([
+      { running: 0, waiting: 0 },
+      { running: 0, waiting: 0 },
+    ]);
+  });
+
+  it('should give an upload its upload slots back when its organization has no slot left for it', async () => {
+    const gate = new OrgGate(limits({ perOrganization: 2, total: 8, queue: 0, waitMs: 50, uploadsPerOrganization: 2, uploads: 4 }));
+    const reads = [await gate.enter('a'), await gate.enter('a')];
+    expect(await refusal(gate.enter('a', 'upload'))).toMatchObject({ message: expect.stringContaining('requests of this organization') });
+    expect(gate.uploads()).toEqual({ running: 0, waiting: 0 });
+    for (const release of reads) release();
+    (await gate.enter('a', 'upload'))();
+    expect(gate.totals()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('should leave reads and sends at least one slot of the organization and of the process, whatever the upload settings', () => {
+    const of = (env: Record<string, string>) => gateLimits(loadConfig({ NODE_ENV: 'test', ...env }));
+    expect(of({})).toMatchObject({ total: 8, perOrganization: 4, uploads: 4, uploadsPerOrganization: 2 });
+    expect(of({ MAX_CONCURRENT_UPLOADS: '50', ORG_MAX_CONCURRENT_UPLOADS: '50' })).toMatchObject({ uploads: 7, uploadsPerOrganization: 3 });
+    expect(of({ DATABASE_POOL_SIZE: '3', ORG_MAX_CONCURRENT_REQUESTS: '1' })).toMatchObject({ total: 1, uploads: 1, uploadsPerOrganization: 1 });
   });
 
   it('should let requests already running finish when an organization turns slow, and admit waiters only below the smaller share', async () => {
