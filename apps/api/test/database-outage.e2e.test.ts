@@ -11,7 +11,7 @@ describe('a database outage', () => {
   const proxy = new DatabaseProxy(testAdminUrl());
   let app: NestFastifyApplication;
   let runtime: PlatformRuntime;
-  let close = async () => undefined;
+  let close: () => Promise<void> = async () => undefined;
   let tenant: TestTenant;
   let channel: { id: string; token: string };
   const changes: boolean[] = [];
