@@ -33,10 +33,11 @@ export async function seedOrganization(client, organizationId, assigneeId) {
   // replies the triggers would keep are then set in one statement, as the migration's backfill does.
   await client.query(`SET session_replication_role = replica`);
   await client.query(
-    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at)
+    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at, origin)
      SELECT $1::uuid, ${id('conversation')}, ${id('contact')}, md5($1::text || 'channel')::uuid,
             CASE WHEN k % 2 = 0 THEN 'INBOUND' ELSE 'OUTBOUND' END, CASE WHEN k % 2 = 0 THEN 'DELIVERED' ELSE 'SENT' END, 'bench message',
-            now() - make_interval(days => n % 90 + 1, mins => n % 1440) + make_interval(mins => k * ((n * 7 + k * 13) % 90 + 1))
+            now() - make_interval(days => n % 90 + 1, mins => n % 1440) + make_interval(mins => k * ((n * 7 + k * 13) % 90 + 1)),
+            CASE WHEN k % 2 = 0 THEN 'customer' ELSE 'agent' END
      FROM generate_series(1, $2) n, generate_series(0, $3 - 1) k`,
     [organizationId, CONVERSATIONS, MESSAGES_PER_CONVERSATION],
   );

@@ -58,8 +58,8 @@ async function seed(client, now) {
     [org.id, channel.id, now, dueCount],
   );
   await client.query(
-    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at)
-     SELECT organization_id, id, contact_id, channel_account_id, 'INBOUND', 'DELIVERED', 'Is it still available?', last_customer_message_at
+    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, created_at, origin)
+     SELECT organization_id, id, contact_id, channel_account_id, 'INBOUND', 'DELIVERED', 'Is it still available?', last_customer_message_at, 'customer'
      FROM conversations WHERE organization_id = $1`,
     [org.id],
   );

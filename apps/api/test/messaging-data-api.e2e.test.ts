@@ -16,6 +16,7 @@ describe('messaging tables on /rest/v1', () => {
   it("should read conversations with their contact and messages of the caller's organization only, and refuse writes", async () => {
     const a = await createTestTenant(app);
     const b = await createTestTenant(app);
+    const conversationOf = new Map<string, string>();
     for (const t of [a, b]) {
       await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-123');
       const sent = await app.inject({
@@ -25,6 +26,7 @@ describe('messaging tables on /rest/v1', () => {
         payload: { to: '201001234567', message: `hi from ${t.ctx.organizationId}`, organizationId: t.ctx.organizationId, contactName: 'Sara' },
       });
       expect(sent.statusCode).toBe(200);
+      conversationOf.set(t.ctx.organizationId, sent.json().conversationId);
     }
     const res = await app.inject({
       method: 'GET',
@@ -35,6 +37,20 @@ describe('messaging tables on /rest/v1', () => {
     expect(res.json()).toEqual([{ status: 'OPEN', unread_count: 0, contacts: { first_name: 'Sara' } }]);
     const messages = await app.inject({ method: 'GET', url: '/rest/v1/messages?select=direction,status,content,metadata->>sender_name', headers: a.session });
     expect(messages.json()).toEqual([{ direction: 'OUTBOUND', status: 'SENT', content: `hi from ${a.ctx.organizationId}`, sender_name: null }]);
+    // Who wrote each message, selected and filtered like any column: chat-lite-send is the API's, a
+    // reply from the inbox an agent's.
+    const conversation = conversationOf.get(a.ctx.organizationId)!;
+    const reply = await app.inject({
+      method: 'POST',
+      url: `/functions/v1/messaging/conversations/${conversation}/reply`,
+      headers: a.session,
+      payload: { message: 'Anything else?' },
+    });
+    expect(reply.statusCode).toBe(200);
+    const byOrigin = (query: string) => app.inject({ method: 'GET', url: `/rest/v1/messages?select=content,origin,origin_id&${query}`, headers: a.session });
+    expect((await byOrigin('origin=eq.api')).json()).toEqual([{ content: `hi from ${a.ctx.organizationId}`, origin: 'api', origin_id: null }]);
+    expect((await byOrigin('origin=eq.agent')).json()).toEqual([{ content: 'Anything else?', origin: 'agent', origin_id: null }]);
+    expect((await byOrigin('origin=in.(broadcast,reengagement)')).json()).toEqual([]);
     const channels = await app.inject({ method: 'GET', url: '/rest/v1/channel_accounts?select=*', headers: a.session });
     expect(channels.json()).toHaveLength(1);
     expect(channels.json()[0]).not.toHaveProperty('inbound_token_hash');

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -148,8 +148,10 @@ describe('messaging events delivered as webhooks', () => {
       (await inbound({ type: 'message', id: 'wamid.in-1', from: '201001110003@s.whatsapp.net', name: 'Omar', text: 'Is this in stock?' })).statusCode,
     ).toBe(200);
 
-    // broadcast.response: a reply to a message marked as part of a broadcast. No public endpoint
-    // marks a message so yet (the campaign sender has not landed), so the mark is set directly.
+    // broadcast.response: a reply to a broadcast's message (origin broadcast, origin_id the
+    // broadcast). No public endpoint sends broadcasts yet (the campaign sender has not landed), so
+    // the message sent is made one directly.
+    const broadcastId = randomUUID();
     const campaignSend = await app.inject({
       method: 'POST',
       url: '/functions/v1/chat-lite-send',
@@ -158,9 +160,7 @@ describe('messaging events delivered as webhooks', () => {
     });
     expect(campaignSend.statusCode).toBe(200);
     const campaignMessage = await messageByExternalId(tenant, campaignSend.json().result.external_id);
-    await runtime.db.asSystem((tx) =>
-      tx.query(`UPDATE messages SET metadata = metadata || '{"broadcast_id": "b-1", "broadcast": true}'::jsonb WHERE id = $1`, [campaignMessage.id]),
-    );
+    await runtime.db.asSystem((tx) => tx.query(`UPDATE messages SET origin = 'broadcast', origin_id = $2 WHERE id = $1`, [campaignMessage.id, broadcastId]));
     expect(
       (await inbound({ type: 'message', id: 'wamid.in-2', from: '201001110004', text: 'Interested!', reply_to: campaignSend.json().result.external_id }))
         .statusCode,
@@ -213,12 +213,15 @@ describe('messaging events delivered as webhooks', () => {
     const record = async (table: string, id: string) =>
       instants((await json(tenant, 'GET', `/rest/v1/${table}?id=eq.${id}&select=*`)).json()[0] as Record<string, unknown>);
     const dataOf = (kind: string) => parsed(checks.find(([k]) => k === kind)![1]).data;
+    // Who wrote each message is in its data: chat-lite-send is the API's, an inbound message the customer's.
     expect(dataOf('message.sent')).toMatchObject({
       id: sentMessage.id,
       direction: 'OUTBOUND',
       status: 'SENT',
       content: 'Your order shipped',
       external_id: result.external_id,
+      origin: 'api',
+      origin_id: null,
     });
     expect(dataOf('message.failed')).toMatchObject({ direction: 'OUTBOUND', status: 'FAILED', content: 'Will fail' });
     expect(dataOf('message.delivered')).toMatchObject({ status: 'DELIVERED', changes: { from_status: 'SENT' } });
@@ -226,12 +229,13 @@ describe('messaging events delivered as webhooks', () => {
     const receivedData = dataOf('message.received');
     const { changes: receivedChanges, ...receivedRecord } = receivedData;
     expect(instants(receivedRecord)).toEqual(await record('messages', receivedData.id));
-    expect(receivedRecord).toMatchObject({ direction: 'INBOUND', status: 'DELIVERED', content: 'Is this in stock?' });
+    expect(receivedRecord).toMatchObject({ direction: 'INBOUND', status: 'DELIVERED', content: 'Is this in stock?', origin: 'customer', origin_id: null });
     expect(receivedChanges).toEqual({ contact_id: expect.any(String) });
     expect(dataOf('broadcast.response')).toMatchObject({
       direction: 'INBOUND',
       content: 'Interested!',
-      changes: { replied_to_message_id: campaignMessage.id, broadcast_id: 'b-1' },
+      origin: 'customer',
+      changes: { replied_to_message_id: campaignMessage.id, broadcast_id: broadcastId, campaign_id: null },
     });
     expect(dataOf('conversation.created')).toMatchObject({ id: conversationId, status: 'OPEN' });
     expect(dataOf('conversation.assigned')).toMatchObject({ id: conversationId, assignee_id: tenant.ctx.userId, changes: { previous_assignee_id: null } });

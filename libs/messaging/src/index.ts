@@ -13,6 +13,7 @@ import { ConversationReplyWindows1763800003010 } from './infrastructure/migratio
 import { PublishAnalyticsReadViews1763800003020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
 import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations/0030-publish-channel-accounts';
 import { RecordFactChanges1763800003040 } from './infrastructure/migrations/0040-record-fact-changes';
+import { RecordMessageOrigins1763800003050 } from './infrastructure/migrations/0050-record-message-origins';
 import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
@@ -25,6 +26,8 @@ export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type Provide
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
 // The SMS send of broadcasts, sequences and re-engagement (SMS is not answered from the inbox, §1).
 export { SmsSender, type SmsSendInput, type SmsSendResult } from './application/sms-sender';
+// Who wrote a message (messages.origin, origin_id).
+export { MESSAGE_ORIGINS, AGENT_REPLY_ORIGINS, type MessageOrigin, type MessageAuthor } from './domain/message-origin';
 
 export const messagingMigrations: MigrationClass[] = [
   CreateMessagingTables1763800003001,
@@ -38,6 +41,8 @@ export const messagingMigrations: MigrationClass[] = [
   PublishAnalyticsReadViews1763800003020,
   PublishChannelAccounts1763800003030,
   RecordFactChanges1763800003040,
+  // Who wrote each message: origin and origin_id (docs/messaging.md, "Who wrote a message").
+  RecordMessageOrigins1763800003050,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go

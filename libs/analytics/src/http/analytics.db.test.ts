@@ -40,7 +40,7 @@ describe('GET /rest/v1/analytics/*', () => {
     await f.message(b, 'INBOUND', '2026-01-11T23:30:00Z');
     await f.message(b, 'OUTBOUND', '2026-01-12T00:15:00Z');
     await f.message(e, 'INBOUND', '2026-01-11T08:00:00Z');
-    await f.message(e, 'OUTBOUND', '2026-01-11T08:05:00Z', { metadata: { broadcast_id: 'b1' } });
+    await f.message(e, 'OUTBOUND', '2026-01-11T08:05:00Z', { origin: 'broadcast', originId: randomUUID() });
     await f.message(e, 'OUTBOUND', '2026-01-11T08:10:00Z', { status: 'FAILED' });
     await f.message(d, 'INBOUND', '2026-01-11T10:00:00Z');
     await f.message(d, 'OUTBOUND', '2026-01-11T10:10:00Z');
@@ -132,6 +132,39 @@ describe('GET /rest/v1/analytics/*', () => {
     await f.message(g, 'OUTBOUND', '2025-06-02T11:00:00Z');
     await f.message(g, 'INBOUND', '2025-06-02T10:00:00Z');
     expect((await get('metrics?start_date=2025-06-02&end_date=2025-06-02')).json().metrics.average_response_time).toBe('1.00');
+  });
+
+  it('should count what people wrote as agent replies (inbox, API, queued, scheduled), never automated messages', async () => {
+    const f = new Fixtures(app.db, tenant.ctx.organizationId);
+    const h = await f.conversation(await f.contact('2025-01-01T00:00:00Z'), { createdAt: '2025-07-01T09:00:00Z' });
+    await f.message(h, 'INBOUND', '2025-07-01T10:00:00Z');
+    for (const [i, origin] of ['reengagement', 'rule', 'bot', 'sequence', 'broadcast'].entries()) {
+      await f.message(h, 'OUTBOUND', `2025-07-01T10:0${i + 1}:00Z`, { origin, originId: randomUUID() });
+    }
+    const day = (date: string) => get(`metrics?start_date=${date}&end_date=${date}`);
+    // Only automated messages so far: unanswered, and missed once the target has passed.
+    expect((await day('2025-07-01')).json().metrics).toMatchObject({ total_messages: 6, average_response_time: null, sla_compliance: 0 });
+    await f.message(h, 'OUTBOUND', '2025-07-01T10:30:00Z', { origin: 'api' });
+    expect((await day('2025-07-01')).json().metrics).toMatchObject({ average_response_time: '0.50', sla_compliance: 100 });
+    // A later customer message answered by a scheduled send, one by a queued API send, one by an agent.
+    const answers: [string, string, string, string | undefined][] = [
+      ['2025-07-02', '09:15', 'scheduled', randomUUID()],
+      ['2025-07-03', '09:30', 'api_queued', undefined],
+      ['2025-07-04', '09:45', 'agent', undefined],
+    ];
+    for (const [date, at, origin, originId] of answers) {
+      await f.message(h, 'INBOUND', `${date}T09:00:00Z`);
+      await f.message(h, 'OUTBOUND', `${date}T09:00:30Z`, { origin: 'reengagement', originId: randomUUID() });
+      await f.message(h, 'OUTBOUND', `${date}T${at}:00Z`, { origin, originId });
+    }
+    expect((await day('2025-07-02')).json().metrics.average_response_time).toBe('0.25');
+    expect((await day('2025-07-03')).json().metrics.average_response_time).toBe('0.50');
+    expect((await day('2025-07-04')).json().metrics.average_response_time).toBe('0.75');
+    // The conversation's row counts 4 customer messages and the 4 messages people wrote, not the 8 automated ones.
+    const csv = { ...tenant.session, accept: 'text/csv' };
+    const detail = (await get('inbox?start_date=2025-07-01&end_date=2025-07-04&detail=conversations', csv)).body.trim().split('\r\n');
+    const row = detail.find((line) => line.startsWith(h.id))!.split(',');
+    expect([row[6], row[7]]).toEqual(['4', '4']);
   });
 
   it("should read dates in the organization's time zone", async () => {

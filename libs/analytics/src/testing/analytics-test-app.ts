@@ -78,7 +78,8 @@ export class Fixtures {
     conversation: { id: string; contactId: string },
     direction: 'INBOUND' | 'OUTBOUND',
     createdAt: string,
-    extra: { status?: string; metadata?: object } = {},
+    // Who wrote it: the customer (inbound) or an agent (outbound) unless given.
+    extra: { status?: string; metadata?: object; origin?: string; originId?: string } = {},
   ) {
     return this.insert('messages', {
       conversation_id: conversation.id,
@@ -87,6 +88,8 @@ export class Fixtures {
       direction,
       status: extra.status ?? (direction === 'INBOUND' ? 'DELIVERED' : 'SENT'),
       metadata: extra.metadata ?? {},
+      origin: extra.origin ?? (direction === 'INBOUND' ? 'customer' : 'agent'),
+      origin_id: extra.originId ?? null,
       created_at: createdAt,
     });
   }

@@ -1,5 +1,6 @@
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import { type ChannelCapabilities, CHANNEL_CAPABILITIES } from '../domain/channel-capabilities';
+import type { MessageAuthor } from '../domain/message-origin';
 import { type ChannelKind, isChannelKind } from '../domain/statuses';
 import type { ConversationRow } from '../infrastructure/messaging.sql';
 import type { SendOutcome } from './send.service';
@@ -7,7 +8,9 @@ import type { SendOutcome } from './send.service';
 export interface ReplyInput {
   message: string;
   mediaUrls: string[];
-  // Stored on the message's metadata (automated sends name their source, e.g. reengagement_nudge_id).
+  // Who wrote it: an agent in the inbox, or an automated sender and its source (a nudge, a rule...).
+  author: MessageAuthor;
+  // Stored on the message's metadata.
   metadata?: Record<string, string>;
   // Email: the subject (default: "Re: " and the thread's).
   subject?: string;

@@ -1,5 +1,6 @@
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
+import { AGENT } from '../domain/message-origin';
 import { characterCount, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
 import { type ConversationStatus, isConversationStatus, parseStatusChange } from '../domain/statuses';
 import {
@@ -86,7 +87,7 @@ export class ConversationService {
   }
 
   // The reply goes out on the conversation's own channel, through that kind's adapter (422 when
-  // the kind has none or is not answered from the inbox).
+  // the kind has none or is not answered from the inbox). Written by an agent (origin `agent`).
   async reply(ctx: RequestContext, id: string, input: { message: string; media_urls?: string[]; subject?: string }): Promise<SendOutcome> {
     assertId(id);
     if (characterCount(input.message) > MAX_MESSAGE_CHARACTERS) throw invalid(`message must be at most ${MAX_MESSAGE_CHARACTERS} characters`);
@@ -95,7 +96,8 @@ export class ConversationService {
       const [account] = await tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [row.channel_account_id]);
       return { conversation: row, channel: account };
     });
-    return this.adapters.forReply(channel.kind).reply(ctx, conversation, { message: input.message, mediaUrls: input.media_urls ?? [], subject: input.subject });
+    const reply = { message: input.message, mediaUrls: input.media_urls ?? [], subject: input.subject, author: AGENT };
+    return this.adapters.forReply(channel.kind).reply(ctx, conversation, reply);
   }
 
   async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }): Promise<ConversationView> {

@@ -48,8 +48,14 @@ describe('reading an email mailbox', () => {
       }),
     );
     expect(await box.read()).toEqual({ outcome: 'read', stored: 1, duplicates: 0 });
-    type Row = { content: string; media: Array<{ url: string; kind: string; filename: string }>; metadata: { email: { html: string; from: string } } };
-    const [message] = await rows<Row>(box.t, `SELECT content, media, metadata FROM messages`);
+    type Row = {
+      content: string;
+      media: Array<{ url: string; kind: string; filename: string }>;
+      metadata: { email: { html: string; from: string } };
+      origin: string;
+    };
+    const [message] = await rows<Row>(box.t, `SELECT content, media, metadata, origin FROM messages`);
+    expect(message.origin).toBe('customer');
     expect(message.content).toContain('Hello');
     expect(message.content).not.toContain('<');
     expect(message.metadata.email.from).toBe('omar@customer.test');

@@ -100,7 +100,7 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
     events.push(messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: m.contactId }));
     const named = m.payload.reply_to ? replied.named.get(key(m.event.channel_account_id, m.payload.reply_to)) : undefined;
     const to = named ?? replied.last.get(message.conversation_id);
-    const campaign = to && campaignOf(to.metadata);
+    const campaign = to && campaignOf(to);
     if (to && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: to.id, ...campaign }));
     done.push({ id: m.event.id, error: null });
   }
@@ -182,9 +182,9 @@ async function repliedTo(
   };
 }
 
-export function campaignOf(metadata: Record<string, unknown>): Record<string, unknown> | null {
-  const broadcast = metadata.broadcast_id ?? null;
-  const campaign = metadata.campaign_id ?? null;
-  if (broadcast === null && campaign === null && metadata.broadcast !== true) return null;
-  return { broadcast_id: broadcast, campaign_id: campaign };
+// A reply to a broadcast's message raises broadcast.response: the message's origin says so (its
+// origin_id is the broadcast); a campaign_id kept on its metadata is passed on.
+export function campaignOf(message: Pick<MessageRow, 'origin' | 'origin_id' | 'metadata'>): { broadcast_id: string | null; campaign_id: unknown } | null {
+  if (message.origin !== 'broadcast') return null;
+  return { broadcast_id: message.origin_id, campaign_id: message.metadata.campaign_id ?? null };
 }

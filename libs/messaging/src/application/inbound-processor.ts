@@ -213,7 +213,7 @@ export class InboundProcessor {
     const message = toMessageView(row);
     const events = [messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: contact.id })];
     const repliedTo = await this.repliedTo(tx, event.channel_account_id, conversation.id, payload.reply_to);
-    const campaign = repliedTo && campaignOf(repliedTo.metadata);
+    const campaign = repliedTo && campaignOf(repliedTo);
     if (repliedTo && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: repliedTo.id, ...campaign }));
     await tx.emit(events);
   }

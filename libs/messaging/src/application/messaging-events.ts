@@ -47,6 +47,8 @@ const MESSAGE_FIELDS = [
   'error',
   'created_at',
   'updated_at',
+  'origin',
+  'origin_id',
 ] as const;
 const CONVERSATION_FIELDS = [
   'id',

@@ -173,6 +173,8 @@ export class SendService {
           null,
           JSON.stringify(metadata),
           null,
+          req.author.origin,
+          req.author.originId,
         ],
         { prepare: true },
       );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, SecretBox, Tx } from '@engage/platform';
 import type { ContactService } from '@engage/crm';
+import { checkOutboundAuthor, type MessageAuthor, type MessageOrigin } from '../domain/message-origin';
 import { OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, SMS_MAX_CHARS } from '../domain/sms';
 import { INSERT_OUTBOUND_PART } from '../infrastructure/social.sql';
 import { LAST_SMS_KEYWORD, SMS_CHANNEL, type SmsChannelRow } from '../infrastructure/sms.sql';
@@ -15,7 +16,11 @@ export interface SmsSendInput {
   channelAccountId: string;
   contactId: string;
   text: string;
-  // Kept on the message, e.g. `broadcast_id` / `campaign_id`, so a reply raises broadcast.response.
+  // Who wrote it and its source, stored as the message's origin and origin_id: `broadcast` and the
+  // broadcast's id make a reply raise broadcast.response.
+  origin: MessageOrigin;
+  originId: string | null;
+  // Kept on the message (e.g. a `campaign_id`, passed on in broadcast.response).
   metadata?: Record<string, unknown>;
 }
 
@@ -50,10 +55,11 @@ export class SmsSender {
     if (input.text.includes('\u0000')) throw invalid('text must not contain NUL characters');
     if (!isUuid(input.channelAccountId)) throw NotFound('channel_account', String(input.channelAccountId));
     if (!isUuid(input.contactId)) throw NotFound('contact', String(input.contactId));
+    const author = checkOutboundAuthor({ origin: input.origin, originId: input.originId });
     const contact = await this.contacts.get(ctx, input.contactId);
     const to = contact.phones[0];
     if (!to) throw unprocessable('sms.no_phone', 'The contact has no phone number to send an SMS to');
-    const pending = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, input, contact.id));
+    const pending = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, input, author, contact.id));
     let attempt: { result: Awaited<ReturnType<SmsProvider['send']>> | null; error: string | null };
     try {
       const message = { to, from: pending.from, body: input.text, statusCallback: this.callbackUrl(input.channelAccountId) };
@@ -68,7 +74,7 @@ export class SmsSender {
     return { conversationId: pending.conversationId, message };
   }
 
-  private async storePending(tx: Tx, ctx: RequestContext, input: SmsSendInput, contactId: string) {
+  private async storePending(tx: Tx, ctx: RequestContext, input: SmsSendInput, author: MessageAuthor, contactId: string) {
     const [channel] = await tx.query<SmsChannelRow>(SMS_CHANNEL, [input.channelAccountId]);
     if (!channel || channel.kind !== 'sms') throw NotFound('channel_account', input.channelAccountId);
     if (!channel.is_active) throw unprocessable('channel.inactive', 'This SMS channel account is not active');
@@ -82,7 +88,17 @@ export class SmsSender {
     }
     const conversation = await upsertConversation(tx, ctx, contactId, channel.id, 0);
     const metadata = { ...(input.metadata ?? {}), send_id: randomUUID(), ...(ctx.userId ? { sender_user_id: ctx.userId } : {}) };
-    const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [conversation.id, contactId, channel.id, 0, input.text, '[]', JSON.stringify(metadata)]);
+    const [row] = await tx.query<{ id: string }>(INSERT_OUTBOUND_PART, [
+      conversation.id,
+      contactId,
+      channel.id,
+      0,
+      input.text,
+      '[]',
+      JSON.stringify(metadata),
+      author.origin,
+      author.originId,
+    ]);
     const credentials: SmsCredentials = { accountSid: channel.provider_account_id, authToken: this.box.open(channel.access_token_sealed) };
     return { conversationId: conversation.id, messageId: row.id, from: channel.external_account_id, credentials };
   }

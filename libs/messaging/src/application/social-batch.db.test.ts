@@ -59,8 +59,8 @@ async function mixedBatch(t: TestTenant, pageId: string, channelId: string, n: n
   const [conv] = await sql<{ id: string; contact_id: string }>(t, 'SELECT id, contact_id FROM conversations');
   await sql(
     t,
-    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at)
-    VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute')`,
+    `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, created_at, origin)
+    VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Our offer', 'out-1', now() - interval '1 minute', 'agent')`,
     [conv.id, conv.contact_id, channelId],
   );
   await sql(t, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
@@ -112,9 +112,9 @@ describe('Meta event batches in the worker', () => {
     // 70 + 70 + the echo, the postback, m_old_2 and two duplicates, and four receipts; c7's waits.
     expect(settled).toBe(70 + 70 + 1 + 1 + 1 + 2 + 4);
 
-    const messages = await sql<{ external_id: string; direction: string; status: string; tx: string; contact_id: string }>(
+    const messages = await sql<{ external_id: string; direction: string; status: string; tx: string; contact_id: string; origin: string }>(
       t,
-      'SELECT external_id, direction, status, xmin::text AS tx, contact_id FROM messages ORDER BY created_at, id',
+      'SELECT external_id, direction, status, xmin::text AS tx, contact_id, origin FROM messages ORDER BY created_at, id',
     );
     expect(messages).toHaveLength(1 + 1 + 140 + 1 + 1 + 1);
     expect(new Set(messages.map((m) => m.external_id)).size).toBe(messages.length);
@@ -126,7 +126,9 @@ describe('Meta event batches in the worker', () => {
       const mine = messages.filter((m) => m.external_id.startsWith(`m_${c}_`)).map((m) => m.external_id);
       expect(mine).toEqual([`m_${c}_1`, `m_${c}_2`]);
     }
-    expect(byId.get('m_echo')).toMatchObject({ direction: 'OUTBOUND', status: 'READ', contact_id: conv.contact_id });
+    // An echo was written at the page by a person (an agent); the customers' messages are theirs.
+    expect(byId.get('m_echo')).toMatchObject({ direction: 'OUTBOUND', status: 'READ', contact_id: conv.contact_id, origin: 'agent' });
+    expect(messages.filter((m) => m.direction === 'INBOUND').every((m) => m.origin === 'customer')).toBe(true);
     expect(byId.get('out-1')).toMatchObject({ status: 'READ' });
     expect(byId.get('m_old_2')).toMatchObject({ direction: 'INBOUND', status: 'DELIVERED', contact_id: conv.contact_id });
     expect(await sql(t, "SELECT content, metadata->>'postback' AS postback FROM messages WHERE external_id = 'pb_c5'")).toEqual([

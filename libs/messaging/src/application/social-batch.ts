@@ -1,5 +1,6 @@
 import type { DomainEvent, RequestContext } from '@engage/shared-kernel';
 import type { Tx } from '@engage/platform';
+import { AGENT, CUSTOMER } from '../domain/message-origin';
 import type { SocialPayload } from '../domain/meta-webhook';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import { INBOUND_SEEN_BATCH, MARK_INBOUND_BATCH_DONE } from '../infrastructure/inbound-batch.sql';
@@ -91,6 +92,8 @@ export async function applySocialBatch(tx: Tx, ctx: RequestContext, social: Soci
             taken.map((m) => JSON.stringify(metadataOf(m))),
             taken.map((m) => (m.payload.echo ? 'OUTBOUND' : 'INBOUND')),
             taken.map((m) => (m.payload.echo ? 'SENT' : 'DELIVERED')),
+            // An echo was written at the page, by a person (Meta's inbox or another app of the page).
+            taken.map((m) => (m.payload.echo ? AGENT : CUSTOMER).origin),
           ],
           PREPARED,
         );

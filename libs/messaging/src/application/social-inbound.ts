@@ -5,6 +5,7 @@ import type { ContactService } from '@engage/crm';
 import type { ChannelCapabilities } from '../domain/channel-capabilities';
 import { windowClosesAt } from '../domain/channel-capabilities';
 import type { SocialPayload } from '../domain/meta-webhook';
+import { AGENT } from '../domain/message-origin';
 import { CHANNEL_KINDS, canMoveMessage, type MessageStatus } from '../domain/statuses';
 import type { InboundEventRow } from '../infrastructure/inbound.sql';
 import {
@@ -70,6 +71,8 @@ export class SocialInbound {
         payload.id,
         echo,
         null,
+        AGENT.origin,
+        AGENT.originId,
       ]);
       if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
       return tx.emit([messageEvent(MESSAGE_SENT, ctx, toMessageView(row))]);

@@ -33,6 +33,8 @@ export function toMessageView(row: MessageRow): MessageView {
     external_id,
     metadata,
     error,
+    origin: row.origin,
+    origin_id: row.origin_id ?? null,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

@@ -1,4 +1,5 @@
 import { DomainError, isUuid } from '@engage/shared-kernel';
+import { API, type MessageAuthor } from './message-origin';
 
 export const MAX_MESSAGE_CHARACTERS = 4096;
 const MAX_MEDIA = 10;
@@ -18,6 +19,9 @@ export interface SendRequest {
   from: string | null;
   mediaUrls: string[];
   crossChannel: CrossChannelResponse | null;
+  // Who wrote it: the API for a request to chat-lite-send; the inbox or an automated sender for the
+  // replies that go out through the chat app's send.
+  author: MessageAuthor;
   // Set by automated senders only (never from a request body).
   metadata?: Record<string, string>;
 }
@@ -58,6 +62,7 @@ export function parseSendRequest(body: unknown): SendRequest {
     from: optionalString(b, 'from', 200),
     mediaUrls: parseMediaUrls(b.media_urls),
     crossChannel,
+    author: API,
   };
 }
 

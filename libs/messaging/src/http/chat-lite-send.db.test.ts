@@ -90,6 +90,9 @@ describe('POST /functions/v1/chat-lite-send', () => {
       conversation_id: body.conversationId,
       contact_id: contact.id,
       metadata: { sender_name: 'Agent Amal', random_string: 0 },
+      // Written through the API.
+      origin: 'api',
+      origin_id: null,
     });
     expect(message.external_id).toMatch(/^ext-/);
     const [channel] = await rows(t.ctx, 'SELECT kind, is_active, auto_created FROM channel_accounts');
@@ -107,6 +110,8 @@ describe('POST /functions/v1/chat-lite-send', () => {
         status: 'SENT',
         content: 'Hello there',
         external_id: message.external_id,
+        origin: 'api',
+        origin_id: null,
       },
     });
     expect(emitted[0].payload).toMatchObject({ actor_id: null, conversation: { id: body.conversationId, status: 'OPEN' } });

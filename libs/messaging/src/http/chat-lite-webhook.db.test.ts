@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -224,11 +225,15 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     await post(ch.id, ch.token, { type: 'message', id: 'in-1', from, text: 'hello' });
     await settled(ch.tenant.ctx);
     const [conversation] = await rows<{ id: string; contact_id: string }>(ch.tenant.ctx, 'SELECT id, contact_id FROM conversations');
+    // A broadcast's message (origin broadcast, origin_id the broadcast) carrying its campaign, and an
+    // agent's message with an old-style broadcast_id key: the origin decides, not the key.
+    const broadcastId = randomUUID();
     await rows(
       ch.tenant.ctx,
-      `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata)
-      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Black Friday: 30% off', 'camp-msg-1', '{"campaign_id": "c-42"}')`,
-      [conversation.id, conversation.contact_id, ch.id],
+      `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata, origin, origin_id)
+      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Black Friday: 30% off', 'camp-msg-1', '{"campaign_id": "c-42"}', 'broadcast', $4),
+             (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Anything else?', 'agent-msg-1', '{"broadcast_id": "b-1"}', 'agent', NULL)`,
+      [conversation.id, conversation.contact_id, ch.id, broadcastId],
     );
     await rows(ch.tenant.ctx, "UPDATE conversations SET status = 'SNOOZED', snoozed_until = now() + interval '1 day'");
     await post(ch.id, ch.token, { type: 'message', id: 'in-2', from, text: 'I want it', reply_to: 'camp-msg-1' });
@@ -237,14 +242,17 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     const response = events.find((e) => e.type === 'broadcast.response');
     expect(response?.payload).toMatchObject({
       campaign_id: 'c-42',
-      broadcast_id: null,
+      broadcast_id: broadcastId,
+      replied_to_message_id: expect.any(String),
       message: { content: 'I want it', direction: 'INBOUND' },
       actor_id: null,
     });
     expect(events.find((e) => e.type === 'conversation.status.changed')?.payload).toMatchObject({ from_status: 'SNOOZED', to_status: 'OPEN' });
     expect(await rows(ch.tenant.ctx, 'SELECT status, snoozed_until FROM conversations')).toEqual([{ status: 'OPEN', snoozed_until: null }]);
-    // A plain reply (not to a campaign) gives no broadcast.response.
-    expect(events.filter((e) => e.type === 'broadcast.response')).toHaveLength(1);
+    // A reply to the agent's message (a broadcast_id key, origin agent) gives no broadcast.response.
+    await post(ch.id, ch.token, { type: 'message', id: 'in-3', from, text: 'No thanks', reply_to: 'agent-msg-1' });
+    await settled(ch.tenant.ctx);
+    expect((await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'broadcast.response')).toHaveLength(1);
   });
 
   it('should re-host inbound media into own storage, and refuse to fetch private addresses', async () => {

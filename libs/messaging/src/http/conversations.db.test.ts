@@ -92,9 +92,11 @@ describe('agent inbox /functions/v1/messaging', () => {
 
     const read = (await call('GET', `/conversations/${ids[0]}`, t.session)).json();
     expect(read).toMatchObject({ id: ids[0], status: 'OPEN', unread_count: 3 });
-    expect(read.messages.map((m: { content: string; direction: string }) => [m.direction, m.content])).toEqual([
-      ['OUTBOUND', 'hello 0'],
-      ['OUTBOUND', 'On its way'],
+    // Who wrote each: the first through chat-lite-send (the API), the reply an agent in the inbox.
+    type Read = { content: string; direction: string; origin: string; origin_id: string | null };
+    expect(read.messages.map((m: Read) => [m.direction, m.content, m.origin, m.origin_id])).toEqual([
+      ['OUTBOUND', 'hello 0', 'api', null],
+      ['OUTBOUND', 'On its way', 'agent', null],
     ]);
     expect((await call('GET', `/conversations/${ids[0]}?limit=1`, t.session)).json().messages.map((m: { content: string }) => m.content)).toEqual([
       'On its way',

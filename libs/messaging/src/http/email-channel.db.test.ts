@@ -176,7 +176,7 @@ describe('replying on an email conversation', () => {
       `SELECT * FROM messages WHERE direction = 'OUTBOUND'`,
     );
     const mid = sent.parsed.messageId;
-    expect(message).toMatchObject({ status: 'SENT', external_id: mid, email_message_id: mid, metadata: { sent_copy: 'appended' } });
+    expect(message).toMatchObject({ status: 'SENT', external_id: mid, email_message_id: mid, metadata: { sent_copy: 'appended' }, origin: 'agent' });
     expect((await events(t, 'message.sent')).map((e) => e.payload.message.status)).toEqual(['SENT']);
     const copies = await folderMails(dovecot, user, password, 'Sent');
     expect(copies.map((m) => m.messageId)).toEqual([sent.parsed.messageId]);

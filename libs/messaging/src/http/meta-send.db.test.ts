@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { SecretBox } from '@engage/platform';
@@ -67,11 +68,14 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
         message: { attachment: { type, payload: { url, is_reusable: true } } },
       })),
     ]);
-    const stored = await meta.rows<{ status: string; external_id: string; content: string; media: { kind: string }[] }>(
+    const stored = await meta.rows<{ status: string; external_id: string; content: string; media: { kind: string }[]; origin: string }>(
       t,
-      "SELECT status, external_id, content, media FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at",
+      "SELECT status, external_id, content, media, origin FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at",
     );
     expect(stored.map((m) => m.status)).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
+    // An agent's reply from the inbox; the customer's message is the customer's.
+    expect(stored.map((m) => m.origin)).toEqual(['agent', 'agent', 'agent', 'agent']);
+    expect(await meta.rows(t, "SELECT origin, origin_id FROM messages WHERE direction = 'INBOUND'")).toEqual([{ origin: 'customer', origin_id: null }]);
     // In the order sent: the text, then each attachment.
     expect(stored.map((m) => m.content || m.media[0].kind)).toEqual(['Yes, in stock', 'image', 'video', 'document']);
     expect(stored.map((m) => m.external_id)).toEqual(calls.map((_c, i) => `m_fake_${Number(stored[0].external_id.slice(7)) + i}`));
@@ -150,27 +154,36 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const human: RequestContext = t.ctx;
     const automated: RequestContext = { ...t.ctx, userId: null, role: 'SYSTEM' };
     const last = () => graph.calls[graph.calls.length - 1].body;
+    const byRule = { origin: 'rule' as const, originId: randomUUID() };
+    const byAgent = { origin: 'agent' as const, originId: null };
 
     now = new Date(wrote.getTime() + 24 * H - 1000);
-    await adapter.reply(automated, conversation, { message: 'at 23:59:59', mediaUrls: [] });
+    await adapter.reply(automated, conversation, { message: 'at 23:59:59', mediaUrls: [], author: byRule });
     expect(last()).toEqual({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'at 23:59:59' } });
     now = new Date(wrote.getTime() + 24 * H);
-    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [] })).rejects.toMatchObject({
+    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [], author: byRule })).rejects.toMatchObject({
       code: 'channel.window_closed',
       details: { window: 'standard' },
     });
-    await adapter.reply(human, conversation, { message: 'human at 24:00:00', mediaUrls: [] });
+    await adapter.reply(human, conversation, { message: 'human at 24:00:00', mediaUrls: [], author: byAgent });
     expect(last()).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' });
     now = new Date(wrote.getTime() + 7 * 24 * H - 1000);
-    await adapter.reply(human, conversation, { message: 'last second', mediaUrls: [] });
+    await adapter.reply(human, conversation, { message: 'last second', mediaUrls: [], author: byAgent });
     expect(last()).toMatchObject({ tag: 'HUMAN_AGENT', message: { text: 'last second' } });
     now = new Date(wrote.getTime() + 7 * 24 * H);
-    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [] })).rejects.toMatchObject({
+    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [], author: byAgent })).rejects.toMatchObject({
       code: 'channel.window_closed',
       details: { window: 'human_agent' },
     });
-    const sent = await meta.rows<{ content: string }>(t, "SELECT content FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at");
-    expect(sent.map((m) => m.content)).toEqual(['at 23:59:59', 'human at 24:00:00', 'last second']);
+    const sent = await meta.rows<{ content: string; origin: string; origin_id: string | null }>(
+      t,
+      "SELECT content, origin, origin_id FROM messages WHERE direction = 'OUTBOUND' ORDER BY created_at",
+    );
+    expect(sent).toEqual([
+      { content: 'at 23:59:59', origin: 'rule', origin_id: byRule.originId },
+      { content: 'human at 24:00:00', origin: 'agent', origin_id: null },
+      { content: 'last second', origin: 'agent', origin_id: null },
+    ]);
   });
 
   it('should test a channel account against the Graph API with its own token', async () => {

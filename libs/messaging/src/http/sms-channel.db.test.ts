@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService } from '@engage/crm';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
@@ -85,6 +86,8 @@ describe('SMS channel setup', () => {
   });
 });
 
+const bySequence = () => ({ origin: 'sequence' as const, originId: randomUUID() });
+
 describe('SmsSender, the send of broadcasts and sequences', () => {
   it('should store the message PENDING before the provider call, then SENT with the sid, in the contact’s SMS conversation', async () => {
     const { t, id, sid, token, from } = await smsChannel(app, fake);
@@ -95,7 +98,8 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
       seen.push(...rows.map((r) => r.status));
     };
     const before = fake.calls.length;
-    const input = { channelAccountId: id, contactId: contact.id, text: 'Sale ends tonight', metadata: { broadcast_id: 'b1' } };
+    const broadcastId = randomUUID();
+    const input = { channelAccountId: id, contactId: contact.id, text: 'Sale ends tonight', origin: 'broadcast' as const, originId: broadcastId };
     const sent = await app.get(SmsSender).send(t.ctx, input);
     fake.onMessage = undefined;
     expect(seen).toEqual(['PENDING']);
@@ -109,8 +113,15 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
       status: 'SENT',
       direction: 'OUTBOUND',
       content: 'Sale ends tonight',
-      metadata: expect.objectContaining({ broadcast_id: 'b1' }),
+      origin: 'broadcast',
+      origin_id: broadcastId,
     });
+    // Who wrote it is the message's origin, not a metadata key.
+    expect(sent.message.metadata).not.toHaveProperty('broadcast_id');
+    const stored = await tenantRows<{ origin: string; origin_id: string }>(runtime, t, 'SELECT origin, origin_id FROM messages WHERE id = $1', [
+      sent.message.id,
+    ]);
+    expect(stored).toEqual([{ origin: 'broadcast', origin_id: broadcastId }]);
     expect(sent.message.external_id).toMatch(/^SM[0-9a-f]{32}$/);
     type Row = { id: string; channel_kind: string; contact_id: string };
     const [conversation] = await tenantRows<Row>(runtime, t, 'SELECT id, channel_kind, contact_id FROM conversations');
@@ -118,7 +129,7 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     expect((await outboxOf(runtime, t, 'message.sent')).map((e) => e.payload.message.id)).toEqual([sent.message.id]);
 
     // A second send goes into the same conversation.
-    const second = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Last call' });
+    const second = await app.get(SmsSender).send(t.ctx, { ...input, text: 'Last call' });
     expect(second.conversationId).toBe(sent.conversationId);
 
     // The inbox's reply path does not send on SMS (§1), whoever asks, and nothing is stored or sent.
@@ -137,7 +148,7 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     const { t, id } = await smsChannel(app, fake);
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [phone()] });
     fake.failNext(400, 21610, 'Attempt to send to unsubscribed recipient');
-    const failed = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Hello' });
+    const failed = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Hello', ...bySequence() });
     const error = 'SMS provider error (400, code 21610): Attempt to send to unsubscribed recipient';
     expect(failed.message).toMatchObject({ status: 'FAILED', error, external_id: null });
     expect((await outboxOf(runtime, t, 'message.failed')).map((e) => e.payload.message.error)).toEqual([error]);
@@ -149,8 +160,9 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [phone()] });
     const noPhone = await app.get(ContactService).create(t.ctx, { first_name: 'Nobody', emails: ['n@example.com'] });
     const sender = app.get(SmsSender);
-    const refusal = (input: Parameters<SmsSender['send']>[1]) =>
-      sender.send(t.ctx, input).then(
+    const source = bySequence();
+    const refusal = (input: Omit<Parameters<SmsSender['send']>[1], 'origin' | 'originId'> & Partial<typeof source>) =>
+      sender.send(t.ctx, { ...source, ...input }).then(
         () => null,
         (e: { code: string }) => e.code,
       );
@@ -163,6 +175,15 @@ describe('SmsSender, the send of broadcasts and sequences', () => {
     const foreign = await app.get(ContactService).create(other.t.ctx, { first_name: 'B', phones: [phone()] });
     expect(await refusal({ channelAccountId: id, contactId: foreign.id, text: 'hi' })).toBe('contact.not_found');
     expect(await refusal({ channelAccountId: id, contactId: noPhone.id, text: 'hi' })).toBe('sms.no_phone');
+    // Who wrote it: a known origin other than the customer's, a UUID source where it has one.
+    for (const author of [
+      { origin: 'customer', originId: null },
+      { origin: 'robot', originId: null },
+      { origin: 'broadcast', originId: 'b-7' },
+      { origin: 'agent', originId: randomUUID() },
+    ]) {
+      expect(await refusal({ channelAccountId: id, contactId: contact.id, text: 'hi', ...(author as typeof source) })).toBe('validation_failed');
+    }
     const chatApp = (await create(t, { kind: 'chat_app', name: 'Line' })).json().channel_account.id;
     expect(await refusal({ channelAccountId: chatApp, contactId: contact.id, text: 'hi' })).toBe('channel_account.not_found');
     await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${id}`, headers: t.key, payload: { is_active: false } });

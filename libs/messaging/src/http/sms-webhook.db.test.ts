@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService } from '@engage/crm';
 import type { TestTenant } from '@engage/identity/testing';
@@ -42,11 +43,14 @@ const inbound = (ch: { id: string; sid: string; from: string }, token: string | 
 // A valid number of the plan (its exchange starts with 2-9).
 const phone = () => `+1646${2 + Math.floor(Math.random() * 8)}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 
+// A broadcast's SMS to a new contact.
 async function sentMessage(t: TestTenant, id: string, to = phone()) {
   const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [to] });
-  const { message } = await app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'Sale!', metadata: { broadcast_id: 'b-7' } });
+  const broadcastId = randomUUID();
+  const input = { channelAccountId: id, contactId: contact.id, text: 'Sale!', origin: 'broadcast' as const, originId: broadcastId };
+  const { message } = await app.get(SmsSender).send(t.ctx, input);
   expect(message.status).toBe('SENT');
-  return { contact, message };
+  return { contact, message, broadcastId };
 }
 
 describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
@@ -113,7 +117,11 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     const { t, id, sid, from } = await smsChannel(app, fake);
     const customer = phone();
     // The contact was written in another form; the CRM's phone lookup finds it.
-    const { contact, message } = await sentMessage(t, id, `${customer.slice(0, 2)} (${customer.slice(2, 5)}) ${customer.slice(5, 8)}-${customer.slice(8)}`);
+    const { contact, message, broadcastId } = await sentMessage(
+      t,
+      id,
+      `${customer.slice(0, 2)} (${customer.slice(2, 5)}) ${customer.slice(5, 8)}-${customer.slice(8)}`,
+    );
     const ch = { id, sid, from };
     const res = await inbound(ch, fake.accounts.get(sid)!, { MessageSid: `SM${'1'.repeat(32)}`, From: customer, Body: 'Is it still on?' });
     expect(res).toEqual({ status: 200, type: 'text/xml; charset=utf-8', text: TWIML });
@@ -139,8 +147,11 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
       },
     ]);
     expect((await outboxOf(runtime, t, 'message.received')).map((e) => e.payload.message.content)).toEqual(['Is it still on?']);
-    // A reply to a broadcast's message is announced as such.
-    expect(await outboxOf(runtime, t, 'broadcast.response')).toHaveLength(1);
+    // A reply to a broadcast's message (its origin says so) is announced as such, naming the broadcast.
+    const responses = await outboxOf(runtime, t, 'broadcast.response');
+    expect(responses.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ replied_to_message_id: message.id, broadcast_id: broadcastId, campaign_id: null }),
+    ]);
 
     // An unknown number becomes a new contact with its own SMS conversation.
     const stranger = phone();
@@ -160,7 +171,8 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     const customer = phone();
     const { contact } = await sentMessage(t, id, customer);
     const ch = { id, sid, from };
-    const send = () => app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'More deals' });
+    const sequence = { origin: 'sequence' as const, originId: randomUUID() };
+    const send = () => app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'More deals', ...sequence });
     await inbound(ch, fake.accounts.get(sid)!, { From: customer, Body: ' stop ' });
     await drain();
     await expect(send()).rejects.toMatchObject({ code: 'sms.opted_out' });

@@ -90,8 +90,8 @@ export const SET_EMAIL_SUBJECT = `UPDATE conversations SET email_subject = $2 WH
 
 export const INSERT_EMAIL_MESSAGE = `
   INSERT INTO messages (
-    organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, email_message_id)
-  VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7, $8)
+    organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, email_message_id, origin)
+  VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7, $8, 'customer')
   ON CONFLICT DO NOTHING RETURNING *`;
 
 // What a reply threads on: the conversation's newest message with a Message-ID, and its references.
@@ -99,8 +99,10 @@ export const THREAD_TAIL = `
   SELECT email_message_id, metadata->'email'->'references' AS refs FROM messages
   WHERE conversation_id = $1 AND email_message_id IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1`;
 
+// $8, $9: who wrote it (origin, origin_id).
 export const INSERT_EMAIL_OUTBOUND = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, metadata, email_message_id)
-  VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'PENDING', $4, $5, $6, $7) RETURNING id`;
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, metadata, email_message_id,
+                        origin, origin_id)
+  VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'PENDING', $4, $5, $6, $7, $8, $9) RETURNING id`;
 
 export const SET_SENT_COPY = `UPDATE messages SET metadata = metadata || jsonb_build_object('sent_copy', $2::text) WHERE id = $1`;

@@ -77,6 +77,10 @@ export const MESSAGES = declareTable({
     // Email: the mail's Message-ID, kept for threading only; not served, so a message read through
     // the data API and the same message in a webhook's data have the same fields.
     email_message_id: column('text', { nullable: true, api: 'hidden' }),
+    // Who wrote it (customer, agent, api, api_queued, scheduled, rule, bot, sequence, broadcast,
+    // reengagement) and the source it came from (docs/messaging.md, "Who wrote a message").
+    origin: text,
+    origin_id: uuidOrNull,
   },
 });
 

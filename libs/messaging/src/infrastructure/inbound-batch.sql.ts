@@ -46,9 +46,10 @@ export const UPSERT_CONVERSATIONS = `
 // messages keep their order although they share one transaction. A provider id stored meanwhile
 // by another worker gives no row (the caller then falls back to one event at a time).
 export const INSERT_INBOUND_MESSAGES = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, created_at, updated_at)
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, created_at, updated_at,
+                        origin)
   SELECT app_org_id(), k.conversation_id, k.contact_id, k.channel_account_id, 'INBOUND', 'DELIVERED', k.content, k.media, k.external_id, k.metadata,
-         now() + (k.n - 1) * interval '1 microsecond', now()
+         now() + (k.n - 1) * interval '1 microsecond', now(), 'customer'
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[])
        WITH ORDINALITY AS k(conversation_id, contact_id, channel_account_id, content, media, external_id, metadata, n)
   ORDER BY k.n

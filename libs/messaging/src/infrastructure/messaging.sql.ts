@@ -1,4 +1,5 @@
 import { rowList } from '@engage/platform';
+import type { MessageOrigin } from '../domain/message-origin';
 import { CONVERSATIONS, MESSAGES } from './exposed-tables';
 
 // SQL of channel accounts, conversations and messages. Every statement runs inside
@@ -40,6 +41,8 @@ export interface MessageRow {
   metadata: Record<string, unknown>;
   error: string | null;
   email_message_id: string | null;
+  origin: MessageOrigin;
+  origin_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -114,9 +117,11 @@ export const CONVERSATION_FOR_UPDATE = `SELECT * FROM conversations WHERE id = $
 
 // A provider id seen before on the channel (a provider answering with a non-unique id) gives no
 // row; the caller stores the message without it rather than lose it.
+// $11, $12: who wrote it (origin, origin_id).
 export const INSERT_MESSAGE = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, error,
+                        origin, origin_id)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
   RETURNING ${MESSAGE_ROW}`;
 
@@ -144,8 +149,8 @@ export const FAIL_STALE_PENDING = `
 
 // Inbound de-duplication: a provider id already stored gives no row.
 export const INSERT_INBOUND_MESSAGE = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata)
-  VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7)
+  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata, origin)
+  VALUES (app_org_id(), $1, $2, $3, 'INBOUND', 'DELIVERED', $4, $5, $6, $7, 'customer')
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
   RETURNING ${MESSAGE_ROW}`;
 

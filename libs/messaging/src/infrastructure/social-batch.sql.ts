@@ -8,15 +8,15 @@ export const CHANNEL_CONTACTS_BATCH = `
     SELECT channel_account_id, external_user_id, contact_id FROM channel_contacts
     WHERE organization_id = app_org_id() AND channel_account_id = k.channel_account_id AND external_user_id = k.external_user_id) cc`;
 
-// INSERT_INBOUND_MESSAGES with a direction and status per row (echoes are OUTBOUND and SENT), a
-// microsecond apart in the order given. A Meta id stored meanwhile by another worker gives no row.
+// INSERT_INBOUND_MESSAGES with a direction, status and origin per row (echoes are OUTBOUND, SENT and
+// the agent's), a microsecond apart in the order given. A Meta id stored meanwhile by another worker gives no row.
 export const INSERT_SOCIAL_MESSAGES = `
   INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, external_id, metadata,
-                        created_at, updated_at)
+                        created_at, updated_at, origin)
   SELECT app_org_id(), k.conversation_id, k.contact_id, k.channel_account_id, k.direction, k.status, k.content, k.media, k.external_id, k.metadata,
-         now() + (k.n - 1) * interval '1 microsecond', now()
-  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::text[], $9::text[])
-       WITH ORDINALITY AS k(conversation_id, contact_id, channel_account_id, content, media, external_id, metadata, direction, status, n)
+         now() + (k.n - 1) * interval '1 microsecond', now(), k.origin
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[])
+       WITH ORDINALITY AS k(conversation_id, contact_id, channel_account_id, content, media, external_id, metadata, direction, status, origin, n)
   ORDER BY k.n
   ON CONFLICT (organization_id, channel_account_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
   RETURNING *`;

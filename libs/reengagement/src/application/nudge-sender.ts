@@ -9,8 +9,9 @@ import { toNudgeView } from './nudge-view';
 export type SendResult = { sent: true; nudge: NudgeRow } | { sent: false; nudge: NudgeRow | null; reason: string };
 
 // Sends a nudge through messaging's channel adapter as an automated message (the window rule is
-// checked again there). The nudge is moved to `sent` first, so two approvals (or an approval and
-// the scheduler) send it once; a refused send moves it on to `expired` (window closed) or `failed`.
+// checked again there), written by re-engagement: origin `reengagement`, origin_id the nudge. The
+// nudge is moved to `sent` first, so two approvals (or an approval and the scheduler) send it once;
+// a refused send moves it on to `expired` (window closed) or `failed`.
 export class NudgeSender {
   constructor(
     private readonly db: Database,
@@ -24,7 +25,7 @@ export class NudgeSender {
     if (!claimed) return { sent: false, nudge: null, reason: 'not_sendable' };
     let messageId: string | null = null;
     try {
-      const outcome = await this.sender.send(ctx.organizationId, claimed.conversation_id, text, { reengagement_nudge_id: claimed.id });
+      const outcome = await this.sender.send(ctx.organizationId, claimed.conversation_id, text, { origin: 'reengagement', originId: claimed.id });
       messageId = outcome.messageIds[0] ?? null;
     } catch (error) {
       const closed = error instanceof DomainError && error.code === 'channel.window_closed';

@@ -60,9 +60,13 @@ describe('the re-engagement pass (§8, to the second)', () => {
     expect(sent.authorization).toBe('Bearer platform-ai-key-0123456789');
     expect(JSON.stringify(sent.body.messages)).toContain('Hi, is the blue one in stock?');
     const [message] = await r.runtime.db.inTenant(c.t.ctx, (tx) =>
-      tx.query<{ id: string; metadata: Record<string, unknown> }>(`SELECT id, metadata FROM messages WHERE direction = 'OUTBOUND'`),
+      tx.query<{ id: string; metadata: Record<string, unknown>; origin: string; origin_id: string }>(
+        `SELECT id, metadata, origin, origin_id FROM messages WHERE direction = 'OUTBOUND'`,
+      ),
     );
-    expect(message.metadata).toMatchObject({ reengagement_nudge_id: nudge.id, window: 'free_form' });
+    // Written by re-engagement, from this nudge (its origin says so, not a metadata key).
+    expect(message).toMatchObject({ origin: 'reengagement', origin_id: nudge.id, metadata: { window: 'free_form' } });
+    expect(message.metadata).not.toHaveProperty('reengagement_nudge_id');
     expect(nudge.message_id).toBe(message.id);
     // One nudge per window, however many passes follow.
     expect((await scheduler.pass(new Date(c.last.getTime() + 21 * H))).nudged).toBe(0);

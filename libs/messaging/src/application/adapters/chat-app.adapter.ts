@@ -29,6 +29,7 @@ export class ChatAppAdapter implements ChannelAdapter {
       from: null,
       mediaUrls: input.mediaUrls,
       crossChannel: null,
+      author: input.author,
       metadata: input.metadata,
     });
   }

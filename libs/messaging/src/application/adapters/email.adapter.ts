@@ -112,6 +112,8 @@ export class EmailAdapter implements ChannelAdapter {
       JSON.stringify(media),
       JSON.stringify(metadata),
       pending.emailId,
+      input.author.origin,
+      input.author.originId,
     ]);
     return { pending: { ...pending, messageId: row.id } satisfies Pending, channel };
   }

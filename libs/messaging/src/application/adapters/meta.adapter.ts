@@ -101,6 +101,8 @@ export class MetaAdapter implements ChannelAdapter {
         text,
         JSON.stringify(media),
         JSON.stringify(metadata),
+        input.author.origin,
+        input.author.originId,
       ]);
       messageIds.push(row.id);
     }
