@@ -42,9 +42,10 @@ function post(port: number, length: number, path = '/upload'): { socket: Socket;
   const socket = connect(port, '127.0.0.1');
   let received = '';
   socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+  // The server closes while the client may still be writing: a reset then is part of the answer, not a failure.
   socket.on('error', () => undefined);
   socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`);
-  return { socket, answer: once(socket, 'close').then(() => received) };
+  return { socket, answer: new Promise((resolve) => socket.on('close', () => resolve(received))) };
 }
 
 describe('installBodyTimeout and bodySignal', () => {
@@ -56,7 +57,8 @@ describe('installBodyTimeout and bodySignal', () => {
       socket.write('x'.repeat(100));
       const received = await answer;
       expect(Date.now() - began).toBeGreaterThanOrEqual(IDLE_MS);
-      expect(Date.now() - began).toBeLessThan(IDLE_MS * 3);
+      // Far below the 60 s deadline: the idle limit ended it.
+      expect(Date.now() - began).toBeLessThan(10_000);
       expect(received).toMatch(/^HTTP\/1\.1 408 /);
       expect(received).toContain(`The request body stopped arriving: nothing for ${IDLE_MS} ms`);
       expect(ends).toEqual(['aborted: request_timeout']);
