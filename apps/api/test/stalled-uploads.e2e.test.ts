@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -87,7 +86,7 @@ describe('uploads that stop arriving hold nothing hostage', () => {
     let received = '';
     socket.on('data', (chunk) => (received += chunk.toString('latin1')));
     socket.on('error', () => undefined);
-    const answer = once(socket, 'close').then(() => received);
+    const answer = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
     const head = [`POST ${path} HTTP/1.1`, 'Host: x', `Authorization: ${tenant.session.authorization}`];
     head.push(`Content-Type: multipart/form-data; boundary=${BOUNDARY}`, `Content-Length: ${length}`, 'Connection: close');
     const written = new Promise<void>((resolve) => socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), start]), () => resolve()));
