@@ -5,10 +5,10 @@
 // Deliveries are queued straight into webhook_deliveries (as the consumer would queue them), so the
 // figures measure claim, sign, send and log, not the event relay. The worker picks rows inserted
 // by another process up on its poll (every 500 ms), which bounds the latency floor.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
+import { makeCert } from '../scripts/self-signed-cert.mjs';
 
 const HEALTHY_FOR_THROUGHPUT = 8;
 const THROUGHPUT_DELIVERIES = 20_000;
@@ -22,35 +22,6 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-
-function makeCert(dir) {
-  const certPath = join(dir, 'receiver-cert.pem');
-  const keyPath = join(dir, 'receiver-key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { certPath, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
-}
 
 // An HTTPS receiver on 127.0.0.1: paths under /dead never answer; others answer 200 and record the
 // arrival time and the `queued_at` and `run` the body carries.

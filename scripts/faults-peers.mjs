@@ -3,41 +3,12 @@
 // look-up (the `messaging.meta-profile` job) and answers slowly, and the providers posting inbound
 // messages at a steady rate, retrying as a provider does.
 import { createHmac } from 'node:crypto';
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export function makeCert(dir) {
-  const certPath = join(dir, 'receiver-cert.pem');
-  const keyPath = join(dir, 'receiver-key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { certPath, keyPath };
-}
 
 // The webhook receiver (scripts/faults-receiver.mjs, a process of its own): `deliveries` fills with
 // what it reports. `track` registers the child for the exit handlers.

@@ -15,7 +15,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { chatAppRequest, makeCert, messengerRequest, startGraph, startReceiver, SteadyLoad } from './faults-peers.mjs';
+import { chatAppRequest, messengerRequest, startGraph, startReceiver, SteadyLoad } from './faults-peers.mjs';
+import { makeCert } from './self-signed-cert.mjs';
 import {
   Broker,
   cpuSnapshot,
