@@ -9,6 +9,7 @@ import {
   FINISH_DELIVERY,
   FINISH_SUCCESSES,
   INSERT_LOG,
+  LOGGED_ATTEMPTS,
   MARK_FAILING,
 } from '../infrastructure/webhook.sql';
 
@@ -32,6 +33,10 @@ export interface DisabledNotice {
   reason: string;
 }
 
+// An attempt is recorded again for about a minute at most (delivery.worker.ts); its log row, if a
+// record committed unseen, is younger than this.
+const LOGGED_WITHIN_MS = 10 * 60_000;
+
 // An attempt sent and not yet recorded.
 export interface SentAttempt {
   job: DeliveryJob;
@@ -50,9 +55,11 @@ export class AttemptRecorder {
   ) {}
 
   // Outcomes in the order of `sent`. `disabled` hears of each configuration this disabled.
-  async recordIn(tx: Tx, sent: SentAttempt[], disabled: (notice: DisabledNotice) => void): Promise<AttemptOutcome[]> {
+  // `maybeRecorded`: attempts already logged (a record whose COMMIT committed unseen) are left as they are.
+  async recordIn(tx: Tx, all: SentAttempt[], disabled: (notice: DisabledNotice) => void, maybeRecorded = false): Promise<AttemptOutcome[]> {
     const now = this.clock.now();
-    const outcomes = new Map<SentAttempt, AttemptOutcome>();
+    const outcomes = maybeRecorded ? await this.alreadyLogged(tx, all, now) : new Map<SentAttempt, AttemptOutcome>();
+    const sent = outcomes.size > 0 ? all.filter((item) => !outcomes.has(item)) : all;
     const seen = new Set<string>();
     const successes: SentAttempt[] = [];
     const others = new Set<SentAttempt>();
@@ -74,7 +81,24 @@ export class AttemptRecorder {
       const recovered = (lastSuccess.get(item.job.webhook_id) ?? -1) > i;
       outcomes.set(item, await this.recordOne(tx, item, now, recovered, disabled));
     }
-    return sent.map((item) => outcomes.get(item)!);
+    return all.map((item) => outcomes.get(item)!);
+  }
+
+  // Outcomes of the attempts of `sent` that are logged already (a delivery id and attempt number
+  // name one attempt), as they were logged.
+  private async alreadyLogged(tx: Tx, sent: SentAttempt[], now: Date): Promise<Map<SentAttempt, AttemptOutcome>> {
+    const rows = await tx.query<{ id: string; delivery_id: string; attempt: number; status: AttemptOutcome['status'] }>(LOGGED_ATTEMPTS, [
+      [...new Set(sent.map((item) => item.job.webhook_id))],
+      sent.map((item) => item.job.id),
+      new Date(now.getTime() - LOGGED_WITHIN_MS),
+    ]);
+    const logged = new Map(rows.map((row) => [`${row.delivery_id}:${row.attempt}`, row]));
+    const found = new Map<SentAttempt, AttemptOutcome>();
+    for (const item of sent) {
+      const row = logged.get(`${item.job.id}:${item.job.attempts}`);
+      if (row) found.set(item, outcomeOf(item, row.id, row.status, null));
+    }
+    return found;
   }
 
   private async recordSuccesses(tx: Tx, items: SentAttempt[], now: Date): Promise<[SentAttempt, AttemptOutcome][]> {

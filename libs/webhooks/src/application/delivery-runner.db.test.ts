@@ -319,6 +319,24 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 2]]);
   });
 
+  it('should not record twice an attempt recorded again after a record whose commit went unseen', async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/unseen-commit');
+    statusOf.set('/unseen-failure', 503);
+    const failing = await configure(ctx, '/unseen-failure');
+    const clock = new TestClock(Date.parse('2016-05-01T00:00:00Z'));
+    const ids = [...(await enqueue(ctx, hook.id, clock.at)), ...(await enqueue(ctx, failing.id, clock.at))];
+    const sender = runner(clock);
+    const sent = await Promise.all((await sender.claim(100, 4)).filter((job) => ids.includes(job.id)).map((job) => sender.send(job)));
+    const first = await sender.recordMany(sent);
+    // The worker saw the record fail (its COMMIT's answer lost) and records the attempts again.
+    clock.at += 2000;
+    expect(await sender.recordMany(sent, { maybeRecorded: true })).toEqual(first.map((outcome) => ({ ...(outcome as AttemptOutcome), next_attempt_at: null })));
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 1]]);
+    expect((await logsOf(ctx, failing.id)).map((l) => [l.status, l.attempt])).toEqual([['retrying', 1]]);
+    expect((await configuration(ctx, failing.id)).failing_since).toEqual(new Date(clock.at - 2000));
+  });
+
   it('should let only the latest attempt set the state of a delivery whose earlier attempt is recorded late', async () => {
     const ctx = await org();
     const hook = await configure(ctx, '/late');

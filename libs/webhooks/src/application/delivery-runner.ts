@@ -17,6 +17,14 @@ export interface RunnerOptions {
   onDisabled?: (notice: DisabledNotice) => Promise<void>;
 }
 
+// The outcome of an attempt whose delivery was deleted meanwhile (with its configuration): nothing to record it on.
+export class DeliveryGone extends Error {
+  constructor(deliveryId: string) {
+    super(`delivery ${deliveryId} no longer exists (its configuration was deleted)`);
+    this.name = 'DeliveryGone';
+  }
+}
+
 const systemCtx = (organizationId: string, requestId: string): RequestContext => ({ organizationId, userId: null, role: 'SYSTEM', requestId });
 
 // Sends deliveries and records each attempt: claim (lease) in one short transaction, POST outside
@@ -95,7 +103,9 @@ export class DeliveryRunner {
   // that fails, each attempt of it gets its own, so one bad row does not hold back the others.
   // Notices of disabled configurations (emails) go on in the background unless `waitForNotices`:
   // a slow mail server must not hold the worker's recording, and with it every endpoint's slots.
-  async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
+  // `maybeRecorded`: the attempts failed to be recorded before, perhaps only their COMMIT's answer
+  // was lost; an attempt already logged is then not recorded twice.
+  async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean; maybeRecorded?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
     const results = new Map<SentAttempt, AttemptOutcome | Error>();
     for (const [organizationId, items] of groupBy(sent, (item) => item.job.organization_id)) {
       const groups = items.length === 1 ? [items] : [items, ...items.map((item) => [item])];
@@ -104,11 +114,9 @@ export class DeliveryRunner {
         const requestId = group.length === 1 ? `webhook-delivery:${group[0].job.id}` : `webhook-deliveries:${group.length}`;
         try {
           const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), (tx) =>
-            this.recorder.recordIn(tx, group, (notice) => notices.push(notice)),
+            this.recorder.recordIn(tx, group, (notice) => notices.push(notice), options.maybeRecorded === true),
           );
-          group.forEach((item, i) =>
-            results.set(item, outcomes[i].log_id ? outcomes[i] : new Error(`delivery ${item.job.id} no longer exists (its configuration was deleted)`)),
-          );
+          group.forEach((item, i) => results.set(item, outcomes[i].log_id ? outcomes[i] : new DeliveryGone(item.job.id)));
         } catch (error) {
           if (group.length === 1) results.set(group[0], error instanceof Error ? error : new Error(String(error)));
           continue;

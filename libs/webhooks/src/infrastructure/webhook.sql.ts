@@ -121,6 +121,11 @@ export const INSERT_LOG = `
   INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
   VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`;
 
+// tenant: attempts logged since $3 of deliveries $2 (configurations $1: the log's index leads with them).
+export const LOGGED_ATTEMPTS = `
+  SELECT id, delivery_id, attempt, status FROM webhook_logs
+  WHERE webhook_id = ANY($1::uuid[]) AND created_at >= $3 AND delivery_id = ANY($2::uuid[])`;
+
 export const CLEAR_FAILING = `UPDATE webhook_configurations SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`;
 
 export const MARK_FAILING = `
