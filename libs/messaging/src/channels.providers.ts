@@ -1,5 +1,4 @@
 import type { Provider } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import type pino from 'pino';
 import { ContactService } from '@engage/crm';
 import { CONFIG, type Config, Database, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
@@ -13,12 +12,13 @@ import { ChatAppAdapter } from './application/adapters/chat-app.adapter';
 import { ChannelAdapters } from './application/channel-adapter.port';
 import { InboundSignal } from './application/inbound-receiver';
 import { MetaInbound } from './application/meta-inbound';
-import { SendService } from './application/send.service';
 import { SocialInbound } from './application/social-inbound';
 import { MESSAGING_SETTINGS } from './messaging.settings';
 import { SmsAdapter } from './application/adapters/sms.adapter';
 import { SmsInbound, SmsPublicBase } from './application/sms-inbound';
-import { SmsSender } from './application/sms-sender';
+import { OutboundDispatcher } from './outbound/dispatcher';
+import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
+import { OrganizationSettings } from '@engage/identity';
 import type { SmsProvider } from './application/sms-provider.port';
 import { SmsMessagesApi } from './infrastructure/sms-messages-api';
 
@@ -31,17 +31,36 @@ export const smsInboundPath = (channelAccountId: string) => `/functions/v1/sms-w
 export const CHANNEL_PROVIDERS: Provider[] = [
   {
     provide: ChatAppAdapter,
-    inject: [ModuleRef, ContactService],
-    useFactory: (modules: ModuleRef, contacts: ContactService) => new ChatAppAdapter(() => modules.get(SendService), contacts),
+    inject: [MESSAGING_PROVIDER, OrganizationSettings, ContactService],
+    useFactory: (provider: MessagingProvider, settings: OrganizationSettings, contacts: ContactService) => new ChatAppAdapter(provider, settings, contacts),
   },
   {
     provide: ChannelAdapters,
-    inject: [ChatAppAdapter, Database, SecretBox, CONFIG, SMS_PROVIDER, EmailAdapter],
-    useFactory: (chatApp: ChatAppAdapter, db: Database, box: SecretBox, config: Config, sms: SmsProvider, email: EmailAdapter) => {
+    inject: [ChatAppAdapter, Database, SecretBox, CONFIG, SMS_PROVIDER, EmailAdapter, ContactService, SmsPublicBase],
+    useFactory: (
+      chatApp: ChatAppAdapter,
+      db: Database,
+      box: SecretBox,
+      config: Config,
+      sms: SmsProvider,
+      email: EmailAdapter,
+      contacts: ContactService,
+      base: SmsPublicBase,
+    ) => {
       const s = settingsOf(config, MESSAGING_SETTINGS);
       const graph = new GraphSendApi(s.META_GRAPH_URL ?? 'https://graph.facebook.com/v23.0', s.PROVIDER_TIMEOUT_MS);
       const meta = (['messenger', 'instagram'] as const).map((kind) => new MetaAdapter(kind, db, box, graph, systemClock));
-      return new ChannelAdapters([chatApp, ...meta, new SmsAdapter(db, box, sms), email]);
+      const smsAdapter = new SmsAdapter(db, box, sms, contacts, (id) => base.url + smsInboundPath(id));
+      return new ChannelAdapters([chatApp, ...meta, smsAdapter, email]);
+    },
+  },
+  // The one outbound path (docs/messaging.md): every sender's messages go out through it.
+  {
+    provide: OutboundDispatcher,
+    inject: [Database, ChannelAdapters, CONFIG],
+    useFactory: (db: Database, adapters: ChannelAdapters, config: Config) => {
+      const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
+      return new OutboundDispatcher(db, adapters, { gapMinMs: SEND_GAP_MIN_MS, gapMaxMs: SEND_GAP_MAX_MS });
     },
   },
   {
@@ -53,12 +72,6 @@ export const CHANNEL_PROVIDERS: Provider[] = [
     },
   },
   { provide: SmsPublicBase, inject: [CONFIG], useFactory: (config: Config) => new SmsPublicBase(publicUrl(config).replace(/\/+$/, '')) },
-  {
-    provide: SmsSender,
-    inject: [Database, SecretBox, ContactService, SMS_PROVIDER, SmsPublicBase],
-    useFactory: (db: Database, box: SecretBox, contacts: ContactService, sms: SmsProvider, base: SmsPublicBase) =>
-      new SmsSender(db, box, contacts, sms, (id) => base.url + smsInboundPath(id)),
-  },
   {
     provide: SmsInbound,
     inject: [Database, SecretBox, InboundSignal],

@@ -20,12 +20,11 @@ export { MessagingModule } from './messaging.module';
 export { SendService, type SendOutcome } from './application/send.service';
 export { PendingSendSweeper } from './application/pending-send.sweeper';
 export { ConversationService } from './application/conversation.service';
-export { AutomatedSender } from './application/automated-send';
-export { SendFailed } from './application/send.service';
+// The one way a message leaves the service (docs/messaging.md, "One outbound path").
+export { OutboundDispatcher, SendFailed, type Destination, type Dispatched } from './outbound/dispatcher';
+export type { OutboundSend } from './application/channel-adapter.port';
 export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
 export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
-// The SMS send of broadcasts, sequences and re-engagement (SMS is not answered from the inbox, §1).
-export { SmsSender, type SmsSendInput, type SmsSendResult } from './application/sms-sender';
 // Who wrote a message (messages.origin, origin_id).
 export { MESSAGE_ORIGINS, AGENT_REPLY_ORIGINS, type MessageOrigin, type MessageAuthor } from './domain/message-origin';
 

@@ -6,13 +6,12 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './application/channel-account.service';
 import { ConversationService } from './application/conversation.service';
-import { AutomatedSender } from './application/automated-send';
 import { INBOUND_LANES, InboundProcessor } from './application/inbound-processor';
 import { SocialInbound } from './application/social-inbound';
 import { InboundPurge } from './application/inbound-purge';
 import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
 import { InboundWorker } from './application/inbound.worker';
-import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
+import { MESSAGING_PROVIDER } from './application/messaging-provider.port';
 import { SendAuthorizer } from './application/send-authorizer';
 import { SendService } from './application/send.service';
 import { PendingSendSweeper } from './application/pending-send.sweeper';
@@ -32,12 +31,8 @@ import { createMediaFetcher } from './infrastructure/media-fetcher';
 import { MediaController } from './http/media.controller';
 import { SmsWebhookController } from './http/sms-webhook.controller';
 import { FormBodyParser } from './http/form-body.parser';
-import { SmsSender } from './application/sms-sender';
+import { OutboundDispatcher } from './outbound/dispatcher';
 
-const gapsOf = (config: Config) => {
-  const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
-  return { gapMinMs: SEND_GAP_MIN_MS, gapMaxMs: SEND_GAP_MAX_MS };
-};
 const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS;
 
 @Module({
@@ -63,16 +58,15 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
     {
       provide: SendService,
-      inject: [Database, ContactService, OrganizationSettings, MESSAGING_PROVIDER, CONFIG, ChannelAdapters, PLATFORM_LOG],
+      inject: [ContactService, OrganizationSettings, OutboundDispatcher, Database, ChannelAdapters, PLATFORM_LOG],
       useFactory: (
-        db: Database,
         contacts: ContactService,
         settings: OrganizationSettings,
-        provider: MessagingProvider,
-        config: Config,
+        dispatcher: OutboundDispatcher,
+        db: Database,
         adapters: ChannelAdapters,
         log: pino.Logger,
-      ) => new SendService(db, contacts, settings, provider, gapsOf(config), adapters, (fields, line) => log.debug(fields, line)),
+      ) => new SendService(contacts, settings, dispatcher, db, adapters, (fields, line) => log.debug(fields, line)),
     },
     {
       provide: ChannelAccountService,
@@ -84,13 +78,8 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     ...EMAIL_PROVIDERS,
     {
       provide: ConversationService,
-      inject: [Database, ChannelAdapters],
-      useFactory: (db: Database, adapters: ChannelAdapters) => new ConversationService(db, adapters),
-    },
-    {
-      provide: AutomatedSender,
-      inject: [Database, ChannelAdapters],
-      useFactory: (db: Database, adapters: ChannelAdapters) => new AutomatedSender(db, adapters),
+      inject: [Database, OutboundDispatcher],
+      useFactory: (db: Database, dispatcher: OutboundDispatcher) => new ConversationService(db, dispatcher),
     },
     { provide: InboundSignal, useFactory: () => new InboundSignal() },
     { provide: InboundReceiver, inject: [Database, InboundSignal], useFactory: (db: Database, signal: InboundSignal) => new InboundReceiver(db, signal) },
@@ -137,8 +126,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     ConversationService,
     ChannelAccountService,
     InboundProcessor,
-    SmsSender,
-    AutomatedSender,
+    OutboundDispatcher,
     EmailMailboxJob,
     EmailPollTick,
   ],

@@ -3,7 +3,7 @@ import type pino from 'pino';
 import { CALLS_SETTINGS } from '@engage/calls';
 import { ContactService, CrmModule } from '@engage/crm';
 import { IdentityModule } from '@engage/identity';
-import { AutomatedSender, ConversationService, MessagingModule } from '@engage/messaging';
+import { OutboundDispatcher, ConversationService, MessagingModule } from '@engage/messaging';
 import { CONFIG, type Config, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
 import { CLOCK, type Clock, CUSTOMER_AI_RESOLVER, systemClock } from '@engage/shared-kernel';
 import { AiTargets } from './application/ai-targets';
@@ -58,8 +58,8 @@ const AI_TIMEOUT_MS = 30_000;
     },
     {
       provide: NudgeSender,
-      inject: [Database, AutomatedSender, CLOCK],
-      useFactory: (db: Database, sender: AutomatedSender, clock: Clock) => new NudgeSender(db, sender, clock),
+      inject: [Database, OutboundDispatcher, CLOCK],
+      useFactory: (db: Database, dispatcher: OutboundDispatcher, clock: Clock) => new NudgeSender(db, dispatcher, clock),
     },
     {
       provide: ReengagementScheduler,

@@ -4,8 +4,6 @@ import { AGENT } from '../domain/message-origin';
 import { characterCount, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
 import { type ConversationStatus, isConversationStatus, parseStatusChange } from '../domain/statuses';
 import {
-  type ChannelAccountRow,
-  CHANNEL_BY_ID,
   CONVERSATION_BY_ID,
   CONVERSATION_FOR_UPDATE,
   CONVERSATION_MESSAGES,
@@ -18,7 +16,7 @@ import {
   UNREAD_COUNTS,
 } from '../infrastructure/messaging.sql';
 import { CONVERSATION_ASSIGNED, CONVERSATION_STATUS_CHANGED, conversationEvent } from './messaging-events';
-import type { ChannelAdapters } from './channel-adapter.port';
+import { type OutboundDispatcher, SendFailed } from '../outbound/dispatcher';
 import type { SendOutcome } from './send.service';
 import { type ConversationView, toConversationView, toMessageView, type MessageView } from './views';
 
@@ -39,7 +37,7 @@ const assertId = (id: string) => {
 export class ConversationService {
   constructor(
     private readonly db: Database,
-    private readonly adapters: ChannelAdapters,
+    private readonly dispatcher: OutboundDispatcher,
   ) {}
 
   async list(ctx: RequestContext, q: ConversationQuery) {
@@ -91,13 +89,16 @@ export class ConversationService {
   async reply(ctx: RequestContext, id: string, input: { message: string; media_urls?: string[]; subject?: string }): Promise<SendOutcome> {
     assertId(id);
     if (characterCount(input.message) > MAX_MESSAGE_CHARACTERS) throw invalid(`message must be at most ${MAX_MESSAGE_CHARACTERS} characters`);
-    const { conversation, channel } = await this.db.inTenant(ctx, async (tx) => {
-      const row = await this.find(tx, id);
-      const [account] = await tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [row.channel_account_id]);
-      return { conversation: row, channel: account };
-    });
     const reply = { message: input.message, mediaUrls: input.media_urls ?? [], subject: input.subject, author: AGENT };
-    return this.adapters.forReply(channel.kind).reply(ctx, conversation, reply);
+    const sent = await this.dispatcher.send(ctx, { conversationId: id }, reply);
+    if (sent.failure !== null) throw new SendFailed(sent.failure, sent.messages);
+    return {
+      success: true,
+      result: sent.result!,
+      conversationId: sent.conversation.id,
+      contactId: sent.conversation.contact_id,
+      debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
+    };
   }
 
   async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }): Promise<ConversationView> {

@@ -9,7 +9,8 @@ import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite
 import { ChannelAdapters } from './channel-adapter.port';
 import { PendingSendSweeper } from './pending-send.sweeper';
 import { SendService } from './send.service';
-import { MESSAGING_PROVIDER } from './messaging-provider.port';
+import { OutboundDispatcher } from '../outbound/dispatcher';
+import { ChatAppAdapter } from './adapters/chat-app.adapter';
 
 let chat: ChatLiteTestApp;
 let app: NestFastifyApplication;
@@ -54,14 +55,9 @@ describe('sends are stored before the provider is called', () => {
     let transactions = 0;
     const failing = Object.create(runtime.db) as Database;
     failing.inTenant = (ctx, work) => (++transactions === 2 ? Promise.reject(new Error('database went away')) : runtime.db.inTenant(ctx, work));
-    const service = new SendService(
-      failing,
-      app.get(ContactService),
-      app.get(OrganizationSettings),
-      app.get(MESSAGING_PROVIDER),
-      { gapMinMs: 0, gapMaxMs: 0 },
-      app.get(ChannelAdapters),
-    );
+    const adapters = app.get(ChannelAdapters);
+    const dispatcher = new OutboundDispatcher(failing, adapters, { gapMinMs: 0, gapMaxMs: 0 });
+    const service = new SendService(app.get(ContactService), app.get(OrganizationSettings), dispatcher, failing, adapters);
     await expect(service.send(t.ctx, parseSendRequest({ to, message: 'accepted, then?', organizationId: t.ctx.organizationId }))).rejects.toThrow(
       'database went away',
     );
@@ -85,14 +81,9 @@ describe('PendingSendSweeper', () => {
   // A send whose process "dies" after the PENDING write: the provider call never returns normally.
   const crashingSend = (t: TestTenant, to: string) => {
     const dying = { send: async () => Promise.reject(new Error('process died')) };
-    const service = new SendService(
-      runtime.db,
-      app.get(ContactService),
-      app.get(OrganizationSettings),
-      dying,
-      { gapMinMs: 0, gapMaxMs: 0 },
-      app.get(ChannelAdapters),
-    );
+    const adapters = new ChannelAdapters([new ChatAppAdapter(dying, app.get(OrganizationSettings), app.get(ContactService))]);
+    const dispatcher = new OutboundDispatcher(runtime.db, adapters, { gapMinMs: 0, gapMaxMs: 0 });
+    const service = new SendService(app.get(ContactService), app.get(OrganizationSettings), dispatcher, runtime.db, adapters);
     return service.send(t.ctx, parseSendRequest({ to, message: 'lost?', organizationId: t.ctx.organizationId }));
   };
 

@@ -4,6 +4,8 @@ import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { SecretBox } from '@engage/platform';
 import type { RequestContext } from '@engage/shared-kernel';
 import { MetaAdapter } from '../application/adapters/meta.adapter';
+import { ChannelAdapters } from '../application/channel-adapter.port';
+import { OutboundDispatcher } from '../outbound/dispatcher';
 import { GraphSendApi } from '../infrastructure/graph-send-api';
 import type { ConversationRow } from '../infrastructure/messaging.sql';
 import { GraphApiFake, metaBody } from '../testing/meta-peers';
@@ -151,6 +153,8 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const wrote = new Date(conversation.last_customer_message_at!);
     let now = wrote;
     const adapter = new MetaAdapter('messenger', meta.runtime.db, app.get(SecretBox), new GraphSendApi(graph.url, 5000), { now: () => now });
+    const dispatcher = new OutboundDispatcher(meta.runtime.db, new ChannelAdapters([adapter]), { gapMinMs: 0, gapMaxMs: 0 });
+    const to = { conversationId: conversation.id };
     const human: RequestContext = t.ctx;
     const automated: RequestContext = { ...t.ctx, userId: null, role: 'SYSTEM' };
     const last = () => graph.calls[graph.calls.length - 1].body;
@@ -158,20 +162,20 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
     const byAgent = { origin: 'agent' as const, originId: null };
 
     now = new Date(wrote.getTime() + 24 * H - 1000);
-    await adapter.reply(automated, conversation, { message: 'at 23:59:59', mediaUrls: [], author: byRule });
+    await dispatcher.send(automated, to, { message: 'at 23:59:59', mediaUrls: [], author: byRule });
     expect(last()).toEqual({ recipient: { id: psid }, messaging_type: 'RESPONSE', message: { text: 'at 23:59:59' } });
     now = new Date(wrote.getTime() + 24 * H);
-    await expect(adapter.reply(automated, conversation, { message: 'at 24:00:00', mediaUrls: [], author: byRule })).rejects.toMatchObject({
+    await expect(dispatcher.send(automated, to, { message: 'at 24:00:00', mediaUrls: [], author: byRule })).rejects.toMatchObject({
       code: 'channel.window_closed',
       details: { window: 'standard' },
     });
-    await adapter.reply(human, conversation, { message: 'human at 24:00:00', mediaUrls: [], author: byAgent });
+    await dispatcher.send(human, to, { message: 'human at 24:00:00', mediaUrls: [], author: byAgent });
     expect(last()).toMatchObject({ messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' });
     now = new Date(wrote.getTime() + 7 * 24 * H - 1000);
-    await adapter.reply(human, conversation, { message: 'last second', mediaUrls: [], author: byAgent });
+    await dispatcher.send(human, to, { message: 'last second', mediaUrls: [], author: byAgent });
     expect(last()).toMatchObject({ tag: 'HUMAN_AGENT', message: { text: 'last second' } });
     now = new Date(wrote.getTime() + 7 * 24 * H);
-    await expect(adapter.reply(human, conversation, { message: 'too late', mediaUrls: [], author: byAgent })).rejects.toMatchObject({
+    await expect(dispatcher.send(human, to, { message: 'too late', mediaUrls: [], author: byAgent })).rejects.toMatchObject({
       code: 'channel.window_closed',
       details: { window: 'human_agent' },
     });

@@ -4,9 +4,8 @@ import { ContactService } from '@engage/crm';
 import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import { InboundProcessor } from '../application/inbound-processor';
-import { SmsSender } from '../application/sms-sender';
 import { newAccountSid, postSigned, type SmsApiFake, twilioSignature } from '../testing/sms-peers';
-import { outboxOf, SMS_PUBLIC_URL, smsChannel, startSmsTestApp, tenantRows } from '../testing/sms-test-app';
+import { outboxOf, SMS_PUBLIC_URL, sendSms, smsChannel, startSmsTestApp, tenantRows } from '../testing/sms-test-app';
 
 let app: NestFastifyApplication;
 let runtime: PlatformRuntime;
@@ -48,7 +47,7 @@ async function sentMessage(t: TestTenant, id: string, to = phone()) {
   const contact = await app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [to] });
   const broadcastId = randomUUID();
   const input = { channelAccountId: id, contactId: contact.id, text: 'Sale!', origin: 'broadcast' as const, originId: broadcastId };
-  const { message } = await app.get(SmsSender).send(t.ctx, input);
+  const { message } = await sendSms(app, t.ctx, input);
   expect(message.status).toBe('SENT');
   return { contact, message, broadcastId };
 }
@@ -172,7 +171,7 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
     const { contact } = await sentMessage(t, id, customer);
     const ch = { id, sid, from };
     const sequence = { origin: 'sequence' as const, originId: randomUUID() };
-    const send = () => app.get(SmsSender).send(t.ctx, { channelAccountId: id, contactId: contact.id, text: 'More deals', ...sequence });
+    const send = () => sendSms(app, t.ctx, { channelAccountId: id, contactId: contact.id, text: 'More deals', ...sequence });
     await inbound(ch, fake.accounts.get(sid)!, { From: customer, Body: ' stop ' });
     await drain();
     await expect(send()).rejects.toMatchObject({ code: 'sms.opted_out' });

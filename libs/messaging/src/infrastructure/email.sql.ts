@@ -98,11 +98,3 @@ export const INSERT_EMAIL_MESSAGE = `
 export const THREAD_TAIL = `
   SELECT email_message_id, metadata->'email'->'references' AS refs FROM messages
   WHERE conversation_id = $1 AND email_message_id IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1`;
-
-// $8, $9: who wrote it (origin, origin_id).
-export const INSERT_EMAIL_OUTBOUND = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, metadata, email_message_id,
-                        origin, origin_id)
-  VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'PENDING', $4, $5, $6, $7, $8, $9) RETURNING id`;
-
-export const SET_SENT_COPY = `UPDATE messages SET metadata = metadata || jsonb_build_object('sent_copy', $2::text) WHERE id = $1`;

@@ -21,12 +21,3 @@ export const OUTBOUND_BY_EXTERNAL_IDS = `
 export const OUTBOUND_BEFORE_WATERMARK = `
   SELECT * FROM messages WHERE channel_account_id = $1 AND contact_id = $2 AND direction = 'OUTBOUND' AND status IN ('SENT', 'DELIVERED') AND created_at <= $3
   ORDER BY created_at, id LIMIT 500 FOR UPDATE`;
-
-// One part of a multi-part send, a microsecond after the previous one ($4), so the conversation
-// shows the parts in the order they are sent (rows of one transaction share now()). $8, $9: who
-// wrote it (origin, origin_id).
-export const INSERT_OUTBOUND_PART = `
-  INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, media, metadata, created_at,
-                        origin, origin_id)
-  VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'PENDING', $5, $6, $7, now() + make_interval(secs => $4 * 0.000001), $8, $9)
-  RETURNING id`;

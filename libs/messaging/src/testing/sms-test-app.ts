@@ -7,6 +7,9 @@ import { startTestApp } from '@engage/platform/testing';
 import { messagingMigrations } from '../index';
 import { MessagingModule } from '../messaging.module';
 import { SmsApiFake } from './sms-peers';
+import type { RequestContext } from '@engage/shared-kernel';
+import type { MessageOrigin } from '../domain/message-origin';
+import { OutboundDispatcher } from '../outbound/dispatcher';
 
 // The public address the provider is given (a reverse proxy in front of the api, as in service).
 export const SMS_PUBLIC_URL = 'https://engage.example.test';
@@ -60,3 +63,24 @@ export const outboxOf = (runtime: PlatformRuntime, t: TestTenant, type: string) 
       [t.ctx.organizationId, type],
     ),
   );
+
+export interface SmsSendInput {
+  channelAccountId: string;
+  contactId: string;
+  text: string;
+  origin: MessageOrigin;
+  originId: string | null;
+}
+
+// An automated SMS to a contact, through the dispatcher as broadcasts and sequences send it: the
+// contact's SMS conversation and the message in its final state (SENT or FAILED).
+export async function sendSms(app: NestFastifyApplication, ctx: RequestContext, input: SmsSendInput) {
+  const sent = await app
+    .get(OutboundDispatcher)
+    .send(
+      ctx,
+      { channelAccountId: input.channelAccountId, contactId: input.contactId },
+      { message: input.text, mediaUrls: [], author: { origin: input.origin, originId: input.originId } },
+    );
+  return { conversationId: sent.conversation.id, message: sent.messages[0] };
+}

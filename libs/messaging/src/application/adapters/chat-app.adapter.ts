@@ -1,36 +1,65 @@
+import { randomInt } from 'node:crypto';
 import { DomainError, type RequestContext } from '@engage/shared-kernel';
 import type { ContactService } from '@engage/crm';
+import type { OrganizationSettings } from '@engage/identity';
 import { CHANNEL_CAPABILITIES } from '../../domain/channel-capabilities';
-import type { ConversationRow } from '../../infrastructure/messaging.sql';
-import type { ChannelAdapter, ReplyInput } from '../channel-adapter.port';
-import type { SendOutcome, SendService } from '../send.service';
+import { attachmentOf, planCalls, providerBody, type MediaKind } from '../../domain/provider-calls';
+import { cleanRecipient } from '../../domain/send-request';
+import type { ConversationRow, MessageRow } from '../../infrastructure/messaging.sql';
+import type { ChannelAdapter, DeliverySession, OutboundSend, PlannedPart } from '../channel-adapter.port';
+import type { MessagingProvider } from '../messaging-provider.port';
 
-// The chat-app provider of §4.2 as a channel adapter: a reply is a chat-lite-send to the contact's
-// first phone, into the conversation (same provider calls, statuses and events). The send service
-// is reached lazily: it asks the adapters which kinds it may send on, so it is built after them.
+// The chat-app provider of §4.2 as a channel adapter: one provider call per attachment (§4.1: the
+// first carries the text or caption and nonce 0, the others a unique nonce), to the number the
+// sender chose or the contact's first phone, with the organization's provider key.
 export class ChatAppAdapter implements ChannelAdapter {
   readonly kind = 'chat_app' as const;
   readonly capabilities = CHANNEL_CAPABILITIES.chat_app;
+  readonly spacesParts = true;
 
   constructor(
-    private readonly sends: () => SendService,
+    private readonly provider: MessagingProvider,
+    private readonly settings: Pick<OrganizationSettings, 'providerKey'>,
     private readonly contacts: ContactService,
   ) {}
 
-  async reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome> {
-    const contact = await this.contacts.get(ctx, conversation.contact_id);
+  async recipient(ctx: RequestContext, contactId: string): Promise<string> {
+    const contact = await this.contacts.get(ctx, contactId);
     if (contact.phones.length === 0) throw new DomainError('validation', 'validation_failed', 'the contact of this conversation has no phone number');
-    return this.sends().send(ctx, {
-      to: contact.phones[0],
-      message: input.message,
-      organizationId: ctx.organizationId,
-      conversationId: conversation.id,
-      contactName: null,
-      from: null,
-      mediaUrls: input.mediaUrls,
-      crossChannel: null,
-      author: input.author,
-      metadata: input.metadata,
-    });
+    return contact.phones[0];
+  }
+
+  plan(_tx: unknown, _ctx: RequestContext, _conversation: ConversationRow, send: OutboundSend): Promise<PlannedPart[]> {
+    if (send.to === undefined) throw new DomainError('validation', 'validation_failed', 'the contact of this conversation has no phone number');
+    const to = cleanRecipient(send.to).digits;
+    const calls = planCalls(
+      [to],
+      send.message,
+      send.mediaUrls.map((url) => attachmentOf(url)),
+      () => randomInt(1, 2_147_483_647),
+    );
+    return Promise.resolve(
+      calls.map(({ UOWCHAT: call }) => {
+        const url = call.imageUrl || call.videoUrl || call.documentUrl;
+        const kind: MediaKind = call.imageUrl ? 'image' : call.videoUrl ? 'video' : 'document';
+        return { content: call.message, media: url ? [{ url, kind }] : [], metadata: { random_string: call.random_string, to } };
+      }),
+    );
+  }
+
+  async open(ctx: RequestContext): Promise<DeliverySession> {
+    const provider = await this.settings.providerKey(ctx.organizationId);
+    if (!provider?.key) {
+      throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
+    }
+    const key = provider.key;
+    return {
+      deliver: (message: MessageRow) => {
+        const to = String(message.metadata.to);
+        const media = message.media[0];
+        const attachment = media ? { url: media.url, kind: media.kind as MediaKind } : undefined;
+        return this.provider.send(ctx.organizationId, key, providerBody([to], message.content, attachment, Number(message.metadata.random_string ?? 0)));
+      },
+    };
   }
 }

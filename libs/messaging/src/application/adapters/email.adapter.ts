@@ -6,22 +6,20 @@ import type { ContactService } from '@engage/crm';
 import { CHANNEL_CAPABILITIES } from '../../domain/channel-capabilities';
 import { replyReferences, replySubject } from '../../domain/email-threading';
 import { attachmentOf } from '../../domain/provider-calls';
-import { EMAIL_CHANNEL_SECRET, type EmailChannelSecret, INSERT_EMAIL_OUTBOUND, SET_SENT_COPY, THREAD_TAIL } from '../../infrastructure/email.sql';
+import { EMAIL_CHANNEL_SECRET, type EmailChannelSecret, THREAD_TAIL } from '../../infrastructure/email.sql';
 import { describe, type EmailTransport } from '../../infrastructure/email-transport';
-import type { ConversationRow } from '../../infrastructure/messaging.sql';
+import type { ConversationRow, MessageRow } from '../../infrastructure/messaging.sql';
 import { CONTACT_CHANNEL_ID } from '../../infrastructure/social.sql';
-import { touchConversation } from '../conversation-store';
-import type { ChannelAdapter, ReplyInput } from '../channel-adapter.port';
-import { type Attempt, finishSend } from '../finish-send';
+import type { ChannelAdapter, DeliverySession, OutboundSend, PlannedPart } from '../channel-adapter.port';
 import type { MediaFetcher } from '../media-store.port';
-import { SendFailed, type SendOutcome } from '../send.service';
+import { ProviderError } from '../messaging-provider.port';
 
-type Pending = { messageId: string; emailId: string; from: string; to: string; subject: string; inReplyTo: string | null; references: string[] };
+type EmailHeaders = { from: string; to: string[]; subject: string; in_reply_to: string | null; references: string[] };
 
-// Email through the account's SMTP server (nodemailer): one mail per reply, the text and the
+// Email through the account's SMTP server (nodemailer): one mail per send, the text and the
 // attachments together, In-Reply-To and References set from the conversation's newest mail so the
 // customer's client threads it, then a copy appended to the Sent folder over IMAP where the server
-// has one. Stored PENDING first, then SENT or FAILED with its event, as on every channel.
+// has one.
 export class EmailAdapter implements ChannelAdapter {
   readonly kind = 'email' as const;
   readonly capabilities = CHANNEL_CAPABILITIES.email;
@@ -35,37 +33,57 @@ export class EmailAdapter implements ChannelAdapter {
     private readonly info: (fields: Record<string, unknown>, line: string) => void = () => undefined,
   ) {}
 
-  async reply(ctx: RequestContext, conversation: ConversationRow, input: ReplyInput): Promise<SendOutcome> {
-    const fallbackRecipient = (await this.contacts.get(ctx, conversation.contact_id)).emails[0] ?? null;
-    const { pending, channel } = await this.db.inTenant(ctx, (tx) => this.storePending(tx, ctx, conversation, input, fallbackRecipient));
+  // The contact's first address, used when the customer never wrote from one on this account ('' if none).
+  async recipient(ctx: RequestContext, contactId: string): Promise<string> {
+    return (await this.contacts.get(ctx, contactId)).emails[0] ?? '';
+  }
+
+  async plan(tx: Tx, _ctx: RequestContext, conversation: ConversationRow, send: OutboundSend): Promise<PlannedPart[]> {
+    const channel = await this.account(tx, conversation.channel_account_id);
+    const [known] = await tx.query<{ external_user_id: string }>(CONTACT_CHANNEL_ID, [conversation.channel_account_id, conversation.contact_id]);
+    const to = known?.external_user_id || send.to;
+    if (!to) throw unprocessable('channel.no_recipient', 'The contact has no email address');
+    const [tail] = await tx.query<{ email_message_id: string; refs: unknown }>(THREAD_TAIL, [conversation.id]);
+    const references = replyReferences(tail?.email_message_id ?? null, Array.isArray(tail?.refs) ? tail.refs.filter((r) => typeof r === 'string') : []);
+    const from = channel.email_settings!.address;
+    const email: EmailHeaders = {
+      from,
+      to: [to],
+      subject: replySubject(send.subject, conversation.email_subject),
+      in_reply_to: tail?.email_message_id ?? null,
+      references,
+    };
+    const media = send.mediaUrls.map((url) => ({ url, kind: attachmentOf(url, false).kind }));
+    return [{ content: send.message, media, metadata: { email }, emailMessageId: `<${randomUUID()}@${from.split('@')[1]}>` }];
+  }
+
+  async open(ctx: RequestContext, conversation: ConversationRow): Promise<DeliverySession> {
+    const channel = await this.db.inTenant(ctx, (tx) => this.account(tx, conversation.channel_account_id));
     let raw: Buffer | null = null;
-    let attempt: Attempt;
-    try {
-      raw = await this.compose(pending, channel.name, input);
-      const transporter = await this.transport.smtp(channel.email_settings!.smtp, this.box.open(channel.smtp_password_sealed!));
-      try {
-        const info = await transporter.sendMail({ envelope: { from: pending.from, to: [pending.to] }, raw });
-        const answer = { status: true, message: 'Email sent', message_id: pending.emailId, response: String(info.response ?? '').slice(0, 500) };
-        attempt = { result: { status: true, message: answer.response, externalId: pending.emailId, raw: answer }, error: null };
-      } finally {
-        transporter.close();
-      }
-    } catch (error) {
-      attempt = { result: null, error: `Email not sent: ${describe(error)}` };
-    }
-    const stored = await this.db.inTenant(ctx, (tx) => finishSend(tx, ctx, [pending.messageId], [attempt]));
-    if (attempt.error !== null || !attempt.result) throw new SendFailed(attempt.error ?? 'Email not sent', stored);
-    const copy = await this.appendSentCopy(channel, raw!);
-    if (copy !== 'appended') {
-      this.info({ organization_id: ctx.organizationId, channel_account_id: channel.id, sent_copy: copy }, 'email sent copy not appended');
-    }
-    await this.db.inTenant(ctx, (tx) => tx.query(SET_SENT_COPY, [pending.messageId, copy]));
     return {
-      success: true,
-      result: { ...attempt.result.raw, sent_copy: copy },
-      conversationId: conversation.id,
-      contactId: conversation.contact_id,
-      debug: { hasChannelAccount: true, hasConversationId: true, hasContactId: true },
+      deliver: async (row: MessageRow) => {
+        const email = row.metadata.email as EmailHeaders;
+        try {
+          raw = await this.compose(row, email, channel.name);
+          const transporter = await this.transport.smtp(channel.email_settings!.smtp, this.box.open(channel.smtp_password_sealed!));
+          try {
+            const info = await transporter.sendMail({ envelope: { from: email.from, to: email.to }, raw });
+            const answer = { status: true, message: 'Email sent', message_id: row.email_message_id, response: String(info.response ?? '').slice(0, 500) };
+            return { status: true, message: answer.response, externalId: row.email_message_id, raw: answer };
+          } finally {
+            transporter.close();
+          }
+        } catch (error) {
+          throw new ProviderError(`Email not sent: ${describe(error)}`, null);
+        }
+      },
+      afterSent: async () => {
+        const copy = raw ? await this.appendSentCopy(channel, raw) : 'not composed';
+        if (copy !== 'appended') {
+          this.info({ organization_id: ctx.organizationId, channel_account_id: channel.id, sent_copy: copy }, 'email sent copy not appended');
+        }
+        return { sent_copy: copy };
+      },
     };
   }
 
@@ -78,64 +96,31 @@ export class EmailAdapter implements ChannelAdapter {
     return this.transport.check(s.imap, this.box.open(channel.imap_password_sealed), s.smtp, this.box.open(channel.smtp_password_sealed));
   }
 
-  private async storePending(tx: Tx, ctx: RequestContext, conversation: ConversationRow, input: ReplyInput, fallbackRecipient: string | null) {
-    const [channel] = await tx.query<EmailChannelSecret>(EMAIL_CHANNEL_SECRET, [conversation.channel_account_id]);
+  private async account(tx: Tx, channelAccountId: string): Promise<EmailChannelSecret> {
+    const [channel] = await tx.query<EmailChannelSecret>(EMAIL_CHANNEL_SECRET, [channelAccountId]);
     if (!channel?.email_settings || !channel.smtp_password_sealed) throw unprocessable('channel.not_connected', 'This channel account has no SMTP settings');
     if (!channel.is_active) throw unprocessable('channel.inactive', 'This channel account is not active');
-    const [known] = await tx.query<{ external_user_id: string }>(CONTACT_CHANNEL_ID, [conversation.channel_account_id, conversation.contact_id]);
-    const to = known?.external_user_id ?? fallbackRecipient;
-    if (!to) throw unprocessable('channel.no_recipient', 'The contact has no email address');
-    const [tail] = await tx.query<{ email_message_id: string; refs: unknown }>(THREAD_TAIL, [conversation.id]);
-    const references = replyReferences(tail?.email_message_id ?? null, Array.isArray(tail?.refs) ? tail.refs.filter((r) => typeof r === 'string') : []);
-    const from = channel.email_settings.address;
-    const pending = {
-      emailId: `<${randomUUID()}@${from.split('@')[1]}>`,
-      from,
-      to,
-      subject: replySubject(input.subject, conversation.email_subject),
-      inReplyTo: tail?.email_message_id ?? null,
-      references,
-    };
-    await touchConversation(tx, conversation.id, 0);
-    const media = input.mediaUrls.map((url) => ({ url, kind: attachmentOf(url, false).kind }));
-    const metadata = {
-      ...input.metadata,
-      ...(ctx.userId ? { sender_user_id: ctx.userId } : {}),
-      send_id: randomUUID(),
-      email: { from, to: [to], subject: pending.subject, in_reply_to: pending.inReplyTo, references },
-    };
-    const [row] = await tx.query<{ id: string }>(INSERT_EMAIL_OUTBOUND, [
-      conversation.id,
-      conversation.contact_id,
-      conversation.channel_account_id,
-      input.message,
-      JSON.stringify(media),
-      JSON.stringify(metadata),
-      pending.emailId,
-      input.author.origin,
-      input.author.originId,
-    ]);
-    return { pending: { ...pending, messageId: row.id } satisfies Pending, channel };
+    return channel;
   }
 
   // The mail's bytes, built once: sent over SMTP and appended to Sent as they are. Attachments are
   // downloaded through the SSRF-safe media fetcher (never by the mail library from the URL).
-  private async compose(p: Pending, name: string, input: ReplyInput): Promise<Buffer> {
+  private async compose(row: MessageRow, email: EmailHeaders, name: string): Promise<Buffer> {
     const attachments = [];
-    for (const url of input.mediaUrls) {
+    for (const { url } of row.media) {
       const { bytes, contentType } = await this.fetchMedia(url).catch((error: Error) => {
         throw new Error(`attachment ${url.slice(0, 200)} could not be fetched: ${error.message}`);
       });
       attachments.push({ filename: fileNameOf(url), content: bytes, contentType });
     }
     const composer = new MailComposer({
-      from: { name, address: p.from },
-      to: p.to,
-      subject: p.subject,
-      text: input.message,
-      messageId: p.emailId,
-      inReplyTo: p.inReplyTo ?? undefined,
-      references: p.references.length > 0 ? p.references : undefined,
+      from: { name, address: email.from },
+      to: email.to,
+      subject: email.subject,
+      text: row.content,
+      messageId: row.email_message_id ?? undefined,
+      inReplyTo: email.in_reply_to ?? undefined,
+      references: email.references.length > 0 ? email.references : undefined,
       date: new Date(),
       attachments,
     });

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import type { Database, Tx } from '@engage/platform';
+import { checkOutboundAuthor, type MessageOrigin } from '../domain/message-origin';
+import { gapBetween } from '../domain/provider-calls';
+import { CHANNEL_BY_ID, type ChannelAccountRow, CONVERSATION_BY_ID, type ConversationRow, type MessageRow } from '../infrastructure/messaging.sql';
+import type { ChannelAdapter, ChannelAdapters, DeliverySession, OutboundSend, PlannedPart } from '../application/channel-adapter.port';
+import { type Attempt, finishSend } from '../application/finish-send';
+import { ProviderError } from '../application/messaging-provider.port';
+import { touchConversation, upsertConversation } from '../application/conversation-store';
+import type { MessageView } from '../application/views';
+import { ADD_METADATA, INSERT_OUTBOUND } from './outbound.sql';
+
+export interface PartGaps {
+  gapMinMs: number;
+  gapMaxMs: number;
+}
+
+// What a send left behind: the rows it wrote (final states), the provider's first answer, and the
+// provider's words when a part failed (the parts after it are FAILED unsent).
+export interface Dispatched {
+  conversation: ConversationRow;
+  messages: MessageView[];
+  messageIds: string[];
+  result: Record<string, unknown> | null;
+  failure: string | null;
+}
+
+// The provider refused or failed: the attempt is stored (FAILED) and the caller gets the provider's words.
+export class SendFailed extends Error {
+  constructor(
+    message: string,
+    readonly messages: MessageView[],
+  ) {
+    super(message);
+  }
+}
+
+// A person in the inbox (a member's session), as opposed to an API key, a rule, a bot or a sequence:
+// the channels' window rules give people more time (Meta's HUMAN_AGENT tag).
+export const writtenByHuman = (ctx: RequestContext) => ctx.userId !== null && ctx.role !== 'API_KEY' && ctx.role !== 'SYSTEM';
+
+// Where a send lands: a conversation by id; a contact on a channel account (its open conversation
+// there, found or created); or a conversation the caller finds or creates in the transaction that
+// stores the messages (chat-lite-send's contact and conversation).
+export type Destination =
+  { conversationId: string } | { channelAccountId: string; contactId: string } | { kind: string; resolve: (tx: Tx) => Promise<ConversationRow> };
+
+// The one way a message leaves the service, whoever wrote it. It asks the conversation's channel
+// adapter whether and as what parts the send may go out, stores one row per part (PENDING,
+// committed before any provider call, so nothing is lost), delivers the parts in order (spaced by
+// the §4.1 gap where the channel wants it; after a failed part the rest are not sent), records each
+// outcome once (SENT with the provider's id or FAILED with its words) with its message.* event, and
+// answers the rows. A crash between the two writes leaves PENDING rows that the PendingSendSweeper
+// fails as outcome_unknown: never resent by itself.
+export class OutboundDispatcher {
+  constructor(
+    private readonly db: Database,
+    private readonly adapters: ChannelAdapters,
+    private readonly gaps: PartGaps,
+  ) {}
+
+  async send(ctx: RequestContext, destination: Destination, send: OutboundSend): Promise<Dispatched> {
+    const author = checkOutboundAuthor(send.author);
+    const human = writtenByHuman(ctx);
+    const { adapter, contactId, resolve, known } = await this.route(ctx, destination, author.origin);
+    // A named conversation's account is opened before anything is stored: a send it cannot take
+    // (no credentials, the window closed) is refused with nothing written.
+    const early = known ? await adapter.open(ctx, known, human) : null;
+    const to = send.to ?? (contactId && adapter.recipient ? await adapter.recipient(ctx, contactId) : undefined);
+    const metadata = { ...send.metadata, send_id: randomUUID(), ...(ctx.userId ? { sender_user_id: ctx.userId } : {}) };
+    const request = { ...send, author, to, metadata };
+    const stored = await this.db.inTenant(ctx, async (tx) => {
+      const conversation = await resolve(tx);
+      const parts = await adapter.plan(tx, ctx, conversation, request, human);
+      if (parts.length === 0) throw new DomainError('validation', 'validation_failed', 'Nothing to send: give a message or media');
+      const rows = await this.insertParts(tx, conversation, parts, request, 'PENDING');
+      return { conversation, rows };
+    });
+    let session: DeliverySession;
+    try {
+      session = early ?? (await adapter.open(ctx, stored.conversation, human));
+    } catch (error) {
+      // Refused at the last moment (the account was switched off, the window closed): recorded, not lost.
+      if (!(error instanceof DomainError)) throw error;
+      const attempts = stored.rows.map(() => ({ result: null, error: error.message }));
+      const messages = await this.db.inTenant(ctx, (tx) =>
+        finishSend(
+          tx,
+          ctx,
+          stored.rows.map((r) => r.id),
+          attempts,
+        ),
+      );
+      return this.outcome(stored.conversation, stored.rows, messages, attempts, error.message, null);
+    }
+    const { attempts, failure } = await this.deliver(adapter, session, stored.rows);
+    const messages = await this.db.inTenant(ctx, (tx) =>
+      finishSend(
+        tx,
+        ctx,
+        stored.rows.map((r) => r.id),
+        attempts,
+      ),
+    );
+    const last = stored.rows[stored.rows.length - 1];
+    const extra = failure === null && session.afterSent ? await session.afterSent(last) : null;
+    if (extra) await this.db.inTenant(ctx, (tx) => tx.query(ADD_METADATA, [last.id, JSON.stringify(extra)]));
+    return this.outcome(stored.conversation, stored.rows, messages, attempts, failure, extra);
+  }
+
+  // The adapter a send goes through and how its conversation is reached in the storing transaction.
+  // A named conversation or account is read first, so a send the channel refuses stores nothing.
+  private async route(ctx: RequestContext, destination: Destination, origin: MessageOrigin) {
+    if ('resolve' in destination)
+      return { adapter: this.adapters.forSend(destination.kind, origin), contactId: null, resolve: destination.resolve, known: null };
+    if ('channelAccountId' in destination) {
+      const { channelAccountId, contactId } = destination;
+      if (!isUuid(channelAccountId)) throw NotFound('channel_account', String(channelAccountId));
+      if (!isUuid(contactId)) throw NotFound('contact', String(contactId));
+      const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [channelAccountId]));
+      if (!channel) throw NotFound('channel_account', channelAccountId);
+      const resolve = (tx: Tx) => upsertConversation(tx, ctx, contactId, channelAccountId, 0);
+      return { adapter: this.adapters.forSend(channel.kind, origin), contactId, resolve, known: null };
+    }
+    const id = destination.conversationId;
+    if (!isUuid(id)) throw new DomainError('validation', 'validation_failed', 'conversation id must be a UUID');
+    const [conversation] = await this.db.inTenant(ctx, (tx) => tx.query<ConversationRow>(CONVERSATION_BY_ID, [id]));
+    if (!conversation) throw NotFound('conversation', id);
+    const resolve = (tx: Tx) => touchConversation(tx, id, 0);
+    return { adapter: this.adapters.forSend(conversation.channel_kind, origin), contactId: conversation.contact_id, resolve, known: conversation };
+  }
+
+  private async insertParts(tx: Tx, conversation: ConversationRow, parts: PlannedPart[], send: OutboundSend, status: 'PENDING' | 'QUEUED') {
+    const rows: MessageRow[] = [];
+    for (const [index, part] of parts.entries()) {
+      const metadata = { ...send.metadata, ...part.metadata };
+      const [row] = await tx.query<MessageRow>(
+        INSERT_OUTBOUND,
+        [
+          conversation.id,
+          conversation.contact_id,
+          conversation.channel_account_id,
+          status,
+          part.content,
+          JSON.stringify(part.media),
+          JSON.stringify(metadata),
+          part.emailMessageId ?? null,
+          index,
+          send.author.origin,
+          send.author.originId,
+        ],
+        { prepare: true },
+      );
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  // The parts in order; after a failed one the rest are recorded as not sent.
+  private async deliver(adapter: ChannelAdapter, session: DeliverySession, rows: MessageRow[]) {
+    const attempts: Attempt[] = [];
+    let failure: string | null = null;
+    for (const [index, row] of rows.entries()) {
+      if (failure !== null) {
+        attempts.push({ result: null, error: 'Not sent: an earlier part of this send failed' });
+        continue;
+      }
+      // A timer, not a busy wait: other requests run meanwhile.
+      if (index > 0 && adapter.spacesParts) await sleep(gapBetween(this.gaps.gapMinMs, Math.max(this.gaps.gapMinMs, this.gaps.gapMaxMs)));
+      try {
+        attempts.push({ result: await session.deliver(row), error: null });
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        failure = error.message;
+        attempts.push({ result: null, error: error.message });
+      }
+    }
+    return { attempts, failure };
+  }
+
+  private outcome(
+    conversation: ConversationRow,
+    rows: MessageRow[],
+    messages: MessageView[],
+    attempts: Attempt[],
+    failure: string | null,
+    extra: Record<string, unknown> | null,
+  ): Dispatched {
+    const first = attempts[0]?.result?.raw ?? null;
+    return {
+      conversation,
+      messages,
+      messageIds: rows.map((r) => r.id),
+      result: first ? { ...first, ...extra } : null,
+      failure,
+    };
+  }
+}
