@@ -1,11 +1,12 @@
 import { Database } from '../database/database';
 import type { PlatformRuntime } from '../runtime/platform-runtime';
-import { makeOrganization, startTestRuntime } from '../testing';
+import { createPool } from '../database/data-source';
+import { DatabaseProxy, makeOrganization, startTestRuntime } from '../testing';
 import { enqueueJob } from './enqueue';
 import { deadJobs, jobCounts, replayDeadJob } from './job-admin';
 import { defineJob, type JobContext, retryDelayMs } from './job-definition';
 import { JobRunner } from './job-runner';
-import { COMPLETE_AND_CLAIM } from './jobs.sql';
+import { COMPLETE_AND_CLAIM, REQUEUE_LAPSED, RETRY_JOB } from './jobs.sql';
 import { eventually, secondReplica } from './job-test-helpers';
 
 describe('job runner', () => {
@@ -155,6 +156,74 @@ describe('job runner', () => {
       (rows) => rows[0]?.state === 'dead',
     );
     expect(dead).toMatchObject({ attempts: 1, last_error: 'claim lapsed: the worker stopped while running it' });
+  });
+
+  it('should record a failure once the database answers again and retry the job when it would have, never twice at once', async () => {
+    // This runner reaches the database through a relay the handler cuts before it fails.
+    const proxy = new DatabaseProxy(runtime.config.DATABASE_URL!);
+    await proxy.start();
+    const cut = new Database({ pool: createPool({ url: proxy.urlOf(runtime.config.DATABASE_URL!) }, 2) });
+    const runs: { attempt: number; at: number }[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    let failedAt = 0;
+    let backAt = 0;
+    const job = defineJob({
+      name: 'test.outage',
+      retry: { maxAttempts: 3, baseMs: 3000 },
+      handler: {
+        handle: async (_payload, context) => {
+          running += 1;
+          mostAtOnce = Math.max(mostAtOnce, running);
+          runs.push({ attempt: context.attempt, at: Date.now() });
+          try {
+            if (context.attempt > 1) return;
+            await proxy.stop();
+            setTimeout(() => {
+              backAt = Date.now();
+              void proxy.start();
+            }, 1000);
+            failedAt = Date.now();
+            throw new Error('the provider is down too');
+          } finally {
+            running -= 1;
+          }
+        },
+      },
+    });
+    try {
+      await runtime.db.asSystem((tx) => enqueueJob(tx, job, {}));
+      await runner(cut, { jobs: [job] }).start();
+      // Before, the failure was dropped and the job waited for its 15-minute lease.
+      await eventually(
+        () => jobRows('test.outage'),
+        (rows) => rows.length === 0,
+      );
+      expect(runs.map((run) => run.attempt)).toEqual([1, 2]);
+      expect(backAt).toBeGreaterThan(0);
+      // Due 3 s after the failure, as without the outage (the poll and recording add a little).
+      expect(runs[1].at - failedAt).toBeGreaterThanOrEqual(2900);
+      expect(runs[1].at - failedAt).toBeLessThan(6000);
+      expect(mostAtOnce).toBe(1);
+    } finally {
+      await Promise.all(runners.splice(0).map((r) => r.stop()));
+      await cut.close();
+      await proxy.stop();
+    }
+  }, 30_000);
+
+  it('should not requeue a job claimed again since with the late record of an earlier attempt', async () => {
+    const job = defineJob({ name: 'test.late-record', leaseMs: 200, handler: { handle: async () => undefined } });
+    await runtime.db.asSystem((tx) => enqueueJob(tx, job, {}));
+    const [first] = await runtime.db.systemQuery<{ id: string }>(COMPLETE_AND_CLAIM, ['one-worker', [job.name], 1, [job.leaseMs], []]);
+    await new Promise((resolve) => setTimeout(resolve, job.leaseMs + 50));
+    await runtime.db.systemQuery(REQUEUE_LAPSED);
+    // The same worker claims it again (attempt 2) before the failure of attempt 1 is recorded.
+    expect(await runtime.db.systemQuery(COMPLETE_AND_CLAIM, ['one-worker', [job.name], 1, [60_000], []])).toHaveLength(1);
+    expect(await runtime.db.systemQuery(RETRY_JOB, [first.id, 'one-worker', 0, 'attempt 1 failed', 1])).toEqual([]);
+    expect(await jobRows('test.late-record')).toEqual([
+      expect.objectContaining({ state: 'running', attempts: 2, last_error: 'claim lapsed: the worker stopped while running it' }),
+    ]);
   });
 
   it('should double the wait after each failure up to the policy maximum', () => {

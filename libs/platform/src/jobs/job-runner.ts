@@ -33,6 +33,11 @@ interface ClaimedJob {
 const SCHEDULE_STATE = `SELECT name, next_at, next_at <= now() AS due FROM job_schedules WHERE name = ANY($1::text[])`;
 // Lapsed claims are looked for at most this often.
 const REQUEUE_EVERY_MS = 5000;
+// A failure that cannot be recorded (the database unreachable) is recorded again after 250 ms,
+// doubling up to 2 s, while the job's claim lasts: once the database answers, the job is due again
+// when its retry would have been, not when its lease lapses (5-15 minutes).
+const RECORD_AGAIN_BASE_MS = 250;
+const RECORD_AGAIN_MAX_MS = 2000;
 
 // Claims due jobs (FOR UPDATE SKIP LOCKED, so replicas never take the same one), runs each with its
 // handler and deletes it on success, with its next claim (one statement per round). A failure is
@@ -178,26 +183,48 @@ export class JobRunner {
     const definition = this.definitions.get(job.name);
     const handler = this.handlers.get(job.name);
     if (!definition || !handler) return;
+    const claimedAt = Date.now();
     const context: JobContext = { id: job.id, name: job.name, attempt: job.attempts, organizationId: job.organization_id };
     try {
       await handler.handle(job.payload, context);
     } catch (error) {
-      await this.failed(job, definition, error).catch((recordError: unknown) =>
-        this.log('job failure could not be recorded', { err: recordError, job_id: job.id }),
-      );
+      await this.failed(job, definition, error, claimedAt);
       return;
     }
     this.finished.push(job.id);
   }
 
-  private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown): Promise<void> {
+  // Records a failure: a retry after the policy's delay from the failure, or dead. Until it is
+  // recorded the job stays `running` under this runner's claim, so no one else runs it meanwhile;
+  // it is tried again while the claim lasts (and not after stop()), then left to the lapsed-claim pass.
+  private async failed(job: ClaimedJob, definition: JobDefinition, error: unknown, claimedAt: number): Promise<void> {
+    const failedAt = Date.now();
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
     const dead = job.attempts >= job.max_attempts;
     // The error itself goes to the log, whose serializer keeps secrets out of it.
     const fields = { err: error, job_id: job.id, job: job.name, attempt: job.attempts };
     this.log(dead ? 'job failed for the last time: dead-lettered' : 'job failed; it will be retried', fields);
-    if (dead) await this.db.systemQuery(BURY_JOB, [job.id, this.workerId, message], { prepare: true });
-    else await this.db.systemQuery(RETRY_JOB, [job.id, this.workerId, retryDelayMs(definition.retry, job.attempts), message], { prepare: true });
+    const delayMs = retryDelayMs(definition.retry, job.attempts);
+    const claimEnds = claimedAt + definition.leaseMs;
+    for (let tries = 0; ; tries++) {
+      try {
+        if (dead) await this.db.systemQuery(BURY_JOB, [job.id, this.workerId, message, job.attempts], { prepare: true });
+        // The delay counts from the failure, however long recording it took.
+        else
+          await this.db.systemQuery(RETRY_JOB, [job.id, this.workerId, Math.max(0, delayMs - (Date.now() - failedAt)), message, job.attempts], {
+            prepare: true,
+          });
+        return;
+      } catch (recordError) {
+        const wait = Math.min(RECORD_AGAIN_MAX_MS, RECORD_AGAIN_BASE_MS * 2 ** tries);
+        if (this.stopped || Date.now() + wait >= claimEnds) {
+          this.log('job failure could not be recorded', { err: recordError, job_id: job.id });
+          return;
+        }
+        if (tries === 0) this.log('job failure not recorded yet; trying again', { err: recordError, job_id: job.id });
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private handlerOf(definition: JobDefinition): JobHandler {

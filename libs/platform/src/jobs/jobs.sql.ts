@@ -40,14 +40,16 @@ export const REQUEUE_LAPSED = `
     last_error = coalesce(last_error || '; ', '') || 'claim lapsed: the worker stopped while running it'
   WHERE state = 'running' AND locked_until < now()`;
 
+// A failure of attempt $5 ($4 for BURY_JOB) of a job this runner still holds: a record that comes
+// late, after the claim lapsed and the job was claimed again (by this runner too), matches nothing.
 export const RETRY_JOB = `
   UPDATE jobs SET state = 'queued', run_at = now() + make_interval(secs => $3::double precision / 1000),
     last_error = $4, locked_by = NULL, locked_until = NULL
-  WHERE id = $1::bigint AND locked_by = $2 AND state = 'running'`;
+  WHERE id = $1::bigint AND locked_by = $2 AND state = 'running' AND attempts = $5`;
 
 export const BURY_JOB = `
   UPDATE jobs SET state = 'dead', dead_at = now(), last_error = $3, locked_by = NULL, locked_until = NULL
-  WHERE id = $1::bigint AND locked_by = $2 AND state = 'running'`;
+  WHERE id = $1::bigint AND locked_by = $2 AND state = 'running' AND attempts = $4`;
 
 // A new schedule starts at its next tick; a changed one (spec differs) starts again from it.
 export const REGISTER_SCHEDULE = `
