@@ -14,6 +14,8 @@ import { PublishAnalyticsReadViews1763800003020 } from './infrastructure/migrati
 import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations/0030-publish-channel-accounts';
 import { RecordFactChanges1763800003040 } from './infrastructure/migrations/0040-record-fact-changes';
 import { RecordMessageOrigins1763800003050 } from './infrastructure/migrations/0050-record-message-origins';
+import { ScheduledMessages1763800003060 } from './infrastructure/migrations/0060-scheduled-messages';
+import { SCHEDULED_MESSAGES_MANAGE } from './outbound/scheduled-messages';
 import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
@@ -42,6 +44,8 @@ export const messagingMigrations: MigrationClass[] = [
   RecordFactChanges1763800003040,
   // Who wrote each message: origin and origin_id (docs/messaging.md, "Who wrote a message").
   RecordMessageOrigins1763800003050,
+  // Scheduled sends, and their cancel on a customer's reply (docs/messaging.md, "Scheduled sends").
+  ScheduledMessages1763800003060,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go
@@ -50,14 +54,18 @@ export const messagingManifest = defineContext({
   name: 'messaging',
   module: MessagingModule,
   migrations: messagingMigrations,
-  tables: [{ table: T.channelAccounts }, { table: T.conversations }, { table: T.messages }],
+  tables: [{ table: T.channelAccounts }, { table: T.conversations }, { table: T.messages }, { table: T.scheduledMessages }],
   publishes: MESSAGING_EVENTS,
   consumes: {},
   settings: MESSAGING_SETTINGS,
   jobs: { jobs: messagingJobs, schedules: messagingSchedules, queues: messagingQueues },
+  permissions: [SCHEDULED_MESSAGES_MANAGE],
 });
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';
 export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, type ConversationPayload } from './application/messaging-events';
 // Drives inbound processing where no worker runs (tests of other contexts).
 export { InboundProcessor } from './application/inbound-processor';
+// Scheduled sends ("send later"): who may write them, and the pass that sends them.
+export { SCHEDULED_MESSAGES_MANAGE, type ScheduledMessageView } from './outbound/scheduled-messages';
+export { ScheduledSendPass } from './outbound/scheduled-send.job';

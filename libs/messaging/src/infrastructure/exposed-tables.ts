@@ -1,5 +1,6 @@
 import { tableDefinition } from '@engage/platform';
 import { column, COMMON_COLUMNS, declareTable } from '@engage/shared-kernel';
+import { SCHEDULED_MESSAGES } from '../outbound/scheduled-messages';
 
 // The messaging tables the data API serves read-only (/rest/v1): no record writer is registered,
 // so writes go through the messaging endpoints. Every column is declared once (a test compares the
@@ -99,5 +100,9 @@ export const MESSAGING_TABLES = {
       { name: 'messages_contact_fkey', column: 'contact_id', references: { table: 'contacts', column: 'id' } },
       { name: 'messages_channel_account_fkey', column: 'channel_account_id', references: { table: 'channel_accounts', column: 'id' } },
     ],
+  }),
+  // Scheduled sends (outbound/scheduled-messages.ts declares the columns).
+  scheduledMessages: tableDefinition(SCHEDULED_MESSAGES, {
+    foreignKeys: [{ name: 'scheduled_messages_conversation_fkey', column: 'conversation_id', references: { table: 'conversations', column: 'id' } }],
   }),
 };
