@@ -185,6 +185,43 @@ function monitorPool(url) {
 
 const one = async (pool, sql, params = []) => (await pool.query(sql, params)).rows[0];
 
+// Samples the delivery queue of the run's webhook and the outbox once a second (none while the
+// database is away).
+class QueueSampler {
+  samples = [];
+  #timer;
+  #busy;
+  constructor(pool, webhookId) {
+    this.pool = pool;
+    this.webhookId = webhookId;
+  }
+  start() {
+    this.#timer = setInterval(() => {
+      if (this.#busy) return;
+      const at = Date.now();
+      this.#busy = this.pool
+        .query(
+          `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = $1 AND status IN ('pending', 'retrying') AND (locked_until IS NULL OR locked_until <= now())) AS waiting,
+                  (SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = $1 AND status IN ('pending', 'retrying') AND locked_until > now()) AS in_flight,
+                  (SELECT count(*)::int FROM outbox WHERE published_at IS NULL) AS unpublished`,
+          [this.webhookId],
+        )
+        .then(({ rows: [row] }) => this.samples.push({ at, waiting: row.waiting, inFlight: row.in_flight, unpublished: row.unpublished }))
+        .catch(() => undefined)
+        .finally(() => (this.#busy = undefined));
+    }, 1000);
+    this.#timer.unref();
+  }
+  async stop() {
+    clearInterval(this.#timer);
+    await this.#busy;
+  }
+  // The sample nearest to `ms`.
+  at(ms) {
+    return this.samples.reduce((best, s) => (!best || Math.abs(s.at - ms) < Math.abs(best.at - ms) ? s : best), undefined);
+  }
+}
+
 // Done when every retry is settled, every event processed, published and delivered, and no profile
 // job is queued or calling the Graph stand-in. A job left `running` whose worker could not record
 // its end (its lease runs 5 minutes) is not waited for; the summary counts those.
@@ -313,6 +350,10 @@ async function main() {
   const loadAverageAtStart = loadavg().map((l) => round(l));
   const since = (ms) => round((ms - loadStart) / 1000);
   const loading = Promise.all(loads.map((l) => l.run()));
+  // Once a second until the drain ends: deliveries waiting to be sent and events waiting to be
+  // published, so a late receipt can be told apart as a queue that fell behind or a flow that stopped.
+  const queues = new QueueSampler(monitor, setup.webhookId);
+  queues.start();
   const faults = [];
   const kills = [];
   const untilT = async (when) => {
@@ -473,6 +514,7 @@ async function main() {
     await sleep(1000);
   }
   const drainSeconds = (Date.now() - loadEnd) / 1000;
+  await queues.stop();
   const cpuAtEnd = cpuSnapshot(state.dir);
   const window = (Date.now() - loadStart) / 1000;
   const cpu = cpuAtStart &&
@@ -575,6 +617,20 @@ async function main() {
     );
     brokerFault.deliveries_received_again_s = resumeSeconds(receiver.deliveries, brokerFault.downAt, brokerFault.upAt);
     brokerFault.next_fault_began_s = dbFault ? round((dbFault.startAt - brokerFault.upAt) / 1000) : null;
+    // The first of those messages: how long its delivery waited in the queue, and how many were
+    // waiting before it when the broker came back (a backlog it was sent after, oldest first).
+    const { queued_again_ms: queuedAgain } = await one(
+      monitor,
+      `SELECT (extract(epoch FROM min(created_at)) * 1000)::float8 AS queued_again_ms FROM webhook_deliveries
+       WHERE webhook_id = $1 AND (body::jsonb->'data'->>'created_at')::timestamptz > $2`,
+      [setup.webhookId, new Date(brokerFault.downAt)],
+    );
+    brokerFault.deliveries_waiting_at_broker_up = queues.at(brokerFault.upAt)?.waiting ?? null;
+    brokerFault.deliveries_waiting_when_queued_again = queuedAgain ? (queues.at(queuedAgain)?.waiting ?? null) : null;
+    brokerFault.first_delivery_waited_in_queue_s =
+      brokerFault.deliveries_received_again_s !== null && brokerFault.deliveries_queued_again_s !== null
+        ? round(brokerFault.deliveries_received_again_s - brokerFault.deliveries_queued_again_s)
+        : null;
   }
   if (dbFault) {
     const acks = loads.flatMap((l) => l.messages.map((m) => m.acked).filter((a) => a !== null && a > dbFault.upAt));
@@ -599,6 +655,29 @@ async function main() {
     for (const [ms] of load.failures) timeline.failed_requests[bucket(loadStart + ms)]++;
   }
   for (const d of receiver.deliveries) if (d.at >= loadStart) timeline.deliveries[bucket(d.at)]++;
+  // Per 5 s: the most deliveries waiting (queued, not yet sent) and events not yet published seen
+  // in it, and the median from a message's storing to its delivery's receipt, by arrival.
+  const byBucket = (rows, value) => {
+    const out = Array(buckets).fill(null);
+    for (const row of rows) {
+      const b = bucket(row.at);
+      if (b >= 0 && b < buckets) out[b] = Math.max(out[b] ?? 0, value(row));
+    }
+    return out;
+  };
+  timeline.deliveries_waiting = byBucket(queues.samples, (q) => q.waiting);
+  timeline.deliveries_in_flight = byBucket(queues.samples, (q) => q.inFlight);
+  timeline.events_unpublished = byBucket(queues.samples, (q) => q.unpublished);
+  const arrivals = Array.from({ length: buckets }, () => []);
+  for (const d of receiver.deliveries) if (d.at >= loadStart && d.createdAt !== null) arrivals[bucket(d.at)]?.push(d.at - d.createdAt);
+  timeline.delivery_latency_p50_ms = arrivals.map((l) =>
+    l.length
+      ? percentile(
+          l.sort((a, b) => a - b),
+          0.5,
+        )
+      : null,
+  );
   if (process.env.FAULTS_KEEP === '1') {
     writeFileSync(
       join(state.dir, 'raw.json'),

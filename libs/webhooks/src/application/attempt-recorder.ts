@@ -56,9 +56,15 @@ export class AttemptRecorder {
 
   // Outcomes in the order of `sent`. `disabled` hears of each configuration this disabled.
   // `maybeRecorded`: attempts already logged (a record whose COMMIT committed unseen) are left as they are.
-  async recordIn(tx: Tx, all: SentAttempt[], disabled: (notice: DisabledNotice) => void, maybeRecorded = false): Promise<AttemptOutcome[]> {
+  // `freed` gets the endpoint of each success whose lease this ended (one entry per slot freed).
+  async recordIn(
+    tx: Tx,
+    all: SentAttempt[],
+    disabled: (notice: DisabledNotice) => void,
+    options: { maybeRecorded?: boolean; freed?: string[] } = {},
+  ): Promise<AttemptOutcome[]> {
     const now = this.clock.now();
-    const outcomes = maybeRecorded ? await this.alreadyLogged(tx, all, now) : new Map<SentAttempt, AttemptOutcome>();
+    const outcomes = options.maybeRecorded ? await this.alreadyLogged(tx, all, now) : new Map<SentAttempt, AttemptOutcome>();
     const sent = outcomes.size > 0 ? all.filter((item) => !outcomes.has(item)) : all;
     const seen = new Set<string>();
     const successes: SentAttempt[] = [];
@@ -75,7 +81,7 @@ export class AttemptRecorder {
     sent.forEach((item, i) => {
       if (classify(item.statusCode).kind === 'success' && item.job.event !== TEST_EVENT_KIND) lastSuccess.set(item.job.webhook_id, i);
     });
-    if (successes.length > 0) for (const [item, outcome] of await this.recordSuccesses(tx, successes, now)) outcomes.set(item, outcome);
+    if (successes.length > 0) for (const [item, outcome] of await this.recordSuccesses(tx, successes, now, options.freed)) outcomes.set(item, outcome);
     for (const [i, item] of sent.entries()) {
       if (!others.has(item)) continue;
       const recovered = (lastSuccess.get(item.job.webhook_id) ?? -1) > i;
@@ -101,9 +107,9 @@ export class AttemptRecorder {
     return found;
   }
 
-  private async recordSuccesses(tx: Tx, items: SentAttempt[], now: Date): Promise<[SentAttempt, AttemptOutcome][]> {
+  private async recordSuccesses(tx: Tx, items: SentAttempt[], now: Date, freed?: string[]): Promise<[SentAttempt, AttemptOutcome][]> {
     const clear = [...new Set(items.filter((item) => item.job.event !== TEST_EVENT_KIND).map((item) => item.job.webhook_id))];
-    const rows = await tx.query<{ id: string; delivery_id: string }>(FINISH_SUCCESSES, [
+    const rows = await tx.query<{ id: string; delivery_id: string; freed: boolean }>(FINISH_SUCCESSES, [
       items.map((item) => item.job.id),
       items.map((item) => item.job.webhook_id),
       items.map((item) => item.job.event),
@@ -114,6 +120,8 @@ export class AttemptRecorder {
       clear,
     ]);
     const logIds = new Map(rows.map((row) => [row.delivery_id, row.id]));
+    const webhookOf = new Map(items.map((item) => [item.job.id, item.job.webhook_id]));
+    for (const row of rows) if (row.freed) freed?.push(webhookOf.get(row.delivery_id)!);
     // A delivery gone meanwhile (its configuration deleted) is not logged; its outcome has no log id.
     return items.map((item) => [item, outcomeOf(item, logIds.get(item.job.id) ?? '', 'success', null)]);
   }

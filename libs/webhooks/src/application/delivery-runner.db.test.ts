@@ -8,6 +8,7 @@ import { DisabledNotifier } from './disabled-notifier';
 import { ConfigurationService } from './configuration.service';
 import { AttemptRecorder } from './attempt-recorder';
 import { type AttemptOutcome, type DisabledNotice, DeliveryRunner, type SentAttempt } from './delivery-runner';
+import type { DeliveryJob } from '../infrastructure/webhook.sql';
 import { WebhookActions } from './webhook-actions.service';
 import { DELIVERIES_CONSUMER } from './webhooks.subscriptions';
 import { CONTACT_CREATED } from '@engage/crm';
@@ -335,6 +336,50 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([['success', 1]]);
     expect((await logsOf(ctx, failing.id)).map((l) => [l.status, l.attempt])).toEqual([['retrying', 1]]);
     expect((await configuration(ctx, failing.id)).failing_since).toEqual(new Date(clock.at - 2000));
+  });
+
+  it("should hand the slot a success frees to its endpoint's next due delivery, not for a late record or an inactive endpoint", async () => {
+    const ctx = await org();
+    const hook = await configure(ctx, '/hand-over');
+    const clock = new TestClock(Date.parse('2015-03-01T00:00:00Z'));
+    const ids: string[] = [];
+    for (const n of [0, 1, 2]) ids.push(...(await enqueue(ctx, hook.id, clock.at + n)));
+    clock.at += 10;
+    const sender = runner(clock);
+    const mine = async () => (await sender.claim(100, 1)).filter((job) => job.webhook_id === hook.id);
+    const [first] = await mine();
+    expect(first.id).toBe(ids[0]);
+    const sent = await sender.send(first);
+    const handed: DeliveryJob[] = [];
+    expect(await sender.recordMany([sent], { handOver: (jobs) => handed.push(...jobs) })).toMatchObject([{ success: true }]);
+    // The next oldest, leased in the record's transaction: the endpoint's one slot is still taken.
+    expect(handed.map((job) => [job.id, job.attempts, job.url])).toEqual([[ids[1], 1, `${receiver.url}/hand-over`]]);
+    expect(await mine()).toEqual([]);
+    // Recorded again, known to be perhaps recorded (its commit unseen) or not, the first success
+    // frees nothing a second time (the plain repeat logs its attempt again).
+    const again: DeliveryJob[] = [];
+    await sender.recordMany([sent], { maybeRecorded: true, handOver: (jobs) => again.push(...jobs) });
+    await sender.recordMany([{ ...sent, job: { ...sent.job } }], { handOver: (jobs) => again.push(...jobs) });
+    expect(again).toEqual([]);
+    // An endpoint disabled meanwhile gets none; its slot is free and nothing more is sent.
+    await runtime.db.inTenant(ctx, (tx) => tx.execute('UPDATE webhook_configurations SET is_active = false WHERE id = $1', [hook.id]));
+    await sender.recordMany([await sender.send(handed[0])], { handOver: (jobs) => again.push(...jobs) });
+    expect(again).toEqual([]);
+    const states = await runtime.db.inTenant(ctx, (tx) =>
+      tx.query<{ id: string; status: string; locked_until: Date | null }>('SELECT id, status, locked_until FROM webhook_deliveries WHERE webhook_id = $1', [
+        hook.id,
+      ]),
+    );
+    expect(Object.fromEntries(states.map((row) => [row.id, [row.status, row.locked_until]]))).toEqual({
+      [ids[0]]: ['success', null],
+      [ids[1]]: ['success', null],
+      [ids[2]]: ['pending', null],
+    });
+    expect((await logsOf(ctx, hook.id)).map((l) => [l.status, l.attempt])).toEqual([
+      ['success', 1],
+      ['success', 1],
+      ['success', 1],
+    ]);
   });
 
   it('should let only the latest attempt set the state of a delivery whose earlier attempt is recorded late', async () => {

@@ -1,7 +1,7 @@
 import { type Database, type OutboundClient, OutboundError, type SecretBox, type Tx } from '@engage/platform';
 import { type Clock, groupBy, type RequestContext } from '@engage/shared-kernel';
 import { deliveryHeaders } from '../domain/signature';
-import { CLAIM, type DeliveryJob, LEASE_ONE } from '../infrastructure/webhook.sql';
+import { CLAIM, type DeliveryJob, HAND_OVER, LEASE_ONE } from '../infrastructure/webhook.sql';
 import { type AttemptOutcome, AttemptRecorder, type DisabledNotice, type SentAttempt } from './attempt-recorder';
 
 export type { AttemptOutcome, DisabledNotice, SentAttempt } from './attempt-recorder';
@@ -105,17 +105,31 @@ export class DeliveryRunner {
   // a slow mail server must not hold the worker's recording, and with it every endpoint's slots.
   // `maybeRecorded`: the attempts failed to be recorded before, perhaps only their COMMIT's answer
   // was lost; an attempt already logged is then not recorded twice.
-  async recordMany(sent: SentAttempt[], options: { waitForNotices?: boolean; maybeRecorded?: boolean } = {}): Promise<(AttemptOutcome | Error)[]> {
+  // `handOver`: the slots successes free go, in the same transaction, to their endpoints' next due
+  // deliveries, leased and told after the commit: a busy endpoint's next send needs no claim round
+  // (a claim is a transaction under the claim lock, the longest step of a slot's cycle under load).
+  async recordMany(
+    sent: SentAttempt[],
+    options: { waitForNotices?: boolean; maybeRecorded?: boolean; handOver?: (jobs: DeliveryJob[]) => void } = {},
+  ): Promise<(AttemptOutcome | Error)[]> {
     const results = new Map<SentAttempt, AttemptOutcome | Error>();
     for (const [organizationId, items] of groupBy(sent, (item) => item.job.organization_id)) {
       const groups = items.length === 1 ? [items] : [items, ...items.map((item) => [item])];
       for (const group of groups) {
         const notices: DisabledNotice[] = [];
         const requestId = group.length === 1 ? `webhook-delivery:${group[0].job.id}` : `webhook-deliveries:${group.length}`;
+        const handedOver: DeliveryJob[] = [];
         try {
-          const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), (tx) =>
-            this.recorder.recordIn(tx, group, (notice) => notices.push(notice), options.maybeRecorded === true),
-          );
+          const outcomes = await this.db.inTenant(systemCtx(organizationId, requestId), async (tx) => {
+            const freed: string[] = [];
+            const recorded = await this.recorder.recordIn(tx, group, (notice) => notices.push(notice), { maybeRecorded: options.maybeRecorded, freed });
+            if (options.handOver && freed.length > 0) {
+              const now = this.clock.now();
+              handedOver.push(...(await tx.query<DeliveryJob>(HAND_OVER, [freed, now, this.leaseUntil(now)])));
+            }
+            return recorded;
+          });
+          if (handedOver.length > 0) options.handOver?.(handedOver);
           group.forEach((item, i) => results.set(item, outcomes[i].log_id ? outcomes[i] : new DeliveryGone(item.job.id)));
         } catch (error) {
           if (group.length === 1) results.set(group[0], error instanceof Error ? error : new Error(String(error)));

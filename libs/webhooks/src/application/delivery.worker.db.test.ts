@@ -5,10 +5,11 @@ import type { RequestContext } from '@engage/shared-kernel';
 import { CONTACT_CREATED } from '@engage/crm';
 import { createTestTenant, startWebhooksApp } from '../testing/webhooks-test-app';
 import { ConfigurationService } from './configuration.service';
+import { DeliveryRunner } from './delivery-runner';
 
 // The worker (api + worker in one process, one slot per endpoint) with its database behind a relay
-// the test cuts while an attempt is on the wire: the attempt's outcome cannot be recorded then.
-describe('a delivery whose outcome cannot be recorded', () => {
+// a test cuts while an attempt is on the wire: the attempt's outcome cannot be recorded then.
+describe('delivery worker', () => {
   const cert = createSelfSignedCert();
   const proxy = new DatabaseProxy(testAdminUrl());
   let app: NestFastifyApplication;
@@ -94,6 +95,42 @@ describe('a delivery whose outcome cannot be recorded', () => {
     );
     expect(logs.map((log) => log.delivery_id).sort()).toEqual([...ids].sort());
     expect(receiver.received).toHaveLength(3);
+  }, 30_000);
+
+  it("should send a busy endpoint's deliveries one after another without a claim round each, oldest first", async () => {
+    const { ctx } = await createTestTenant(app);
+    const hook = await runtime.db.inTenant(ctx, (tx) =>
+      app.get(ConfigurationService).createIn(tx, ctx, { name: 'busy', url: `${receiver.url}/busy`, events: [CONTACT_CREATED.name] }),
+    );
+    const runner = app.get(DeliveryRunner);
+    const claimed: number[] = [];
+    const claim = runner.claim.bind(runner);
+    const spy = jest.spyOn(runner, 'claim').mockImplementation(async (limit, perEndpoint) => {
+      const jobs = await claim(limit, perEndpoint);
+      claimed.push(jobs.filter((job) => job.webhook_id === hook.id).length);
+      return jobs;
+    });
+    try {
+      const ids = await runtime.db.inTenant(ctx, async (tx) => {
+        const rows = await tx.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (organization_id, webhook_id, event, body, next_attempt_at)
+           SELECT app_org_id(), $1, $2, json_build_object('n', n)::text, now() + n * interval '1 microsecond' FROM generate_series(1, 30) n
+           RETURNING id`,
+          [hook.id, CONTACT_CREATED.name],
+        );
+        return rows.map((row) => row.id);
+      });
+      await waitUntil(
+        async () => receiver.received.filter((request) => request.path === '/busy').length,
+        (n) => n >= 30,
+      );
+      // One slot (WEBHOOK_CONCURRENCY_PER_ENDPOINT=1): each success hands it to the next delivery in
+      // its record's transaction; before, each of the 30 took a claim round of its own.
+      expect(receiver.received.filter((request) => request.path === '/busy').map((request) => request.headers['webhook-id'])).toEqual(ids);
+      expect(claimed.filter((n) => n > 0).length).toBeLessThanOrEqual(2);
+    } finally {
+      spy.mockRestore();
+    }
   }, 30_000);
 });
 

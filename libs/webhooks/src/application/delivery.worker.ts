@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Config, CONFIG, type ConfigOf, defineQueue, PLATFORM_LOG, type QueueWorker, settingsOf } from '@engage/platform';
 import { WEBHOOK_SETTINGS } from '../webhooks.settings';
 import type { Logger } from 'pino';
+import type { DeliveryJob } from '../infrastructure/webhook.sql';
 import { DeliveryGone, DeliveryRunner, type SentAttempt } from './delivery-runner';
 
 // An attempt waiting to be recorded again, since when and how often it failed to be.
@@ -65,21 +66,23 @@ export class DeliveryWorker implements QueueWorker {
   // One claim round; sends run in the background. Answers how many were started.
   async tick(): Promise<number> {
     const jobs = await this.runner.claim(this.config.WEBHOOK_MAX_IN_FLIGHT - this.inFlight, this.config.WEBHOOK_CONCURRENCY_PER_ENDPOINT);
-    for (const job of jobs) {
-      this.inFlight += 1;
-      this.runner.send(job).then(
-        (sent) => {
-          this.unrecorded.push(sent);
-          this.record();
-        },
-        (error) => {
-          // Not recorded: the lease expires and the delivery is claimed again.
-          this.log.warn({ err: error, delivery_id: job.id }, 'webhook delivery attempt failed before it could be recorded');
-          this.settled(1);
-        },
-      );
-    }
+    for (const job of jobs) this.start(job);
     return jobs.length;
+  }
+
+  private start(job: DeliveryJob): void {
+    this.inFlight += 1;
+    this.runner.send(job).then(
+      (sent) => {
+        this.unrecorded.push(sent);
+        this.record();
+      },
+      (error) => {
+        // Not recorded: the lease expires and the delivery is claimed again.
+        this.log.warn({ err: error, delivery_id: job.id }, 'webhook delivery attempt failed before it could be recorded');
+        this.settled(1);
+      },
+    );
   }
 
   // Attempts that finish while a batch is being recorded wait and go together in the next one: a
@@ -99,7 +102,12 @@ export class DeliveryWorker implements QueueWorker {
 
   // `again`: the attempts of the batch that failed to be recorded before (parallel to the head of it).
   private async recordBatch(batch: SentAttempt[], again: Unrecorded[]): Promise<void> {
-    const results = await this.runner.recordMany(batch, { maybeRecorded: again.length > 0 }).catch((error: Error) => batch.map(() => error));
+    // A slot freed by a success goes straight to its endpoint's next due delivery, unless the process
+    // is full (then the claim shares it out, oldest due first across endpoints) or stopping.
+    const handedOver: DeliveryJob[] = [];
+    const handOver = this.stopping || this.inFlight > this.config.WEBHOOK_MAX_IN_FLIGHT - 1 ? undefined : (jobs: DeliveryJob[]) => handedOver.push(...jobs);
+    const results = await this.runner.recordMany(batch, { maybeRecorded: again.length > 0, handOver }).catch((error: Error) => batch.map(() => error));
+    for (const job of handedOver) this.start(job);
     let done = 0;
     results.forEach((result, i) => {
       if (!(result instanceof Error)) return void (done += 1);

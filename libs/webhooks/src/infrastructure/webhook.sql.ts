@@ -100,22 +100,49 @@ export const FINISH_DELIVERY = `
   WHERE id = $1 AND attempts = $5`;
 
 // tenant: successful attempts in one statement: each delivery finished (unless claimed again since,
-// as FINISH_DELIVERY), one log row per attempt of a delivery that still exists, and the failure
-// streak of the configurations in $8 cleared. Delivery ids are distinct.
+// as FINISH_DELIVERY, or recorded already), one log row per attempt of a delivery that still exists,
+// and the failure streak of the configurations in $8 cleared. Delivery ids are distinct. `freed`:
+// this attempt held the delivery's lease (not a late record), so its endpoint's slot is free now.
 export const FINISH_SUCCESSES = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::int[], $6::int[])
       AS t(delivery_id, webhook_id, event, response_code, duration_ms, attempt)
   ), finished AS (
     UPDATE webhook_deliveries d SET status = 'success', locked_until = NULL, updated_at = $7
-    FROM input i WHERE d.id = i.delivery_id AND d.attempts = i.attempt
+    FROM input i WHERE d.id = i.delivery_id AND d.attempts = i.attempt AND d.locked_until IS NOT NULL
+    RETURNING d.id
   ), cleared AS (
     UPDATE webhook_configurations SET failing_since = NULL WHERE id = ANY($8::uuid[]) AND failing_since IS NOT NULL
+  ), logged AS (
+    INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
+    SELECT app_org_id(), i.webhook_id, i.delivery_id, i.event, 'success', i.response_code, NULL, i.duration_ms, i.attempt, $7
+    FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
+    RETURNING id, delivery_id
   )
-  INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
-  SELECT app_org_id(), i.webhook_id, i.delivery_id, i.event, 'success', i.response_code, NULL, i.duration_ms, i.attempt, $7
-  FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
-  RETURNING id, delivery_id`;
+  SELECT l.id, l.delivery_id, l.delivery_id IN (SELECT id FROM finished) AS freed FROM logged l`;
+
+// tenant: the slots the attempts of a record freed ($1: their endpoints, one entry per slot) handed
+// to each endpoint's next due deliveries in the same transaction, leased ($3) as CLAIM does. The
+// endpoint's in-flight count stays the same (one lease ends, one begins), so no claim lock is
+// needed; rows another claimer holds are skipped, and an inactive endpoint gets none.
+export const HAND_OVER = `
+  WITH freed AS (
+    SELECT webhook_id, count(*)::int AS n FROM unnest($1::uuid[]) AS f(webhook_id) GROUP BY webhook_id
+  ), chosen AS MATERIALIZED (
+    SELECT due.id FROM freed f
+    JOIN webhook_configurations c ON c.id = f.webhook_id AND c.is_active
+    CROSS JOIN LATERAL (
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.webhook_id = f.webhook_id AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= $2
+        AND (d.locked_until IS NULL OR d.locked_until <= $2)
+      ORDER BY d.next_attempt_at, d.created_at
+      LIMIT f.n
+      FOR UPDATE SKIP LOCKED
+    ) due
+  )
+  UPDATE webhook_deliveries d SET locked_until = $3, attempts = d.attempts + 1, updated_at = $2
+  FROM chosen, webhook_configurations c WHERE d.id = chosen.id AND c.id = d.webhook_id
+  RETURNING ${JOB_COLUMNS}`;
 
 export const INSERT_LOG = `
   INSERT INTO webhook_logs (organization_id, webhook_id, delivery_id, event, status, response_code, error_message, duration_ms, attempt, created_at)
