@@ -48,7 +48,7 @@ export const RECORD_SCHEDULED_OUTCOME = `
 
 // Claimed sends older than the cutoff: their process stopped before recording the outcome.
 export const STALE_SCHEDULED_SENDS = `
-  SELECT id, organization_id FROM scheduled_messages WHERE status = 'sending' AND claimed_at < $1 ORDER BY claimed_at LIMIT $2`;
+  SELECT id, organization_id, conversation_id FROM scheduled_messages WHERE status = 'sending' AND claimed_at < $1 ORDER BY claimed_at LIMIT $2`;
 
 // A stale send's outcome from the messages it wrote: sent when one of them went out, else
 // outcome_unknown (none was stored, or none is known to have reached the provider).
@@ -56,7 +56,7 @@ export const SETTLE_STALE_SCHEDULED_SEND = `
   WITH written AS (
     SELECT coalesce(array_agg(m.id::text ORDER BY m.created_at, m.id), '{}') AS ids,
            coalesce(bool_or(m.status IN ('SENT', 'DELIVERED', 'READ')), false) AS went_out
-    FROM messages m WHERE m.origin = 'scheduled' AND m.origin_id = $1
+    FROM messages m WHERE m.conversation_id = $4 AND m.direction = 'OUTBOUND' AND m.origin = 'scheduled' AND m.origin_id = $1
   )
   UPDATE scheduled_messages s SET status = CASE WHEN w.went_out THEN 'sent' ELSE 'failed' END,
          sent_message_ids = w.ids, error = CASE WHEN w.went_out THEN NULL ELSE $3 END,

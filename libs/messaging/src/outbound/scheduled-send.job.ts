@@ -75,11 +75,13 @@ export class ScheduledSendPass implements JobHandler {
   // Claimed sends whose process stopped: settled from the messages they wrote, never resent.
   async settleStale(limit = 100): Promise<ScheduledMessageRow[]> {
     const cutoff = new Date(this.now() - this.options.staleAfterMs);
-    const stale = await this.db.systemQuery<{ id: string; organization_id: string }>(STALE_SCHEDULED_SENDS, [cutoff, limit]);
+    const stale = await this.db.systemQuery<{ id: string; organization_id: string; conversation_id: string }>(STALE_SCHEDULED_SENDS, [cutoff, limit]);
     const settled: ScheduledMessageRow[] = [];
-    for (const { id, organization_id } of stale) {
+    for (const { id, organization_id, conversation_id } of stale) {
       const ctx: RequestContext = { organizationId: organization_id, userId: null, role: 'SYSTEM', requestId: randomUUID() };
-      const [row] = await this.db.inTenant(ctx, (tx) => tx.query<ScheduledMessageRow>(SETTLE_STALE_SCHEDULED_SEND, [id, cutoff, OUTCOME_UNKNOWN]));
+      const [row] = await this.db.inTenant(ctx, (tx) =>
+        tx.query<ScheduledMessageRow>(SETTLE_STALE_SCHEDULED_SEND, [id, cutoff, OUTCOME_UNKNOWN, conversation_id]),
+      );
       if (row) settled.push(row);
     }
     return settled;
