@@ -517,6 +517,52 @@ describe('delivery runner: retries, disabling, claims', () => {
     expect(new Set(received.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
   });
 
+  it('should deliver each exactly once within the per-endpoint limit when claims and hand-overs run together', async () => {
+    const ctx = await org();
+    const paths = ['/both-1', '/both-2'];
+    const hooks = [await configure(ctx, paths[0]), await configure(ctx, paths[1])];
+    const ids: string[] = [];
+    for (const hook of hooks) ids.push(...(await enqueue(ctx, hook.id, Date.now() - 1000, 25)));
+    const limit = 3;
+    // The leases held per endpoint, read from the table while the claimers run.
+    let most = 0;
+    let running = true;
+    const watching = (async () => {
+      while (running) {
+        const rows = await runtime.db.inTenant(ctx, (tx) =>
+          tx.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1::uuid[]) AND status IN ('pending', 'retrying') AND locked_until > now() GROUP BY webhook_id`,
+            [hooks.map((hook) => hook.id)],
+          ),
+        );
+        most = Math.max(most, ...rows.map((row) => row.n));
+      }
+    })();
+    const claimers = [0, 1, 2].map(() => runner(systemClock));
+    await Promise.all(
+      claimers.map(async (claimer) => {
+        let jobs: DeliveryJob[] = [];
+        for (;;) {
+          if (jobs.length === 0) jobs = (await claimer.claim(8, limit)).filter((job) => ids.includes(job.id));
+          if (jobs.length === 0) {
+            if ((await pendingCount(ctx, ids)) === 0) return;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            continue;
+          }
+          const handed: DeliveryJob[] = [];
+          await claimer.recordMany(await Promise.all(jobs.map((job) => claimer.send(job))), { handOver: (more) => handed.push(...more) });
+          jobs = handed;
+        }
+      }),
+    );
+    running = false;
+    await watching;
+    const received = receiver.received.filter((r) => paths.includes(r.path));
+    expect(received.map((r) => r.headers['webhook-id']).sort()).toEqual([...ids].sort());
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(limit);
+  });
+
   const pendingCount = async (ctx: RequestContext, ids: string[]) =>
     (await runtime.db.inTenant(ctx, (tx) => tx.query(`SELECT 1 FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status <> 'success'`, [ids]))).length;
 
