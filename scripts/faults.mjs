@@ -625,6 +625,18 @@ async function main() {
        WHERE webhook_id = $1 AND (body::jsonb->'data'->>'created_at')::timestamptz > $2`,
       [setup.webhookId, new Date(brokerFault.downAt)],
     );
+    // Any delivery queued after the broker answered (its event waited in the outbox or the broker),
+    // whatever message it is about: when the flow through the broker reached the receiver again,
+    // the events stored while it was stopping included.
+    const queuedAfterUp = new Set(
+      (
+        await monitor.query(`SELECT id::text FROM webhook_deliveries WHERE webhook_id = $1 AND created_at > $2`, [setup.webhookId, new Date(brokerFault.upAt)])
+      ).rows.map((row) => row.id),
+    );
+    const firstAfterUp = receiver.deliveries
+      .filter((d) => d.at > brokerFault.upAt && queuedAfterUp.has(d.webhookId))
+      .reduce((min, d) => Math.min(min, d.at), Infinity);
+    brokerFault.any_delivery_received_again_s = firstAfterUp === Infinity ? null : round((firstAfterUp - brokerFault.upAt) / 1000);
     brokerFault.deliveries_waiting_at_broker_up = queues.at(brokerFault.upAt)?.waiting ?? null;
     brokerFault.deliveries_waiting_when_queued_again = queuedAgain ? (queues.at(queuedAgain)?.waiting ?? null) : null;
     brokerFault.first_delivery_waited_in_queue_s =
