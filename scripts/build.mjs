@@ -1,6 +1,7 @@
 // Compiles apps and libs with swc (it rewrites the @engage/* path aliases) into dist/out, and
 // writes the entry points named in OPERATIONS.md: dist/apps/api/main.js, dist/apps/worker/main.js.
-// `--if-stale` skips the build when dist/out is newer than every source file. Builds take a lock,
+// The web console (apps/console) is built by Vite into dist/console, which the api serves at /app/.
+// `--if-stale` skips each build when its output is newer than every source file. Builds take a lock,
 // because tests in parallel processes build too and one must not delete files another runs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,16 +12,31 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'out');
 const stamp = join(root, 'dist', '.built');
 const lock = join(root, 'dist', '.build-lock');
+const consoleRoot = join(root, 'apps', 'console');
+const consoleOut = join(root, 'dist', 'console');
+const consoleStamp = join(root, 'dist', '.console-built');
 
-function newestSource(dir, newest = 0) {
+function newestSource(dir, newest = 0, matches = (name) => name.endsWith('.ts')) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules') continue;
+    if (entry.name === 'node_modules' || (dir === join(root, 'apps') && entry.name === 'console')) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = newestSource(path, newest);
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    if (entry.isDirectory()) newest = newestSource(path, newest, matches);
+    else if (matches(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
+
+// The console's sources and config (its browser tests in e2e/ do not change the bundle).
+const consoleUpToDate = () =>
+  existsSync(consoleStamp) &&
+  existsSync(join(consoleOut, 'index.html')) &&
+  statSync(consoleStamp).mtimeMs >=
+    Math.max(
+      newestSource(join(consoleRoot, 'src'), 0, () => true),
+      ...['index.html', 'vite.config.mts', 'tsconfig.json'].map((file) => statSync(join(consoleRoot, file)).mtimeMs),
+      statSync(join(root, 'package-lock.json')).mtimeMs,
+      statSync(fileURLToPath(import.meta.url)).mtimeMs,
+    );
 
 const upToDate = () =>
   existsSync(stamp) &&
@@ -64,7 +80,7 @@ try {
         out,
         '--quiet',
         '--ignore',
-        '**/*.test.ts,**/jest.config.js,**/test/**',
+        '**/*.test.ts,**/jest.config.js,**/test/**,apps/console/**',
       ],
       { cwd: root, stdio: 'inherit' },
     );
@@ -74,6 +90,13 @@ try {
       for (const file of files) writeFileSync(join(root, 'dist', 'apps', app, `${file}.js`), `require('../../out/apps/${app}/src/${file}.js');\n`);
     }
     writeFileSync(stamp, new Date().toISOString());
+  }
+  if (!(process.argv.includes('--if-stale') && consoleUpToDate())) {
+    execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(consoleRoot, 'vite.config.mts')], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    writeFileSync(consoleStamp, new Date().toISOString());
   }
 } finally {
   rmSync(lock, { recursive: true, force: true });
