@@ -1,5 +1,6 @@
 // The real servers `npm test` needs besides PostgreSQL (which each Jest project starts itself):
-// Dovecot for the email channel's tests and a Kafka broker for the Kafka tests. Each is started
+// Dovecot for the email channel's tests, a Kafka broker for the Kafka tests and headless Chromium
+// (Debian's chromium package) for the console's browser tests. Each is started
 // (or installed from the distribution's packages, when running as root) where the machine can;
 // where it cannot, its suites are skipped with one line naming what is missing and how to get it.
 // Under CI (CI=true) nothing may be skipped: a peer that cannot be brought up fails the run.
@@ -27,20 +28,39 @@ function run(command, args, options = {}) {
 
 const dovecotPath = () => ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((path) => existsSync(path));
 
+// One apt-get at a time (dpkg has one lock), and the package lists updated once per run.
+let aptUpdated = false;
+async function aptInstall(pkg) {
+  process.stdout.write(`test peers: installing ${pkg} from the distribution...\n`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = aptUpdated ? { status: 0 } : await run('apt-get', ['update', '-qq'], { env });
+  aptUpdated ||= update.status === 0;
+  const install = update.status === 0 ? await run('apt-get', ['install', '-y', '-qq', pkg], { env }) : update;
+  return install.status === 0 ? undefined : `installing ${pkg} failed: ${(install.stderr || install.stdout).trim().split('\n').pop()}`;
+}
+
 // Dovecot: the email tests start their own servers from the binary; here it only has to exist.
 async function ensureDovecot() {
   if (process.env.DOVECOT_BIN || dovecotPath()) return { ok: true };
   if (!isRoot) {
     return { ok: false, reason: 'Dovecot is not installed (Debian: sudo apt-get install -y dovecot-imapd, or run npm test as root)' };
   }
-  process.stdout.write('test peers: installing dovecot-imapd from the distribution...\n');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = await run('apt-get', ['update', '-qq'], { env });
-  const install = update.status === 0 ? await run('apt-get', ['install', '-y', '-qq', 'dovecot-imapd'], { env }) : update;
-  if (install.status !== 0 || !dovecotPath()) {
-    return { ok: false, reason: `installing dovecot-imapd failed: ${(install.stderr || install.stdout).trim().split('\n').pop()}` };
-  }
+  const failed = await aptInstall('dovecot-imapd');
+  if (failed || !dovecotPath()) return { ok: false, reason: failed ?? 'dovecot-imapd installed no dovecot binary' };
   return { ok: true };
+}
+
+const chromiumPath = () => [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
+
+// Chromium: the console's browser tests (Playwright) launch this binary; no browser is downloaded.
+async function ensureChromium() {
+  if (chromiumPath()) return { ok: true, env: { CHROMIUM_PATH: chromiumPath() } };
+  if (!isRoot) {
+    return { ok: false, reason: 'Chromium is not installed (Debian: sudo apt-get install -y chromium, or run npm test as root; or set CHROMIUM_PATH)' };
+  }
+  const failed = await aptInstall('chromium');
+  if (failed || !chromiumPath()) return { ok: false, reason: failed ?? 'the chromium package installed no /usr/bin/chromium' };
+  return { ok: true, env: { CHROMIUM_PATH: chromiumPath() } };
 }
 
 // Kafka: a broker already named by KAFKA_BROKERS is used as it is; otherwise one is started from
@@ -67,14 +87,19 @@ async function ensureKafka(root) {
 
 // Returns the environment the test run gets and what to stop after it; exits under CI when a peer is missing.
 export async function startTestPeers(root) {
-  const [dovecot, kafka] = await Promise.all([ensureDovecot(), ensureKafka(root)]);
-  const env = { ...(kafka.env ?? {}) };
+  const fromApt = ensureDovecot().then(async (dovecot) => [dovecot, await ensureChromium()]);
+  const [[dovecot, chromium], kafka] = await Promise.all([fromApt, ensureKafka(root)]);
+  const env = { ...(kafka.env ?? {}), ...(chromium.env ?? {}) };
   const missing = [];
   if (!dovecot.ok) {
     env.ENGAGE_SKIP_EMAIL_TESTS = dovecot.reason;
     missing.push(`email channel tests SKIPPED: ${dovecot.reason}`);
   }
   if (!kafka.ok) missing.push(`Kafka tests SKIPPED: ${kafka.reason}`);
+  if (!chromium.ok) {
+    env.ENGAGE_SKIP_BROWSER_TESTS = chromium.reason;
+    missing.push(`console browser tests SKIPPED: ${chromium.reason}`);
+  }
   for (const line of missing) process.stdout.write(`test peers: ${line}\n`);
   if (missing.length > 0 && process.env.CI) {
     kafka.stop?.();

@@ -5,8 +5,8 @@ import { ErrorAlert, Loading, PageHeading } from '../ui/page';
 interface Metrics {
   metrics: {
     total_messages: number;
-    average_response_time: string;
-    sla_compliance: number;
+    average_response_time: string | null;
+    sla_compliance: number | null;
     total_contacts: number;
   };
 }
@@ -29,11 +29,11 @@ export function DashboardsPage() {
           </div>
           <div>
             <dt>Average response time (hours)</dt>
-            <dd>{figures.average_response_time}</dd>
+            <dd>{figures.average_response_time ?? 'No replies yet'}</dd>
           </div>
           <div>
             <dt>SLA compliance</dt>
-            <dd>{figures.sla_compliance} %</dd>
+            <dd>{figures.sla_compliance === null ? 'No replies yet' : `${figures.sla_compliance} %`}</dd>
           </div>
           <div>
             <dt>Contacts</dt>

@@ -39,6 +39,7 @@ export function DealsPage() {
       <PageHeading>Deals</PageHeading>
       {board.isPending ? <Loading what="pipelines" /> : null}
       <ErrorAlert error={board.error} />
+      {board.data?.pipelines.length === 0 ? <p>No pipelines yet: the default pipeline appears once the organization is set up.</p> : null}
       {board.data?.pipelines.map((pipeline) => (
         <section key={pipeline.id} aria-labelledby={`pipeline-${pipeline.id}`}>
           <h2 id={`pipeline-${pipeline.id}`} dir="auto">

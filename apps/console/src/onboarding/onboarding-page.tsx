@@ -120,7 +120,12 @@ function PlanStep({ onError, onState }: { onError: (error: unknown) => void; onS
     onMutate: () => onError(undefined),
     onSuccess: (state) => {
       if (state.current_step === 'select_plan') {
-        onError(new ApiError(`Not passed yet: the organization has no active subscription. ${checkout?.next ?? 'Choose a plan first.'}`, 409));
+        onError(
+          new ApiError(
+            `Not passed yet: the organization has no active subscription. ${checkout?.next ? `Next: ${checkout.next}.` : 'Choose a plan first.'}`,
+            409,
+          ),
+        );
       }
       onState(state);
     },
@@ -162,7 +167,9 @@ function PlanStep({ onError, onState }: { onError: (error: unknown) => void; onS
       </form>
       {checkout ? (
         <p role="status" className="checkout">
-          {checkout.status === 'subscribed' ? 'Subscribed.' : `Your choice is recorded; the purchase is not complete yet. ${checkout.next ?? ''}`}
+          {checkout.status === 'subscribed'
+            ? 'Subscribed.'
+            : `Your choice is recorded; the purchase is not complete yet.${checkout.next ? ` Next: ${checkout.next}.` : ''}`}
         </p>
       ) : null}
       <button type="button" onClick={() => goOn.mutate()} disabled={goOn.isPending}>

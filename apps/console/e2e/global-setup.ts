@@ -1,0 +1,93 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { subscribe } from './api';
+
+// Starts the built service (node dist/apps/api/main.js --with-worker, as npm start does) on a fresh embedded
+// PostgreSQL for the whole run, and makes an organization whose OWNER has finished onboarding.
+const root = join(__dirname, '..', '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function startApi(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'api', 'main.js'), '--with-worker'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the api was not listening after 60 s:\n${output}`)), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the api exited with ${code}:\n${output}`));
+    });
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (!match) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ child, url: match[1] });
+    }, 50);
+  });
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'engage-console-'));
+  // PostgreSQL runs as "nobody" when the tests run as root: it must be able to enter the folder.
+  chmodSync(dataDir, 0o755);
+  const secret = randomBytes(24).toString('hex');
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    DATA_DIR: join(dataDir, 'data'),
+    LOG_LEVEL: 'warn',
+    BILLING_WEBHOOK_SECRET: secret,
+  };
+  const { child, url } = await startApi(env);
+  const email = `owner-${randomBytes(4).toString('hex')}@console.test`;
+  const password = `Pw-${randomBytes(9).toString('base64url')}`;
+  // The admin CLI shares the running embedded PostgreSQL (docs/identity.md, "Bootstrap").
+  const created = execFileSync(
+    process.execPath,
+    [join(root, 'dist', 'apps', 'api', 'admin.js'), 'create-org', '--name', 'Console Test Org', '--owner-email', email, '--owner-password', password, '--json'],
+    { cwd: root, env, encoding: 'utf8' },
+  );
+  const { organization_id: organizationId } = JSON.parse(created.trim().split('\n').pop()!) as { organization_id: string };
+  await subscribe(url, secret, organizationId);
+  const signIn = await fetch(`${url}/auth/v1/token?grant_type=password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const { access_token: token } = (await signIn.json()) as { access_token: string };
+  const skipped = await fetch(`${url}/functions/v1/onboarding/skip-channels`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  if (!skipped.ok) throw new Error(`onboarding of the test owner failed: ${skipped.status} ${await skipped.text()}`);
+  Object.assign(process.env, {
+    CONSOLE_BASE_URL: url,
+    CONSOLE_DATA_DIR: env.DATA_DIR,
+    CONSOLE_BILLING_SECRET: secret,
+    CONSOLE_OWNER_EMAIL: email,
+    CONSOLE_OWNER_PASSWORD: password,
+  });
+  return async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

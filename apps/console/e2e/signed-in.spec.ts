@@ -1,0 +1,30 @@
+import { expect, test } from '@playwright/test';
+import { checkPage } from './check-page';
+
+const SECTIONS = ['Inbox', 'Contacts', 'Companies', 'Deals', 'Dashboards', 'Settings'];
+
+test('should show every navigation link and open each page from it', async ({ page }, testInfo) => {
+  await page.goto(`${process.env.CONSOLE_BASE_URL}/app/`);
+  const navigation = page.getByRole('navigation', { name: 'Main' });
+  for (const name of SECTIONS) await expect(navigation.getByRole('link', { name, exact: true })).toBeVisible();
+  for (const name of SECTIONS) {
+    await navigation.getByRole('link', { name, exact: true }).click();
+    await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+    await expect(navigation.getByRole('link', { name, exact: true })).toHaveAttribute('aria-current', 'page');
+    await checkPage(page, name.toLowerCase(), testInfo);
+  }
+});
+
+test('should show the profile read from the API on Settings', async ({ page }) => {
+  await page.goto(`${process.env.CONSOLE_BASE_URL}/app/settings`);
+  await expect(page.getByLabel('Email')).toHaveValue(process.env.CONSOLE_OWNER_EMAIL!);
+  await expect(page.getByText('Role: OWNER')).toBeVisible();
+  await expect(page.getByText('Starter')).toBeVisible();
+});
+
+test('should open a deep link directly and reach the page with the keyboard', async ({ page }) => {
+  await page.goto(`${process.env.CONSOLE_BASE_URL}/app/contacts`);
+  await expect(page.getByRole('heading', { name: 'Contacts', level: 1 })).toBeVisible();
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+});
