@@ -16,6 +16,7 @@ import { BILLING_SECRET, billingScenarios, seedBilling } from './billing-scenari
 import { FAIRNESS, measureFairness } from './fairness-scenario.mjs';
 import { CALL_UPLOADS, measureCallUploads, seedSuiteId } from './calls-scenario.mjs';
 import { cpuWindow } from './cpu-usage.mjs';
+import { measureOutboundQueue } from './outbound-queue-scenario.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,6 +32,7 @@ const META_INBOUND = 'Meta webhook acknowledgement at 1,000 req/s';
 const IMPORT = 'CSV import of 100,000 contacts';
 const COMPANY_IMPORT = 'CSV import of 20,000 companies';
 const WEBHOOKS = 'webhook deliveries';
+const QUEUE = 'outbound queue drain';
 
 function startProcess(command, args, env) {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -197,6 +199,7 @@ async function main() {
     });
   };
   let webhooks = null;
+  let outboundQueue = null;
   let fairness = null;
   let callUploads = null;
   try {
@@ -205,6 +208,28 @@ async function main() {
     const dataApi = dataApiScenarios.filter((scenario) => selected(scenario.name));
     if (dataApi.length > 0 || selected(FAIRNESS)) await seedDataApi(databaseUrl, demo.organization_id, demo.owner_email);
     for (const scenario of dataApi) await compare(scenario);
+    // Before any worker runs: the queue is filled first, then drained by a worker of its own.
+    if (selected(QUEUE)) {
+      // The queue's worker with a pool for its concurrent sends (BENCH_QUEUE_WORKER_POOL_SIZE, default 10).
+      const workerPool = process.env.BENCH_WORKER_POOL_SIZE;
+      process.env.BENCH_WORKER_POOL_SIZE = process.env.BENCH_QUEUE_WORKER_POOL_SIZE ?? '10';
+      let queueWorker;
+      try {
+        outboundQueue = await measureOutboundQueue({
+          base: ours.url,
+          state,
+          databaseUrl,
+          startWorker: async () => (queueWorker = await startWorker(root, env, databaseUrl)),
+        });
+      } finally {
+        if (workerPool === undefined) delete process.env.BENCH_WORKER_POOL_SIZE;
+        else process.env.BENCH_WORKER_POOL_SIZE = workerPool;
+        if (queueWorker) {
+          queueWorker.kill('SIGTERM');
+          await stopped(queueWorker);
+        }
+      }
+    }
     if (selected(INBOUND) || selected(META_INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
     if (selected(FAIRNESS)) fairness = await measureFairness({ root, env, databaseUrl, base: ours.url, state, seconds, drained });
     if (selected(INBOUND)) {
@@ -255,6 +280,7 @@ async function main() {
     );
   }
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
+  if (outboundQueue) process.stdout.write(`\n${JSON.stringify(outboundQueue, null, 2)}\n`);
   if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
   if (callUploads) {
     const u = callUploads;
@@ -282,6 +308,7 @@ async function main() {
         contact_import: contactImport,
         company_import: companyImport,
         webhooks,
+        outbound_queue: outboundQueue,
         fairness,
         call_uploads: callUploads,
       },

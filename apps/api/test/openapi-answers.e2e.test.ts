@@ -302,6 +302,17 @@ describe('what the function and auth routes answer, against /docs', () => {
       payload: { status: 'SNOOZED', snoozed_until: '2099-01-01T00:00:00Z' },
     });
     await call('PATCH', '/functions/v1/messaging/conversations/{id}/assignee', { ...conversation, payload: { assignee_id: t.ctx.userId } });
+    // Scheduled sends: made, listed, read, edited and cancelled (the pass that sends them has its own tests).
+    const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await call('POST', '/functions/v1/messaging/conversations/{id}/scheduled-messages', {
+      ...conversation,
+      payload: { text: 'Later today', send_at: scheduledAt },
+    });
+    const scheduledMessage = { params: { id: scheduled.json().id as string }, headers: t.session };
+    await call('GET', '/functions/v1/messaging/scheduled-messages', { headers: t.key, query: '?status=scheduled' });
+    await call('GET', '/functions/v1/messaging/scheduled-messages/{id}', scheduledMessage);
+    await call('PATCH', '/functions/v1/messaging/scheduled-messages/{id}', { ...scheduledMessage, payload: { text: 'Later tonight' } });
+    await call('DELETE', '/functions/v1/messaging/scheduled-messages/{id}', scheduledMessage);
     const channel = { params: { id: account.id }, headers: t.session };
     await call('POST', '/functions/v1/messaging/channel-accounts/{id}/rotate-token', channel);
     await call('PATCH', '/functions/v1/messaging/channel-accounts/{id}', { ...channel, payload: { is_active: false } });
@@ -356,6 +367,29 @@ describe('what the function and auth routes answer, against /docs', () => {
     await app.get<symbol, ObjectStorage>(OBJECT_STORAGE).put(`media/${org}/${name}`, image, { contentType: 'image/png' });
     const file = await call('GET', '/functions/v1/messaging/media/{organizationId}/{name}', { params: { organizationId: org, name } });
     expect([file.headers['content-type'], file.rawPayload.equals(image)]).toEqual(['image/png', true]);
+  });
+
+  it('should answer the paced queue functions as declared (queued send, queue, items, pacing, pause, resume)', async () => {
+    const t = await createTestTenant(app);
+    await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-queue');
+    const made = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: t.key,
+      payload: { kind: 'chat_app', name: 'Queue' },
+    });
+    const channel = { params: { id: made.json().channel_account.id as string }, headers: t.session };
+    await call('PATCH', '/functions/v1/messaging/channel-accounts/{id}', { ...channel, payload: { pacing: { gap_seconds: [0, 0], quiet_hours: null } } });
+    await call('GET', '/functions/v1/messaging/channel-accounts/{id}', channel);
+    const queued = await call('POST', '/functions/v1/messaging/outbound', {
+      headers: t.key,
+      payload: { channel_account_id: channel.params.id, to: '201001110002', text: 'Your code is 1234' },
+    });
+    expect(queued.json()).toMatchObject({ status: 'QUEUED' });
+    await call('GET', '/functions/v1/messaging/outbound-queue', { headers: t.key });
+    await call('GET', '/functions/v1/messaging/outbound-queue/items', { headers: t.session, query: `?channel_account_id=${channel.params.id}` });
+    await call('POST', '/functions/v1/messaging/channel-accounts/{id}/pause', { ...channel, payload: { reason: 'review' } });
+    await call('POST', '/functions/v1/messaging/channel-accounts/{id}/resume', channel);
   });
 
   it('should answer the calls functions as declared (call recordings, Zoom settings and webhook)', async () => {
@@ -462,7 +496,7 @@ describe('what the function and auth routes answer, against /docs', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(71);
+    expect(described).toHaveLength(82);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

@@ -17,6 +17,7 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 import { SmsAdapter } from './application/adapters/sms.adapter';
 import { SmsInbound, SmsPublicBase } from './application/sms-inbound';
 import { OutboundDispatcher } from './outbound/dispatcher';
+import { OutboundQueueWorker, OutboundSignal } from './outbound/queue.worker';
 import { MESSAGING_PROVIDER, type MessagingProvider } from './application/messaging-provider.port';
 import { OrganizationSettings } from '@engage/identity';
 import type { SmsProvider } from './application/sms-provider.port';
@@ -55,13 +56,21 @@ export const CHANNEL_PROVIDERS: Provider[] = [
     },
   },
   // The one outbound path (docs/messaging.md): every sender's messages go out through it.
+  { provide: OutboundSignal, useFactory: () => new OutboundSignal() },
   {
     provide: OutboundDispatcher,
-    inject: [Database, ChannelAdapters, CONFIG],
-    useFactory: (db: Database, adapters: ChannelAdapters, config: Config) => {
+    inject: [Database, ChannelAdapters, CONFIG, OutboundSignal],
+    useFactory: (db: Database, adapters: ChannelAdapters, config: Config, signal: OutboundSignal) => {
       const { SEND_GAP_MIN_MS, SEND_GAP_MAX_MS } = settingsOf(config, MESSAGING_SETTINGS);
-      return new OutboundDispatcher(db, adapters, { gapMinMs: SEND_GAP_MIN_MS, gapMaxMs: SEND_GAP_MAX_MS });
+      return new OutboundDispatcher(db, adapters, { gapMinMs: SEND_GAP_MIN_MS, gapMaxMs: SEND_GAP_MAX_MS }, () => signal.queued());
     },
+  },
+  // The paced send queue's worker (the platform's runner drives messagingQueues in workers).
+  {
+    provide: OutboundQueueWorker,
+    inject: [Database, OutboundDispatcher, OrganizationSettings, OutboundSignal],
+    useFactory: (db: Database, dispatcher: OutboundDispatcher, settings: OrganizationSettings, signal: OutboundSignal) =>
+      new OutboundQueueWorker(db, dispatcher, settings, signal),
   },
   {
     provide: SMS_PROVIDER,

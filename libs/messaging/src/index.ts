@@ -15,7 +15,9 @@ import { PublishChannelAccounts1763800003030 } from './infrastructure/migrations
 import { RecordFactChanges1763800003040 } from './infrastructure/migrations/0040-record-fact-changes';
 import { RecordMessageOrigins1763800003050 } from './infrastructure/migrations/0050-record-message-origins';
 import { ScheduledMessages1763800003060 } from './infrastructure/migrations/0060-scheduled-messages';
+import { PacedOutboundQueue1763800003070 } from './infrastructure/migrations/0070-paced-outbound-queue';
 import { SCHEDULED_MESSAGES_MANAGE } from './outbound/scheduled-messages';
+import { OUTBOUND_QUEUE_MANAGE } from './outbound/outbound-queue';
 import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
@@ -46,6 +48,8 @@ export const messagingMigrations: MigrationClass[] = [
   RecordMessageOrigins1763800003050,
   // Scheduled sends, and their cancel on a customer's reply (docs/messaging.md, "Scheduled sends").
   ScheduledMessages1763800003060,
+  // The paced send queue: QUEUED messages, their expected time, and each account's pacing and pause.
+  PacedOutboundQueue1763800003070,
 ];
 
 // Messaging as the composition sees it. Its tables are read-only through the data API: writes go
@@ -59,7 +63,7 @@ export const messagingManifest = defineContext({
   consumes: {},
   settings: MESSAGING_SETTINGS,
   jobs: { jobs: messagingJobs, schedules: messagingSchedules, queues: messagingQueues },
-  permissions: [SCHEDULED_MESSAGES_MANAGE],
+  permissions: [SCHEDULED_MESSAGES_MANAGE, OUTBOUND_QUEUE_MANAGE],
 });
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';
@@ -68,4 +72,6 @@ export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, 
 export { InboundProcessor } from './application/inbound-processor';
 // Scheduled sends ("send later"): who may write them, and the pass that sends them.
 export { SCHEDULED_MESSAGES_MANAGE, type ScheduledMessageView } from './outbound/scheduled-messages';
+// The paced queue's controls: who may change an account's pacing or pause it.
+export { OUTBOUND_QUEUE_MANAGE } from './outbound/outbound-queue';
 export { ScheduledSendPass } from './outbound/scheduled-send.job';

@@ -32,6 +32,11 @@ import { MediaController } from './http/media.controller';
 import { SmsWebhookController } from './http/sms-webhook.controller';
 import { FormBodyParser } from './http/form-body.parser';
 import { OutboundDispatcher } from './outbound/dispatcher';
+import { ScheduledMessagesController } from './outbound/scheduled-messages.controller';
+import { SCHEDULED_MESSAGE_PROVIDERS } from './outbound/scheduled-messages.providers';
+import { ScheduledSendPass } from './outbound/scheduled-send.job';
+import { OutboundQueueController } from './outbound/outbound-queue.controller';
+import { OUTBOUND_QUEUE_PROVIDERS } from './outbound/outbound-queue.providers';
 
 const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS;
 
@@ -45,9 +50,13 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     MetaWebhookController,
     ChannelTestController,
     SmsWebhookController,
+    ScheduledMessagesController,
+    OutboundQueueController,
   ],
   providers: [
     FormBodyParser,
+    ...SCHEDULED_MESSAGE_PROVIDERS,
+    ...OUTBOUND_QUEUE_PROVIDERS,
     { provide: ProviderHolder, inject: [CONFIG], useFactory: (config: Config) => ProviderHolder.create(config) },
     { provide: MESSAGING_PROVIDER, inject: [ProviderHolder], useFactory: (holder: ProviderHolder) => holder.provider },
     {
@@ -119,6 +128,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     },
   ],
   exports: [
+    ScheduledSendPass,
     PendingSendSweeper,
     InboundPurge,
     SendService,

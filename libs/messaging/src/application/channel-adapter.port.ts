@@ -11,6 +11,9 @@ import type { ProviderResult } from './messaging-provider.port';
 export interface OutboundSend {
   message: string;
   mediaUrls: string[];
+  // What the media are (§4.2: image, video or document), when the sender says; otherwise the
+  // adapter decides (the chat app's single-message sends are images; email and Meta by extension).
+  mediaKind?: MediaKind;
   // Who wrote it: an agent in the inbox, the API, or an automated sender and its source.
   author: MessageAuthor;
   // Stored on the message's metadata.
@@ -35,6 +38,8 @@ export interface PlannedPart {
 // messages go out. `deliver` answers the provider's result or throws ProviderError with its words.
 export interface DeliverySession {
   deliver(message: MessageRow): Promise<ProviderResult>;
+  // Several receivers of the same content in one provider call (adapters with `sharesCalls`).
+  deliverMany?(messages: MessageRow[]): Promise<ProviderResult>;
   // After the last part went out (email: the copy in the Sent folder). Its answer is added to the
   // send's result; it never fails the send.
   afterSent?(message: MessageRow): Promise<Record<string, unknown>>;
@@ -48,6 +53,9 @@ export interface ChannelAdapter {
   // Whether consecutive provider calls of one send are spaced by the §4.1 gap (the chat app drops
   // bursts); the others take the parts as fast as they come.
   readonly spacesParts?: boolean;
+  // Whether one provider call can carry several receivers of the same content (§4.2; the paced
+  // queue fills it up to the account's receivers_per_call).
+  readonly sharesCalls?: boolean;
   // Before the transaction, when the sender gave no address: the recipient's (may read other contexts).
   recipient?(ctx: RequestContext, contactId: string): Promise<string>;
   // In the dispatcher's transaction, before anything is stored: whether the send may go out (the
@@ -108,6 +116,10 @@ export class ChannelAdapters {
   // rules; the API and automated senders may use any kind that has an adapter (SMS included).
   forSend(kind: string, origin: MessageOrigin): ChannelAdapter {
     return HUMAN_REPLY_ORIGINS.includes(origin) ? this.forReply(kind) : this.forKind(kind);
+  }
+
+  forKindOrNull(kind: string): ChannelAdapter | null {
+    return this.byKind.get(kind) ?? null;
   }
 
   private forKind(kind: string): ChannelAdapter {

@@ -49,6 +49,8 @@ const MESSAGE_FIELDS = [
   'updated_at',
   'origin',
   'origin_id',
+  // A QUEUED message's expected time (the paced send queue), null otherwise.
+  'scheduled_for',
 ] as const;
 const CONVERSATION_FIELDS = [
   'id',

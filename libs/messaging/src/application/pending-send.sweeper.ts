@@ -6,6 +6,8 @@ import { MESSAGE_FAILED, messageEvent } from './messaging-events';
 import { toMessageView } from './views';
 
 export const INTERRUPTED = 'interrupted';
+// A queued message whose provider call was in flight when its worker died: never resent by itself.
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
 
 export interface SweeperOptions {
   // A send older than this still PENDING was interrupted (longer than any send can take).
@@ -15,7 +17,7 @@ export interface SweeperOptions {
 
 // A send is stored PENDING before the provider is called and finished after. A process that dies in
 // between leaves the row PENDING: whether the provider got it is unknown, so it is failed with reason
-// `interrupted` (message.failed) and shows as such in the inbox instead of staying "sending" forever.
+// `interrupted` (`outcome_unknown` for a message of the paced queue; message.failed) and shows as such in the inbox instead of staying "sending" forever.
 // Every minute (messagingSchedules).
 export class PendingSendSweeper implements JobHandler {
   constructor(
@@ -31,15 +33,16 @@ export class PendingSendSweeper implements JobHandler {
   async sweep(limit = 100): Promise<number> {
     const now = this.options.now?.() ?? new Date();
     const cutoff = new Date(now.getTime() - this.options.staleAfterMs);
-    const stale = await this.db.systemQuery<{ id: string; organization_id: string }>(SYSTEM_STALE_PENDING, [cutoff, limit]);
+    const stale = await this.db.systemQuery<{ id: string; organization_id: string; queued: boolean }>(SYSTEM_STALE_PENDING, [cutoff, limit]);
     let failed = 0;
-    for (const { id, organization_id } of stale) {
+    for (const { id, organization_id, queued } of stale) {
+      const reason = queued ? OUTCOME_UNKNOWN : INTERRUPTED;
       const ctx: RequestContext = { organizationId: organization_id, userId: null, role: 'SYSTEM', requestId: randomUUID() };
       failed += await this.db.inTenant(ctx, async (tx) => {
         // The send may have finished meanwhile: the update then matches nothing.
-        const [row] = await tx.query<MessageRow>(FAIL_STALE_PENDING, [id, INTERRUPTED]);
+        const [row] = await tx.query<MessageRow>(FAIL_STALE_PENDING, [id, reason]);
         if (!row) return 0;
-        await tx.emit([messageEvent(MESSAGE_FAILED, ctx, toMessageView(row), { reason: INTERRUPTED })]);
+        await tx.emit([messageEvent(MESSAGE_FAILED, ctx, toMessageView(row), { reason })]);
         return 1;
       });
     }

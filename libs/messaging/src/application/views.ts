@@ -2,7 +2,12 @@ import type { ConversationRow, MessageRow } from '../infrastructure/messaging.sq
 
 // Records as plain objects for responses and event payloads (no internal columns).
 // A mail's Message-ID is kept for threading only (not served by the data API either).
-export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at' | 'email_message_id'> & { created_at: string; updated_at: string };
+export type MessageView = Omit<MessageRow, 'created_at' | 'updated_at' | 'email_message_id' | 'dispatched_at' | 'scheduled_for'> & {
+  created_at: string;
+  updated_at: string;
+  // A QUEUED message: when it is expected to go.
+  scheduled_for: string | null;
+};
 export type ConversationView = Omit<
   ConversationRow,
   'created_at' | 'updated_at' | 'last_message_at' | 'snoozed_until' | 'last_customer_message_at' | 'window_closes_at'
@@ -35,6 +40,7 @@ export function toMessageView(row: MessageRow): MessageView {
     error,
     origin: row.origin,
     origin_id: row.origin_id ?? null,
+    scheduled_for: iso(row.scheduled_for ?? null),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

@@ -10,6 +10,11 @@ export type MessageOrigin = (typeof MESSAGE_ORIGINS)[number];
 // (the SQL of 0050-record-message-origins lists the same four). The others are automated.
 export const AGENT_REPLY_ORIGINS = ['agent', 'api', 'api_queued', 'scheduled'] as const satisfies readonly MessageOrigin[];
 
+// The origins that wait in the paced send queue of their channel account (docs/messaging.md); the
+// others go at once and count toward the account's caps.
+export const QUEUED_ORIGINS = ['rule', 'bot', 'sequence', 'broadcast', 'reengagement', 'api_queued'] as const satisfies readonly MessageOrigin[];
+export const isQueuedOrigin = (origin: MessageOrigin): boolean => (QUEUED_ORIGINS as readonly string[]).includes(origin);
+
 // The origins that never name a source (messages_origin_id_applies).
 const WITHOUT_SOURCE: readonly MessageOrigin[] = ['customer', 'agent', 'api'];
 

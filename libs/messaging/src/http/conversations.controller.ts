@@ -35,6 +35,8 @@ import {
   UNREAD_COUNTS,
 } from './messaging.responses';
 import { ApiAnswer, ApiErrors, json } from '@engage/platform';
+import { ChannelPacingService } from '../outbound/channel-pacing.service';
+import { CHANNEL_QUEUE_ACCOUNT } from '../outbound/outbound-queue.responses';
 
 export class ConversationListQueryDto {
   @ApiProperty({ required: false, enum: CONVERSATION_STATUSES }) @IsOptional() @IsIn(CONVERSATION_STATUSES) status?: string;
@@ -134,7 +136,11 @@ export class ChannelAccountDto {
 }
 
 export class ChannelActiveDto {
-  @ApiProperty() @IsBoolean() is_active!: boolean;
+  @ApiProperty({ required: false }) @IsOptional() @IsBoolean() is_active?: boolean;
+  // The queue's pacing: the fields given change, each checked by the domain (400 naming it); null: the kind's defaults.
+  @ApiProperty({ required: false, type: Object, nullable: true, description: 'pacing fields to change (OWNER, ADMIN, API key); null: back to the defaults' })
+  @IsOptional()
+  pacing?: Record<string, unknown> | null;
 }
 
 // The agents' inbox (session of a member, or the organization's API key).
@@ -145,6 +151,7 @@ export class ConversationsController {
   constructor(
     private readonly conversations: ConversationService,
     private readonly channels: ChannelAccountService,
+    private readonly pacing: ChannelPacingService,
   ) {}
 
   @ApiAnswer(200, CONVERSATION_PAGE)
@@ -222,11 +229,11 @@ export class ConversationsController {
     return this.channels.create(caller.ctx, { ...body });
   }
 
-  @ApiErrors(404)
-  @ApiAnswer(200, CHANNEL_ACCOUNT)
+  @ApiErrors(403, 404)
+  @ApiAnswer(200, CHANNEL_QUEUE_ACCOUNT)
   @Patch('channel-accounts/:id')
   setActive(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() body: ChannelActiveDto) {
-    return this.channels.setActive(caller.ctx, id, body.is_active);
+    return this.pacing.change(caller.ctx, id, { is_active: body.is_active, pacing: body.pacing });
   }
 
   @ApiErrors(404)

@@ -29,6 +29,14 @@ export const CHANNEL_ACCOUNTS = declareTable({
     email_settings: column('jsonb', { nullable: true }),
     imap_password_sealed: column('text', { nullable: true, api: 'hidden' }),
     smtp_password_sealed: column('text', { nullable: true, api: 'hidden' }),
+    // The paced queue: the pacing overrides over the kind's defaults, and whether (and why) it is paused.
+    pacing: column('jsonb'),
+    paused_at: atOrNull,
+    paused_reason: textOrNull,
+    // The queue's own bookkeeping (not served): the run of provider failures, the next send and the sender's lease.
+    consecutive_failures: column('integer', { api: 'hidden' }),
+    next_send_at: column('timestamptz', { nullable: true, api: 'hidden' }),
+    queue_lease_until: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 
@@ -82,6 +90,10 @@ export const MESSAGES = declareTable({
     // reengagement) and the source it came from (docs/messaging.md, "Who wrote a message").
     origin: text,
     origin_id: uuidOrNull,
+    // The paced queue: when a QUEUED message is expected to go (null for messages that never waited).
+    scheduled_for: atOrNull,
+    // When it was handed to the provider; the caps count it (internal to the queue, not served).
+    dispatched_at: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 

@@ -43,6 +43,8 @@ export interface MessageRow {
   email_message_id: string | null;
   origin: MessageOrigin;
   origin_id: string | null;
+  scheduled_for: Date | null;
+  dispatched_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -57,12 +59,17 @@ export interface ChannelAccountRow {
   external_account_id: string | null;
   provider_account_id: string | null;
   email_settings: Record<string, unknown> | null;
+  // The paced queue: pacing overrides (over the kind's defaults), and whether and why it is paused.
+  pacing: Record<string, unknown>;
+  paused_at: Date | null;
+  paused_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const CHANNEL_ACCOUNT_COLUMNS =
-  'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, email_settings, created_at, updated_at';
+  'id, organization_id, kind, name, is_active, auto_created, external_account_id, provider_account_id, email_settings, pacing, paused_at, paused_reason, ' +
+  'created_at, updated_at';
 
 // §4.1 step 6: the most recent active chat-app account.
 export const FIRST_ACTIVE_CHANNEL = `
@@ -139,9 +146,10 @@ export const FINISH_SEND = `
   RETURNING ${rowList(MESSAGES, 'm')}`;
 
 // SYSTEM: outbound messages left PENDING (a process died between storing and finishing a send).
+// `queued`: it went through the paced queue (it has a scheduled_for).
 export const SYSTEM_STALE_PENDING = `
-  SELECT id, organization_id FROM messages
-  WHERE status = 'PENDING' AND direction = 'OUTBOUND' AND created_at < $1 ORDER BY created_at, id LIMIT $2`;
+  SELECT id, organization_id, scheduled_for IS NOT NULL AS queued FROM messages
+  WHERE status = 'PENDING' AND direction = 'OUTBOUND' AND dispatched_at < $1 ORDER BY dispatched_at, id LIMIT $2`;
 
 export const FAIL_STALE_PENDING = `
   UPDATE messages SET status = 'FAILED', error = $2, metadata = metadata || jsonb_build_object('failure_reason', $2::text), updated_at = now()

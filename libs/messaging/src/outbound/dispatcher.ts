@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
-import type { Database, Tx } from '@engage/platform';
-import { checkOutboundAuthor, type MessageOrigin } from '../domain/message-origin';
+import { type Database, sqlStateOf, type Tx } from '@engage/platform';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+import { checkOutboundAuthor, isQueuedOrigin, type MessageOrigin } from '../domain/message-origin';
+import type { ProviderOutcome } from '../domain/pacing';
 import { gapBetween } from '../domain/provider-calls';
 import { CHANNEL_BY_ID, type ChannelAccountRow, CONVERSATION_BY_ID, type ConversationRow, type MessageRow } from '../infrastructure/messaging.sql';
 import type { ChannelAdapter, ChannelAdapters, DeliverySession, OutboundSend, PlannedPart } from '../application/channel-adapter.port';
 import { type Attempt, finishSend } from '../application/finish-send';
 import { ProviderError } from '../application/messaging-provider.port';
 import { touchConversation, upsertConversation } from '../application/conversation-store';
-import type { MessageView } from '../application/views';
+import { toMessageView, type MessageView } from '../application/views';
 import { ADD_METADATA, INSERT_OUTBOUND } from './outbound.sql';
+import { ACCOUNT_NEXT_SEND } from './queue.sql';
 
 export interface PartGaps {
   gapMinMs: number;
@@ -26,6 +30,18 @@ export interface Dispatched {
   result: Record<string, unknown> | null;
   failure: string | null;
 }
+
+// A send stored QUEUED: it goes out under the account's pacing (OutboundQueueWorker).
+export interface Queued {
+  conversation: ConversationRow;
+  messages: MessageView[];
+  messageIds: string[];
+  scheduledFor: Date;
+}
+
+// What one queued message's delivery came to, for the account's pacing: a provider answer (ok or
+// not), or a refusal before the provider was called (the window closed, the account was switched off).
+export type QueuedOutcome = { provider: ProviderOutcome } | { refused: string };
 
 // The provider refused or failed: the attempt is stored (FAILED) and the caller gets the provider's words.
 export class SendFailed extends Error {
@@ -59,6 +75,8 @@ export class OutboundDispatcher {
     private readonly db: Database,
     private readonly adapters: ChannelAdapters,
     private readonly gaps: PartGaps,
+    // Called when a message is queued, so this process's queue worker looks at once.
+    private readonly queued: () => void = () => undefined,
   ) {}
 
   async send(ctx: RequestContext, destination: Destination, send: OutboundSend): Promise<Dispatched> {
@@ -75,7 +93,7 @@ export class OutboundDispatcher {
       const conversation = await resolve(tx);
       const parts = await adapter.plan(tx, ctx, conversation, request, human);
       if (parts.length === 0) throw new DomainError('validation', 'validation_failed', 'Nothing to send: give a message or media');
-      const rows = await this.insertParts(tx, conversation, parts, request, 'PENDING');
+      const rows = await this.insertParts(tx, conversation, parts, request, 'PENDING', null);
       return { conversation, rows };
     });
     let session: DeliverySession;
@@ -110,6 +128,88 @@ export class OutboundDispatcher {
     return this.outcome(stored.conversation, stored.rows, messages, attempts, failure, extra);
   }
 
+  // A message of an automated origin, or an integrator's queued send: checked and planned as a send
+  // is (the window, the account, the recipient), stored QUEUED, and left to the queue's pacing.
+  async enqueue(ctx: RequestContext, destination: Destination, send: OutboundSend): Promise<Queued> {
+    const author = checkOutboundAuthor(send.author);
+    if (!isQueuedOrigin(author.origin)) {
+      throw new DomainError('validation', 'validation_failed', `messages of origin ${author.origin} are sent at once, not queued`);
+    }
+    const { adapter, contactId, resolve } = await this.route(ctx, destination, author.origin);
+    const to = send.to ?? (contactId && adapter.recipient ? await adapter.recipient(ctx, contactId) : undefined);
+    const metadata = { ...send.metadata, send_id: randomUUID(), ...(ctx.userId ? { sender_user_id: ctx.userId } : {}) };
+    const request = { ...send, author, to, metadata };
+    const stored = await this.db.inTenant(ctx, async (tx) => {
+      const conversation = await resolve(tx);
+      const parts = await adapter.plan(tx, ctx, conversation, request, false);
+      if (parts.length === 0) throw new DomainError('validation', 'validation_failed', 'Nothing to send: give a message or media');
+      const [account] = await tx.query<{ next_send_at: Date | null }>(ACCOUNT_NEXT_SEND, [conversation.channel_account_id]);
+      const now = new Date();
+      const scheduledFor = account?.next_send_at && account.next_send_at > now ? account.next_send_at : now;
+      const rows = await this.insertParts(tx, conversation, parts, request, 'QUEUED', scheduledFor);
+      return { conversation, rows, scheduledFor };
+    });
+    this.queued();
+    return {
+      conversation: stored.conversation,
+      messages: stored.rows.map(toMessageView),
+      messageIds: stored.rows.map((r) => r.id),
+      scheduledFor: stored.scheduledFor,
+    };
+  }
+
+  // Whether messages on this kind can share one provider call (several receivers, §4.2).
+  sharesCalls(kind: string): boolean {
+    return this.adapters.capabilitiesOf(kind) !== null && this.adapters.forKindOrNull(kind)?.sharesCalls === true;
+  }
+
+  // Queued messages the queue took (now PENDING): one message, or several receivers of the same
+  // content in one provider call where the channel allows it. Delivered through the channel's
+  // adapter as automated messages (the window checked again now), each outcome recorded once with
+  // its event.
+  async deliverQueued(ctx: RequestContext, messages: MessageRow[]): Promise<QueuedOutcome> {
+    const first = messages[0];
+    const ids = messages.map((m) => m.id);
+    const [conversation] = await this.db.inTenant(ctx, (tx) => tx.query<ConversationRow>(CONVERSATION_BY_ID, [first.conversation_id]));
+    let session: DeliverySession;
+    try {
+      session = await this.adapters.forSend(conversation.channel_kind, first.origin).open(ctx, conversation, false);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      await this.db.inTenant(ctx, (tx) =>
+        finishSend(
+          tx,
+          ctx,
+          ids,
+          ids.map(() => ({ result: null, error: error.message })),
+        ),
+      );
+      return { refused: error.message };
+    }
+    let attempt: Attempt;
+    let outcome: ProviderOutcome;
+    try {
+      const result = messages.length > 1 && session.deliverMany ? await session.deliverMany(messages) : await session.deliver(first);
+      attempt = { result, error: null };
+      outcome = { ok: true };
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      attempt = { result: null, error: error.message };
+      outcome = { ok: false, httpStatus: error.httpStatus, message: error.message, timedOut: /timed? ?out/i.test(error.message) };
+    }
+    await this.db.inTenant(ctx, (tx) =>
+      finishSend(
+        tx,
+        ctx,
+        ids,
+        ids.map(() => attempt),
+      ),
+    );
+    const extra = attempt.result && session.afterSent ? await session.afterSent(first) : null;
+    if (extra) await this.db.inTenant(ctx, (tx) => tx.query(ADD_METADATA, [first.id, JSON.stringify(extra)]));
+    return { provider: outcome };
+  }
+
   // The adapter a send goes through and how its conversation is reached in the storing transaction.
   // A named conversation or account is read first, so a send the channel refuses stores nothing.
   private async route(ctx: RequestContext, destination: Destination, origin: MessageOrigin) {
@@ -121,7 +221,11 @@ export class OutboundDispatcher {
       if (!isUuid(contactId)) throw NotFound('contact', String(contactId));
       const [channel] = await this.db.inTenant(ctx, (tx) => tx.query<ChannelAccountRow>(CHANNEL_BY_ID, [channelAccountId]));
       if (!channel) throw NotFound('channel_account', channelAccountId);
-      const resolve = (tx: Tx) => upsertConversation(tx, ctx, contactId, channelAccountId, 0);
+      // A contact that is not the organization's fails the conversation's foreign key: a 404, not a 500.
+      const resolve = (tx: Tx) =>
+        upsertConversation(tx, ctx, contactId, channelAccountId, 0).catch((error: unknown) => {
+          throw sqlStateOf(error) === FOREIGN_KEY_VIOLATION ? NotFound('contact', contactId) : error;
+        });
       return { adapter: this.adapters.forSend(channel.kind, origin), contactId, resolve, known: null };
     }
     const id = destination.conversationId;
@@ -132,7 +236,14 @@ export class OutboundDispatcher {
     return { adapter: this.adapters.forSend(conversation.channel_kind, origin), contactId: conversation.contact_id, resolve, known: conversation };
   }
 
-  private async insertParts(tx: Tx, conversation: ConversationRow, parts: PlannedPart[], send: OutboundSend, status: 'PENDING' | 'QUEUED') {
+  private async insertParts(
+    tx: Tx,
+    conversation: ConversationRow,
+    parts: PlannedPart[],
+    send: OutboundSend,
+    status: 'PENDING' | 'QUEUED',
+    scheduledFor: Date | null,
+  ) {
     const rows: MessageRow[] = [];
     for (const [index, part] of parts.entries()) {
       const metadata = { ...send.metadata, ...part.metadata };
@@ -150,6 +261,7 @@ export class OutboundDispatcher {
           index,
           send.author.origin,
           send.author.originId,
+          scheduledFor,
         ],
         { prepare: true },
       );

@@ -16,6 +16,7 @@ export class ChatAppAdapter implements ChannelAdapter {
   readonly kind = 'chat_app' as const;
   readonly capabilities = CHANNEL_CAPABILITIES.chat_app;
   readonly spacesParts = true;
+  readonly sharesCalls = true;
 
   constructor(
     private readonly provider: MessagingProvider,
@@ -35,7 +36,7 @@ export class ChatAppAdapter implements ChannelAdapter {
     const calls = planCalls(
       [to],
       send.message,
-      send.mediaUrls.map((url) => attachmentOf(url)),
+      send.mediaUrls.map((url) => (send.mediaKind ? { url, kind: send.mediaKind } : attachmentOf(url))),
       () => randomInt(1, 2_147_483_647),
     );
     return Promise.resolve(
@@ -53,13 +54,14 @@ export class ChatAppAdapter implements ChannelAdapter {
       throw new DomainError('not_found', 'provider_key.not_found', 'The organization has no provider API key (setting appgain_api_key)');
     }
     const key = provider.key;
-    return {
-      deliver: (message: MessageRow) => {
-        const to = String(message.metadata.to);
-        const media = message.media[0];
-        const attachment = media ? { url: media.url, kind: media.kind as MediaKind } : undefined;
-        return this.provider.send(ctx.organizationId, key, providerBody([to], message.content, attachment, Number(message.metadata.random_string ?? 0)));
-      },
+    // One call to every receiver of the messages (the same text and media), with the first's nonce.
+    const call = (messages: MessageRow[]) => {
+      const [first] = messages;
+      const media = first.media[0];
+      const attachment = media ? { url: media.url, kind: media.kind as MediaKind } : undefined;
+      const receivers = messages.map((m) => String(m.metadata.to));
+      return this.provider.send(ctx.organizationId, key, providerBody(receivers, first.content, attachment, Number(first.metadata.random_string ?? 0)));
     };
+    return { deliver: (message: MessageRow) => call([message]), deliverMany: call };
   }
 }

@@ -30,7 +30,7 @@ export class MetaAdapter implements ChannelAdapter {
     const decision = this.decide(conversation, human);
     await this.target(tx, conversation);
     const metadata = { window: decision.send };
-    const attachments = send.mediaUrls.map((url) => attachmentOf(url, false));
+    const attachments = send.mediaUrls.map((url) => (send.mediaKind ? { url, kind: send.mediaKind } : attachmentOf(url, false)));
     return [
       ...(send.message.length > 0 ? [{ content: send.message, media: [], metadata }] : []),
       ...attachments.map((a) => ({ content: '', media: [{ url: a.url, kind: a.kind }], metadata })),

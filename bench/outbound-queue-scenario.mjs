@@ -1,0 +1,93 @@
+// The paced send queue's drain (`npm run bench -- --only "outbound queue"`): BENCH_QUEUE_MESSAGES
+// (default 10,000) queued sends (POST /functions/v1/messaging/outbound, origin api_queued) over
+// BENCH_QUEUE_ACCOUNTS (default 100) chat-app accounts whose pacing is off (no gaps, caps, quiet
+// hours or per-recipient limits), stored while the worker is stopped, then drained by one worker
+// process against the loopback provider: messages per second from the worker's start to the last
+// SENT, and the CPU per message of the worker, the api and PostgreSQL.
+import pg from 'pg';
+import { cpuWindow } from './cpu-usage.mjs';
+
+const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}`, 'content-type': 'application/json' });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const UNPACED = {
+  gap_seconds: [0, 0],
+  cold_gap_seconds: [0, 0],
+  per_hour: null,
+  per_day: null,
+  warmup: false,
+  per_recipient_min_gap_seconds: 0,
+  per_recipient_per_hour: 3600,
+  quiet_hours: null,
+};
+
+async function call(url, init, expected) {
+  const res = await fetch(url, init);
+  if (res.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+// `startWorker` starts the worker process; the queue is filled before it runs, so the drain is measured alone.
+export async function measureOutboundQueue({ base, state, databaseUrl, startWorker }) {
+  const messages = Number(process.env.BENCH_QUEUE_MESSAGES ?? 10_000);
+  const accountCount = Number(process.env.BENCH_QUEUE_ACCOUNTS ?? 100);
+  const accounts = [];
+  for (let i = 0; i < accountCount; i++) {
+    const body = JSON.stringify({ kind: 'chat_app', name: `Queue ${i} ${Date.now()}` });
+    const { channel_account: account } = await call(`${base}/functions/v1/messaging/channel-accounts`, { method: 'POST', headers: bearer(state), body }, 201);
+    await call(
+      `${base}/functions/v1/messaging/channel-accounts/${account.id}`,
+      { method: 'PATCH', headers: bearer(state), body: JSON.stringify({ pacing: UNPACED }) },
+      200,
+    );
+    accounts.push(account.id);
+  }
+  const enqueueStarted = performance.now();
+  let next = 0;
+  const enqueueOne = async () => {
+    while (next < messages) {
+      const n = next++;
+      const body = JSON.stringify({ channel_account_id: accounts[n % accountCount], to: `2012${String(n + 1).padStart(8, '0')}`, text: `Your code is ${n}` });
+      await call(`${base}/functions/v1/messaging/outbound`, { method: 'POST', headers: bearer(state), body }, 202);
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, enqueueOne));
+  const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const count = async (status) =>
+    Number(
+      (await client.query(`SELECT count(*)::int AS n FROM messages WHERE channel_account_id = ANY($1::uuid[]) AND status = $2`, [accounts, status])).rows[0].n,
+    );
+  const window = cpuWindow();
+  const started = performance.now();
+  const worker = await startWorker();
+  let sent = 0;
+  let failed = 0;
+  try {
+    for (let waited = 0; waited < 600_000; waited += 250) {
+      [sent, failed] = [await count('SENT'), await count('FAILED')];
+      if (sent + failed >= messages) break;
+      await sleep(250);
+    }
+  } finally {
+    await client.end();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { cpu_seconds: cpu } = window();
+  const per = (s) => Math.round(((s ?? 0) * 1e6) / Math.max(1, sent + failed));
+  worker.kill('SIGTERM');
+  return {
+    scenario: 'outbound queue drain, pacing off',
+    messages,
+    accounts: accountCount,
+    enqueue_per_second: Math.round(messages / enqueueSeconds),
+    sent,
+    failed,
+    drained: sent + failed >= messages,
+    // From the worker's start (its boot included) to the last message settled.
+    drain_seconds: Number(seconds.toFixed(2)),
+    messages_per_second: Math.round((sent + failed) / seconds),
+    cpu_us_per_message: { worker: per(cpu.worker), api: per(cpu.api), postgres: per(cpu.postgres), provider: per(cpu['bench peers']) },
+  };
+}

@@ -1,0 +1,83 @@
+// SQL of the paced send queue (docs/messaging.md, "The paced send queue"). SYSTEM statements run
+// outside a tenant (the worker finds work in every organization); the others inside Database.inTenant.
+// The worker's clock is a parameter (never now()), so pacing runs on an injected clock in tests.
+
+// The origins that wait in the queue, in the order the queue serves them: bot and rule replies
+// first (a live conversation), then re-engagement and the integrators' queued sends, then
+// sequences, then broadcasts.
+export const QUEUE_PRIORITY_SQL = `CASE m.origin WHEN 'bot' THEN 0 WHEN 'rule' THEN 0 WHEN 'reengagement' THEN 1 WHEN 'api_queued' THEN 1
+  WHEN 'sequence' THEN 2 ELSE 3 END`;
+
+export interface QueueAccountRow {
+  id: string;
+  organization_id: string;
+  kind: string;
+  is_active: boolean;
+  created_at: Date;
+  pacing: unknown;
+  consecutive_failures: number;
+}
+
+// SYSTEM: accounts with queued messages that may send at $2 (not paused, not held by another worker,
+// due), the longest-waiting first.
+export const SYSTEM_DUE_ACCOUNTS = `
+  SELECT a.id, a.organization_id FROM channel_accounts a
+  WHERE a.paused_at IS NULL AND (a.next_send_at IS NULL OR a.next_send_at <= $2) AND (a.queue_lease_until IS NULL OR a.queue_lease_until < now())
+    AND EXISTS (SELECT 1 FROM messages m WHERE m.channel_account_id = a.id AND m.status = 'QUEUED')
+  ORDER BY a.next_send_at NULLS FIRST, a.id LIMIT $1`;
+
+// SYSTEM: when the next account falls due after $1 (null: none waiting on a time).
+export const SYSTEM_NEXT_DUE = `
+  SELECT min(a.next_send_at) AS at FROM channel_accounts a
+  WHERE a.paused_at IS NULL AND a.next_send_at > $1 AND EXISTS (SELECT 1 FROM messages m WHERE m.channel_account_id = a.id AND m.status = 'QUEUED')`;
+
+// SYSTEM: the account taken for one send ($2 seconds, on the database's clock), so one provider call
+// at most is in flight on it; due at $3.
+export const SYSTEM_LEASE_ACCOUNT = `
+  UPDATE channel_accounts SET queue_lease_until = now() + make_interval(secs => $2)
+  WHERE id = $1 AND paused_at IS NULL AND (next_send_at IS NULL OR next_send_at <= $3) AND (queue_lease_until IS NULL OR queue_lease_until < now())
+  RETURNING id, organization_id, kind, is_active, created_at, pacing, consecutive_failures`;
+
+// The next queued messages of the account in serving order: by priority, then round-robin among
+// the sources (the broadcast or sequence served longest ago first, one never served before all),
+// then age. With the conversation's last customer message (warm or cold recipient).
+export const QUEUE_CANDIDATES = `
+  WITH served AS (
+    SELECT origin, origin_id, max(dispatched_at) AS at FROM messages
+    WHERE channel_account_id = $1 AND dispatched_at > $3::timestamptz - interval '24 hours' GROUP BY origin, origin_id)
+  SELECT m.*, c.last_customer_message_at AS customer_wrote_at FROM messages m
+  JOIN conversations c ON c.id = m.conversation_id
+  LEFT JOIN served s ON s.origin = m.origin AND s.origin_id IS NOT DISTINCT FROM m.origin_id
+  WHERE m.channel_account_id = $1 AND m.status = 'QUEUED'
+  ORDER BY ${QUEUE_PRIORITY_SQL}, s.at NULLS FIRST, m.created_at, m.id LIMIT $2`;
+
+// What the caps count: the account's sends of the 24 hours before $2, which of them automated.
+export const ACCOUNT_SENDS = `
+  SELECT dispatched_at AS at, origin NOT IN ('agent', 'api', 'scheduled') AS automated FROM messages
+  WHERE channel_account_id = $1 AND dispatched_at > $2::timestamptz - interval '24 hours'`;
+
+// The recipients' sends of the hour before $3 on the account.
+export const RECIPIENT_SENDS = `
+  SELECT contact_id, dispatched_at AS at FROM messages
+  WHERE channel_account_id = $1 AND contact_id = ANY($2::uuid[]) AND dispatched_at > $3::timestamptz - interval '1 hour'`;
+
+// A queued message taken for delivery at $2 (nothing else takes it: the status moves once).
+export const TAKE_QUEUED = `
+  UPDATE messages SET status = 'PENDING', dispatched_at = $2, updated_at = now() WHERE id = $1 AND status = 'QUEUED' RETURNING *`;
+
+export const SET_EXPECTED = `UPDATE messages SET scheduled_for = $2 WHERE id = ANY($1::uuid[]) AND status = 'QUEUED'`;
+
+// SYSTEM: the account handed back, to send again at $2 (null: as soon as a pass finds it).
+export const SYSTEM_RELEASE_ACCOUNT = `UPDATE channel_accounts SET queue_lease_until = NULL, next_send_at = $2 WHERE id = $1`;
+
+// SYSTEM: a provider outcome recorded on the account: its run of failures and, when it calls for
+// it, a pause with the reason.
+export const SYSTEM_RECORD_OUTCOME = `
+  UPDATE channel_accounts SET queue_lease_until = NULL, next_send_at = NULL, consecutive_failures = $2,
+    paused_at = CASE WHEN $3::text IS NULL THEN paused_at ELSE now() END,
+    paused_reason = CASE WHEN $3::text IS NULL THEN paused_reason ELSE $3 END,
+    updated_at = CASE WHEN $3::text IS NULL THEN updated_at ELSE now() END
+  WHERE id = $1`;
+
+// When the next queued message of the account could go at the earliest (a new one is not expected before it).
+export const ACCOUNT_NEXT_SEND = `SELECT next_send_at, paused_at FROM channel_accounts WHERE id = $1`;
