@@ -76,6 +76,19 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const { access_token: token } = (await signIn.json()) as { access_token: string };
   const skipped = await fetch(`${url}/functions/v1/onboarding/skip-channels`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   if (!skipped.ok) throw new Error(`onboarding of the test owner failed: ${skipped.status} ${await skipped.text()}`);
+  // Some records in two scripts for the list pages.
+  for (const [table, row] of [
+    ['companies', { name: 'شركة النيل', country: 'EG', industry: 'Retail' }],
+    ['contacts', { first_name: 'ليلى', last_name: 'حداد', phones: ['+201001234567'], tags: ['vip'] }],
+    ['contacts', { first_name: 'Maria', last_name: 'Souza', emails: ['maria@example.com'] }],
+  ] as const) {
+    const created = await fetch(`${url}/rest/v1/${table}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(row),
+    });
+    if (!created.ok) throw new Error(`creating ${table} failed: ${created.status} ${await created.text()}`);
+  }
   Object.assign(process.env, {
     CONSOLE_BASE_URL: url,
     CONSOLE_DATA_DIR: env.DATA_DIR,

@@ -22,6 +22,14 @@ test('should show the profile read from the API on Settings', async ({ page }) =
   await expect(page.getByText('Starter')).toBeVisible();
 });
 
+test('should list contacts from the API with their names in their own direction', async ({ page }) => {
+  await page.goto(`${process.env.CONSOLE_BASE_URL}/app/contacts`);
+  const arabic = page.getByRole('cell', { name: 'ليلى حداد' });
+  await expect(arabic).toBeVisible();
+  await expect(arabic).toHaveAttribute('dir', 'auto');
+  await expect(page.getByRole('cell', { name: 'Maria Souza' })).toBeVisible();
+});
+
 test('should open a deep link directly and reach the page with the keyboard', async ({ page }) => {
   await page.goto(`${process.env.CONSOLE_BASE_URL}/app/contacts`);
   await expect(page.getByRole('heading', { name: 'Contacts', level: 1 })).toBeVisible();

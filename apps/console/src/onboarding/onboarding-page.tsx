@@ -71,7 +71,7 @@ export function OnboardingPage() {
           <h2 id="channels-heading">Connect channels</h2>
           <p>
             Channels (chat app, Messenger, Instagram, email, SMS) are connected through the API for now: see <code>docs/messaging.md</code>. You can connect
-            them later from Settings.
+            them later.
           </p>
           <div className="actions">
             <button type="button" className="primary" disabled={act.isPending} onClick={() => act.mutate({ action: 'finish' })}>
