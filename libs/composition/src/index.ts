@@ -6,6 +6,7 @@ import { DataApiModule } from '@engage/data-api';
 import { identityManifest } from '@engage/identity';
 import { messagingManifest } from '@engage/messaging';
 import { onboardingManifest } from '@engage/onboarding';
+import { realtimeManifest } from '@engage/realtime';
 import { type ContextManifest, EventCatalogueModule, type JobRegistrations, type MigrationClass } from '@engage/platform';
 import { reengagementManifest } from '@engage/reengagement';
 import type { Permission } from '@engage/shared-kernel';
@@ -24,6 +25,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
   callsManifest,
   webhooksManifest,
   analyticsManifest,
+  realtimeManifest,
 ];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).
