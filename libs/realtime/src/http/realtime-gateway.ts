@@ -33,6 +33,7 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   private listener: ChangeListener | undefined;
   private readonly sessions = new Set<SocketSession>();
   private timers: NodeJS.Timeout[] = [];
+  private rechecking = false;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -101,6 +102,17 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async recheck(authorizer: JoinAuthorizer): Promise<void> {
+    // A pass slower than the interval is not overlapped by the next one.
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      await this.recheckAll(authorizer);
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  private async recheckAll(authorizer: JoinAuthorizer): Promise<void> {
     const checks = new Map<string, Promise<Grant>>();
     const authorize = (credential: string) => {
       let check = checks.get(credential);
