@@ -75,3 +75,31 @@ test('should take a new user from sign-up through onboarding to the inbox', asyn
   await expect(page).toHaveURL(/\/app\/inbox$/);
   await checkPage(page, 'inbox-new-organization', testInfo);
 });
+
+test('should reset a forgotten password from the mailed link opened at /app/verify', async ({ page }, testInfo) => {
+  const email = `reset-${Date.now()}@console.test`;
+  const signedUp = await fetch(`${base()}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'the first password', data: { first_name: 'Reset' } }),
+  });
+  expect(signedUp.status).toBe(200);
+  await page.goto(`${base()}/app/forgot-password`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByRole('status')).toContainText(email);
+
+  const link = new URL(mailedLink(process.env.CONSOLE_DATA_DIR!, email, 'recovery'));
+  await page.goto(`${base()}/app/verify${link.search}`);
+  await expect(page.getByRole('heading', { name: 'Choose a new password', level: 1 })).toBeVisible();
+  await checkPage(page, 'reset-password', testInfo);
+  await page.getByLabel('New password', { exact: true }).fill('the second password');
+  await page.getByRole('button', { name: 'Save password' }).click();
+  // Signed in with the new session; the account has not chosen a plan yet.
+  await expect(page.getByRole('heading', { name: 'Set up your workspace', level: 1 })).toBeVisible();
+
+  // A link works once: opening it again shows the API's reason.
+  await page.goto(`${base()}/app/verify${link.search}`);
+  await expect(page.getByRole('alert')).toBeVisible();
+  await checkPage(page, 'verify-link-used', testInfo);
+});
