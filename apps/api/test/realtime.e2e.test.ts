@@ -240,6 +240,30 @@ describe('realtime (/realtime/v1/websocket) through supabase-js', () => {
     expect(system).toContainEqual(expect.objectContaining({ status: 'error', message: 'Token has expired' }));
   }, 15000);
 
+  it('should close a channel whose session was signed out once its token is checked again, and send it nothing more', async () => {
+    const a = await tenantWithConversation();
+    const token = a.session.authorization.slice('Bearer '.length);
+    const raw = await rawSocket(`apikey=${anonKey}&vsn=2.0.0`);
+    const join = { config: { postgres_changes: [{ event: '*', schema: 'public', table: 'messages' }] }, access_token: token };
+    raw.ws.send(JSON.stringify(['1', '1', 'realtime:s', 'phx_join', join]));
+    await waitFor(() => raw.frames.find((frame) => (frame as unknown[])[3] === 'phx_reply'));
+    expect((await app.inject({ method: 'POST', url: '/auth/v1/logout', headers: a.session })).statusCode).toBe(204);
+    // What supabase-js sends when it refreshes the token, and what the server's minute re-check does.
+    raw.ws.send(JSON.stringify(['1', '2', 'realtime:s', 'access_token', { access_token: token }]));
+    await waitFor(() => raw.frames.find((frame) => (frame as unknown[])[3] === 'phx_close'));
+    expect(raw.frames).toContainEqual([
+      '1',
+      null,
+      'realtime:s',
+      'system',
+      { extension: 'system', status: 'error', message: 'Session from session_id claim in JWT does not exist', channel: 's' },
+    ]);
+    await insertMessage(a, a.conversationId, 'after sign-out');
+    await sleep(300);
+    expect(raw.frames.filter((frame) => (frame as unknown[])[3] === 'postgres_changes')).toEqual([]);
+    raw.ws.close();
+  });
+
   it('should refuse an unknown table and a bad filter, naming them', async () => {
     const a = await tenantWithConversation();
     const client = await signedIn(a);
