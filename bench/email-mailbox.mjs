@@ -63,10 +63,10 @@ async function main() {
   const { identityMigrations } = out('identity/src/index.js');
   const { crmMigrations, ContactService } = out('crm/src/index.js');
   const { messagingMigrations } = out('messaging/src/index.js');
-  const { ChannelAccountService } = out('messaging/src/application/channel-account.service.js');
-  const { EmailInbound } = out('messaging/src/application/email-inbound.js');
-  const { EmailMailboxReader } = out('messaging/src/application/email-mailbox.js');
-  const { EmailTransport } = out('messaging/src/infrastructure/email-transport.js');
+  const { ChannelAccountService } = out('messaging/src/conversations/channel-account.service.js');
+  const { EmailInbound } = out('messaging/src/channels/email/email-inbound.js');
+  const { EmailMailboxReader } = out('messaging/src/channels/email/email-mailbox.js');
+  const { EmailTransport } = out('messaging/src/channels/email/email-transport.js');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'engage-bench-email-'));
   // PostgreSQL runs as nobody when started by root: it must be able to enter the folder.

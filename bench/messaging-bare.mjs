@@ -35,7 +35,7 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
   // Same work as POST /functions/v1/chat-lite-webhook/<channel>: the token's SHA-256, the one
   // statement that checks the channel and stores the event (one per request: no grouping), the id.
   // The payload is stored in the shape the worker reads, with none of our field checks.
-  const inboundSql = require(join(root, 'dist/out/libs/messaging/src/infrastructure/inbound.sql.js'));
+  const inboundSql = require(join(root, 'dist/out/libs/messaging/src/inbound/inbound.sql.js'));
   const storedShape = ({ id, from, text }) => ({ type: 'message', id, from, name: null, text, media: [], reply_to: null, timestamp: null });
   app.post('/messaging/inbound/:channelId', async (request, reply) => {
     const token = request.headers['x-channel-token'];
@@ -55,7 +55,7 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
   // Same work as POST /functions/v1/meta-webhook: the signature over the raw bytes (constant time),
   // the body read by our parser, its events routed and stored by our statement (one per request: no
   // grouping).
-  const { parseMetaWebhook } = require(join(root, 'dist/out/libs/messaging/src/domain/meta-webhook.js'));
+  const { parseMetaWebhook } = require(join(root, 'dist/out/libs/messaging/src/channels/meta/meta-webhook.js'));
   app.register(async (scope) => {
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     scope.post('/messaging/meta', async (request, reply) => {

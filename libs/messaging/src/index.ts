@@ -21,14 +21,15 @@ import { OUTBOUND_QUEUE_MANAGE } from './outbound/outbound-queue';
 import { EmailChannel1763800003005 } from './infrastructure/migrations/0005-email-channel';
 
 export { MessagingModule } from './messaging.module';
-export { SendService, type SendOutcome } from './application/send.service';
-export { PendingSendSweeper } from './application/pending-send.sweeper';
-export { ConversationService } from './application/conversation.service';
+export { SendService } from './channels/chat-app/send.service';
+export { PendingSendSweeper } from './outbound/pending-send.sweeper';
+export { ConversationService } from './conversations/conversation.service';
 // The one way a message leaves the service (docs/messaging.md, "One outbound path").
-export { OutboundDispatcher, SendFailed, type Destination, type Dispatched } from './outbound/dispatcher';
-export type { OutboundSend } from './application/channel-adapter.port';
-export { MESSAGING_PROVIDER, type MessagingProvider, ProviderError, type ProviderResult } from './application/messaging-provider.port';
-export { providerBody, planCalls, type ProviderBody } from './domain/provider-calls';
+export { OutboundDispatcher, SendFailed, type SendOutcome, type Destination, type Dispatched } from './outbound/dispatcher';
+export type { OutboundSend } from './outbound/channel-adapter.port';
+export { MESSAGING_PROVIDER, type MessagingProvider } from './channels/chat-app/messaging-provider.port';
+export { ProviderError, type ProviderResult } from './outbound/provider-result';
+export { providerBody, planCalls, type ProviderBody } from './channels/chat-app/provider-calls';
 // Who wrote a message (messages.origin, origin_id).
 export { MESSAGE_ORIGINS, AGENT_REPLY_ORIGINS, type MessageOrigin, type MessageAuthor } from './domain/message-origin';
 
@@ -69,7 +70,7 @@ export { messagingQueues, messagingSchedules } from './application/messaging-sch
 export { MESSAGING_SETTINGS } from './messaging.settings';
 export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, type ConversationPayload } from './application/messaging-events';
 // Drives inbound processing where no worker runs (tests of other contexts).
-export { InboundProcessor } from './application/inbound-processor';
+export { InboundProcessor } from './inbound/inbound-processor';
 // Scheduled sends ("send later"): who may write them, and the pass that sends them.
 export { SCHEDULED_MESSAGES_MANAGE, type ScheduledMessageView } from './outbound/scheduled-messages';
 // The paced queue's controls: who may change an account's pacing or pause it.

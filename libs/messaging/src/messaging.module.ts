@@ -4,33 +4,32 @@ import { Authenticator, IdentityModule, OrganizationSettings, TokenService } fro
 import { CONFIG, type Config, Database, OBJECT_STORAGE, type ObjectStorage, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
 import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
-import { ChannelAccountService } from './application/channel-account.service';
-import { ConversationService } from './application/conversation.service';
-import { INBOUND_LANES, InboundProcessor } from './application/inbound-processor';
-import { SocialInbound } from './application/social-inbound';
-import { InboundPurge } from './application/inbound-purge';
-import { InboundReceiver, InboundSignal } from './application/inbound-receiver';
-import { InboundWorker } from './application/inbound.worker';
-import { MESSAGING_PROVIDER } from './application/messaging-provider.port';
-import { SendAuthorizer } from './application/send-authorizer';
-import { SendService } from './application/send.service';
-import { PendingSendSweeper } from './application/pending-send.sweeper';
-import { ChatLiteSendController } from './http/chat-lite-send.controller';
-import { ChatLiteWebhookController } from './http/chat-lite-webhook.controller';
-import { MetaWebhookController } from './http/meta-webhook.controller';
-import { ChannelTestController } from './http/channel-test.controller';
-import { ConversationsController } from './http/conversations.controller';
+import { ChannelAccountService } from './conversations/channel-account.service';
+import { ConversationService } from './conversations/conversation.service';
+import { INBOUND_LANES, InboundProcessor } from './inbound/inbound-processor';
+import { SocialInbound } from './channels/meta/social-inbound';
+import { InboundPurge } from './inbound/inbound-purge';
+import { InboundReceiver, InboundSignal } from './inbound/inbound-receiver';
+import { InboundWorker } from './inbound/inbound.worker';
+import { MESSAGING_PROVIDER } from './channels/chat-app/messaging-provider.port';
+import { SendAuthorizer } from './channels/chat-app/send-authorizer';
+import { SendService } from './channels/chat-app/send.service';
+import { PendingSendSweeper } from './outbound/pending-send.sweeper';
+import { ChatLiteSendController } from './channels/chat-app/chat-lite-send.controller';
+import { ChatLiteWebhookController } from './channels/chat-app/chat-lite-webhook.controller';
+import { MetaWebhookController } from './channels/meta/meta-webhook.controller';
+import { ChannelTestController } from './conversations/channel-test.controller';
+import { ConversationsController } from './conversations/conversations.controller';
 import { CHANNEL_PROVIDERS } from './channels.providers';
-import { EMAIL_PROVIDERS } from './email.providers';
-import { EmailTransport } from './infrastructure/email-transport';
-import { EmailMailboxJob, EmailPollTick } from './application/email-jobs';
-import { ChannelAdapters } from './application/channel-adapter.port';
-import { ProviderHolder } from './infrastructure/provider-holder';
-import { ObjectMediaStore } from './infrastructure/object-media-store';
-import { createMediaFetcher } from './infrastructure/media-fetcher';
-import { MediaController } from './http/media.controller';
-import { SmsWebhookController } from './http/sms-webhook.controller';
-import { FormBodyParser } from './http/form-body.parser';
+import { EmailTransport } from './channels/email/email-transport';
+import { EmailMailboxJob, EmailPollTick } from './channels/email/email-jobs';
+import { ChannelAdapters } from './outbound/channel-adapter.port';
+import { ProviderHolder } from './channels/chat-app/provider-holder';
+import { ObjectMediaStore } from './inbound/object-media-store';
+import { createMediaFetcher } from './inbound/media-fetcher';
+import { MediaController } from './inbound/media.controller';
+import { SmsWebhookController } from './channels/sms/sms-webhook.controller';
+import { FormBodyParser } from './channels/sms/form-body.parser';
 import { OutboundDispatcher } from './outbound/dispatcher';
 import { ScheduledMessagesController } from './outbound/scheduled-messages.controller';
 import { SCHEDULED_MESSAGE_PROVIDERS } from './outbound/scheduled-messages.providers';
@@ -84,7 +83,6 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
         new ChannelAccountService(db, box, adapters, (host, field) => email.checkHost(host, field)),
     },
     ...CHANNEL_PROVIDERS,
-    ...EMAIL_PROVIDERS,
     {
       provide: ConversationService,
       inject: [Database, OutboundDispatcher],

@@ -1,10 +1,10 @@
 import { defineSchedule } from '@engage/platform';
-import { inboundQueue } from './inbound.worker';
+import { inboundQueue } from '../inbound/inbound.worker';
 import { outboundQueue } from '../outbound/queue.worker';
-import { inboundPurgeJob } from './inbound-purge';
-import { EMAIL_POLL_EVERY_MS, emailMailboxJob, emailPollJob } from './email-jobs';
-import { pendingSendSweepJob } from './pending-send.sweeper';
-import { metaProfileJob } from './meta-profile.job';
+import { inboundPurgeJob } from '../inbound/inbound-purge';
+import { EMAIL_POLL_EVERY_MS, emailMailboxJob, emailPollJob } from '../channels/email/email-jobs';
+import { pendingSendSweepJob } from '../outbound/pending-send.sweeper';
+import { metaProfileJob } from '../channels/meta/meta-profile.job';
 import { SCHEDULED_SEND_EVERY_MS, scheduledSendPassJob } from '../outbound/scheduled-send.job';
 
 // Messaging's background work on a clock.

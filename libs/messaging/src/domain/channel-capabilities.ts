@@ -1,5 +1,5 @@
 import { DomainError } from '@engage/shared-kernel';
-import type { MediaKind } from './provider-calls';
+import type { MediaKind } from './media';
 import type { ChannelKind } from './statuses';
 
 // A provider's rule for when a business may write. Meta: free-form within `freeFormHours` of the

@@ -1,7 +1,7 @@
 import { characterCount, cleanRecipient, parseSendRequest } from './send-request';
-import { planCalls } from './provider-calls';
+import { planCalls } from '../channels/chat-app/provider-calls';
 import { canMoveMessage, parseStatusChange } from './statuses';
-import { parseInboundPayload } from './inbound-payload';
+import { parseInboundPayload } from '../inbound/inbound-payload';
 
 const ORG = '0b7c6f2e-8f5c-4c53-9a55-3d4f2a1b0c9d';
 

@@ -1,7 +1,7 @@
 import { DomainError, isUuid, NotFound, type RequestContext, toView } from '@engage/shared-kernel';
 import type { Database } from '@engage/platform';
 import { assertAllowed } from '@engage/identity';
-import { applyPacingPatch, effectivePacing, PACING_FIELDS, type PacingPolicy } from '../domain/pacing';
+import { applyPacingPatch, effectivePacing, PACING_FIELDS, type PacingPolicy } from './pacing';
 import { isChannelKind } from '../domain/statuses';
 import { CHANNEL_ACCOUNTS } from '../infrastructure/exposed-tables';
 import { manualPauseReason, OUTBOUND_QUEUE_MANAGE } from './outbound-queue';

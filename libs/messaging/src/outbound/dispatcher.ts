@@ -5,13 +5,12 @@ import { type Database, sqlStateOf, type Tx } from '@engage/platform';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 import { checkOutboundAuthor, isQueuedOrigin, type MessageOrigin } from '../domain/message-origin';
-import type { ProviderOutcome } from '../domain/pacing';
-import { gapBetween } from '../domain/provider-calls';
+import type { ProviderOutcome } from './pacing';
 import { CHANNEL_BY_ID, type ChannelAccountRow, CONVERSATION_BY_ID, type ConversationRow, type MessageRow } from '../infrastructure/messaging.sql';
-import type { ChannelAdapter, ChannelAdapters, DeliverySession, OutboundSend, PlannedPart } from '../application/channel-adapter.port';
-import { type Attempt, finishSend } from '../application/finish-send';
-import { ProviderError } from '../application/messaging-provider.port';
-import { touchConversation, upsertConversation } from '../application/conversation-store';
+import type { ChannelAdapter, ChannelAdapters, DeliverySession, OutboundSend, PlannedPart } from './channel-adapter.port';
+import { type Attempt, finishSend } from './finish-send';
+import { ProviderError } from './provider-result';
+import { touchConversation, upsertConversation } from '../conversations/conversation-store';
 import { toMessageView, type MessageView } from '../application/views';
 import { ADD_METADATA, INSERT_OUTBOUND } from './outbound.sql';
 import { ACCOUNT_NEXT_SEND } from './queue.sql';
@@ -42,6 +41,15 @@ export interface Queued {
 // What one queued message's delivery came to, for the account's pacing: a provider answer (ok or
 // not), or a refusal before the provider was called (the window closed, the account was switched off).
 export type QueuedOutcome = { provider: ProviderOutcome } | { refused: string };
+
+// A send's answer as chat-lite-send (§4.1) and the inbox's reply give it.
+export interface SendOutcome {
+  success: true;
+  result: Record<string, unknown>;
+  conversationId: string;
+  contactId: string;
+  debug: { hasChannelAccount: boolean; hasConversationId: boolean; hasContactId: boolean };
+}
 
 // The provider refused or failed: the attempt is stored (FAILED) and the caller gets the provider's words.
 export class SendFailed extends Error {
@@ -310,3 +318,6 @@ export class OutboundDispatcher {
     };
   }
 }
+
+// A gap in [min, max] milliseconds between consecutive calls.
+export const gapBetween = (min: number, max: number, random: () => number = Math.random): number => Math.round(min + (max - min) * random());

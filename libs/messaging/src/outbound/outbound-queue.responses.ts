@@ -1,5 +1,5 @@
 import { json } from '@engage/platform';
-import { CHANNEL_ACCOUNT } from '../http/messaging.responses';
+import { CHANNEL_ACCOUNT } from '../conversations/messaging.responses';
 import { MESSAGE_ORIGINS } from '../domain/message-origin';
 import { QUEUE_ITEM_STATUSES } from './outbound-queue';
 

@@ -1,7 +1,7 @@
 import { NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import type { OrganizationSettings } from '@engage/identity';
-import { capsAt, type DrainOptions, effectivePacing, estimateDrain, isValidTimeZone, type PacingPolicy } from '../domain/pacing';
+import { capsAt, type DrainOptions, effectivePacing, estimateDrain, isValidTimeZone, type PacingPolicy } from './pacing';
 import { isChannelKind } from '../domain/statuses';
 import type { QueueItemsQuery } from './outbound-queue';
 import {

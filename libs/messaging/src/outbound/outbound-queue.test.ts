@@ -1,5 +1,5 @@
 import { DomainError } from '@engage/shared-kernel';
-import { applyPacingPatch, defaultPacing, estimateDrain } from '../domain/pacing';
+import { applyPacingPatch, defaultPacing, estimateDrain } from './pacing';
 import { manualPauseReason, parseQueuedSend, parseQueueItemsQuery } from './outbound-queue';
 import { expectedTimes } from './queue-estimate';
 

@@ -1,6 +1,6 @@
 import { definePermission, DomainError, isUuid } from '@engage/shared-kernel';
 import { isMessageOrigin, type MessageOrigin } from '../domain/message-origin';
-import type { MediaKind } from '../domain/provider-calls';
+import type { MediaKind } from '../domain/media';
 import { characterCount, cleanRecipient, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
 
 // The paced queue as the API shows and steers it (docs/messaging.md, "The queue's endpoints"): who
@@ -25,7 +25,11 @@ export const MAX_ITEMS_OFFSET = 10_000;
 const invalid = (field: string, message: string) => new DomainError('validation', 'validation_failed', `${field} ${message}`, { field });
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 // NUL cannot be stored in a text column; the other control characters (but tab and newlines) have no place in a reason.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const hasControl = (text: string) =>
+  [...text].some((c) => {
+    const code = c.charCodeAt(0);
+    return (code < 0x20 && c !== '\t' && c !== '\n' && c !== '\r') || code === 0x7f;
+  });
 
 export type QueuedSendRecipient = { to: string } | { contactId: string } | { conversationId: string };
 
@@ -96,7 +100,7 @@ export function manualPauseReason(body: unknown): string {
   for (const key of Object.keys(body)) if (key !== 'reason') throw invalid(key, 'is not a known field (reason)');
   const reason = body.reason;
   if (reason === undefined || reason === null) return 'manual';
-  if (typeof reason !== 'string' || reason.trim().length === 0 || characterCount(reason) > MAX_PAUSE_REASON_CHARACTERS || CONTROL.test(reason)) {
+  if (typeof reason !== 'string' || reason.trim().length === 0 || characterCount(reason) > MAX_PAUSE_REASON_CHARACTERS || hasControl(reason)) {
     throw invalid('reason', `must be 1 to ${MAX_PAUSE_REASON_CHARACTERS} characters of text`);
   }
   return `manual: ${reason.trim()}`;

@@ -1,4 +1,4 @@
-import { type DrainOptions, estimateDrain, type PacingPolicy, type PacingState } from '../domain/pacing';
+import { type DrainOptions, estimateDrain, type PacingPolicy, type PacingState } from './pacing';
 
 const SECOND_MS = 1000;
 const HOUR_MS = 3_600_000;

@@ -4,7 +4,7 @@ import { ContactService } from '@engage/crm';
 import { OrganizationSettings } from '@engage/identity';
 import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { PendingSendSweeper } from '../application/pending-send.sweeper';
+import { PendingSendSweeper } from './pending-send.sweeper';
 import type { MessageOrigin } from '../domain/message-origin';
 import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite-test-app';
 import { OutboundDispatcher } from './dispatcher';

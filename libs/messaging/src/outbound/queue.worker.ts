@@ -3,7 +3,7 @@ import { defineQueue, type Database, type PassResult, type QueueWorker } from '@
 import type { RequestContext } from '@engage/shared-kernel';
 import type { OrganizationSettings } from '@engage/identity';
 import { isChannelKind } from '../domain/statuses';
-import { effectivePacing, nextSendAt, pauseAfter, type PacingDecision, type PacingPolicy, recipientTimeZone } from '../domain/pacing';
+import { effectivePacing, nextSendAt, pauseAfter, type PacingDecision, type PacingPolicy, recipientTimeZone } from './pacing';
 import type { MessageRow } from '../infrastructure/messaging.sql';
 import type { OutboundDispatcher } from './dispatcher';
 import {

@@ -1,8 +1,8 @@
 import { DomainError, NotFound, type RequestContext } from '@engage/shared-kernel';
 import type { Database, Tx } from '@engage/platform';
 import { type ContactService, findOrCreateContactByPhone } from '@engage/crm';
-import type { OutboundSend } from '../application/channel-adapter.port';
-import { upsertConversation } from '../application/conversation-store';
+import type { OutboundSend } from './channel-adapter.port';
+import { upsertConversation } from '../conversations/conversation-store';
 import { cleanRecipient } from '../domain/send-request';
 import { CHANNEL_BY_ID, type ChannelAccountRow, CONVERSATION_BY_ID, type ConversationRow } from '../infrastructure/messaging.sql';
 import type { Destination, OutboundDispatcher } from './dispatcher';

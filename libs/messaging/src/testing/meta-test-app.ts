@@ -3,7 +3,7 @@ import { crmMigrations } from '@engage/crm';
 import { identityMigrations } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import { startTestApp } from '@engage/platform/testing';
-import { InboundProcessor } from '../application/inbound-processor';
+import { InboundProcessor } from '../inbound/inbound-processor';
 import { messagingMigrations } from '../index';
 import { MessagingModule } from '../messaging.module';
 import { metaSender } from './meta-peers';

@@ -1,7 +1,7 @@
 import type { TestTenant } from '@engage/identity/testing';
 import { ScheduledSendPass, type ScheduledSendOptions } from '../outbound/scheduled-send.job';
 import { SCHEDULED_DELIVERY, type ScheduledDelivery } from '../outbound/scheduled-delivery';
-import { InboundProcessor } from '../application/inbound-processor';
+import { InboundProcessor } from '../inbound/inbound-processor';
 import { startChatLiteTestApp } from './chat-lite-test-app';
 
 // The messaging context in an api process with a recording chat-app provider (no job runner: a test

@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService } from '@engage/crm';
 import type { TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
-import { InboundProcessor } from '../../application/inbound-processor';
+import { InboundProcessor } from '../../inbound/inbound-processor';
 import { inboundChannel, startInboundTestApp } from '../../testing/inbound-test-app';
 import { RecordMessageOrigins1763800003050 } from './0050-record-message-origins';
 
