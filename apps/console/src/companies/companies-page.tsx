@@ -1,51 +1,28 @@
-import { useQuery } from '@tanstack/react-query';
-import { rows } from '../api/rest';
-import { supabase } from '../api/supabase';
-import { ErrorAlert, Loading, PageHeading } from '../ui/page';
+import { CsvImport } from '../contacts/csv-import';
+import { useLocation } from '../router';
+import { PageHeading } from '../ui/page';
+import { CompaniesList } from './companies-list';
+import { CompanyDetails } from './company-details';
+import { CompanyDuplicates } from './company-duplicates';
+import '../deals/crm.css';
 
-interface CompanyRow {
-  id: string;
-  name: string;
-  country: string;
-  industry: string;
-  website: string;
-}
-
-// Companies by name (the duplicate finder and merge are issue 35, item 5).
+// Companies (issue 35, item 5): the list; a company at ?company=<id>; the duplicate finder and
+// merge at ?duplicates=1; the CSV import at ?import=1.
 export function CompaniesPage() {
-  const companies = useQuery({
-    queryKey: ['companies', 'by-name'],
-    queryFn: () => rows<CompanyRow>(supabase.from('companies').select('id,name,country,industry,website').order('name').limit(50)),
-  });
+  const { query } = useLocation();
+  const id = query.get('company');
   return (
-    <>
+    <div className="crm-page">
       <PageHeading>Companies</PageHeading>
-      {companies.isPending ? <Loading what="companies" /> : null}
-      <ErrorAlert error={companies.error} />
-      {companies.data?.length === 0 ? <p>No companies yet.</p> : null}
-      {companies.data?.length ? (
-        <table>
-          <caption className="visually-hidden">Companies by name</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Country</th>
-              <th scope="col">Industry</th>
-              <th scope="col">Website</th>
-            </tr>
-          </thead>
-          <tbody>
-            {companies.data.map((company) => (
-              <tr key={company.id}>
-                <td dir="auto">{company.name}</td>
-                <td dir="auto">{company.country}</td>
-                <td dir="auto">{company.industry}</td>
-                <td dir="auto">{company.website}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-    </>
+      {id ? (
+        <CompanyDetails key={id} id={id} />
+      ) : query.get('duplicates') ? (
+        <CompanyDuplicates />
+      ) : query.get('import') ? (
+        <CsvImport entity="companies" back="/companies" />
+      ) : (
+        <CompaniesList />
+      )}
+    </div>
   );
 }

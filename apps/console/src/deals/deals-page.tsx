@@ -1,83 +1,46 @@
-import { useQuery } from '@tanstack/react-query';
-import { rows } from '../api/rest';
-import { supabase } from '../api/supabase';
+import { navigate, useLocation } from '../router';
 import { ErrorAlert, Loading, PageHeading } from '../ui/page';
+import { DealBoard } from './deal-board';
+import { DealDetails } from './deal-details';
+import { useBoard, usePipelines } from './deals.api';
+import './crm.css';
 
-interface Pipeline {
-  id: string;
-  name: string;
-  is_default: boolean;
-}
-interface Stage {
-  id: string;
-  pipeline_id: string;
-  name: string;
-  position: number;
-}
-interface Deal {
-  id: string;
-  stage_id: string;
-  value: number;
-  currency: string;
-}
-
-// Each pipeline's stages with their deal count and value (the kanban board is issue 35, item 6).
+// Deals (issue 35, item 6): one kanban board per pipeline, the default pipeline first; a deal's
+// details at ?deal=<id>, the pipeline shown at ?pipeline=<id> so either can be linked.
 export function DealsPage() {
-  const board = useQuery({
-    queryKey: ['deals', 'summary'],
-    queryFn: async () => {
-      const [pipelines, stages, deals] = await Promise.all([
-        rows<Pipeline>(supabase.from('pipelines').select('id,name,is_default').order('is_default', { ascending: false }).order('name')),
-        rows<Stage>(supabase.from('pipeline_stages').select('id,pipeline_id,name,position').order('position')),
-        rows<Deal>(supabase.from('deals').select('id,stage_id,value,currency').limit(1000)),
-      ]);
-      return { pipelines, stages, deals };
-    },
-  });
+  const { query } = useLocation();
+  const dealId = query.get('deal');
+  const pipelines = usePipelines();
+  const pipelineId = query.get('pipeline') ?? pipelines.data?.[0]?.id;
+  const board = useBoard(dealId ? undefined : pipelineId);
   return (
-    <>
+    <div className="crm-page">
       <PageHeading>Deals</PageHeading>
-      {board.isPending ? <Loading what="pipelines" /> : null}
-      <ErrorAlert error={board.error} />
-      {board.data?.pipelines.length === 0 ? <p>No pipelines yet: the default pipeline appears once the organization is set up.</p> : null}
-      {board.data?.pipelines.map((pipeline) => (
-        <section key={pipeline.id} aria-labelledby={`pipeline-${pipeline.id}`}>
-          <h2 id={`pipeline-${pipeline.id}`} dir="auto">
-            {pipeline.name}
-            {pipeline.is_default ? ' (default)' : ''}
-          </h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Stage</th>
-                <th scope="col">Deals</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {board.data.stages
-                .filter((stage) => stage.pipeline_id === pipeline.id)
-                .map((stage) => {
-                  const inStage = board.data.deals.filter((deal) => deal.stage_id === stage.id);
-                  return (
-                    <tr key={stage.id}>
-                      <td dir="auto">{stage.name}</td>
-                      <td>{inStage.length}</td>
-                      <td>{totals(inStage)}</td>
-                    </tr>
-                  );
-                })}
-            </tbody>
-          </table>
-        </section>
-      ))}
-    </>
+      {dealId ? (
+        <DealDetails id={dealId} />
+      ) : (
+        <>
+          {pipelines.isPending ? <Loading what="pipelines" /> : null}
+          <ErrorAlert error={pipelines.error} />
+          {pipelines.data?.length === 0 ? <p>No pipelines yet: the default pipeline appears once the organization is set up.</p> : null}
+          {pipelines.data?.length ? (
+            <div className="field inline">
+              <label htmlFor="pipeline">Pipeline</label>
+              <select id="pipeline" value={pipelineId} onChange={(event) => navigate(`/deals?pipeline=${event.target.value}`, { replace: true })}>
+                {pipelines.data.map((pipeline) => (
+                  <option key={pipeline.id} value={pipeline.id}>
+                    {pipeline.name}
+                    {pipeline.is_default ? ' (default)' : ''}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
+          {pipelineId && board.isPending ? <Loading what="the board" /> : null}
+          <ErrorAlert error={board.error} />
+          {board.data ? <DealBoard key={board.data.pipeline_id} board={board.data} /> : null}
+        </>
+      )}
+    </div>
   );
-}
-
-function totals(deals: Deal[]): string {
-  const byCurrency = new Map<string, number>();
-  for (const deal of deals) byCurrency.set(deal.currency, (byCurrency.get(deal.currency) ?? 0) + Number(deal.value));
-  if (byCurrency.size === 0) return '0';
-  return [...byCurrency].map(([currency, sum]) => sum.toLocaleString(undefined, { style: 'currency', currency })).join(' + ');
 }
