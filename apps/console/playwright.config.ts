@@ -42,5 +42,6 @@ export default defineConfig({
     { name: 'setup', testMatch: /auth\.setup\.ts/ },
     { name: 'signed-out', testMatch: /signed-out\.spec\.ts/ },
     { name: 'signed-in', testMatch: /signed-in\.spec\.ts/, dependencies: ['setup'], use: { storageState: OWNER_STATE } },
+    { name: 'inbox', testMatch: /inbox.*\.spec\.ts/, dependencies: ['setup'], use: { storageState: OWNER_STATE } },
   ],
 });

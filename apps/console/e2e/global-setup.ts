@@ -48,6 +48,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // PostgreSQL runs as "nobody" when the tests run as root: it must be able to enter the folder.
   chmodSync(dataDir, 0o755);
   const secret = randomBytes(24).toString('hex');
+  const metaSecret = randomBytes(24).toString('hex');
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -56,6 +57,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     DATA_DIR: join(dataDir, 'data'),
     LOG_LEVEL: 'warn',
     BILLING_WEBHOOK_SECRET: secret,
+    // The inbox tests sign Messenger webhooks (e2e/inbox.spec.ts); Graph is not reachable here.
+    META_APP_SECRET: metaSecret,
+    META_VERIFY_TOKEN: randomBytes(12).toString('hex'),
+    META_GRAPH_URL: 'http://127.0.0.1:9',
   };
   const { child, url } = await startApi(env);
   const email = `owner-${randomBytes(4).toString('hex')}@console.test`;
@@ -95,6 +100,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     CONSOLE_BILLING_SECRET: secret,
     CONSOLE_OWNER_EMAIL: email,
     CONSOLE_OWNER_PASSWORD: password,
+    CONSOLE_META_APP_SECRET: metaSecret,
   });
   return async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,51 +1,39 @@
-import { useQuery } from '@tanstack/react-query';
-import { dateTime, fullName, rows } from '../api/rest';
-import { supabase } from '../api/supabase';
-import { ErrorAlert, Loading, PageHeading } from '../ui/page';
+import { useDeferredValue, useState } from 'react';
+import type { ConversationFilters } from '../api/messaging';
+import { navigate, useLocation } from '../router';
+import { PageHeading } from '../ui/page';
+import { ConversationList } from './conversation-list';
+import { Filters } from './filters';
+import { useInboxLive } from './live';
+import { Thread } from './thread';
 
-interface ConversationRow {
-  id: string;
-  status: string;
-  channel_kind: string;
-  unread_count: number;
-  last_message_at: string | null;
-  contacts: { first_name: string; last_name: string | null } | null;
-}
+// The unified inbox: the conversations on the left (every open one the member may see by
+// default), the open thread with its reply box in the middle, the contact on the right. The open
+// conversation is in the address (?c=<id>), so a link opens it. Changes arrive over the realtime
+// socket (live.ts), with polling every 3 s whenever it is not joined.
+const INITIAL: ConversationFilters = { status: 'OPEN', who: 'all', channel: '', unread: false, search: '', page: 1 };
 
-// The open conversations the member may see, newest first (the full inbox is issue 35, item 3).
 export function InboxPage() {
-  const conversations = useQuery({
-    queryKey: ['conversations', 'open'],
-    queryFn: () =>
-      rows<ConversationRow>(
-        supabase
-          .from('conversations')
-          .select('id,status,channel_kind,unread_count,last_message_at,contacts(first_name,last_name)')
-          .eq('status', 'open')
-          .order('last_message_at', { ascending: false, nullsFirst: false })
-          .limit(50),
-      ),
-  });
+  useInboxLive();
+  const { query } = useLocation();
+  const selected = query.get('c');
+  const [filters, setFilters] = useState(INITIAL);
+  const search = useDeferredValue(filters.search);
+  const open = (id: string) => navigate(`/inbox?c=${id}`);
   return (
-    <>
-      <PageHeading>Inbox</PageHeading>
-      {conversations.isPending ? <Loading what="conversations" /> : null}
-      <ErrorAlert error={conversations.error} />
-      {conversations.data?.length === 0 ? <p>No open conversations. New messages from your channels appear here.</p> : null}
-      {conversations.data?.length ? (
-        <ul aria-label="Conversations" className="rows">
-          {conversations.data.map((conversation) => (
-            <li key={conversation.id}>
-              <span className="row-title" dir="auto">
-                {fullName(conversation.contacts)}
-              </span>
-              <span className="badge">{conversation.channel_kind}</span>
-              {conversation.unread_count > 0 ? <span className="badge unread">{conversation.unread_count} unread</span> : null}
-              <span className="muted small">{dateTime(conversation.last_message_at)}</span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </>
+    <div className="inbox">
+      <div className="inbox-list">
+        <PageHeading>Inbox</PageHeading>
+        <Filters filters={filters} onChange={(change) => setFilters({ ...filters, page: 1, ...change })} />
+        <ConversationList filters={{ ...filters, search }} selected={selected} onOpen={open} onPage={(page) => setFilters({ ...filters, page })} />
+      </div>
+      {selected ? (
+        <Thread key={selected} id={selected} />
+      ) : (
+        <section className="inbox-empty" aria-label="No conversation open">
+          <p className="muted">Choose a conversation to read and answer it.</p>
+        </section>
+      )}
+    </div>
   );
 }
