@@ -149,3 +149,19 @@ test('should show a deal with its stage history and owner history', async ({ pag
   await expect(page.getByText('75 %')).toBeVisible();
   await checkPage(page, 'deal-details', testInfo);
 });
+
+test("should show the cards of a long column past the board's first 100", async ({ page }) => {
+  await rest(
+    'POST',
+    '/rest/v1/deals',
+    Array.from({ length: 101 }, (_, i) => ({ title: `Bulk lost ${i}`, value: 1, stage: 'CLOSED_LOST' })),
+  );
+  await page.goto(`${base()}/app/deals`);
+  const lost = column(page, 'Closed Lost');
+  await expect(lost).toHaveAccessibleName(/^Closed Lost 101 deals, /);
+  await expect(lost.getByRole('article')).toHaveCount(100);
+  await lost.getByRole('button', { name: 'Show more (1 not shown)' }).click();
+  await expect(lost.getByRole('article')).toHaveCount(101);
+  await expect(card(lost, 'Bulk lost 100')).toBeVisible();
+  await expect(lost.getByRole('button', { name: /Show more/ })).toHaveCount(0);
+});

@@ -19,7 +19,10 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type PointerEvent as ReactPointerEvent, useId, useState } from 'react';
 import { messageOf } from '../api/errors';
+import { rows } from '../api/rest';
+import { supabase } from '../api/supabase';
 import { Link } from '../router';
+import { ErrorAlert } from '../ui/page';
 import {
   type Board,
   boardKey,
@@ -122,6 +125,33 @@ export function DealBoard({ board }: { board: Board }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['deals'] }),
   });
 
+  // A column's cards past the board's first 100, from /rest/v1/deals in the board's order.
+  const more = useMutation({
+    mutationFn: (stage: Column) =>
+      rows<Card>(
+        supabase
+          .from('deals')
+          .select('id,title,value,currency,probability,owner_id,contact_id,priority,position')
+          .eq('stage_id', stage.id)
+          .order('position')
+          .order('id')
+          .range(stage.deals.length, stage.deals.length + 99),
+      ),
+    onSuccess: (cards, stage) =>
+      queryClient.setQueryData<Board>(key, (current) =>
+        current
+          ? {
+              ...current,
+              stages: current.stages.map((column) => {
+                if (column.id !== stage.id) return column;
+                const deals = [...column.deals, ...cards.filter((card) => !column.deals.some((deal) => deal.id === card.id))];
+                return { ...column, deals, has_more: deals.length < column.deal_count };
+              }),
+            }
+          : current,
+      ),
+  });
+
   const onDragStart = ({ active }: DragStartEvent) => setDragging(cardOf(active.id) ?? null);
   const onDragEnd = ({ active, over }: DragEndEvent) => {
     setDragging(null);
@@ -159,6 +189,7 @@ export function DealBoard({ board }: { board: Board }) {
           <span dir="auto">{refusal}</span>
         </div>
       ) : null}
+      <ErrorAlert error={more.error} />
       <DndContext
         sensors={sensors}
         collisionDetection={collisions}
@@ -175,7 +206,15 @@ export function DealBoard({ board }: { board: Board }) {
       >
         <div className="deal-board" style={{ gridTemplateColumns: `repeat(${board.stages.length}, minmax(10rem, 1fr))` }}>
           {board.stages.map((stage) => (
-            <StageColumn key={stage.id} stage={stage} currency={currency} names={names} pending={move.isPending ? move.variables?.card.id : undefined} />
+            <StageColumn
+              key={stage.id}
+              stage={stage}
+              currency={currency}
+              names={names}
+              pending={move.isPending ? move.variables?.card.id : undefined}
+              onMore={() => more.mutate(stage)}
+              loadingMore={more.isPending && more.variables?.id === stage.id}
+            />
           ))}
         </div>
         <DragOverlay dropAnimation={null}>{dragging ? <CardBody card={dragging} names={names} overlay /> : null}</DragOverlay>
@@ -186,7 +225,21 @@ export function DealBoard({ board }: { board: Board }) {
 
 type Names = { members?: Map<string, { id: string; first_name: string | null; last_name: string | null; email: string }>; contacts?: Map<string, string> };
 
-function StageColumn({ stage, currency, names, pending }: { stage: Column; currency: string | undefined; names: Names; pending?: string }) {
+function StageColumn({
+  stage,
+  currency,
+  names,
+  pending,
+  onMore,
+  loadingMore,
+}: {
+  stage: Column;
+  currency: string | undefined;
+  names: Names;
+  pending?: string;
+  onMore: () => void;
+  loadingMore: boolean;
+}) {
   const { setNodeRef, isOver } = useDroppable({ id: stage.id });
   const headingId = useId();
   const summaryId = useId();
@@ -206,7 +259,11 @@ function StageColumn({ stage, currency, names, pending }: { stage: Column; curre
           <DraggableCard key={card.id} card={card} stageId={stage.id} names={names} pending={pending === card.id} />
         ))}
         {stage.deals.length === 0 ? <p className="muted small empty">No deals</p> : null}
-        {stage.has_more ? <p className="muted small">{stage.deal_count - stage.deals.length} more not shown</p> : null}
+        {stage.has_more ? (
+          <button type="button" className="small" onClick={onMore} disabled={loadingMore}>
+            Show more ({stage.deal_count - stage.deals.length} not shown)
+          </button>
+        ) : null}
       </div>
     </section>
   );
