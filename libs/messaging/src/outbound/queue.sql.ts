@@ -51,15 +51,11 @@ export const QUEUE_CANDIDATES = `
   WHERE m.channel_account_id = $1 AND m.status = 'QUEUED'
   ORDER BY ${QUEUE_PRIORITY_SQL}, s.at NULLS FIRST, m.created_at, m.id LIMIT $2`;
 
-// What the caps count: the account's sends of the 24 hours before $2, which of them automated.
+// What the caps and the per-recipient limits count: the account's sends of the 24 hours before $2,
+// to whom, and which of them automated (one read serves both; the recipients' hour is a filter of it).
 export const ACCOUNT_SENDS = `
-  SELECT dispatched_at AS at, origin NOT IN ('agent', 'api', 'scheduled') AS automated FROM messages
+  SELECT dispatched_at AS at, contact_id, origin NOT IN ('agent', 'api', 'scheduled') AS automated FROM messages
   WHERE channel_account_id = $1 AND dispatched_at > $2::timestamptz - interval '24 hours'`;
-
-// The recipients' sends of the hour before $3 on the account.
-export const RECIPIENT_SENDS = `
-  SELECT contact_id, dispatched_at AS at FROM messages
-  WHERE channel_account_id = $1 AND contact_id = ANY($2::uuid[]) AND dispatched_at > $3::timestamptz - interval '1 hour'`;
 
 // A queued message taken for delivery at $2 (nothing else takes it: the status moves once).
 export const TAKE_QUEUED = `

@@ -10,7 +10,6 @@ import {
   ACCOUNT_SENDS,
   QUEUE_CANDIDATES,
   type QueueAccountRow,
-  RECIPIENT_SENDS,
   SET_EXPECTED,
   SYSTEM_DUE_ACCOUNTS,
   SYSTEM_LEASE_ACCOUNT,
@@ -131,14 +130,16 @@ export class OutboundQueueWorker implements QueueWorker {
     return this.db.inTenant(ctx, async (tx) => {
       const candidates = await tx.query<Candidate>(QUEUE_CANDIDATES, [account.id, CANDIDATES, now]);
       if (candidates.length === 0) return { wait: null };
-      const sends = (await tx.query<{ at: Date; automated: boolean }>(ACCOUNT_SENDS, [account.id, now])).map((s) => ({
+      const sends = (await tx.query<{ at: Date; contact_id: string; automated: boolean }>(ACCOUNT_SENDS, [account.id, now])).map((s) => ({
         at: new Date(s.at),
+        contactId: s.contact_id,
         automated: s.automated,
       }));
       const last = sends.reduce((latest, s) => (s.automated && s.at.getTime() > latest ? s.at.getTime() : latest), -Infinity);
       const lastAutomatedSendAt = Number.isFinite(last) ? new Date(last) : null;
-      const contactIds = [...new Set(candidates.map((c) => c.contact_id))];
-      const recipientSends = await tx.query<{ contact_id: string; at: Date }>(RECIPIENT_SENDS, [account.id, contactIds, now]);
+      // The recipients' last hour, from the same read.
+      const hourAgo = now.getTime() - 3_600_000;
+      const recipientSends = sends.filter((s) => s.at.getTime() > hourAgo);
       const random = gapDraw(account.id, lastAutomatedSendAt);
       const decide = (candidate: Candidate, alsoNow: number): PacingDecision => {
         const phone = typeof candidate.metadata.to === 'string' ? candidate.metadata.to : null;
@@ -152,7 +153,7 @@ export class OutboundQueueWorker implements QueueWorker {
             lastAutomatedSendAt,
             recipient: {
               lastInboundAt: candidate.customer_wrote_at ? new Date(candidate.customer_wrote_at) : null,
-              sends: recipientSends.filter((s) => s.contact_id === candidate.contact_id).map((s) => new Date(s.at)),
+              sends: recipientSends.filter((s) => s.contactId === candidate.contact_id).map((s) => s.at),
               timeZone: recipientTimeZone(null, phone ? `+${phone.replace(/^\+/, '')}` : null, organizationZone),
             },
           },
