@@ -115,6 +115,8 @@ export function registerMessagingBareRoutes(app, { pool, key, root, sessionCheck
           null,
           JSON.stringify({ random_string: 0 }),
           null,
+          'api',
+          null,
         ]);
         return { contact, conversation, row };
       });
