@@ -62,6 +62,7 @@ test('should show an inbound chat-app message in the list and the thread without
   await expect(messages(page).getByText('Is the blue one in stock?')).toBeVisible();
   await expect(messages(page).getByRole('img', { name: 'Image attachment 1' })).toBeVisible();
   await expect(page.getByRole('complementary', { name: 'Contact' })).toContainText(OMAR);
+  await expect(page.getByRole('list', { name: 'Latest activity' })).toBeAttached();
   // A second message while the thread is open: the time from the webhook to the screen is recorded.
   const posted = Date.now();
   await chatAppInbound(chat, { type: 'message', id: `wamid.${run}-2`, from: `${phone()}@s.whatsapp.net`, name: `Other ${run}`, text: 'Hello?' });

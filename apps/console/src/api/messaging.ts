@@ -127,6 +127,18 @@ export interface ContactCard {
 export const getContact = async (id: string): Promise<ContactCard | undefined> =>
   (await rows<ContactCard>(supabase.from('contacts').select('*,companies(id,name)').eq('id', id).limit(1)))[0];
 
+// The contact's latest activity (the CRM timeline), newest first.
+export interface TimelineEntry {
+  id: string;
+  type: string;
+  summary: string;
+  occurred_at: string;
+}
+export const contactTimeline = (contactId: string) =>
+  rows<TimelineEntry>(
+    supabase.from('timeline_entries').select('id,type,summary,occurred_at').eq('contact_id', contactId).order('occurred_at', { ascending: false }).limit(10),
+  );
+
 export interface ScheduledMessage {
   id: string;
   conversation_id: string;

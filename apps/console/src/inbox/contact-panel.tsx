@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
-import { getContact } from '../api/messaging';
+import { contactTimeline, getContact } from '../api/messaging';
 import { fullName } from '../api/rest';
 import { ErrorAlert, Loading } from '../ui/page';
+import { shortTime } from './format';
 
 export const useContactQuery = (id: string) => useQuery({ queryKey: ['inbox', 'contact', id], queryFn: () => getContact(id), staleTime: 30_000 });
 
-// The conversation's contact: name, phones, emails, tags, company and custom fields.
+// The conversation's contact: name, phones, emails, tags, company, custom fields, latest activity.
 export function ContactPanel({ contactId }: { contactId: string }) {
   const contact = useContactQuery(contactId);
   return (
@@ -70,6 +71,28 @@ export function ContactPanel({ contactId }: { contactId: string }) {
           ) : null}
         </dl>
       ) : null}
+      <Timeline contactId={contactId} />
     </aside>
+  );
+}
+
+function Timeline({ contactId }: { contactId: string }) {
+  const timeline = useQuery({ queryKey: ['inbox', 'timeline', contactId], queryFn: () => contactTimeline(contactId), staleTime: 30_000 });
+  return (
+    <>
+      <h3 id="contact-timeline">Latest activity</h3>
+      <ErrorAlert error={timeline.error} />
+      {timeline.data?.length === 0 ? <p className="small muted">No activity yet.</p> : null}
+      <ol aria-labelledby="contact-timeline" className="inbox-timeline">
+        {timeline.data?.map((entry) => (
+          <li key={entry.id} className="small">
+            <span dir="auto">{entry.summary}</span>{' '}
+            <time className="muted" dateTime={entry.occurred_at}>
+              {shortTime(entry.occurred_at)}
+            </time>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
