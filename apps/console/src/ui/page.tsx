@@ -1,12 +1,17 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 
-// A page's heading takes the focus when the page opens, so keyboard and screen-reader users
-// start at the new content after a navigation.
+// Whether a page has been shown since the console loaded: the first one keeps the browser's own
+// start (a Tab from a freshly loaded page reaches the skip link first).
+let shownBefore = false;
+
+// A page's heading takes the focus when a navigation opens it, so keyboard and screen-reader users
+// start at the new content.
 export function PageHeading({ children }: { children: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${children} · Engage`;
-    heading.current?.focus();
+    if (shownBefore) heading.current?.focus();
+    shownBefore = true;
   }, [children]);
   return (
     <h1 ref={heading} tabIndex={-1}>
