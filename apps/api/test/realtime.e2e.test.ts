@@ -330,6 +330,33 @@ describe('realtime (/realtime/v1/websocket) through supabase-js', () => {
     }
   });
 
+  it('should announce no change of an organization nobody subscribes to, and announce it once a member joins', async () => {
+    const quiet = await tenantWithConversation();
+    const session = (await runtime.db.openDedicatedSession()) as DedicatedSession & {
+      on(event: 'notification', handler: (message: { payload?: string }) => void): unknown;
+    };
+    const notices: Row[] = [];
+    session.on('notification', (message) => notices.push(JSON.parse(message.payload ?? '{}')));
+    await session.query('LISTEN realtime_changes');
+    try {
+      const mine = () => notices.filter((notice) => notice.organization_id === quiet.ctx.organizationId);
+      await insertMessage(quiet, quiet.conversationId, 'unwatched');
+      // A marker of a watched organization, committed after it: once it arrives, the first would have too.
+      const watched = await tenantWithConversation();
+      const { changes } = await subscribe(await signedIn(watched), [{ event: 'INSERT' }]);
+      await insertMessage(watched, watched.conversationId, 'marker');
+      await waitFor(withContent(changes, 'marker'));
+      await waitFor(() => notices.find((notice) => notice.organization_id === watched.ctx.organizationId));
+      expect(mine()).toEqual([]);
+      const joined = await subscribe(await signedIn(quiet), [{ event: 'INSERT' }]);
+      await insertMessage(quiet, quiet.conversationId, 'watched now');
+      await waitFor(withContent(joined.changes, 'watched now'));
+      expect(await waitFor(() => (mine().length > 0 ? mine() : undefined))).toEqual([expect.objectContaining({ table: 'messages', type: 'INSERT' })]);
+    } finally {
+      await session.end();
+    }
+  });
+
   // The session's own claims, re-signed to expire `seconds` from now.
   async function reissued(tenant: TestTenant, seconds: number): Promise<string> {
     const token = tenant.session.authorization.slice('Bearer '.length);

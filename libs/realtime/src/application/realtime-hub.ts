@@ -74,6 +74,11 @@ export class RealtimeHub {
     if (sockets?.size === 0) this.socketsByOrganization.delete(organizationId);
   }
 
+  // The organizations this process holds subscribers of.
+  organizations(): string[] {
+    return [...this.byOrganization.keys()];
+  }
+
   subscriptions(): Subscription[] {
     return [...this.byOrganization.values()].flatMap((set) => [...set]);
   }

@@ -23,7 +23,8 @@ export interface SessionDependencies {
   authorizer: JoinAuthorizer;
   reader: RowReader;
   // Resolves once the process listens for changes (the first join opens the LISTEN).
-  listening: () => Promise<void>;
+  // Resolves once this organization's changes are listened for (LISTEN in place, the organization watched).
+  listening: (organizationId: string) => Promise<void>;
   limits: SessionLimits;
   log: pino.Logger;
 }
@@ -141,7 +142,7 @@ export class SocketSession implements SubscriberSocket {
     }
     if (this.closed) return this.deps.hub.detach(channel);
     try {
-      await this.deps.listening();
+      await this.deps.listening(grant.ctx.organizationId);
     } catch (error) {
       this.deps.hub.detach(channel);
       this.deps.log.error({ err: error }, 'realtime: could not listen for changes');

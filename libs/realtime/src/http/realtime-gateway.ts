@@ -12,6 +12,7 @@ import { RealtimeHub } from '../application/realtime-hub';
 import { CLOSE, SocketSession } from '../application/socket-session';
 import { VSNS, type Vsn } from '../domain/phoenix-frame';
 import { ChangeListener } from '../infrastructure/change-listener';
+import { RENEW_MS, WatchedOrganizations } from '../infrastructure/watched-organizations';
 import { RowReader } from '../infrastructure/row-reader';
 import { REALTIME_SETTINGS } from '../realtime.settings';
 
@@ -57,11 +58,14 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       (error) => this.log.warn({ err: error }, 'realtime: change listener lost; reopening (changes meanwhile are not replayed)'),
     );
     this.listener = listener;
+    const watched = new WatchedOrganizations(this.db);
     const deps = {
       hub,
       authorizer,
       reader,
-      listening: () => listener.ensure(),
+      listening: async (organizationId: string) => {
+        await Promise.all([listener.ensure(), watched.watch([organizationId])]);
+      },
       limits: { maxChannelsPerSocket: settings.REALTIME_MAX_CHANNELS_PER_SOCKET, sendBufferBytes: settings.REALTIME_SEND_BUFFER_BYTES },
       log: this.log,
     };
@@ -77,7 +81,17 @@ export class RealtimeGateway implements OnApplicationBootstrap, OnModuleDestroy 
       const apikey = url.searchParams.get('apikey') ?? undefined;
       server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, vsn as Vsn, apikey, deps));
     });
-    this.timers = [setInterval(() => this.closeIdle(), IDLE_MS / 4), setInterval(() => void this.recheck(authorizer), RECHECK_MS)];
+    // The marks of the organizations subscribed here stay ahead of their expiry; old ones are removed.
+    const renew = () =>
+      void watched
+        .watch(hub.organizations())
+        .then(() => watched.forgetExpired())
+        .catch((error: unknown) => this.log.warn({ err: error }, 'realtime: could not renew the watched organizations'));
+    this.timers = [
+      setInterval(() => this.closeIdle(), IDLE_MS / 4),
+      setInterval(() => void this.recheck(authorizer), RECHECK_MS),
+      setInterval(renew, RENEW_MS),
+    ];
     for (const timer of this.timers) timer.unref();
   }
 
