@@ -344,9 +344,12 @@ describe('outbox relay on the smallest pool', () => {
       // consumer waited out the pool's 10 s connection timeout and the batch failed, again and again.
       const done = await eventually(effects, (rows) => rows.length === 3, 5_000);
       expect(done.map((row) => row.event_id).sort()).toEqual(events.map((e) => e.id).sort());
-      const [pending] = await runtime.db.asSystem((tx) =>
-        tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]),
-      );
+      // The batch is marked published once its handlers returned, a moment after their effects commit.
+      const unpublished = () =>
+        runtime.db.asSystem((tx) =>
+          tx.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [org.organizationId]),
+        );
+      const [pending] = await eventually(unpublished, ([row]) => row.n === 0, 5_000);
       expect(pending.n).toBe(0);
     } finally {
       await relay.stop();
