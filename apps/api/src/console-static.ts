@@ -5,6 +5,7 @@ import { type DynamicModule, Inject, Module, type OnModuleInit } from '@nestjs/c
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IdentityModule, TokenService } from '@engage/identity';
+import { CONFIG, type Config } from '@engage/platform';
 
 // The web console (apps/console), built by scripts/build.mjs into dist/console, served at /app/:
 // hashed assets cached for a year, index.html never cached and carrying the anon key, every deep
@@ -47,14 +48,17 @@ export function consoleDirectory(): string {
 }
 
 // script-src 'self' only: no inline script. connect-src: the API itself, and its WebSocket for
-// realtime (a ws: URL is not covered by 'self' in every browser).
-export function contentSecurityPolicy(host: string | undefined): string {
+// realtime (a ws: URL is not covered by 'self' in every browser). img-src and media-src: also the
+// object storage's public origin (CDN_URL), where re-hosted attachments live.
+export function contentSecurityPolicy(host: string | undefined, mediaOrigins: string[] = []): string {
   const sockets = host && /^[\w.:[\]-]+$/.test(host) ? ` ws://${host} wss://${host}` : '';
+  const media = mediaOrigins.map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${media}`,
+    `media-src 'self' blob:${media}`,
     "font-src 'self'",
     `connect-src 'self'${sockets}`,
     "object-src 'none'",
@@ -89,14 +93,14 @@ function loadFiles(directory: string, anonKey: string): Map<string, ConsoleFile>
   return files;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, mediaOrigins: string[]): FastifyReply {
   reply
     .header('content-type', file.type)
     .header('cache-control', file.cacheControl)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin');
   if (file.type.startsWith('text/html')) {
-    reply.header('content-security-policy', contentSecurityPolicy(request.headers.host)).header('x-frame-options', 'DENY');
+    reply.header('content-security-policy', contentSecurityPolicy(request.headers.host, mediaOrigins)).header('x-frame-options', 'DENY');
   }
   if (file.gzipped) {
     const vary = reply.getHeader('vary');
@@ -108,7 +112,7 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile): 
   return reply.send(file.body);
 }
 
-export function installConsoleRoutes(fastify: FastifyInstance, files: Map<string, ConsoleFile>): void {
+export function installConsoleRoutes(fastify: FastifyInstance, files: Map<string, ConsoleFile>, mediaOrigins: string[] = []): void {
   const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
   // Only GET / from a browser: every other request for / is answered as before.
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -130,13 +134,13 @@ export function installConsoleRoutes(fastify: FastifyInstance, files: Map<string
     }
     const name = decodeURIComponent((request.params as { '*': string })['*'] ?? '');
     const file = files.get(name);
-    if (file) return send(request, reply, file);
+    if (file) return send(request, reply, file, mediaOrigins);
     // A missing asset is a 404 (a stale page asking for an old hash must not get HTML as script);
     // any other path under /app/ is a page of the console (SPA fallback).
     if (name.startsWith('assets/') || (extname(name) !== '' && !wantsHtml(request))) {
       return reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-cache').send('Not found\n');
     }
-    return send(request, reply, index);
+    return send(request, reply, index, mediaOrigins);
   });
 }
 
@@ -146,6 +150,7 @@ export class ConsoleModule implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly tokens: TokenService,
     @Inject(CONSOLE_OPTIONS) private readonly options: ConsoleOptions,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   static forRoot(options: ConsoleOptions = {}): DynamicModule {
@@ -156,6 +161,6 @@ export class ConsoleModule implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const files = loadFiles(this.options.directory ?? consoleDirectory(), await this.tokens.issueAnonKey());
-    installConsoleRoutes(fastify, files);
+    installConsoleRoutes(fastify, files, this.config.CDN_URL ? [new URL(this.config.CDN_URL).origin] : []);
   }
 }

@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import type { PlatformRuntime } from '@engage/platform';
 import { startTestRuntime } from '@engage/platform/testing';
+import { contentSecurityPolicy } from '../src/console-static';
 import { createApiApp } from '../src/create-api-app';
 
 // The web console at /app/ (apps/api/src/console-static.ts), served from a build made here: an
@@ -60,9 +61,22 @@ describe('the web console at /app/', () => {
     expect(directives['default-src']).toEqual(["'self'"]);
     expect(directives['connect-src']).toEqual(["'self'", 'ws://console.test:3000', 'wss://console.test:3000']);
     expect(directives['frame-ancestors']).toEqual(["'none'"]);
+    expect(directives['img-src']).toEqual(["'self'", 'data:', 'blob:']);
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('unsafe-eval');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('should let images and media come from the object storage’s public origin (CDN_URL) and nowhere else', () => {
+    const directives = Object.fromEntries(
+      contentSecurityPolicy('console.test:3000', ['https://cdn.example.test'])
+        .split('; ')
+        .map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]),
+    );
+    expect(directives['img-src']).toEqual(["'self'", 'data:', 'blob:', 'https://cdn.example.test']);
+    expect(directives['media-src']).toEqual(["'self'", 'blob:', 'https://cdn.example.test']);
+    expect(directives['script-src']).toEqual(["'self'"]);
+    expect(directives['connect-src']).toEqual(["'self'", 'ws://console.test:3000', 'wss://console.test:3000']);
   });
 
   it('should serve hashed assets cached for a year as immutable, gzipped when the client accepts it', async () => {
