@@ -73,7 +73,7 @@ export class OutboundQueueController {
     return this.queue.summary(caller.ctx);
   }
 
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   @ApiAnswer(200, OUTBOUND_QUEUE_ITEMS)
   @Get('outbound-queue/items')
   items(@CurrentCaller() caller: Caller, @Query() query: QueueItemsQueryDto) {
