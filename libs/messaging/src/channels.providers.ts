@@ -10,6 +10,7 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 import { type ChannelAdapter, ChannelAdapters } from './outbound/channel-adapter.port';
 import { OutboundDispatcher } from './outbound/dispatcher';
 import { OutboundQueueWorker, OutboundSignal } from './outbound/queue.worker';
+import { PacedSender } from './outbound/paced-sender';
 
 // The channels of this installation: a folder each (docs/architecture.md); adding one is a folder
 // and an entry here.
@@ -44,5 +45,12 @@ export const CHANNEL_PROVIDERS: Provider[] = [
     inject: [Database, OutboundDispatcher, OrganizationSettings, OutboundSignal],
     useFactory: (db: Database, dispatcher: OutboundDispatcher, settings: OrganizationSettings, signal: OutboundSignal) =>
       new OutboundQueueWorker(db, dispatcher, settings, signal),
+  },
+  // Automated messages that go now when the account's pacing allows (re-engagement, rules, bots).
+  {
+    provide: PacedSender,
+    inject: [Database, OutboundDispatcher, OutboundQueueWorker, OutboundSignal],
+    useFactory: (db: Database, dispatcher: OutboundDispatcher, worker: OutboundQueueWorker, signal: OutboundSignal) =>
+      new PacedSender(db, dispatcher, worker, signal),
   },
 ];

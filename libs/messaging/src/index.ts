@@ -27,6 +27,9 @@ export { ConversationService } from './conversations/conversation.service';
 // The one way a message leaves the service (docs/messaging.md, "One outbound path").
 export { OutboundDispatcher, SendFailed, type SendOutcome, type Destination, type Dispatched } from './outbound/dispatcher';
 export type { OutboundSend } from './outbound/channel-adapter.port';
+// Automated messages through the paced queue, sent at once when the account's pacing allows.
+export { PacedSender, type PacedOutcome } from './outbound/paced-sender';
+export { OutboundQueueWorker } from './outbound/queue.worker';
 export { MESSAGING_PROVIDER, type MessagingProvider } from './channels/chat-app/messaging-provider.port';
 export { ProviderError, type ProviderResult } from './outbound/provider-result';
 export { providerBody, planCalls, type ProviderBody } from './channels/chat-app/provider-calls';
@@ -68,7 +71,7 @@ export const messagingManifest = defineContext({
 });
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';
-export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, type MessagePayload, type ConversationPayload } from './application/messaging-events';
+export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_FAILED, type MessagePayload, type ConversationPayload } from './application/messaging-events';
 // Drives inbound processing where no worker runs (tests of other contexts).
 export { InboundProcessor } from './inbound/inbound-processor';
 // Scheduled sends ("send later"): who may write them, and the pass that sends them.

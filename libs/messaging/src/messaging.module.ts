@@ -31,6 +31,7 @@ import { MediaController } from './inbound/media.controller';
 import { SmsWebhookController } from './channels/sms/sms-webhook.controller';
 import { FormBodyParser } from './channels/sms/form-body.parser';
 import { OutboundDispatcher } from './outbound/dispatcher';
+import { PacedSender } from './outbound/paced-sender';
 import { ScheduledMessagesController } from './outbound/scheduled-messages.controller';
 import { SCHEDULED_MESSAGE_PROVIDERS } from './outbound/scheduled-messages.providers';
 import { ScheduledSendPass } from './outbound/scheduled-send.job';
@@ -135,6 +136,7 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
     ChannelAccountService,
     InboundProcessor,
     OutboundDispatcher,
+    PacedSender,
     EmailMailboxJob,
     EmailPollTick,
   ],

@@ -7,13 +7,14 @@ import { reengagementSchedules } from './application/scheduler';
 import { REENGAGEMENT_TABLES } from './infrastructure/exposed-tables';
 import { CreateReengagementTables1763800012001 } from './infrastructure/migrations/0001-create-reengagement-tables';
 import { RenameNudgeStatuses1763800012002 } from './infrastructure/migrations/0002-rename-nudge-statuses';
+import { QueuedNudges1763800012003 } from './infrastructure/migrations/0003-queued-nudges';
 
 export { ReengagementModule, REENGAGEMENT_OUTBOUND } from './reengagement.module';
 export { REENGAGEMENT_TABLES } from './infrastructure/exposed-tables';
 export { AI_REENGAGEMENT_SENT, type NudgePayload } from './application/reengagement-events';
 export { ReengagementScheduler, reengagementPassJob, reengagementSchedules } from './application/scheduler';
 
-export const reengagementMigrations: MigrationClass[] = [CreateReengagementTables1763800012001, RenameNudgeStatuses1763800012002];
+export const reengagementMigrations: MigrationClass[] = [CreateReengagementTables1763800012001, RenameNudgeStatuses1763800012002, QueuedNudges1763800012003];
 
 // AI re-engagement (docs/reengagement.md). Its nudges and per-conversation state are read-only
 // through the data API; a scheduler pass each minute; customers' replies come from messaging.

@@ -3,7 +3,7 @@ import type pino from 'pino';
 import { CALLS_SETTINGS } from '@engage/calls';
 import { ContactService, CrmModule } from '@engage/crm';
 import { IdentityModule } from '@engage/identity';
-import { OutboundDispatcher, ConversationService, MessagingModule } from '@engage/messaging';
+import { PacedSender, ConversationService, MessagingModule } from '@engage/messaging';
 import { CONFIG, type Config, createOutboundClient, Database, type OutboundClient, PLATFORM_LOG, SecretBox, settingsOf } from '@engage/platform';
 import { CLOCK, type Clock, CUSTOMER_AI_RESOLVER, systemClock } from '@engage/shared-kernel';
 import { AiTargets } from './application/ai-targets';
@@ -11,6 +11,7 @@ import { CustomerAiKeys } from './application/customer-ai';
 import { Drafter } from './application/drafter';
 import { NudgeSender } from './application/nudge-sender';
 import { ReplyConsumer } from './application/reply-consumer';
+import { NudgeOutcomes } from './application/nudge-outcomes';
 import { ReviewService } from './application/review.service';
 import { ReengagementScheduler } from './application/scheduler';
 import { ReengagementSettings } from './application/settings.service';
@@ -58,8 +59,8 @@ const AI_TIMEOUT_MS = 30_000;
     },
     {
       provide: NudgeSender,
-      inject: [Database, OutboundDispatcher, CLOCK],
-      useFactory: (db: Database, dispatcher: OutboundDispatcher, clock: Clock) => new NudgeSender(db, dispatcher, clock),
+      inject: [Database, PacedSender, CLOCK],
+      useFactory: (db: Database, outbound: PacedSender, clock: Clock) => new NudgeSender(db, outbound, clock),
     },
     {
       provide: ReengagementScheduler,
@@ -73,6 +74,7 @@ const AI_TIMEOUT_MS = 30_000;
       useFactory: (db: Database, sender: NudgeSender, conversations: ConversationService) => new ReviewService(db, sender, conversations),
     },
     ReplyConsumer,
+    NudgeOutcomes,
     {
       provide: CUSTOMER_AI_RESOLVER,
       inject: [Database, AiTargets, REENGAGEMENT_OUTBOUND],

@@ -137,13 +137,17 @@ export class OutboundDispatcher {
   }
 
   // A message of an automated origin, or an integrator's queued send: checked and planned as a send
-  // is (the window, the account, the recipient), stored QUEUED, and left to the queue's pacing.
-  async enqueue(ctx: RequestContext, destination: Destination, send: OutboundSend): Promise<Queued> {
+  // is (the window, the account, the recipient), stored QUEUED, and left to the queue's pacing. A
+  // named conversation's channel is opened first, so a send it cannot take now (the window closed,
+  // no credentials) is refused with nothing stored; the queue checks again when it sends.
+  // `wake: false` leaves this process's worker asleep (the PacedSender sends at once itself).
+  async enqueue(ctx: RequestContext, destination: Destination, send: OutboundSend, options: { wake?: boolean } = {}): Promise<Queued> {
     const author = checkOutboundAuthor(send.author);
     if (!isQueuedOrigin(author.origin)) {
       throw new DomainError('validation', 'validation_failed', `messages of origin ${author.origin} are sent at once, not queued`);
     }
-    const { adapter, contactId, resolve } = await this.route(ctx, destination, author.origin);
+    const { adapter, contactId, resolve, known } = await this.route(ctx, destination, author.origin);
+    if (known) await adapter.open(ctx, known, false);
     const to = send.to ?? (contactId && adapter.recipient ? await adapter.recipient(ctx, contactId) : undefined);
     const metadata = { ...send.metadata, send_id: randomUUID(), ...(ctx.userId ? { sender_user_id: ctx.userId } : {}) };
     const request = { ...send, author, to, metadata };
@@ -157,7 +161,7 @@ export class OutboundDispatcher {
       const rows = await this.insertParts(tx, conversation, parts, request, 'QUEUED', scheduledFor);
       return { conversation, rows, scheduledFor };
     });
-    this.queued();
+    if (options.wake !== false) this.queued();
     return {
       conversation: stored.conversation,
       messages: stored.rows.map(toMessageView),
@@ -181,6 +185,9 @@ export class OutboundDispatcher {
     const [conversation] = await this.db.inTenant(ctx, (tx) => tx.query<ConversationRow>(CONVERSATION_BY_ID, [first.conversation_id]));
     let session: DeliverySession;
     try {
+      if (messages.length === 1 && answeredSince(first, conversation)) {
+        throw new DomainError('unprocessable', 'message.withdrawn', 'Withdrawn: the customer wrote after this message was queued');
+      }
       session = await this.adapters.forSend(conversation.channel_kind, first.origin).open(ctx, conversation, false);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -318,6 +325,13 @@ export class OutboundDispatcher {
     };
   }
 }
+
+// A queued message meant to re-open a silent conversation (metadata `withdraw_on_reply`, e.g. a
+// re-engagement nudge) is pointless once the customer wrote after it was queued.
+const answeredSince = (message: MessageRow, conversation: ConversationRow) =>
+  message.metadata.withdraw_on_reply === true &&
+  conversation.last_customer_message_at !== null &&
+  new Date(conversation.last_customer_message_at).getTime() > new Date(message.created_at).getTime();
 
 // A gap in [min, max] milliseconds between consecutive calls.
 export const gapBetween = (min: number, max: number, random: () => number = Math.random): number => Math.round(min + (max - min) * random());

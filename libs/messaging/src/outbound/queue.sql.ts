@@ -77,3 +77,9 @@ export const SYSTEM_RECORD_OUTCOME = `
 
 // When the next queued message of the account could go at the earliest (a new one is not expected before it).
 export const ACCOUNT_NEXT_SEND = `SELECT next_send_at, paused_at FROM channel_accounts WHERE id = $1`;
+
+// The statuses of a send's rows (the paced sender waits for them to settle).
+export const SEND_STATUSES = `SELECT status, error FROM messages WHERE id = ANY($1::uuid[])`;
+
+// Whether a process holds the account for a send now.
+export const ACCOUNT_LEASED = `SELECT coalesce(queue_lease_until > now(), false) AS leased FROM channel_accounts WHERE id = $1`;

@@ -226,6 +226,19 @@ describe('replies and limits', () => {
 
   it('should disable a conversation after 3 consecutive unanswered nudges, visibly, until an OWNER or ADMIN enables it', async () => {
     const c = await staleConversation({ approval_mode: false });
+    // Three windows seconds apart (a day apart in life): the account's pacing would hold the second
+    // nudge to the same recipient for 6 s (Meta's pair rate), so it is lifted for this account.
+    const [account] = await r.runtime.db.inTenant(c.t.ctx, (tx) =>
+      tx.query<{ id: string }>(`SELECT channel_account_id AS id FROM conversations WHERE id = $1`, [c.conversationId]),
+    );
+    const pacing = { gap_seconds: [0, 0], per_recipient_min_gap_seconds: 0 };
+    const patched = await r.app.inject({
+      method: 'PATCH',
+      url: `/functions/v1/messaging/channel-accounts/${account.id}`,
+      headers: c.t.session,
+      payload: { pacing },
+    });
+    expect(patched.statusCode).toBe(200);
     for (let round = 1; round <= 3; round++) {
       const last = new Date(Date.now() - 20 * H - round * S);
       await customerLastWroteAt(r, c.t, c.conversationId, last);

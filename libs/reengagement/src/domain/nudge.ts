@@ -1,10 +1,11 @@
 import { column, COMMON_COLUMNS, declareTable, type RowOf, type ViewOf } from '@engage/shared-kernel';
 
 // A nudge's life (docs/reengagement.md, the spec's §3): `drafting` while the AI writes it, `draft`
-// when it waits for an agent's approval (approval mode), then `sent`, `skipped`, `expired` (the
+// when it waits for an agent's approval (approval mode), `queued` while its message waits in the
+// account's paced queue (most leave at once), then `sent`, `skipped`, `expired` (the
 // window closed first), `failed` (no usable text, or the send was refused), or `user_replied` (the
 // customer wrote while it was open).
-export const NUDGE_STATUSES = ['drafting', 'draft', 'sent', 'skipped', 'expired', 'failed', 'user_replied'] as const;
+export const NUDGE_STATUSES = ['drafting', 'draft', 'queued', 'sent', 'skipped', 'expired', 'failed', 'user_replied'] as const;
 export type NudgeStatus = (typeof NUDGE_STATUSES)[number];
 
 export const isNudgeStatus = (value: unknown): value is NudgeStatus => NUDGE_STATUSES.includes(value as NudgeStatus);

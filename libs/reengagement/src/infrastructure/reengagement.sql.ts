@@ -60,12 +60,23 @@ export const DRAFTED = `
   WHERE id = $1 AND status = 'drafting' RETURNING *`;
 
 // The send's claim: only one approve (or the scheduler) moves a nudge on to sent.
+// It waits as `queued` until its message leaves (at once when the account's pacing allows).
 export const CLAIM_SEND = `
-  UPDATE reengagement_nudges SET status = 'sent', text = $2, reviewed_by = $3, sent_at = $4, updated_at = $4
+  UPDATE reengagement_nudges SET status = 'queued', text = $2, reviewed_by = $3, updated_at = $4
   WHERE id = $1 AND status = ANY ($5::text[]) AND window_closes_at > $4 RETURNING *`;
 
+// The message was refused or failed: `expired` ($2) when the window had closed, else `failed`.
 export const SEND_FAILED = `
-  UPDATE reengagement_nudges SET status = $2, failure_reason = $3, sent_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sent' RETURNING *`;
+  UPDATE reengagement_nudges SET status = $2, failure_reason = $3, sent_at = NULL, updated_at = now() WHERE id = $1 AND status = 'queued' RETURNING *`;
+
+// The message left: sent at $2 (once: whoever saw the outcome first moves it).
+export const MARK_SENT = `
+  UPDATE reengagement_nudges SET status = 'sent', sent_at = $2, message_id = coalesce(message_id, $3), updated_at = now()
+  WHERE id = $1 AND status = 'queued' RETURNING *`;
+
+// Whether the conversation's window has closed (messaging's published view).
+export const WINDOW_CLOSED = `
+  SELECT coalesce(window_closes_at <= now(), false) AS closed FROM conversation_reply_windows WHERE conversation_id = $1`;
 
 export const SET_MESSAGE = `UPDATE reengagement_nudges SET message_id = $2 WHERE id = $1 RETURNING *`;
 
@@ -89,7 +100,7 @@ export const MARK_REPLIED = `
     SELECT * FROM unnest($1::uuid[], $2::timestamptz[]) WITH ORDINALITY AS r(conversation_id, at, seq)
   ), open AS (
     SELECT n.id, n.conversation_id, n.status, n.window_closes_at, n.last_customer_message_at FROM reengagement_nudges n
-    WHERE n.conversation_id = ANY ($1::uuid[]) AND n.status IN ('drafting', 'draft', 'sent')
+    WHERE n.conversation_id = ANY ($1::uuid[]) AND n.status IN ('drafting', 'draft', 'queued', 'sent')
       AND EXISTS (SELECT 1 FROM reply r WHERE r.conversation_id = n.conversation_id AND n.window_closes_at > r.at AND n.last_customer_message_at < r.at)
     ORDER BY n.id
     FOR UPDATE OF n
