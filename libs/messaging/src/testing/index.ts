@@ -1,2 +1,5 @@
 // Peers and helpers other contexts' tests use (the Meta webhook sender, the Graph API on 127.0.0.1).
 export * from './meta-peers';
+// The chat-app provider on 127.0.0.1 and an api process around messaging (the worker-process tests).
+export { RecordingProvider, type RecordedCall } from './recording-provider';
+export { startChatLiteTestApp, type ChatLiteTestApp } from './chat-lite-test-app';
