@@ -492,11 +492,43 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(enabled.json()).toMatchObject({ disabled: false, unanswered_count: 0 });
   });
 
+  it('should answer the automation dry run as declared', async () => {
+    const t = await createTestTenant(app);
+    const rule = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/automation_rules',
+      headers: { ...t.session, prefer: 'return=representation' },
+      payload: {
+        name: 'VIP contacts',
+        event: 'contact.updated',
+        conditions: {
+          all: [
+            { field: 'contact.tags', operator: 'contains', value: 'vip' },
+            { field: 'contact.custom_fields.plan', operator: 'is_set' },
+          ],
+        },
+        actions: [{ type: 'add_note', text: 'VIP: {{contact.first_name | someone}}' }],
+      },
+    });
+    const contact = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/contacts',
+      headers: { ...t.session, prefer: 'return=representation' },
+      payload: { first_name: 'Ada', tags: ['vip'] },
+    });
+    const tested = await call('POST', '/functions/v1/automation/rules/{id}/test', {
+      params: { id: rule.json()[0].id },
+      headers: t.session,
+      payload: { subject_id: contact.json()[0].id },
+    });
+    expect(tested.json()).toMatchObject({ matched: false, conditions: [{ matched: true }, { actual: null, matched: false }] });
+  });
+
   it('should have called every operation the document gives a 2xx schema', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(82);
+    expect(described).toHaveLength(83);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

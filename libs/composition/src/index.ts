@@ -1,4 +1,5 @@
 import { analyticsManifest } from '@engage/analytics';
+import { automationManifest } from '@engage/automation';
 import { billingManifest } from '@engage/billing';
 import { callsManifest } from '@engage/calls';
 import { crmManifest } from '@engage/crm';
@@ -26,6 +27,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
   webhooksManifest,
   analyticsManifest,
   realtimeManifest,
+  automationManifest,
 ];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).

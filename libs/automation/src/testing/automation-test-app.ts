@@ -1,0 +1,55 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { crmManifest, crmMigrations, CrmModule } from '@engage/crm';
+import { DataApiModule } from '@engage/data-api';
+import { identityManifest, identityMigrations } from '@engage/identity';
+import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identity/testing';
+import { InboundProcessor, messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
+import type { EventContract } from '@engage/shared-kernel';
+import { startTestApp } from '@engage/platform/testing';
+import { automationManifest, automationMigrations, AutomationModule } from '../index';
+
+// The api with identity, the CRM and messaging (the records rules are about), automation, and the
+// data API over all their tables. No worker runs: a test drives inbound processing itself.
+export async function startAutomationApp() {
+  const manifests = [identityManifest, crmManifest, messagingManifest, automationManifest];
+  return startTestApp([CrmModule, MessagingModule, AutomationModule, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
+    role: 'api',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...automationMigrations],
+    events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
+  });
+}
+
+let counter = 0;
+
+// A customer's message on a new chat-app channel of the tenant, processed as the worker would:
+// the ids of the message, its conversation and its contact, read back through /rest/v1.
+export async function customerMessage(app: NestFastifyApplication, tenant: TestTenant, text: string, from?: string) {
+  const created = await app.inject({
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: tenant.key,
+    payload: { kind: 'chat_app', name: 'Line' },
+  });
+  if (created.statusCode !== 201) throw new Error(`channel: ${created.body}`);
+  const { channel_account, inbound_token } = created.json() as { channel_account: { id: string }; inbound_token: string };
+  const externalId = `automation.${Date.now()}.${++counter}`;
+  const phone = from ?? `2010${String(10_000_000 + counter * 7919).slice(-8)}`;
+  const posted = await app.inject({
+    method: 'POST',
+    url: `/functions/v1/chat-lite-webhook/${channel_account.id}`,
+    headers: { 'x-channel-token': inbound_token },
+    payload: { type: 'message', id: externalId, from: phone, text },
+  });
+  if (posted.statusCode !== 200) throw new Error(`webhook: ${posted.body}`);
+  while ((await app.get(InboundProcessor).processDue()) > 0);
+  const read = await app.inject({
+    method: 'GET',
+    url: `/rest/v1/messages?select=id,conversation_id,contact_id&external_id=eq.${externalId}`,
+    headers: tenant.session,
+  });
+  const [message] = read.json() as { id: string; conversation_id: string; contact_id: string }[];
+  if (!message) throw new Error(`message not stored: ${read.body}`);
+  return { messageId: message.id, conversationId: message.conversation_id, contactId: message.contact_id, channelAccountId: channel_account.id };
+}
+
+export { createTestTenant, memberHeaders, type TestTenant };
