@@ -7,6 +7,7 @@ import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { RulesWriter } from './application/automation.record-writers';
 import { DryRunService } from './application/dry-run.service';
 import { RulesService } from './application/rules.service';
+import { RunLogPurge } from './application/run-log-purge.job';
 import { AutomationController } from './http/automation.controller';
 
 // The data API's tables as the composition registered them, looked up once every module is up:
@@ -26,7 +27,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 }
 
 // Automation (docs/automation.md): rules as validated data (written through the data API), the
-// run log, and the dry run.
+// run log and its retention, and the dry run.
 @Module({
   imports: [IdentityModule],
   controllers: [AutomationController],
@@ -40,6 +41,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
         new DryRunService(db, rules, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock),
     },
     RulesWriter,
+    RunLogPurge,
   ],
   exports: [RulesService, DryRunService],
 })

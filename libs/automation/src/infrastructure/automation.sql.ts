@@ -14,3 +14,7 @@ export const UPDATE_RULE = `
   WHERE id = $1 RETURNING *`;
 
 export const DELETE_RULE = `DELETE FROM automation_rules WHERE id = $1`;
+
+// system: up to $2 runs started before $1, of every organization (the retention purge).
+export const PURGE_RUNS = `
+  DELETE FROM automation_runs WHERE id IN (SELECT id FROM automation_runs WHERE started_at < $1 ORDER BY started_at LIMIT $2)`;
