@@ -464,6 +464,14 @@ describe('what the function and auth routes answer, against /docs', () => {
       payload: { to: '201001234599', message: 'Hi', organizationId: org },
     });
     const { conversationId, contactId } = sent.json() as { conversationId: string; contactId: string };
+    // Nudges go through the chat-app account's paced queue: its quiet hours (at the recipient's time)
+    // and per-recipient gap would hold them at some hours of the day, so they are lifted here.
+    const [account] = await runtime.db.inTenant(t.ctx, (tx) =>
+      tx.query<{ id: string }>(`SELECT channel_account_id AS id FROM conversations WHERE id = $1`, [conversationId]),
+    );
+    const pacing = { quiet_hours: null, gap_seconds: [0, 0], cold_gap_seconds: [0, 0], per_recipient_min_gap_seconds: 0 };
+    const paced = await app.inject({ method: 'PATCH', url: `/functions/v1/messaging/channel-accounts/${account.id}`, headers: t.session, payload: { pacing } });
+    expect(paced.statusCode).toBe(200);
     // Drafts as the scheduler leaves them in approval mode.
     const draft = async (hoursAgo: number) => {
       const [row] = await runtime.db.inTenant(t.ctx, (tx) =>
