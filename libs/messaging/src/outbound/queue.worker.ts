@@ -25,6 +25,9 @@ import {
 const ACCOUNTS_PER_PASS = 32;
 const CANDIDATES = 20;
 const LEASE_SECONDS = 120;
+// An account whose pacing has no gap (an official API with its own limits, or pacing switched off)
+// sends the messages it may send now one after another under one lease, up to this long.
+const BURST_MS = 30_000;
 // An inactive account's queue is looked at again after this long (its messages wait, not fail).
 const INACTIVE_RETRY_MS = 60_000;
 const POLL_MS = 1_000;
@@ -99,32 +102,54 @@ export class OutboundQueueWorker implements QueueWorker {
       return false;
     }
     const policy = effectivePacing(account.kind, account.pacing);
-    let taken: MessageRow[];
+    let choice: Awaited<ReturnType<OutboundQueueWorker['choose']>>;
     try {
-      const choice = await this.choose(ctx, account, policy);
+      choice = await this.choose(ctx, account, policy);
       if ('wait' in choice) {
         await this.release(account.id, choice.wait);
         return false;
       }
-      taken = choice.messages;
     } catch (error) {
       await this.release(account.id, null).catch(() => undefined);
       throw error;
     }
-    const outcome = await this.dispatcher.deliverQueued(ctx, taken);
-    if ('refused' in outcome) {
-      await this.db.systemQuery(SYSTEM_RECORD_OUTCOME, [account.id, account.consecutive_failures, null]);
-      return true;
+    let failures = account.consecutive_failures;
+    let pause: string | null = null;
+    try {
+      const started = Date.now();
+      let next: MessageRow[] | null = choice.messages;
+      // Burst candidates already sent as companions of an earlier call.
+      const done = new Set<string>();
+      for (let i = 0; next; i++) {
+        const outcome = await this.dispatcher.deliverQueued(ctx, next);
+        if ('provider' in outcome) {
+          const after = pauseAfter(policy, failures, outcome.provider);
+          failures = after.consecutiveFailures;
+          if (after.pause) pause = `${after.pause.reason}: ${after.pause.message}`;
+        }
+        // A burst stops at a pause, a failure, or its time; each further message is taken just before
+        // its call, so a worker that dies mid-burst leaves the rest QUEUED.
+        next = null;
+        while (!pause && failures === 0 && Date.now() - started < BURST_MS && i < choice.burst.length) {
+          next = await this.takeNext(ctx, account.kind, policy, choice.burst, i, done);
+          if (next) break;
+          i += 1;
+        }
+      }
+    } finally {
+      await this.db.systemQuery(SYSTEM_RECORD_OUTCOME, [account.id, failures, pause]);
     }
-    const { consecutiveFailures, pause } = pauseAfter(policy, account.consecutive_failures, outcome.provider);
-    await this.db.systemQuery(SYSTEM_RECORD_OUTCOME, [account.id, consecutiveFailures, pause ? `${pause.reason}: ${pause.message}` : null]);
     return true;
   }
 
   // The first candidate the pacing lets go now, taken (QUEUED to PENDING), with the companions that
   // share its provider call (the same broadcast or sequence content to other receivers, up to
   // receivers_per_call, each within its own limits and the account's caps); else when to look again.
-  private async choose(ctx: RequestContext, account: QueueAccountRow, policy: PacingPolicy): Promise<{ messages: MessageRow[] } | { wait: Date | null }> {
+  private async choose(
+    ctx: RequestContext,
+    account: QueueAccountRow,
+    policy: PacingPolicy,
+  ): Promise<{ messages: MessageRow[]; burst: Candidate[] } | { wait: Date | null }> {
     const now = this.clock();
     const organizationZone = (await this.settings.plain(account.organization_id, 'time_zone')) ?? 'UTC';
     return this.db.inTenant(ctx, async (tx) => {
@@ -181,7 +206,7 @@ export class OutboundQueueWorker implements QueueWorker {
             seen.add(companion.contact_id);
           }
         }
-        return { messages: taken };
+        return { messages: taken, burst: gapless(policy) ? burstAfter(candidates, taken, decide) : [] };
       }
       // Nothing may go yet: the head shows when it is expected, and the account sleeps until then.
       await tx.query(SET_EXPECTED, [[candidates[0].id], earliest!.at]);
@@ -189,9 +214,74 @@ export class OutboundQueueWorker implements QueueWorker {
     });
   }
 
+  // The burst's message at `index` taken now, with the companions that share its provider call (the
+  // same broadcast or sequence content further in the burst); null when another worker took it.
+  private async takeNext(ctx: RequestContext, kind: string, policy: PacingPolicy, burst: Candidate[], index: number, done: Set<string>) {
+    const head = burst[index];
+    if (done.has(head.id)) return null;
+    return this.db.inTenant(ctx, async (tx) => {
+      const [row] = await tx.query<MessageRow>(TAKE_QUEUED, [head.id, this.clock()]);
+      if (!row) return null;
+      const taken = [row];
+      const room = this.dispatcher.sharesCalls(kind) && BATCHED_ORIGINS.includes(row.origin) ? policy.receivers_per_call - 1 : 0;
+      for (const other of burst.slice(index + 1)) {
+        if (taken.length > room) break;
+        if (done.has(other.id) || !sameContent(other, row)) continue;
+        const [companion] = await tx.query<MessageRow>(TAKE_QUEUED, [other.id, this.clock()]);
+        done.add(other.id);
+        if (companion) taken.push(companion);
+      }
+      return taken;
+    });
+  }
+
   private async release(accountId: string, nextSendAt: Date | null): Promise<void> {
     await this.db.systemQuery(SYSTEM_RELEASE_ACCOUNT, [accountId, nextSendAt]);
   }
+}
+
+// No pause between two automated sends: the account may send what the caps and the recipients'
+// limits allow now, one after another.
+const gapless = (policy: PacingPolicy) => policy.gap_seconds[1] === 0 && policy.cold_gap_seconds[1] === 0 && policy.per_second === null;
+
+// The queue's priority of an origin (QUEUE_PRIORITY_SQL's order).
+const PRIORITY: Record<string, number> = { bot: 0, rule: 0, reengagement: 1, api_queued: 1, sequence: 2 };
+const priorityOf = (origin: string) => PRIORITY[origin] ?? 3;
+const sourceOf = (m: MessageRow) => `${m.origin}:${m.origin_id ?? ''}`;
+
+// The candidates that may follow the first send now, in the order one send at a time would take
+// them: by priority, round-robin among the sources of a priority (the source just served last),
+// each weighed with the sends before it counted (caps), one message per recipient.
+function burstAfter(candidates: Candidate[], taken: MessageRow[], decide: (candidate: Candidate, alsoNow: number) => PacingDecision): Candidate[] {
+  const takenIds = new Set(taken.map((m) => m.id));
+  const served = sourceOf(taken[0]);
+  const groups = new Map<number, Map<string, Candidate[]>>();
+  for (const candidate of candidates) {
+    if (takenIds.has(candidate.id)) continue;
+    const priority = priorityOf(candidate.origin);
+    const sources = groups.get(priority) ?? groups.set(priority, new Map()).get(priority)!;
+    const source = sourceOf(candidate);
+    (sources.get(source) ?? sources.set(source, []).get(source)!).push(candidate);
+  }
+  const ordered: Candidate[] = [];
+  for (const priority of [...groups.keys()].sort((a, b) => a - b)) {
+    const sources = groups.get(priority)!;
+    const rotation = [...sources.keys()].sort((a, b) => Number(a === served) - Number(b === served));
+    for (let round = 0; ordered.length < candidates.length; round++) {
+      const row = rotation.map((source) => sources.get(source)![round]).filter((c): c is Candidate => c !== undefined);
+      if (row.length === 0) break;
+      ordered.push(...row);
+    }
+  }
+  const seen = new Set(taken.map((m) => m.contact_id));
+  const burst: Candidate[] = [];
+  for (const candidate of ordered) {
+    if (seen.has(candidate.contact_id)) continue;
+    if (decide(candidate, taken.length + burst.length).reason !== 'now') break;
+    seen.add(candidate.contact_id);
+    burst.push(candidate);
+  }
+  return burst;
 }
 
 export const outboundQueue = defineQueue({ name: 'messaging.outbound', worker: OutboundQueueWorker, pollMs: () => POLL_MS });
