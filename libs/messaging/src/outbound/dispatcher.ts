@@ -210,7 +210,13 @@ export class OutboundDispatcher {
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       attempt = { result: null, error: error.message };
-      outcome = { ok: false, httpStatus: error.httpStatus, message: error.message, timedOut: /timed? ?out/i.test(error.message) };
+      outcome = {
+        ok: false,
+        httpStatus: error.httpStatus,
+        message: error.message,
+        timedOut: /timed? ?out/i.test(error.message),
+        rateLimited: error.rateLimited,
+      };
     }
     await this.db.inTenant(ctx, (tx) =>
       finishSend(

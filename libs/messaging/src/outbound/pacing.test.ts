@@ -338,6 +338,12 @@ describe('pauseAfter', () => {
     expect(pauseAfter(policy, 0, failure('slow down', 429))).toMatchObject({ consecutiveFailures: 1, pause: { reason: 'rate_limited' } });
   });
 
+  it("should pause at once on a channel's throttling code in another status, and not on other 400s", () => {
+    const throttled = { ...failure('Graph API error (400, code 613): Calls to this api have exceeded the rate limit.', 400), rateLimited: true };
+    expect(pauseAfter(policy, 0, throttled)).toMatchObject({ consecutiveFailures: 1, pause: { reason: 'rate_limited' } });
+    expect(pauseAfter(policy, 0, failure('Graph API error (400, code 100): Invalid parameter', 400))).toEqual({ consecutiveFailures: 1, pause: null });
+  });
+
   it.each(['This account is banned', 'Number BLOCKED by WhatsApp', 'temporary ban', 'You are sending too many messages'])(
     'should pause at once on a ban signal: %s',
     (message) => {

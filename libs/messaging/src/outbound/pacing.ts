@@ -151,14 +151,15 @@ export function estimateDrain(policy: PacingPolicy, state: Omit<PacingState, 're
   return new Date(at);
 }
 
-export type ProviderOutcome = { ok: true } | { ok: false; httpStatus: number | null; message: string; timedOut?: boolean };
+export type ProviderOutcome = { ok: true } | { ok: false; httpStatus: number | null; message: string; timedOut?: boolean; rateLimited?: boolean };
 
 export type PauseReason = 'rate_limited' | 'ban_signal' | 'consecutive_failures';
 
 // A provider's words for a ban or block, and the chat app's "sending too many messages" banner.
 const BAN_SIGNAL = /\b(banned|blocked|ban)\b|too many messages/i;
 
-// Whether a provider outcome pauses the account: at once on HTTP 429 or a ban signal, else after
+// Whether a provider outcome pauses the account: at once on HTTP 429 (or a channel's throttling
+// code) or a ban signal, else after
 // `auto_pause_after_failures` failures in a row. A success resets the count.
 export function pauseAfter(
   policy: PacingPolicy,
@@ -168,7 +169,9 @@ export function pauseAfter(
   if (outcome.ok) return { consecutiveFailures: 0, pause: null };
   const consecutiveFailures = Math.max(0, Math.floor(consecutiveFailuresBefore) || 0) + 1;
   const what = outcome.timedOut ? 'timed out' : `${outcome.httpStatus ?? 'no status'}: ${outcome.message.slice(0, 200)}`;
-  if (outcome.httpStatus === 429) return { consecutiveFailures, pause: { reason: 'rate_limited', message: `The provider answered 429 (${what})` } };
+  if (outcome.httpStatus === 429 || outcome.rateLimited) {
+    return { consecutiveFailures, pause: { reason: 'rate_limited', message: `The provider throttled the sender (${what})` } };
+  }
   if (BAN_SIGNAL.test(outcome.message))
     return { consecutiveFailures, pause: { reason: 'ban_signal', message: `The provider reported a ban or block (${what})` } };
   if (consecutiveFailures >= policy.auto_pause_after_failures) {

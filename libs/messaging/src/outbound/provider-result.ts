@@ -8,13 +8,19 @@ export interface ProviderResult {
   raw: Record<string, unknown>;
 }
 
-// A provider's refusal or failure, with a message fit for the caller.
+// A provider's refusal or failure, with a message fit for the caller. `rateLimited`: the provider
+// said it throttles the sender (HTTP 429, or a throttling code in another status), which pauses
+// the account's paced queue at once.
 export class ProviderError extends Error {
+  readonly rateLimited: boolean;
+
   constructor(
     message: string,
     readonly httpStatus: number | null,
+    options: { rateLimited?: boolean } = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    this.rateLimited = options.rateLimited ?? httpStatus === 429;
   }
 }

@@ -1,5 +1,10 @@
 import { ProviderError, type ProviderResult } from '../../outbound/provider-result';
 
+// Graph's throttling answers (HTTP 400 or 403, not 429): application (4), user (17) and page (32)
+// request limits, the Send API's rate limit (613), and the Messenger platform's page-level limits
+// (80001, 80006).
+const GRAPH_THROTTLING_CODES = new Set([4, 17, 32, 613, 80001, 80006]);
+
 // One message of the Messenger Platform's (and Instagram messaging's) Send API.
 export interface GraphMessage {
   recipient: { id: string };
@@ -55,7 +60,10 @@ export class GraphSendApi {
     const error = body.error as { message?: unknown; code?: unknown } | undefined;
     if (!res.ok || error) {
       const reason = typeof error?.message === 'string' ? error.message.slice(0, 500) : `HTTP ${res.status}`;
-      throw new ProviderError(`Graph API error (${res.status}${error?.code !== undefined ? `, code ${String(error.code)}` : ''}): ${reason}`, res.status);
+      const rateLimited = res.status === 429 || GRAPH_THROTTLING_CODES.has(Number(error?.code));
+      throw new ProviderError(`Graph API error (${res.status}${error?.code !== undefined ? `, code ${String(error.code)}` : ''}): ${reason}`, res.status, {
+        rateLimited,
+      });
     }
     const messageId = typeof body.message_id === 'string' ? body.message_id : null;
     if (!messageId) throw new ProviderError('Graph API answered without a message_id', res.status);

@@ -6,6 +6,7 @@ import type { RequestContext } from '@engage/shared-kernel';
 import { MetaAdapter } from './meta.adapter';
 import { ChannelAdapters } from '../../outbound/channel-adapter.port';
 import { OutboundDispatcher } from '../../outbound/dispatcher';
+import { OutboundQueueWorker } from '../../outbound/queue.worker';
 import { GraphSendApi } from './graph-send-api';
 import type { ConversationRow } from '../../infrastructure/messaging.sql';
 import { GraphApiFake, metaBody } from '../../testing/meta-peers';
@@ -109,6 +110,40 @@ describe('replies on Messenger and Instagram through the Graph API', () => {
       { status: 'FAILED', error: 'Not sent: an earlier part of this send failed' },
     ]);
     expect((await events(t, 'message.failed')).map((e) => e.payload.message.error).sort()).toEqual(stored.map((m) => m.error).sort());
+  });
+
+  it("should pause the account's paced queue at once when Graph throttles the page (code 613 in a 400), holding the rest", async () => {
+    const { t, conversation } = await customerWrote();
+    const accountId = conversation.channel_account_id;
+    // No gaps, so only the pause holds the second message.
+    const pacing = { gap_seconds: [0, 0], cold_gap_seconds: [0, 0], per_recipient_min_gap_seconds: 0 };
+    await meta.runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [accountId, JSON.stringify(pacing)]);
+    const enqueue = (c: ConversationRow, text: string) =>
+      app
+        .get(OutboundDispatcher)
+        .enqueue(t.ctx, { conversationId: c.id }, { message: text, mediaUrls: [], author: { origin: 'rule', originId: randomUUID() } });
+    const first = await enqueue(conversation, 'Thanks, we got it');
+    const next = await enqueue(conversation, 'An agent will answer soon');
+    graph.failNext(400, { message: 'Calls to this api have exceeded the rate limit.', code: 613, type: 'OAuthException' });
+    expect(await app.get(OutboundQueueWorker).sendOn(accountId)).toBe(true);
+    const [account] = await meta.rows<{ paused_at: Date | null; paused_reason: string }>(
+      t,
+      'SELECT paused_at, paused_reason FROM channel_accounts WHERE id = $1',
+      [accountId],
+    );
+    expect(account.paused_at).not.toBeNull();
+    expect(account.paused_reason).toMatch(/^rate_limited: The provider throttled the sender \(400: Graph API error \(400, code 613\)/);
+    const status = async (id: string) => (await meta.rows<{ status: string }>(t, 'SELECT status FROM messages WHERE id = $1', [id]))[0].status;
+    expect(await status(first.messageIds[0])).toBe('FAILED');
+    // Paused: nothing more goes until an OWNER or ADMIN resumes it.
+    const calls = graph.calls.length;
+    expect(await app.get(OutboundQueueWorker).sendOn(accountId)).toBe(false);
+    expect(graph.calls.length).toBe(calls);
+    expect(await status(next.messageIds[0])).toBe('QUEUED');
+    const resumed = await app.inject({ method: 'POST', url: `/functions/v1/messaging/channel-accounts/${accountId}/resume`, headers: t.session });
+    expect(resumed.json()).toMatchObject({ paused: false });
+    expect(await app.get(OutboundQueueWorker).sendOn(accountId)).toBe(true);
+    expect(await status(next.messageIds[0])).toBe('SENT');
   });
 
   it('should refuse what the window forbids with 422 before storing or calling anything, and tag human replies after 24 hours', async () => {

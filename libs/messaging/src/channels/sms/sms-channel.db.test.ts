@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ContactService } from '@engage/crm';
+import { OrganizationSettings } from '@engage/identity';
+import { OutboundDispatcher } from '../../outbound/dispatcher';
+import { OutboundQueueWorker, OutboundSignal } from '../../outbound/queue.worker';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
 import type { PlatformRuntime } from '@engage/platform';
 import type { SmsApiFake } from '../../testing/sms-peers';
@@ -151,6 +154,41 @@ describe('SMS through the dispatcher, the send of broadcasts and sequences', () 
     const error = 'SMS provider error (400, code 21610): Attempt to send to unsubscribed recipient';
     expect(failed.message).toMatchObject({ status: 'FAILED', error, external_id: null });
     expect((await outboxOf(runtime, t, 'message.failed')).map((e) => e.payload.message.error)).toEqual([error]);
+  });
+
+  it('should pace queued SMS at one a second per number, and pause the number at once on a throttling code', async () => {
+    const { t, id } = await smsChannel(app, fake);
+    const people = await Promise.all(Array.from({ length: 3 }, () => app.get(ContactService).create(t.ctx, { first_name: 'Ola', phones: [phone()] })));
+    // Outside the quiet hours whatever the hour here: the recipients' zone is the organization's (UTC) and the clock is injected.
+    let now = new Date('2026-12-02T12:00:00Z');
+    const worker = new OutboundQueueWorker(runtime.db, app.get(OutboundDispatcher), app.get(OrganizationSettings), new OutboundSignal(), () => now);
+    const ids: string[] = [];
+    for (const person of people) {
+      const queued = await app
+        .get(OutboundDispatcher)
+        .enqueue(t.ctx, { channelAccountId: id, contactId: person.id }, { message: 'Sale ends tonight', mediaUrls: [], ...{ author: bySequence() } });
+      ids.push(...queued.messageIds);
+    }
+    const statuses = async () =>
+      (await tenantRows<{ id: string; status: string }>(runtime, t, 'SELECT id, status FROM messages WHERE id = ANY($1::uuid[])', [ids]))
+        .map((r) => r.status)
+        .sort();
+    expect(await worker.sendOn(id)).toBe(true);
+    // The same second: the number's one-a-second limit (and the 1-2 s gap) holds the next.
+    expect(await worker.sendOn(id)).toBe(false);
+    expect(await statuses()).toEqual(['QUEUED', 'QUEUED', 'SENT']);
+    const [held] = await runtime.db.systemQuery<{ next_send_at: Date }>('SELECT next_send_at FROM channel_accounts WHERE id = $1', [id]);
+    const wait = new Date(held.next_send_at).getTime() - now.getTime();
+    expect(wait).toBeGreaterThanOrEqual(1000);
+    expect(wait).toBeLessThanOrEqual(2000);
+    now = new Date(held.next_send_at);
+    fake.failNext(400, 14107, 'SMS send rate limit exceeded');
+    expect(await worker.sendOn(id)).toBe(true);
+    const [paused] = await runtime.db.systemQuery<{ paused_reason: string | null }>('SELECT paused_reason FROM channel_accounts WHERE id = $1', [id]);
+    expect(paused.paused_reason).toMatch(/^rate_limited: The provider throttled the sender \(400: SMS provider error \(400, code 14107\)/);
+    now = new Date(now.getTime() + 60_000);
+    expect(await worker.sendOn(id)).toBe(false);
+    expect(await statuses()).toEqual(['FAILED', 'QUEUED', 'SENT']);
   });
 
   it('should refuse bad input and other organizations’ ids before anything is stored or sent', async () => {

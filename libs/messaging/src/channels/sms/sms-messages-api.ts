@@ -47,11 +47,16 @@ export class SmsMessagesApi implements SmsProvider {
       throw new ProviderError(unreachable(error, this.timeoutMs), null);
     }
     const body = (await res.json().catch(() => ({}))) as ProviderBody & Record<string, unknown>;
-    if (!res.ok) throw new ProviderError(reason(res.status, body), res.status);
+    if (!res.ok)
+      throw new ProviderError(reason(res.status, body), res.status, { rateLimited: res.status === 429 || SMS_THROTTLING_CODES.has(Number(body.code)) });
     if (typeof body.sid !== 'string' || body.sid.length === 0) throw new ProviderError('SMS provider answered without a message sid', res.status);
     return { status: body.status ?? null, message: 'Message queued', externalId: body.sid, raw: body };
   }
 }
+
+// The provider's throttling codes: too many requests (20429), the sending number's rate (14107),
+// the account's or channel's message rate (63017, 63018).
+const SMS_THROTTLING_CODES = new Set([20429, 14107, 63017, 63018]);
 
 const reason = (status: number, body: ProviderBody): string =>
   `SMS provider error (${status}${body.code !== undefined ? `, code ${String(body.code)}` : ''}): ` +
