@@ -1,7 +1,7 @@
 import { rowList } from '@engage/platform';
 import type { RowOf } from '@engage/shared-kernel';
 import { CHANNEL_ACCOUNTS } from '../infrastructure/exposed-tables';
-import { QUEUE_PRIORITY_SQL } from './queue.sql';
+import { queuedWithTurns, SERVING_ORDER } from './queue.sql';
 
 // SQL of the queue's endpoints (docs/messaging.md, "The queue's endpoints"). Every statement runs
 // inside Database.inTenant: row-level security keeps each organization to its own accounts.
@@ -61,15 +61,18 @@ export interface QueueItemRow {
   position: string;
 }
 
-// Messages of status $2 in serving order (the queue's QUEUE_CANDIDATES order: priority, then
-// round-robin among sources, then age), each with its position in its account's whole queue, so a
-// filter by origin keeps the positions; then the page, the k-th of every account before the k+1-th.
-// $1 the account or null, $3 the origin or null, $4 limit, $5 offset.
+// Messages of status $2 in the queue's serving order (SERVING_ORDER, the worker's), each with its
+// position in its account's whole queue, so a filter by origin keeps the positions; then the page,
+// the k-th of every account before the k+1-th. $1 the account or null, $3 the origin or null,
+// $4 limit, $5 offset.
 const RANKED = `
-  SELECT m.*, row_number() OVER (PARTITION BY m.channel_account_id ORDER BY ${QUEUE_PRIORITY_SQL}, m.turn, m.created_at, m.id) AS position
-  FROM (SELECT q.id, q.channel_account_id, q.conversation_id, q.contact_id, q.status, q.origin, q.origin_id, q.content, q.media, q.scheduled_for,
-               q.created_at, row_number() OVER (PARTITION BY q.channel_account_id, q.origin, q.origin_id ORDER BY q.created_at, q.id) AS turn
-        FROM messages q WHERE q.status = $2 AND q.direction = 'OUTBOUND' AND ($1::uuid IS NULL OR q.channel_account_id = $1::uuid)) m`;
+  SELECT m.id, m.channel_account_id, m.conversation_id, m.contact_id, m.status, m.origin, m.origin_id, m.content, m.media, m.scheduled_for,
+         m.created_at, row_number() OVER (PARTITION BY m.channel_account_id ORDER BY ${SERVING_ORDER}) AS position
+  FROM (${queuedWithTurns(
+    "q.status = $2 AND q.direction = 'OUTBOUND' AND ($1::uuid IS NULL OR q.channel_account_id = $1::uuid)",
+    '($1::uuid IS NULL OR channel_account_id = $1::uuid)',
+    'now()',
+  )}) m`;
 
 export const QUEUE_ITEMS = `
   SELECT id, channel_account_id, conversation_id, contact_id, status, origin, origin_id, content, media, scheduled_for, created_at, position

@@ -109,9 +109,36 @@ describe('the paced send queue', () => {
     for (const [i, p] of people.slice(0, 3).entries()) await queue(t, id, p.id, `A${i + 1}`, 'broadcast', a);
     for (const [i, p] of people.slice(3, 6).entries()) await queue(t, id, p.id, `B${i + 1}`, 'broadcast', b);
     await queue(t, id, people[6].id, 'bot answer', 'bot');
+    const order = ['bot answer', 'A1', 'B1', 'A2', 'B2', 'A3', 'B3'];
+    // The queue's listing shows the order the worker serves.
+    const items = await app.inject({ method: 'GET', url: `/functions/v1/messaging/outbound-queue/items?channel_account_id=${id}`, headers: t.key });
+    expect(items.json().items.map((m: { content: string }) => m.content)).toEqual(order);
     const before = chat.provider.calls.length;
     expect(await drain(app.get(OutboundQueueWorker), id)).toBe(7);
-    expect(chat.provider.calls.slice(before).map((c) => c.body.UOWCHAT.message)).toEqual(['bot answer', 'A1', 'B1', 'A2', 'B2', 'A3', 'B3']);
+    expect(chat.provider.calls.slice(before).map((c) => c.body.UOWCHAT.message)).toEqual(order);
+  });
+
+  it('should serve the same order one send at a time when the pacing spaces the sends', async () => {
+    const t = await chat.newTenant();
+    const id = await account(t, { ...UNPACED, gap_seconds: [1, 2], cold_gap_seconds: [1, 2] });
+    const people = await Promise.all(Array.from({ length: 5 }, () => contact(t)));
+    const [a, b] = [randomUUID(), randomUUID()];
+    for (const [i, p] of people.slice(0, 2).entries()) await queue(t, id, p.id, `A${i + 1}`, 'broadcast', a);
+    for (const [i, p] of people.slice(2, 4).entries()) await queue(t, id, p.id, `B${i + 1}`, 'sequence', b);
+    await queue(t, id, people[4].id, 'rule answer', 'rule');
+    const items = await app.inject({ method: 'GET', url: `/functions/v1/messaging/outbound-queue/items?channel_account_id=${id}`, headers: t.key });
+    const listed = items.json().items.map((m: { content: string }) => m.content);
+    expect(listed).toEqual(['rule answer', 'B1', 'B2', 'A1', 'A2']);
+    let now = new Date();
+    const worker = new OutboundQueueWorker(runtime.db, app.get(OutboundDispatcher), app.get(OrganizationSettings), new OutboundSignal(), () => now);
+    const before = chat.provider.calls.length;
+    for (let looks = 0; chat.provider.calls.length - before < 5 && looks < 50; looks++) {
+      if (!(await worker.sendOn(id))) {
+        const [held] = await runtime.db.systemQuery<{ next_send_at: Date }>('SELECT next_send_at FROM channel_accounts WHERE id = $1', [id]);
+        now = new Date(held.next_send_at);
+      }
+    }
+    expect(chat.provider.calls.slice(before).map((c) => c.body.UOWCHAT.message)).toEqual(listed);
   });
 
   it('should carry up to receivers_per_call receivers of one broadcast in one provider call, each with its own row, video as videoUrl', async () => {

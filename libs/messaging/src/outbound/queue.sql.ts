@@ -38,18 +38,32 @@ export const SYSTEM_LEASE_ACCOUNT = `
   WHERE id = $1 AND paused_at IS NULL AND (next_send_at IS NULL OR next_send_at <= $3) AND (queue_lease_until IS NULL OR queue_lease_until < now())
   RETURNING id, organization_id, kind, is_active, created_at, pacing, consecutive_failures`;
 
-// The next queued messages of the account in serving order: by priority, then round-robin among
-// the sources (the broadcast or sequence served longest ago first, one never served before all),
-// then age. With the conversation's last customer message (warm or cold recipient).
-export const QUEUE_CANDIDATES = `
+// The queue's one serving order, the worker's and the items listing's: by priority; then by turn,
+// the k-th waiting message of every source (a broadcast, a sequence, a rule...) before the (k+1)-th
+// of any, so sources of one priority take turns; within a turn the source served longest ago first
+// (one not served in the last 24 hours before all); then age. Over rows `m` with `turn` and
+// `served_at` (queuedWithTurns).
+export const SERVING_ORDER = `${QUEUE_PRIORITY_SQL}, m.turn, m.served_at NULLS FIRST, m.created_at, m.id`;
+
+// The waiting messages matching `where` (over messages `q`), each with its turn in its source and
+// its source's last send in the 24 hours before `at`; `accounts` limits the sends read.
+export const queuedWithTurns = (where: string, accounts: string, at: string) => `
   WITH served AS (
-    SELECT origin, origin_id, max(dispatched_at) AS at FROM messages
-    WHERE channel_account_id = $1 AND dispatched_at > $3::timestamptz - interval '24 hours' GROUP BY origin, origin_id)
-  SELECT m.*, c.last_customer_message_at AS customer_wrote_at FROM messages m
+    SELECT channel_account_id, origin, origin_id, max(dispatched_at) AS at FROM messages
+    WHERE ${accounts} AND dispatched_at > ${at} - interval '24 hours' GROUP BY channel_account_id, origin, origin_id),
+  waiting AS (
+    SELECT q.*, row_number() OVER (PARTITION BY q.channel_account_id, q.origin, q.origin_id ORDER BY q.created_at, q.id) AS turn
+    FROM messages q WHERE ${where})
+  SELECT w.*, s.at AS served_at FROM waiting w
+  LEFT JOIN served s ON s.channel_account_id = w.channel_account_id AND s.origin = w.origin AND s.origin_id IS NOT DISTINCT FROM w.origin_id`;
+
+// The next queued messages of the account $1 in serving order, with the conversation's last
+// customer message (warm or cold recipient); $2 how many, $3 the worker's clock.
+export const QUEUE_CANDIDATES = `
+  SELECT m.*, c.last_customer_message_at AS customer_wrote_at
+  FROM (${queuedWithTurns("q.channel_account_id = $1 AND q.status = 'QUEUED'", 'channel_account_id = $1', '$3::timestamptz')}) m
   JOIN conversations c ON c.id = m.conversation_id
-  LEFT JOIN served s ON s.origin = m.origin AND s.origin_id IS NOT DISTINCT FROM m.origin_id
-  WHERE m.channel_account_id = $1 AND m.status = 'QUEUED'
-  ORDER BY ${QUEUE_PRIORITY_SQL}, s.at NULLS FIRST, m.created_at, m.id LIMIT $2`;
+  ORDER BY ${SERVING_ORDER} LIMIT $2`;
 
 // What the caps and the per-recipient limits count: the account's sends of the 24 hours before $2,
 // to whom, and which of them automated (one read serves both; the recipients' hour is a filter of it).

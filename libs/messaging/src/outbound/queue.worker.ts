@@ -244,39 +244,14 @@ export class OutboundQueueWorker implements QueueWorker {
 // limits allow now, one after another.
 const gapless = (policy: PacingPolicy) => policy.gap_seconds[1] === 0 && policy.cold_gap_seconds[1] === 0 && policy.per_second === null;
 
-// The queue's priority of an origin (QUEUE_PRIORITY_SQL's order).
-const PRIORITY: Record<string, number> = { bot: 0, rule: 0, reengagement: 1, api_queued: 1, sequence: 2 };
-const priorityOf = (origin: string) => PRIORITY[origin] ?? 3;
-const sourceOf = (m: MessageRow) => `${m.origin}:${m.origin_id ?? ''}`;
-
-// The candidates that may follow the first send now, in the order one send at a time would take
-// them: by priority, round-robin among the sources of a priority (the source just served last),
-// each weighed with the sends before it counted (caps), one message per recipient.
+// The candidates that may follow the first send now, in serving order (SERVING_ORDER), each
+// weighed with the sends before it counted (caps), one message per recipient.
 function burstAfter(candidates: Candidate[], taken: MessageRow[], decide: (candidate: Candidate, alsoNow: number) => PacingDecision): Candidate[] {
   const takenIds = new Set(taken.map((m) => m.id));
-  const served = sourceOf(taken[0]);
-  const groups = new Map<number, Map<string, Candidate[]>>();
-  for (const candidate of candidates) {
-    if (takenIds.has(candidate.id)) continue;
-    const priority = priorityOf(candidate.origin);
-    const sources = groups.get(priority) ?? groups.set(priority, new Map()).get(priority)!;
-    const source = sourceOf(candidate);
-    (sources.get(source) ?? sources.set(source, []).get(source)!).push(candidate);
-  }
-  const ordered: Candidate[] = [];
-  for (const priority of [...groups.keys()].sort((a, b) => a - b)) {
-    const sources = groups.get(priority)!;
-    const rotation = [...sources.keys()].sort((a, b) => Number(a === served) - Number(b === served));
-    for (let round = 0; ordered.length < candidates.length; round++) {
-      const row = rotation.map((source) => sources.get(source)![round]).filter((c): c is Candidate => c !== undefined);
-      if (row.length === 0) break;
-      ordered.push(...row);
-    }
-  }
   const seen = new Set(taken.map((m) => m.contact_id));
   const burst: Candidate[] = [];
-  for (const candidate of ordered) {
-    if (seen.has(candidate.contact_id)) continue;
+  for (const candidate of candidates) {
+    if (takenIds.has(candidate.id) || seen.has(candidate.contact_id)) continue;
     if (decide(candidate, taken.length + burst.length).reason !== 'now') break;
     seen.add(candidate.contact_id);
     burst.push(candidate);
