@@ -3,7 +3,10 @@
 // BENCH_QUEUE_ACCOUNTS (default 100) chat-app accounts whose pacing is off (no gaps, caps, quiet
 // hours or per-recipient limits), stored while the worker is stopped, then drained by one worker
 // process against the loopback provider: messages per second from the worker's start to the last
-// SENT, and the CPU per message of the worker, the api and PostgreSQL.
+// SENT, and the CPU per message of the worker, the api and PostgreSQL. Variant `distinct`: every
+// message its own text (one provider call each); `broadcast`: the queued rows are then made one
+// broadcast per account with one text, as a broadcast stores them, so the chat app's calls carry up
+// to receivers_per_call (10) receivers each.
 import pg from 'pg';
 import { cpuWindow } from './cpu-usage.mjs';
 
@@ -27,7 +30,7 @@ async function call(url, init, expected) {
 }
 
 // `startWorker` starts the worker process; the queue is filled before it runs, so the drain is measured alone.
-export async function measureOutboundQueue({ base, state, databaseUrl, startWorker }) {
+export async function measureOutboundQueue({ base, state, databaseUrl, startWorker, variant = 'distinct' }) {
   const messages = Number(process.env.BENCH_QUEUE_MESSAGES ?? 10_000);
   const accountCount = Number(process.env.BENCH_QUEUE_ACCOUNTS ?? 100);
   const accounts = [];
@@ -55,6 +58,13 @@ export async function measureOutboundQueue({ base, state, databaseUrl, startWork
 
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  if (variant === 'broadcast') {
+    await client.query(
+      `UPDATE messages SET origin = 'broadcast', origin_id = md5(channel_account_id::text)::uuid, content = 'Weekend sale: 20% off everything'
+       WHERE channel_account_id = ANY($1::uuid[]) AND status = 'QUEUED'`,
+      [accounts],
+    );
+  }
   const count = async (status) =>
     Number(
       (await client.query(`SELECT count(*)::int AS n FROM messages WHERE channel_account_id = ANY($1::uuid[]) AND status = $2`, [accounts, status])).rows[0].n,
@@ -78,7 +88,7 @@ export async function measureOutboundQueue({ base, state, databaseUrl, startWork
   const per = (s) => Math.round(((s ?? 0) * 1e6) / Math.max(1, sent + failed));
   worker.kill('SIGTERM');
   return {
-    scenario: 'outbound queue drain, pacing off',
+    scenario: `outbound queue drain, pacing off, ${variant === 'broadcast' ? 'one broadcast text per account' : 'distinct texts'}`,
     messages,
     accounts: accountCount,
     enqueue_per_second: Math.round(messages / enqueueSeconds),

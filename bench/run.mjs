@@ -215,12 +215,22 @@ async function main() {
       process.env.BENCH_WORKER_POOL_SIZE = process.env.BENCH_QUEUE_WORKER_POOL_SIZE ?? '10';
       let queueWorker;
       try {
-        outboundQueue = await measureOutboundQueue({
-          base: ours.url,
-          state,
-          databaseUrl,
-          startWorker: async () => (queueWorker = await startWorker(root, env, databaseUrl)),
-        });
+        outboundQueue = [];
+        // Distinct texts (one provider call each), then one broadcast text per account (up to 10 receivers a call).
+        for (const variant of ['distinct', 'broadcast']) {
+          outboundQueue.push(
+            await measureOutboundQueue({
+              base: ours.url,
+              state,
+              databaseUrl,
+              variant,
+              startWorker: async () => (queueWorker = await startWorker(root, env, databaseUrl)),
+            }),
+          );
+          queueWorker.kill('SIGTERM');
+          await stopped(queueWorker);
+          queueWorker = undefined;
+        }
       } finally {
         if (workerPool === undefined) delete process.env.BENCH_WORKER_POOL_SIZE;
         else process.env.BENCH_WORKER_POOL_SIZE = workerPool;
