@@ -42,12 +42,12 @@ export const ADMIN_COMMANDS: Record<string, (app: INestApplicationContext, flags
     return { api_key: key.api_key, id: key.id, prefix: key.prefix };
   },
   'set-org-setting': async (app, flags) => {
-    await app.get(OrganizationService).setSetting(required(flags, 'org'), required(flags, 'key'), required(flags, 'value'));
+    await app.get(OrganizationService).setSetting(required(flags, 'org'), settingKey(required(flags, 'key')), required(flags, 'value'));
     return { ok: true };
   },
   // Removes a setting: an optional one (e.g. business_hours) is then off.
   'clear-org-setting': async (app, flags) => {
-    await app.get(OrganizationService).clearSetting(required(flags, 'org'), required(flags, 'key'));
+    await app.get(OrganizationService).clearSetting(required(flags, 'org'), settingKey(required(flags, 'key')));
     return { ok: true };
   },
   // Adds a subscription plan or changes the given fields of one (docs/billing.md).
@@ -83,3 +83,8 @@ export function parseFlags(args: string[]): Flags {
   }
   return flags;
 }
+
+// The operations contract names the organization's time zone `timezone`; it is stored (and served
+// over HTTP) as `time_zone`. Both names work here.
+const SETTING_ALIASES: Record<string, string> = { timezone: 'time_zone' };
+const settingKey = (key: string) => SETTING_ALIASES[key] ?? key;

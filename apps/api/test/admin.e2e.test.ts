@@ -130,6 +130,12 @@ describe('admin CLI (npm run admin)', () => {
       expect(await stored()).toBe('{"mon":[["09:00","17:00"]]}');
       expect(await admin('clear-org-setting', '--org', id, '--key', 'business_hours')).toEqual({ code: 0, json: { ok: true } });
       expect(await stored()).toBeNull();
+      // The operations contract's name for the time zone, stored as time_zone.
+      expect(await admin('set-org-setting', '--org', id, '--key', 'timezone', '--value', 'Africa/Cairo')).toEqual({ code: 0, json: { ok: true } });
+      const zone = async () => (await client.query('SELECT settings->>$2 AS v FROM organizations WHERE id = $1', [id, 'time_zone'])).rows[0].v;
+      expect(await zone()).toBe('Africa/Cairo');
+      expect(await admin('set-org-setting', '--org', id, '--key', 'timezone', '--value', 'Mars/Olympus')).toMatchObject({ code: 1 });
+      expect(await zone()).toBe('Africa/Cairo');
     } finally {
       await client.end();
     }
