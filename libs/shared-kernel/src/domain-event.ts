@@ -11,7 +11,19 @@ export interface DomainEvent<P extends object = Record<string, unknown>> {
   readonly occurredAt: string;
   readonly schemaVersion: number;
   readonly payload: P;
+  // What caused it, when a rule's action did (automation's loop guard); absent: a person, a
+  // provider or a timer, depth 0.
+  readonly cause?: EventCause;
 }
+
+// The rule run whose action caused an event, and that event's depth: its cause's depth + 1.
+export interface EventCause {
+  readonly rule_id: string;
+  readonly run_id: string;
+  readonly depth: number;
+}
+
+export const causeDepth = (event: Pick<DomainEvent, 'cause'>): number => event.cause?.depth ?? 0;
 
 export interface NewEvent<P extends object> {
   type: string;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DomainEvent, isUuid, type RequestContext } from '@engage/shared-kernel';
+import { type DomainEvent, type EventCause, isUuid, type RequestContext } from '@engage/shared-kernel';
 import type { Pool, PoolClient } from 'pg';
 import { OutboxSignal } from '../events/outbox-signal';
 import { insertOutboxEvents } from '../events/outbox.sql';
@@ -55,6 +55,9 @@ const SET_TENANT_READ_ONLY = `${SET_TENANT_SETTINGS}, set_config('transaction_re
 export interface TenantOptions {
   purpose?: 'request' | 'inbound' | 'billing';
   readOnly?: boolean;
+  // The rule run whose action this work is: every event it emits without a cause of its own
+  // carries this one (automation's loop guard; docs/events.md).
+  cause?: EventCause;
 }
 
 export interface TenantLimits {
@@ -171,6 +174,7 @@ export class Database {
         else await pgQuery(client, SET_TENANT, [...values, purpose === 'request'], true);
       },
       purpose === 'inbound' ? 'unnamed' : 'named',
+      options.cause,
     );
     return done ? running.finally(done) : running;
   }
@@ -245,7 +249,12 @@ export class Database {
 
   // setUp: what runs first in the transaction (the tenant's settings). statements: how the work's
   // `prepare` statements are sent (named: planned once per connection).
-  private async run<T>(work: (tx: Tx) => Promise<T>, setUp: (client: PgClient) => Promise<void>, statements: Statements = 'named'): Promise<T> {
+  private async run<T>(
+    work: (tx: Tx) => Promise<T>,
+    setUp: (client: PgClient) => Promise<void>,
+    statements: Statements = 'named',
+    cause?: EventCause,
+  ): Promise<T> {
     const client = await this.pooled();
     let emitted = false;
     let broken: Error | undefined;
@@ -258,7 +267,8 @@ export class Database {
         execute: async (sql, params, options) => (await runStatement(client, sql, params, options, statements)).affected,
         emit: async (events) => {
           if (events.length === 0) return;
-          await insertOutboxEvents({ query: (sql, params) => runStatement(client, sql, params, { prepare: true }) }, events);
+          const caused = cause ? events.map((event) => (event.cause ? event : { ...event, cause })) : events;
+          await insertOutboxEvents({ query: (sql, params) => runStatement(client, sql, params, { prepare: true }) }, caused);
           emitted = true;
         },
       };

@@ -60,6 +60,33 @@ describe('outbox and relay', () => {
       return events;
     });
 
+  it('should carry the cause a transaction was opened with on the events it emits, through the relay', async () => {
+    const delivered: DomainEvent[] = [];
+    const bus = new InProcessEventBus();
+    await bus.subscribe({ consumer: 'cause-reader', sources: [source], handle: async (event) => void delivered.push(event) });
+    const relay = new OutboxRelay(runtime.db, bus, runtime.signal, { pollMs: 50 });
+    const org = await makeOrganization(runtime);
+    const cause = { rule_id: '00000000-0000-4000-8000-000000000001', run_id: '00000000-0000-4000-8000-000000000002', depth: 2 };
+    const own = { ...cause, depth: 1 };
+    const ctx = { organizationId: org.organizationId, userId: null, role: 'SYSTEM' as const, requestId: 'r' };
+    const event = (aggregateId: string) => createEvent({ type: 'thing.changed', source, organizationId: org.organizationId, aggregateId, payload: {} });
+    await runtime.db.inTenant(ctx, (tx) => tx.emit([event('caused'), { ...event('own-cause'), cause: own }]), { cause });
+    await runtime.db.inTenant(ctx, (tx) => tx.emit([event('plain')]));
+    await relay.start();
+    try {
+      const mine = await eventually(
+        async () => delivered.filter((e) => e.organizationId === org.organizationId),
+        (events) => events.length === 3,
+      );
+      const byAggregate = new Map(mine.map((e) => [e.aggregateId, e.cause]));
+      expect(byAggregate.get('caused')).toEqual(cause);
+      expect(byAggregate.get('own-cause')).toEqual(own);
+      expect(byAggregate.get('plain')).toBeUndefined();
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('should deliver an event committed with a state change exactly once', async () => {
     const bus = new InProcessEventBus();
     await bus.subscribe(recordingConsumer('c1'));

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@engage/shared-kernel';
+import type { DomainEvent, EventCause } from '@engage/shared-kernel';
 
 interface Querier {
   query(sql: string, params?: unknown[]): Promise<unknown>;
@@ -14,14 +14,15 @@ export interface OutboxRow {
   payload: Record<string, unknown>;
   schema_version: number;
   occurred_at: Date;
+  cause: EventCause | null;
 }
 
 // One statement for any number of events; pg_notify wakes relays in other processes at commit.
 export async function insertOutboxEvents(db: Querier, events: DomainEvent[]): Promise<void> {
   await db.query(
     `WITH written AS (
-       INSERT INTO outbox (id, organization_id, source, type, aggregate_id, payload, schema_version, occurred_at)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[])
+       INSERT INTO outbox (id, organization_id, source, type, aggregate_id, payload, schema_version, occurred_at, cause)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[], $9::jsonb[])
      )
      SELECT pg_notify('outbox_written', '')`,
     [
@@ -33,6 +34,7 @@ export async function insertOutboxEvents(db: Querier, events: DomainEvent[]): Pr
       events.map((e) => JSON.stringify(e.payload)),
       events.map((e) => e.schemaVersion),
       events.map((e) => e.occurredAt),
+      events.map((e) => (e.cause ? JSON.stringify(e.cause) : null)),
     ],
   );
 }
@@ -47,6 +49,7 @@ export function toDomainEvent(row: OutboxRow): DomainEvent {
     occurredAt: row.occurred_at.toISOString(),
     schemaVersion: row.schema_version,
     payload: row.payload,
+    ...(row.cause ? { cause: row.cause } : {}),
   };
 }
 
@@ -55,7 +58,7 @@ export function toDomainEvent(row: OutboxRow): DomainEvent {
 export const RELAY_LOCK = 7_345_221_002;
 
 export const CLAIM_PENDING = `
-  SELECT seq, id, organization_id, source, type, aggregate_id, payload, schema_version, occurred_at
+  SELECT seq, id, organization_id, source, type, aggregate_id, payload, schema_version, occurred_at, cause
   FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`;
 
 export const MARK_PUBLISHED = `UPDATE outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY($1::bigint[])`;
