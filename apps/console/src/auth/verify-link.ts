@@ -2,10 +2,11 @@ import { callApi } from '../api/functions';
 import { ApiError } from '../api/errors';
 import { supabase } from '../api/supabase';
 
-export type LinkType = 'signup' | 'recovery' | 'email_change';
+export type LinkType = 'signup' | 'recovery' | 'email_change' | 'email';
 
-// An emailed link is `<api>/auth/v1/verify?token=…&type=…`: the console opens it itself (GET, as
-// the API serves it) and keeps the session it answers, whatever host the link names.
+// An emailed link is `<api>/auth/v1/verify?token=…&type=…`; a browser opening it is sent on to
+// /app/verify with the same query (docs/console.md). The console opens it itself (GET, answered as
+// JSON to a script) and keeps the session it answers, whatever host the link names.
 export function parseLink(text: string): { token: string; type: LinkType } {
   let url: URL;
   try {
@@ -15,7 +16,7 @@ export function parseLink(text: string): { token: string; type: LinkType } {
   }
   const token = url.searchParams.get('token');
   const type = url.searchParams.get('type');
-  if (!token || (type !== 'signup' && type !== 'recovery' && type !== 'email_change')) {
+  if (!token || (type !== 'signup' && type !== 'recovery' && type !== 'email_change' && type !== 'email')) {
     throw new ApiError('That link has no verification token. Paste the whole address from the email.', 400);
   }
   return { token, type };

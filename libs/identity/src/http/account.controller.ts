@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Ip, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Ip, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccountService } from '../application/account.service';
@@ -8,7 +8,7 @@ import { Authenticated, CurrentCaller } from './auth.guard';
 import { RecoverDto, SignUpDto, UpdateUserDto, VerifyQueryDto } from './auth.dto';
 import { toGoTrueUser } from './gotrue-user';
 import { REDIRECT_ALLOWED, type RedirectAllowed } from './redirects';
-import { ApiAnswer, ApiErrors, json } from '@engage/platform';
+import { ApiAnswer, ApiErrors, json, PLATFORM_RUNTIME, type PlatformRuntime, publicUrl } from '@engage/platform';
 import { GOTRUE_SESSION, GOTRUE_USER } from './auth.responses';
 
 // GoTrue's sign-up, email link, recovery and user-update endpoints.
@@ -19,6 +19,7 @@ export class AccountController {
     private readonly accounts: AccountService,
     private readonly reauthentication: Reauthentication,
     @Inject(REDIRECT_ALLOWED) private readonly redirectAllowed: RedirectAllowed,
+    @Inject(PLATFORM_RUNTIME) private readonly runtime: PlatformRuntime,
   ) {}
 
   // Confirmation is required: the answer is the user, without a session (auth-js: session null).
@@ -32,11 +33,27 @@ export class AccountController {
   }
 
   // The emailed link. With an allowed redirect_to the tokens travel in the URL fragment, as GoTrue does.
+  // A browser opening the link itself (Accept with text/html, no redirect_to) is sent on to the
+  // console's page for it, which verifies through this same route and keeps the session; the token
+  // is not used by the redirect. Other clients get the session as JSON.
   @ApiErrors(403)
-  @ApiAnswer(200, GOTRUE_SESSION, 'A session (without an allowed redirect_to)')
-  @ApiResponse({ status: 303, description: 'To redirect_to, with the session in the URL fragment', headers: { Location: { schema: { type: 'string' } } } })
+  @ApiAnswer(200, GOTRUE_SESSION, 'A session (without an allowed redirect_to, to a client not asking for HTML)')
+  @ApiResponse({
+    status: 303,
+    description:
+      'To redirect_to, with the session in the URL fragment; or, to a browser (Accept: text/html) without redirect_to, to the console at /app/verify with the same token and type, not yet used',
+    headers: { Location: { schema: { type: 'string' } } },
+  })
   @Get('verify')
-  async verify(@Query() query: VerifyQueryDto, @Res() reply: FastifyReply) {
+  async verify(@Query() query: VerifyQueryDto, @Headers('accept') accept: string | undefined, @Res() reply: FastifyReply) {
+    reply.header('vary', 'Accept');
+    if (!query.redirect_to && accept?.includes('text/html')) {
+      const link = new URLSearchParams({ token: query.token, type: query.type });
+      return reply
+        .status(303)
+        .header('location', `${publicUrl(this.runtime.config)}/app/verify?${link}`)
+        .send();
+    }
     const session = await this.accounts.verify(query.token, query.type);
     if (query.redirect_to && this.redirectAllowed(query.redirect_to)) {
       const fragment = new URLSearchParams({

@@ -110,6 +110,35 @@ describe('sign-up, email links, recovery and user updates', () => {
     expect(good.headers.location).toMatch(/^https:\/\/app\.example\.com\/auth\/callback#access_token=.+&refresh_token=.+&type=signup/);
   });
 
+  it('should send a browser that opens the link to the console with the token unused, and answer other clients the session', async () => {
+    const email = uniqueEmail('browser');
+    await supabase().auth.signUp({ email, password: 'first password' });
+    const link = await linkTo(email);
+    const opened = await app.inject({ method: 'GET', url: link, headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    expect(opened.statusCode).toBe(303);
+    expect(opened.headers.vary).toMatch(/Accept/i);
+    const target = new URL(String(opened.headers.location));
+    expect(`${target.origin}${target.pathname}`).toBe(`${PUBLIC_URL}/app/verify`);
+    const sent = new URL(link, PUBLIC_URL).searchParams;
+    expect(target.searchParams.get('token')).toBe(sent.get('token'));
+    expect(target.searchParams.get('type')).toBe('signup');
+    // The console then opens the link as an API client does: the session, once.
+    const verified = await app.inject({ method: 'GET', url: link, headers: { accept: 'application/json' } });
+    expect(verified.statusCode).toBe(200);
+    expect(verified.json()).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String), user: { email } });
+    expect((await app.inject({ method: 'GET', url: link })).statusCode).toBe(403);
+    // With an allowed redirect_to a browser gets GoTrue's redirect, the session in the fragment.
+    const other = uniqueEmail('browser2');
+    await supabase().auth.signUp({ email: other, password: 'first password' });
+    const redirected = await app.inject({
+      method: 'GET',
+      url: `${await linkTo(other)}&redirect_to=${encodeURIComponent('https://app.example.com/auth/callback')}`,
+      headers: { accept: 'text/html' },
+    });
+    expect(redirected.statusCode).toBe(303);
+    expect(redirected.headers.location).toMatch(/^https:\/\/app\.example\.com\/auth\/callback#access_token=/);
+  });
+
   it('should change the email only after the link sent to the new address is opened', async () => {
     const email = uniqueEmail('old');
     await supabase().auth.signUp({ email, password: 'first password' });
