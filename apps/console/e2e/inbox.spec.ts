@@ -194,3 +194,47 @@ test('should assign, filter by mine and unassigned, snooze and resolve with the 
   await expect(page.getByRole('heading', { level: 2 }).filter({ hasText: OMAR })).toContainText('Resolved');
   await expect(conversationList(page)).not.toContainText(OMAR);
 });
+
+test('should keep a long list windowed, with each row its position, and move through it by keyboard', async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  // 120 more conversations: past the first two pages of 50.
+  const bulk = await createChannel(owner, { kind: 'chat_app', name: 'Bulk line' });
+  for (let n = 0; n < 120; n++) {
+    await chatAppInbound(bulk, {
+      type: 'message',
+      id: `wamid.${run}-bulk-${n}`,
+      from: `${phone()}@s.whatsapp.net`,
+      name: `Bulk ${run} ${n}`,
+      text: `Bulk message ${n}`,
+    });
+  }
+  await page.goto(`${base()}/app/inbox`);
+  const items = conversationList(page).getByRole('listitem');
+  await expect(items.first()).toHaveAttribute('aria-setsize', /^(1[2-9]\d|[2-9]\d\d)$/, LIVE);
+  await expect(page.getByText(/^[\d,]+ conversations$/)).toBeVisible();
+  await expect(items.first()).toContainText(`Bulk ${run}`, LIVE);
+  const total = Number(await items.first().getAttribute('aria-setsize'));
+  // Only the rows in view (and a few around them) are in the page.
+  expect(await items.count()).toBeLessThan(30);
+  await expect(items.first()).toHaveAttribute('aria-posinset', '1');
+  await checkPage(page, 'inbox-list', testInfo);
+
+  const row = (position: number) => conversationList(page).locator(`li[aria-posinset="${position}"]`).getByRole('button');
+  await row(1).focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(row(2)).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(row(3)).toBeFocused();
+  // End: the last conversation, on a page not loaded yet, scrolled into view, loaded and focused.
+  await page.keyboard.press('End');
+  await expect(row(total)).toBeFocused();
+  await expect(row(total)).toBeInViewport();
+  await expect(row(total)).toContainText(/\S/);
+  expect(await items.count()).toBeLessThan(30);
+  await page.keyboard.press('ArrowUp');
+  await expect(row(total - 1)).toBeFocused();
+  await page.keyboard.press('Home');
+  await expect(row(1)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/app\/inbox\?c=/);
+});

@@ -54,21 +54,25 @@ export interface ConversationFilters {
   channel: string; // '' for every kind
   unread: boolean;
   search: string;
-  page: number;
 }
 
 export const PAGE_SIZE = 50;
 
-// Newest first, 50 a page, each with its contact and its last message; search on the contact's
-// name (first or last) or phone.
-export async function listConversations(filters: ConversationFilters, me: string | undefined): Promise<{ rows: ConversationRow[]; total: number }> {
+// Newest first, page `page` (from 0) of 50, each with its contact and its last message, and the
+// total that match; search on the contact's name (first or last).
+export async function listConversations(
+  filters: ConversationFilters,
+  me: string | undefined,
+  page: number,
+): Promise<{ rows: ConversationRow[]; total: number }> {
   let query = supabase
     .from('conversations')
     .select('*,contacts!inner(first_name,last_name,phones),messages(content,direction,created_at,media)', { count: 'exact' })
     .order('last_message_at', { ascending: false, nullsFirst: false })
+    .order('id') // a total order (the list index's), so pages neither repeat nor skip a row
     .order('created_at', { referencedTable: 'messages', ascending: false })
     .limit(1, { referencedTable: 'messages' })
-    .range((filters.page - 1) * PAGE_SIZE, filters.page * PAGE_SIZE - 1);
+    .range(page * PAGE_SIZE, (page + 1) * PAGE_SIZE - 1);
   if (filters.status) query = query.eq('status', filters.status);
   if (filters.who === 'mine' && me) query = query.eq('assignee_id', me);
   if (filters.who === 'unassigned') query = query.is('assignee_id', null);

@@ -1,57 +1,85 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { type ConversationFilters, type ConversationRow, listConversations, PAGE_SIZE } from '../api/messaging';
 import { fullName } from '../api/rest';
 import { useSession } from '../auth/session';
 import { ErrorAlert, Loading } from '../ui/page';
 import { channelLabel, shortTime, STATUS_LABELS } from './format';
 import { usePollInterval } from './live';
+import { useRowWindow } from './row-window';
+
+type Page = { rows: ConversationRow[]; total: number };
+
+// Each row's height in pixels (styles.css keeps a row's content inside it).
+export const ROW_HEIGHT = 84;
 
 // The contract of issue 35 item 7: a list named "Conversations" whose items contain the contact's
-// name; each item is a button that opens the conversation. 50 a page.
-export function ConversationList({
-  filters,
-  selected,
-  onOpen,
-  onPage,
-}: {
-  filters: ConversationFilters;
-  selected: string | null;
-  onOpen: (id: string) => void;
-  onPage: (page: number) => void;
-}) {
+// name; each item is a button that opens the conversation. Virtualised (row-window.ts): only the
+// rows in view are in the page, each with aria-setsize and aria-posinset, so 10,000 conversations
+// cost what 20 do. The rows come 50 a page from the API; a page is asked for when scrolling rests
+// on it, and only the pages in view are refreshed (live.ts, polling) while the others wait in the
+// cache until they are seen again.
+export function ConversationList({ filters, selected, onOpen }: { filters: ConversationFilters; selected: string | null; onOpen: (id: string) => void }) {
   const me = useSession().session?.user.id;
   const poll = usePollInterval();
-  const list = useQuery({
-    queryKey: ['inbox', 'conversations', filters, me],
-    queryFn: () => listConversations(filters, me),
-    refetchInterval: poll,
-    placeholderData: keepPreviousData,
+  const queryClient = useQueryClient();
+  const listKey = ['inbox', 'conversations', filters, me] as const;
+  // The total of the newest page known for these filters (any page answers it).
+  const cachedTotal = queryClient
+    .getQueriesData<Page>({ queryKey: listKey })
+    .map(([key, data]) => ({ data, at: queryClient.getQueryState(key)?.dataUpdatedAt ?? 0 }))
+    .filter((entry) => entry.data)
+    .sort((a, b) => b.at - a.at)[0]?.data?.total;
+  const rowWindow = useRowWindow({ count: cachedTotal ?? 0, rowHeight: ROW_HEIGHT, resetKey: JSON.stringify([filters, me]) });
+  const pageOf = (index: number) => Math.floor(index / PAGE_SIZE);
+  const wanted = new Set(rowWindow.indexes.map(pageOf));
+  const fetched = new Set<number>();
+  for (let index = rowWindow.settled.first; index <= rowWindow.settled.last; index++) fetched.add(pageOf(index));
+  if (fetched.size === 0) fetched.add(0); // nothing known yet, or nothing matched: the first page tells
+  const pages = [...new Set([...wanted, ...fetched])].sort((a, b) => a - b);
+  const results = useQueries({
+    queries: pages.map((page) => ({
+      queryKey: [...listKey, page],
+      queryFn: () => listConversations(filters, me, page),
+      enabled: fetched.has(page),
+      refetchInterval: poll,
+    })),
   });
-  const pages = Math.max(1, Math.ceil((list.data?.total ?? 0) / PAGE_SIZE));
+  // Read here, so a page's answer renders (useQueries re-renders only for the fields read).
+  const byPage = new Map(pages.map((page, at) => [page, results[at].data]));
+  const total = cachedTotal ?? 0;
+  const error = results.find((result) => result.error)?.error;
   return (
     <>
-      {list.isPending ? <Loading what="conversations" /> : null}
-      <ErrorAlert error={list.error} />
-      {list.data?.rows.length === 0 ? <p className="muted">No conversations match. New messages from your channels appear here.</p> : null}
-      <ul aria-label="Conversations" className="inbox-conversations">
-        {list.data?.rows.map((row) => (
-          <li key={row.id}>
-            <ConversationItem row={row} current={row.id === selected} onOpen={() => onOpen(row.id)} />
-          </li>
-        ))}
-      </ul>
-      {pages > 1 ? (
-        <nav aria-label="Conversation pages" className="inbox-pages">
-          <button type="button" disabled={filters.page <= 1} onClick={() => onPage(filters.page - 1)}>
-            Previous
-          </button>
-          <span className="small muted">
-            Page {filters.page} of {pages} ({list.data?.total} conversations)
-          </span>
-          <button type="button" disabled={filters.page >= pages} onClick={() => onPage(filters.page + 1)}>
-            Next
-          </button>
-        </nav>
+      {cachedTotal === undefined && !error ? <Loading what="conversations" /> : null}
+      <ErrorAlert error={error} />
+      {cachedTotal === 0 ? <p className="muted">No conversations match. New messages from your channels appear here.</p> : null}
+      <div ref={rowWindow.scroller} className={total === 0 ? 'inbox-conversations empty' : 'inbox-conversations'}>
+        <ul aria-label="Conversations" style={{ height: total * ROW_HEIGHT }} {...rowWindow.listProps}>
+          {rowWindow.indexes.map((index) => {
+            const row = byPage.get(pageOf(index))?.rows[index % PAGE_SIZE];
+            return (
+              <li
+                key={index}
+                data-index={index}
+                aria-setsize={total}
+                aria-posinset={index + 1}
+                tabIndex={-1}
+                style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
+              >
+                {row ? (
+                  <ConversationItem row={row} current={row.id === selected} onOpen={() => onOpen(row.id)} />
+                ) : (
+                  <span className="inbox-item-loading muted small">Loading…</span>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+      {total > 0 ? (
+        <p className="small muted inbox-total">
+          {total.toLocaleString('en')} conversation{total === 1 ? '' : 's'}
+        </p>
       ) : null}
     </>
   );

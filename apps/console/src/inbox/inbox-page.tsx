@@ -11,7 +11,7 @@ import { Thread } from './thread';
 // default), the open thread with its reply box in the middle, the contact on the right. The open
 // conversation is in the address (?c=<id>), so a link opens it. Changes arrive over the realtime
 // socket (live.ts), with polling every 3 s whenever it is not joined.
-const INITIAL: ConversationFilters = { status: 'OPEN', who: 'all', channel: '', unread: false, search: '', page: 1 };
+const INITIAL: ConversationFilters = { status: 'OPEN', who: 'all', channel: '', unread: false, search: '' };
 
 export function InboxPage() {
   useInboxLive();
@@ -24,8 +24,8 @@ export function InboxPage() {
     <div className="inbox">
       <div className="inbox-list">
         <PageHeading>Inbox</PageHeading>
-        <Filters filters={filters} onChange={(change) => setFilters({ ...filters, page: 1, ...change })} />
-        <ConversationList filters={{ ...filters, search }} selected={selected} onOpen={open} onPage={(page) => setFilters({ ...filters, page })} />
+        <Filters filters={filters} onChange={(change) => setFilters({ ...filters, ...change })} />
+        <ConversationList filters={{ ...filters, search }} selected={selected} onOpen={open} />
       </div>
       {selected ? (
         <Thread key={selected} id={selected} />
