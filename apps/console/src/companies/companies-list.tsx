@@ -1,7 +1,7 @@
-import { useMutation } from '@tanstack/react-query';
 import { useDeferredValue, useState } from 'react';
 import { exportCsv } from '../contacts/contacts.api';
 import { Link, navigate } from '../router';
+import { ListToolbar, Pager, SearchField } from '../ui/list-page';
 import { ErrorAlert, Loading } from '../ui/page';
 import { COMPANY_PAGE, useCompanyList } from './companies.api';
 
@@ -11,43 +11,25 @@ export function CompaniesList() {
   const [search, setSearch] = useState('');
   const deferred = useDeferredValue(search);
   const list = useCompanyList(page, deferred);
-  const exported = useMutation({ mutationFn: () => exportCsv('companies') });
   const pages = Math.max(1, Math.ceil((list.data?.total ?? 0) / COMPANY_PAGE));
   return (
     <>
-      <div className="toolbar">
-        <button type="button" className="primary" onClick={() => navigate('/companies?duplicates=1')}>
-          Find duplicates
-        </button>
-        <button type="button" onClick={() => navigate('/companies?import=1')}>
-          Import CSV
-        </button>
-        <button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
-          {exported.isPending ? 'Exporting…' : 'Export CSV'}
-        </button>
-        {exported.isSuccess ? (
-          <span role="status" className="small muted">
-            Exported {exported.data.toLocaleString()} bytes as a CSV file.
-          </span>
-        ) : null}
-      </div>
-      <ErrorAlert error={exported.error} />
+      <ListToolbar
+        primary={{ label: 'Find duplicates', onClick: () => navigate('/companies?duplicates=1') }}
+        onImport={() => navigate('/companies?import=1')}
+        exportCsv={() => exportCsv('companies')}
+      />
       <div className="filters" role="search" aria-label="Companies">
-        <div className="field">
-          <label htmlFor="company-search">Search companies</label>
-          <input
-            id="company-search"
-            type="search"
-            value={search}
-            placeholder="Name, website, industry, email or phone"
-            autoComplete="off"
-            dir="auto"
-            onChange={(event) => {
-              setSearch(event.target.value);
-              setPage(1);
-            }}
-          />
-        </div>
+        <SearchField
+          id="company-search"
+          label="Search companies"
+          value={search}
+          placeholder="Name, website, industry, email or phone"
+          onChange={(value) => {
+            setSearch(value);
+            setPage(1);
+          }}
+        />
       </div>
       {list.isPending ? <Loading what="companies" /> : null}
       <ErrorAlert error={list.error} />
@@ -85,19 +67,7 @@ export function CompaniesList() {
           </tbody>
         </table>
       ) : null}
-      {!search && pages > 1 ? (
-        <nav aria-label="Company pages" className="pager">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous page
-          </button>
-          <span className="small">
-            Page {page} of {pages}
-          </span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Next page
-          </button>
-        </nav>
-      ) : null}
+      {!search && pages > 1 ? <Pager label="Company pages" page={page} pages={pages} onPage={setPage} /> : null}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { useDeferredValue, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
 import { fullName } from '../api/rest';
 import { Link, navigate } from '../router';
+import { ListToolbar, Pager, SearchField } from '../ui/list-page';
 import { ErrorAlert, Loading } from '../ui/page';
 import { exportCsv, PAGE_SIZE, useContactList, useTags } from './contacts.api';
 
@@ -14,43 +14,25 @@ export function ContactsList() {
   const deferred = useDeferredValue(search);
   const list = useContactList({ search: deferred, tag, page });
   const tags = useTags();
-  const exported = useMutation({ mutationFn: () => exportCsv('contacts') });
   const data = list.data;
   return (
     <>
-      <div className="toolbar">
-        <button type="button" className="primary" onClick={() => navigate('/contacts?new=1')}>
-          New contact
-        </button>
-        <button type="button" onClick={() => navigate('/contacts?import=1')}>
-          Import CSV
-        </button>
-        <button type="button" onClick={() => exported.mutate()} disabled={exported.isPending}>
-          {exported.isPending ? 'Exporting…' : 'Export CSV'}
-        </button>
-        {exported.isSuccess ? (
-          <span role="status" className="small muted">
-            Exported {exported.data.toLocaleString()} bytes as a CSV file.
-          </span>
-        ) : null}
-      </div>
-      <ErrorAlert error={exported.error} />
+      <ListToolbar
+        primary={{ label: 'New contact', onClick: () => navigate('/contacts?new=1') }}
+        onImport={() => navigate('/contacts?import=1')}
+        exportCsv={() => exportCsv('contacts')}
+      />
       <div className="filters" role="search" aria-label="Contacts">
-        <div className="field">
-          <label htmlFor="contact-search">Search contacts</label>
-          <input
-            id="contact-search"
-            type="search"
-            value={search}
-            placeholder="Name or phone"
-            autoComplete="off"
-            dir="auto"
-            onChange={(event) => {
-              setSearch(event.target.value);
-              setPage(1);
-            }}
-          />
-        </div>
+        <SearchField
+          id="contact-search"
+          label="Search contacts"
+          value={search}
+          placeholder="Name or phone"
+          onChange={(value) => {
+            setSearch(value);
+            setPage(1);
+          }}
+        />
         <div className="field">
           <label htmlFor="contact-tag">Tag</label>
           <select
@@ -104,19 +86,7 @@ export function ContactsList() {
           </tbody>
         </table>
       ) : null}
-      {data && data.total > PAGE_SIZE ? (
-        <nav aria-label="Contact pages" className="pager">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous page
-          </button>
-          <span className="small">
-            Page {data.page} of {data.total_pages}
-          </span>
-          <button type="button" disabled={page >= data.total_pages} onClick={() => setPage(page + 1)}>
-            Next page
-          </button>
-        </nav>
-      ) : null}
+      {data && data.total > PAGE_SIZE ? <Pager label="Contact pages" page={data.page} pages={data.total_pages} onPage={setPage} /> : null}
     </>
   );
 }
