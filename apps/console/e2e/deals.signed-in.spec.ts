@@ -124,6 +124,22 @@ test('should put the card back and say why when the API refuses the move', async
   await expect(card(column(page, 'Deal'), 'Refused Move Deal')).toBeVisible();
 });
 
+test("should show another member's move without a reload: on returning to the window, and every 15 s", async ({ page }) => {
+  const deal = await newDeal('Moved Elsewhere Deal', 400);
+  await page.clock.install();
+  await page.goto(`${base()}/app/deals`);
+  await expect(card(column(page, 'Deal'), 'Moved Elsewhere Deal')).toBeVisible();
+  await rest('POST', `/functions/v1/deals/${deal.id}/move`, { stage: 'PROPOSAL' });
+  // Back to the tab (TanStack Query's focus manager listens for visibilitychange).
+  await page.evaluate(() => window.dispatchEvent(new Event('visibilitychange')));
+  await expect(card(column(page, 'Proposal'), 'Moved Elsewhere Deal')).toBeVisible();
+  await expect(card(column(page, 'Deal'), 'Moved Elsewhere Deal')).toHaveCount(0);
+  await rest('POST', `/functions/v1/deals/${deal.id}/move`, { stage: 'NEGOTIATION' });
+  await page.clock.fastForward(16_000);
+  await expect(card(column(page, 'Negotiation'), 'Moved Elsewhere Deal')).toBeVisible();
+  await expect(card(column(page, 'Proposal'), 'Moved Elsewhere Deal')).toHaveCount(0);
+});
+
 test('should say why when the deal was deleted meanwhile', async ({ page }) => {
   const deal = await newDeal('Deleted Meanwhile Deal', 100);
   await page.goto(`${base()}/app/deals`);

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { callApi } from '../api/functions';
 import { fullName, rows } from '../api/rest';
 import { supabase } from '../api/supabase';
@@ -91,13 +91,26 @@ export const usePipelines = () =>
     queryFn: () => rows<Pipeline>(supabase.from('pipelines').select('id,name,is_default').order('is_default', { ascending: false }).order('name')),
   });
 
+export const BOARD_REFRESH_MS = 15_000;
+
 // GET /functions/v1/deals/board: the stages in order with count, total and their first cards.
-export const useBoard = (pipelineId: string | undefined) =>
-  useQuery({
+// Realtime does not announce deals (docs/realtime.md), so another member's move shows when the
+// window regains the focus and every 15 s while the page is visible; each time with as many cards
+// per column as are shown, so a column opened past its first 100 stays open (up to the API's 500).
+export function useBoard(pipelineId: string | undefined) {
+  const queryClient = useQueryClient();
+  return useQuery({
     queryKey: boardKey(pipelineId ?? ''),
     enabled: !!pipelineId,
-    queryFn: () => callApi<Board>(`/functions/v1/deals/board?pipeline_id=${encodeURIComponent(pipelineId!)}&limit=100`),
+    refetchInterval: BOARD_REFRESH_MS,
+    refetchOnWindowFocus: 'always',
+    queryFn: () => {
+      const shown = queryClient.getQueryData<Board>(boardKey(pipelineId!))?.stages.map((stage) => stage.deals.length) ?? [];
+      const limit = Math.min(500, Math.max(100, ...shown));
+      return callApi<Board>(`/functions/v1/deals/board?pipeline_id=${encodeURIComponent(pipelineId!)}&limit=${limit}`);
+    },
   });
+}
 
 // The organization's members (owners of deals), by id.
 export const useMembers = () =>
