@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { IdentityModule } from '@engage/identity';
 import { Database } from '@engage/platform';
 import { ContactService } from './application/contact.service';
@@ -17,9 +18,10 @@ import { CsvImportService } from './application/csv-import.service';
 import { CsvExportService } from './application/csv-export.service';
 import { CsvController } from './http/csv.controller';
 import { CsvBodyParser } from './http/csv-body.parser';
+import { CRM_COMMAND_HANDLERS } from './application/contact-commands';
 
 @Module({
-  imports: [IdentityModule],
+  imports: [IdentityModule, CqrsModule.forRoot()],
   controllers: [MobileContactsController, CompaniesController, DealsController, TimelineController, CsvController],
   providers: [
     { provide: ContactService, inject: [Database], useFactory: (db: Database) => new ContactService(db) },
@@ -37,6 +39,8 @@ import { CsvBodyParser } from './http/csv-body.parser';
     CrmSubscriptions,
     DealReassignment,
     ...CRM_WRITERS,
+    // Commands other contexts send (automation's actions), on the command bus.
+    ...CRM_COMMAND_HANDLERS,
   ],
   exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService, TimelineService],
 })

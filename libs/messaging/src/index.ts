@@ -24,6 +24,8 @@ export { MessagingModule } from './messaging.module';
 export { SendService } from './channels/chat-app/send.service';
 export { PendingSendSweeper } from './outbound/pending-send.sweeper';
 export { ConversationService } from './conversations/conversation.service';
+// Commands on the command bus for other contexts' changes to conversations (automation's actions).
+export { SetConversationStatus, AssignConversation } from './conversations/conversation-commands';
 // The one way a message leaves the service (docs/messaging.md, "One outbound path").
 export { OutboundDispatcher, SendFailed, type SendOutcome, type Destination, type Dispatched } from './outbound/dispatcher';
 export type { OutboundSend } from './outbound/channel-adapter.port';

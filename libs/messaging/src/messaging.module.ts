@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { CrmModule, ContactService } from '@engage/crm';
 import { Authenticator, IdentityModule, OrganizationSettings, TokenService } from '@engage/identity';
 import { CONFIG, type Config, Database, OBJECT_STORAGE, type ObjectStorage, PLATFORM_LOG, publicUrl, SecretBox, settingsOf } from '@engage/platform';
@@ -6,6 +7,7 @@ import { MESSAGING_SETTINGS } from './messaging.settings';
 import type pino from 'pino';
 import { ChannelAccountService } from './conversations/channel-account.service';
 import { ConversationService } from './conversations/conversation.service';
+import { CONVERSATION_COMMAND_HANDLERS } from './conversations/conversation-commands';
 import { INBOUND_LANES, InboundProcessor } from './inbound/inbound-processor';
 import { SocialInbound } from './channels/meta/social-inbound';
 import { InboundPurge } from './inbound/inbound-purge';
@@ -41,7 +43,7 @@ import { OUTBOUND_QUEUE_PROVIDERS } from './outbound/outbound-queue.providers';
 const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).INBOUND_RETENTION_DAYS;
 
 @Module({
-  imports: [IdentityModule, CrmModule],
+  imports: [IdentityModule, CrmModule, CqrsModule.forRoot()],
   controllers: [
     ChatLiteSendController,
     ChatLiteWebhookController,
@@ -118,6 +120,8 @@ const retentionOf = (config: Config) => settingsOf(config, MESSAGING_SETTINGS).I
       inject: [InboundProcessor, InboundSignal],
       useFactory: (processor: InboundProcessor, signal: InboundSignal) => new InboundWorker(processor, signal),
     },
+    // Commands other contexts send (automation's actions), on the command bus.
+    ...CONVERSATION_COMMAND_HANDLERS,
     // Handlers of the scheduled jobs (messagingSchedules), run by the platform's job runner in workers.
     { provide: PendingSendSweeper, inject: [Database], useFactory: (db: Database) => new PendingSendSweeper(db, { staleAfterMs: 10 * 60_000 }) },
     {

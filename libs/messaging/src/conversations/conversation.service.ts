@@ -1,4 +1,4 @@
-import { DomainError, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
+import { DomainError, type EventCause, isUuid, NotFound, type RequestContext } from '@engage/shared-kernel';
 import { type Database, type Tx, type ViolationMap } from '@engage/platform';
 import { AGENT } from '../domain/message-origin';
 import { characterCount, MAX_MESSAGE_CHARACTERS } from '../domain/send-request';
@@ -100,33 +100,42 @@ export class ConversationService {
     };
   }
 
-  async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }): Promise<ConversationView> {
+  // cause: the rule run whose action this is (its events carry it; automation's loop guard).
+  async changeStatus(ctx: RequestContext, id: string, input: { status: unknown; snoozed_until?: unknown }, cause?: EventCause): Promise<ConversationView> {
     assertId(id);
     const change = parseStatusChange(input.status, input.snoozed_until);
-    return this.db.inTenant(ctx, async (tx) => {
-      const current = await this.find(tx, id, true);
-      if (current.status === change.status && change.status !== 'SNOOZED') return toConversationView(current);
-      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil], { violations: REOPEN_CONFLICT });
-      const view = toConversationView(row);
-      const statuses = { from_status: current.status as ConversationStatus, to_status: change.status };
-      await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, view, statuses)]);
-      return view;
-    });
+    return this.db.inTenant(
+      ctx,
+      async (tx) => {
+        const current = await this.find(tx, id, true);
+        if (current.status === change.status && change.status !== 'SNOOZED') return toConversationView(current);
+        const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_STATUS, [id, change.status, change.snoozedUntil], { violations: REOPEN_CONFLICT });
+        const view = toConversationView(row);
+        const statuses = { from_status: current.status as ConversationStatus, to_status: change.status };
+        await tx.emit([conversationEvent(CONVERSATION_STATUS_CHANGED, ctx, view, statuses)]);
+        return view;
+      },
+      { cause },
+    );
   }
 
-  async assign(ctx: RequestContext, id: string, assigneeId: unknown): Promise<ConversationView> {
+  async assign(ctx: RequestContext, id: string, assigneeId: unknown, cause?: EventCause): Promise<ConversationView> {
     assertId(id);
     if (assigneeId !== null && !isUuid(assigneeId)) throw invalid('assignee_id must be a UUID or null');
-    return this.db.inTenant(ctx, async (tx) => {
-      const current = await this.find(tx, id, true);
-      if (current.assignee_id === assigneeId) return toConversationView(current);
-      const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_ASSIGNEE, [id, assigneeId], {
-        violations: { foreign_key: () => invalid('assignee_id is not a member of this organization') },
-      });
-      const view = toConversationView(row);
-      await tx.emit([conversationEvent(CONVERSATION_ASSIGNED, ctx, view, { previous_assignee_id: current.assignee_id })]);
-      return view;
-    });
+    return this.db.inTenant(
+      ctx,
+      async (tx) => {
+        const current = await this.find(tx, id, true);
+        if (current.assignee_id === assigneeId) return toConversationView(current);
+        const [row] = await tx.query<ConversationRow>(SET_CONVERSATION_ASSIGNEE, [id, assigneeId], {
+          violations: { foreign_key: () => invalid('assignee_id is not a member of this organization') },
+        });
+        const view = toConversationView(row);
+        await tx.emit([conversationEvent(CONVERSATION_ASSIGNED, ctx, view, { previous_assignee_id: current.assignee_id })]);
+        return view;
+      },
+      { cause },
+    );
   }
 
   private async find(tx: Tx, id: string, forUpdate = false): Promise<ConversationRow> {
