@@ -1,17 +1,23 @@
 import { Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { DATA_API_REGISTRY, type Registry } from '@engage/data-api';
 import { IdentityModule, OrganizationSettings } from '@engage/identity';
-import { Database, SecretBox } from '@engage/platform';
+import { MessagingModule, PacedSender } from '@engage/messaging';
+import { CONFIG, type Config, createOutboundClient, Database, SecretBox } from '@engage/platform';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
 import { RulesWriter } from './application/automation.record-writers';
 import { DryRunService } from './application/dry-run.service';
+import { RuleActions } from './application/rule-actions';
+import { RuleEngine } from './application/rule-engine';
+import { RuleEngineConsumer } from './application/rule-engine.consumer';
+import { RULE_WEBHOOK_TIMING, RuleWebhook, WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
 import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
 import { AutomationController } from './http/automation.controller';
 
 // The data API's tables as the composition registered them, looked up once every module is up:
-// the dry run reads its subject through them. An app without the data API reads none.
+// the dry run and the engine read their subject through them. An app without the data API reads none.
 function dataApiTables(moduleRef: ModuleRef): () => Registry {
   let registry: Registry | undefined;
   return () => {
@@ -27,9 +33,10 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 }
 
 // Automation (docs/automation.md): rules as validated data (written through the data API), the
-// run log and its retention, and the dry run.
+// run log and its retention, the dry run, and the rule engine (a consumer of messaging's and the
+// CRM's events whose actions go through those contexts' commands and messaging's paced queue).
 @Module({
-  imports: [IdentityModule],
+  imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
   controllers: [AutomationController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
@@ -40,9 +47,28 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
       useFactory: (db: Database, rules: RulesService, settings: OrganizationSettings, clock: Clock, moduleRef: ModuleRef) =>
         new DryRunService(db, rules, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock),
     },
+    {
+      provide: RuleWebhook,
+      inject: [CONFIG, { token: RULE_WEBHOOK_TIMING, optional: true }],
+      useFactory: (config: Config, timing: WebhookTiming | undefined) =>
+        new RuleWebhook(createOutboundClient(config, { timeoutMs: (timing ?? WEBHOOK_TIMING).attemptTimeoutMs, keepAlive: false }), timing ?? WEBHOOK_TIMING),
+    },
+    {
+      provide: RuleActions,
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox) =>
+        new RuleActions(db, commands, paced, webhook, box),
+    },
+    {
+      provide: RuleEngine,
+      inject: [Database, OrganizationSettings, CLOCK, ModuleRef, RuleActions],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, moduleRef: ModuleRef, actions: RuleActions) =>
+        new RuleEngine(db, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock, actions),
+    },
+    RuleEngineConsumer,
     RulesWriter,
     RunLogPurge,
   ],
-  exports: [RulesService, DryRunService],
+  exports: [RulesService, DryRunService, RuleEngine],
 })
 export class AutomationModule {}

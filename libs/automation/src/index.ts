@@ -5,24 +5,29 @@ import { AutomationModule } from './automation.module';
 import { AUTOMATION_PERMISSIONS } from './automation.permissions';
 import { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
 import { CreateAutomationTables1763800016001 } from './infrastructure/migrations/0001-create-automation-tables';
+import { AllowRunningRuns1763800016002 } from './infrastructure/migrations/0002-allow-running-runs';
+import { RULE_ENGINE_EVENTS } from './automation.events';
 
 export { AutomationModule } from './automation.module';
 export { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
 export { AUTOMATION_RULES_MANAGE } from './automation.permissions';
 export { automationSchedules, RunLogPurge } from './application/run-log-purge.job';
 
-export const automationMigrations: MigrationClass[] = [CreateAutomationTables1763800016001];
+export const automationMigrations: MigrationClass[] = [CreateAutomationTables1763800016001, AllowRunningRuns1763800016002];
+export { RuleEngine, ENGINE_EVENTS } from './application/rule-engine';
+export { RULE_ENGINE_CONSUMER } from './application/rule-engine.consumer';
+export { RULE_WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
 
 // Automation as the composition sees it (docs/automation.md): rules written through the data API
-// by their validator, the run log read-only there (purged after 30 days), and the dry run. The rule engine (event
-// consumption, timers, actions) is not built yet: it consumes nothing so far.
+// by their validator, the run log read-only there (purged after 30 days), the dry run, and the rule
+// engine consuming messaging's and the CRM's events (timers and bot flows are not built yet).
 export const automationManifest = defineContext({
   name: 'automation',
   module: AutomationModule,
   migrations: automationMigrations,
   tables: [{ table: AUTOMATION_TABLES.rules, writer: RulesWriter }, { table: AUTOMATION_TABLES.runs }],
   publishes: [],
-  consumes: {},
+  consumes: { events: RULE_ENGINE_EVENTS },
   jobs: { schedules: automationSchedules },
   permissions: AUTOMATION_PERMISSIONS,
 });

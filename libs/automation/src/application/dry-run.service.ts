@@ -89,7 +89,7 @@ async function readRow(tx: Tx, registry: Registry, table: string, id: string): P
 
 // The moment's facts in the organization's time zone and business hours (identity checks both
 // when they are set; a value that does not read counts as unset, as in the reports).
-function facts(now: Date, zone: string | null, hours: string | null) {
+export function facts(now: Date, zone: string | null, hours: string | null) {
   let schedule: WeeklyHours | null = null;
   try {
     schedule = hours === null ? null : parseBusinessHours(hours);

@@ -26,7 +26,8 @@ export const AUTOMATION_RULES = declareTable({
   },
 });
 
-export const RUN_STATUSES = ['succeeded', 'failed', 'partially_failed', 'skipped'] as const;
+// `running`: claimed by the engine, its actions under way (no finished_at yet).
+export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'partially_failed', 'skipped'] as const;
 export const ACTION_RUN_STATUSES = ['succeeded', 'failed', 'skipped'] as const;
 
 // One row per run whose conditions matched (or that was skipped, with the reason), written by the

@@ -1,3 +1,4 @@
+import { Global, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { crmManifest, crmMigrations, CrmModule } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
@@ -6,7 +7,7 @@ import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identi
 import { InboundProcessor, messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
 import type { EventContract } from '@engage/shared-kernel';
 import { startTestApp } from '@engage/platform/testing';
-import { automationManifest, automationMigrations, AutomationModule } from '../index';
+import { automationManifest, automationMigrations, AutomationModule, RULE_WEBHOOK_TIMING, type WebhookTiming } from '../index';
 
 // The api with identity, the CRM and messaging (the records rules are about), automation, and the
 // data API over all their tables. No worker runs: a test drives inbound processing itself.
@@ -23,7 +24,8 @@ let counter = 0;
 
 // A customer's message on a new chat-app channel of the tenant, processed as the worker would:
 // the ids of the message, its conversation and its contact, read back through /rest/v1.
-export async function customerMessage(app: NestFastifyApplication, tenant: TestTenant, text: string, from?: string) {
+// pacing: the account's pacing set before the message arrives (rules answer it at once).
+export async function customerMessage(app: NestFastifyApplication, tenant: TestTenant, text: string, from?: string, pacing?: object) {
   const created = await app.inject({
     method: 'POST',
     url: '/functions/v1/messaging/channel-accounts',
@@ -32,6 +34,15 @@ export async function customerMessage(app: NestFastifyApplication, tenant: TestT
   });
   if (created.statusCode !== 201) throw new Error(`channel: ${created.body}`);
   const { channel_account, inbound_token } = created.json() as { channel_account: { id: string }; inbound_token: string };
+  if (pacing) {
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/functions/v1/messaging/channel-accounts/${channel_account.id}`,
+      headers: tenant.key,
+      payload: { pacing },
+    });
+    if (patched.statusCode !== 200) throw new Error(`pacing: ${patched.body}`);
+  }
   const externalId = `automation.${Date.now()}.${++counter}`;
   const phone = from ?? `2010${String(10_000_000 + counter * 7919).slice(-8)}`;
   const posted = await app.inject({
@@ -53,3 +64,22 @@ export async function customerMessage(app: NestFastifyApplication, tenant: TestT
 }
 
 export { createTestTenant, memberHeaders, type TestTenant };
+
+// Shorter pauses between a rule webhook's attempts, so a failing receiver is given up in a moment.
+export const QUICK_WEBHOOK_TIMING: WebhookTiming = { attemptTimeoutMs: 5_000, retryDelaysMs: [50, 100], budgetMs: 60_000 };
+
+@Global()
+@Module({ providers: [{ provide: RULE_WEBHOOK_TIMING, useValue: QUICK_WEBHOOK_TIMING }], exports: [RULE_WEBHOOK_TIMING] })
+class QuickWebhookTiming {}
+
+// The api and the worker in one process (role all): events relayed to the rule engine, rule
+// webhooks allowed to an HTTPS receiver on 127.0.0.1 whose certificate is trusted.
+export async function startRuleEngineApp(certPath: string) {
+  const manifests = [identityManifest, crmManifest, messagingManifest, automationManifest];
+  return startTestApp([CrmModule, MessagingModule, AutomationModule, QuickWebhookTiming, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
+    role: 'all',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...automationMigrations],
+    events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
+    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: certPath },
+  });
+}

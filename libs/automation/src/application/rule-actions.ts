@@ -1,0 +1,149 @@
+import { CommandBus } from '@nestjs/cqrs';
+import { AddNote, ChangeContactTags, SetContactField } from '@engage/crm';
+import { onlineMemberIds } from '@engage/identity';
+import { AssignConversation, type PacedSender, SetConversationStatus } from '@engage/messaging';
+import type { Database, SecretBox } from '@engage/platform';
+import type { DomainEvent, EventCause, RequestContext } from '@engage/shared-kernel';
+import type { Action } from '../domain/actions';
+import { ACTION_TARGETS, type SubjectType } from '../domain/catalogue';
+import { renderFor } from '../domain/dry-run';
+import type { Snapshot } from '../domain/evaluator';
+import { type ActionOutcome, nextInRotation } from '../domain/runs';
+import { LAST_ROUND_ROBIN } from '../infrastructure/automation.sql';
+import type { RuleWebhook } from './rule-webhook';
+
+// One run's circumstances, as its actions see them.
+export interface RunContext {
+  ctx: RequestContext;
+  rule: { id: string; name: string; action_secrets: (string | null)[] };
+  runId: string;
+  event: DomainEvent;
+  subject: { type: SubjectType; id: string };
+  snapshot: Snapshot;
+  // What the events of the actions carry (the loop guard).
+  cause: EventCause;
+}
+
+// An action that cannot be done here and now, said in words for the run log.
+class ActionRefused extends Error {}
+
+// Runs a rule's actions in order through an exhaustive switch: changes to other contexts' records
+// as commands on the command bus (the owning context's rules and events), messages through
+// messaging's paced queue (origin `rule`). A failed action is recorded and the next one runs.
+export class RuleActions {
+  constructor(
+    private readonly db: Database,
+    private readonly commands: CommandBus,
+    private readonly paced: PacedSender,
+    private readonly webhook: RuleWebhook,
+    private readonly box: SecretBox,
+  ) {}
+
+  async runAll(actions: readonly Action[], run: RunContext): Promise<ActionOutcome[]> {
+    const outcomes: ActionOutcome[] = [];
+    for (const [index, action] of actions.entries()) outcomes.push(await this.runOne(action, index, run));
+    return outcomes;
+  }
+
+  private async runOne(action: Action, index: number, run: RunContext): Promise<ActionOutcome> {
+    const target = ACTION_TARGETS[action.type];
+    if (target !== null && !run.snapshot[target]) return { type: action.type, status: 'skipped', error: `there is no ${target} to act on` };
+    try {
+      const result = await this.perform(action, index, run);
+      return { type: action.type, status: 'succeeded', ...(result ? { result } : {}) };
+    } catch (error) {
+      return { type: action.type, status: 'failed', error: reasonOf(error) };
+    }
+  }
+
+  private async perform(action: Action, index: number, run: RunContext): Promise<Record<string, unknown> | undefined> {
+    const { ctx, snapshot, cause } = run;
+    const id = (record: 'conversation' | 'contact' | 'deal') => snapshot[record]?.id as string;
+    switch (action.type) {
+      case 'send_message': {
+        const sent = await this.paced.send(
+          ctx,
+          { conversationId: id('conversation') },
+          {
+            message: renderFor(snapshot, action.text),
+            mediaUrls: action.media_url ? [action.media_url] : [],
+            author: { origin: 'rule', originId: run.rule.id },
+            metadata: { automation_run_id: run.runId },
+          },
+        );
+        if (sent.status === 'FAILED') throw new ActionRefused(sent.failure ?? 'the message failed');
+        return { message_ids: sent.messageIds, status: sent.status.toLowerCase() };
+      }
+      case 'add_contact_tags':
+      case 'remove_contact_tags': {
+        const [add, remove] = action.type === 'add_contact_tags' ? [action.tags, []] : [[], action.tags];
+        const { changed } = await this.commands.execute(new ChangeContactTags(ctx, id('contact'), add, remove, cause));
+        return { changed };
+      }
+      case 'set_contact_field': {
+        const value = typeof action.value === 'string' ? renderFor(snapshot, action.value) : action.value;
+        const { changed } = await this.commands.execute(new SetContactField(ctx, id('contact'), action.field, value, cause));
+        return { changed };
+      }
+      case 'set_conversation_status':
+        await this.commands.execute(new SetConversationStatus(ctx, id('conversation'), action.status, cause));
+        return undefined;
+      case 'assign_conversation': {
+        const roundRobin = action.user_id === 'round_robin';
+        const assignee = roundRobin ? await this.nextOnline(ctx, run.rule.id, action.type) : action.user_id;
+        await this.commands.execute(new AssignConversation(ctx, id('conversation'), assignee, cause));
+        return { assignee_id: assignee, ...(roundRobin ? { round_robin: true } : {}) };
+      }
+      case 'add_note': {
+        const on = snapshot.deal ? { deal_id: id('deal') } : snapshot.contact ? { contact_id: id('contact') } : undefined;
+        if (!on) throw new ActionRefused('there is no contact or deal to note on');
+        const note = await this.commands.execute(new AddNote(ctx, on, renderFor(snapshot, action.text), cause));
+        return { note_id: note.id };
+      }
+      case 'send_webhook': {
+        const sealed = run.rule.action_secrets[index];
+        const secret = typeof sealed === 'string' ? this.box.open(sealed) : undefined;
+        const posted = await this.webhook.post(action.url, webhookBody(run), secret, run.runId);
+        return { status_code: posted.status, attempts: posted.attempts };
+      }
+      case 'set_deal_stage':
+      case 'assign_deal_owner':
+      case 'create_task':
+      case 'start_bot':
+      case 'wait':
+        throw new ActionRefused(`${action.type} is not supported yet: the rule engine does not run it (docs/automation.md)`);
+    }
+  }
+
+  // The online member after the one this rule's round robin last chose.
+  private async nextOnline(ctx: RequestContext, ruleId: string, type: string): Promise<string> {
+    const chosen = await this.db.inTenant(ctx, async (tx) => {
+      const online = await onlineMemberIds(tx);
+      const [last] = await tx.query<{ assignee_id: string | null }>(LAST_ROUND_ROBIN, [ruleId, type]);
+      return nextInRotation(online, last?.assignee_id ?? null);
+    });
+    if (!chosen) throw new ActionRefused('round robin: no member of the organization is online');
+    return chosen;
+  }
+}
+
+// What a rule's webhook receives: the event, the rule and run, and the records the rule read.
+export function webhookBody(run: RunContext): string {
+  const { event, snapshot } = run;
+  const records = Object.fromEntries((['message', 'conversation', 'contact', 'deal'] as const).flatMap((k) => (snapshot[k] ? [[k, snapshot[k]]] : [])));
+  return JSON.stringify({
+    type: 'automation.rule',
+    rule: { id: run.rule.id, name: run.rule.name },
+    run_id: run.runId,
+    event: { id: event.id, type: event.type, occurred_at: event.occurredAt },
+    subject: run.subject,
+    records,
+  });
+}
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const text = code && !message.startsWith(code) && !(error instanceof ActionRefused) ? `${code}: ${message}` : message;
+  return text.slice(0, 1000);
+}
