@@ -240,6 +240,37 @@ describe('the rule engine', () => {
     expect(park).toBeDefined();
   });
 
+  it('should run deal rules on the deal and its contact: a note on the deal, tags on its contact, nothing for a deal without one', async () => {
+    const tenant = await createTestTenant(app);
+    const contact = (await rest('POST', tenant, 'contacts', { first_name: 'Margaret', phones: ['+201004445556'] })).json()[0];
+    const ruleId = await createRule(tenant, {
+      name: 'Big deals',
+      event: 'deal.created',
+      conditions: { all: [{ field: 'deal.value', operator: 'greater_than', value: 1000 }] },
+      actions: [
+        { type: 'add_note', text: 'Big deal: {{deal.title}} ({{deal.value}} {{deal.currency | EGP}})' },
+        { type: 'add_contact_tags', tags: ['big-deal'] },
+      ],
+    });
+    const [withContact] = (await rest('POST', tenant, 'deals', { title: 'Fleet', value: 5000, contact_id: contact.id })).json();
+    const [alone] = (await rest('POST', tenant, 'deals', { title: 'Solo', value: 9000 })).json();
+    await rest('POST', tenant, 'deals', { title: 'Small', value: 10, contact_id: contact.id });
+
+    const runs = await settledRuns(tenant, 2);
+    expect(runs.map((run) => [run.subject_id, run.status, run.actions.map((action) => action.status)])).toEqual([
+      [withContact.id, 'succeeded', ['succeeded', 'succeeded']],
+      [alone.id, 'succeeded', ['succeeded', 'skipped']],
+    ]);
+    expect(runs.every((run) => run.rule_id === ruleId && run.subject_type === 'deal')).toBe(true);
+    expect(runs[1].actions[1]).toEqual({ type: 'add_contact_tags', status: 'skipped', error: 'there is no contact to act on' });
+    const notes = await read<{ deal_id: string; body: string }>(tenant, 'notes?select=deal_id,body&order=body');
+    expect(notes).toEqual([
+      { deal_id: withContact.id, body: `Big deal: Fleet (5000 ${withContact.currency ?? 'EGP'})` },
+      { deal_id: alone.id, body: `Big deal: Solo (9000 ${alone.currency ?? 'EGP'})` },
+    ]);
+    expect(await read(tenant, `contacts?id=eq.${contact.id}&select=tags`)).toEqual([{ tags: ['big-deal'] }]);
+  });
+
   it('should run a rule once per event when the event is delivered twice and handled by two consumers at once', async () => {
     const tenant = await createTestTenant(app);
     const created = await rest('POST', tenant, 'contacts', { first_name: 'Linus', phones: ['+201001112223'] });
