@@ -73,7 +73,14 @@ export const messagingManifest = defineContext({
 });
 export { messagingQueues, messagingSchedules } from './application/messaging-schedules';
 export { MESSAGING_SETTINGS } from './messaging.settings';
-export { MESSAGING_EVENTS, MESSAGE_RECEIVED, MESSAGE_SENT, MESSAGE_FAILED, type MessagePayload, type ConversationPayload } from './application/messaging-events';
+export {
+  MESSAGING_EVENTS,
+  MESSAGE_RECEIVED,
+  MESSAGE_SENT,
+  MESSAGE_FAILED,
+  type MessagePayload,
+  type ConversationPayload,
+} from './application/messaging-events';
 // Drives inbound processing where no worker runs (tests of other contexts).
 export { InboundProcessor } from './inbound/inbound-processor';
 // Scheduled sends ("send later"): who may write them, and the pass that sends them.
