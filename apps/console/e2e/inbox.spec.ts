@@ -238,3 +238,16 @@ test('should keep a long list windowed, with each row its position, and move thr
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/\/app\/inbox\?c=/);
 });
+
+test('should show the open conversation in place of the list in a narrow window, with a way back', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base()}/app/inbox`);
+  await conversationList(page).getByRole('listitem').first().getByRole('button').click();
+  await expect(messages(page)).toBeVisible();
+  await expect(page.getByRole('textbox', { name: 'Reply' })).toBeAttached();
+  await expect(conversationList(page)).toBeHidden();
+  await page.getByRole('link', { name: 'Back to conversations' }).click();
+  await expect(page).toHaveURL(/\/app\/inbox$/);
+  await expect(conversationList(page)).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back to conversations' })).toHaveCount(0);
+});

@@ -1,6 +1,6 @@
 import { useDeferredValue, useState } from 'react';
 import type { ConversationFilters } from '../api/messaging';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { PageHeading } from '../ui/page';
 import { ConversationList } from './conversation-list';
 import { Filters } from './filters';
@@ -21,9 +21,15 @@ export function InboxPage() {
   const search = useDeferredValue(filters.search);
   const open = (id: string) => navigate(`/inbox?c=${id}`);
   return (
-    <div className="inbox">
+    <div className={selected ? 'inbox has-open' : 'inbox'}>
       <div className="inbox-list">
         <PageHeading>Inbox</PageHeading>
+        {/* In a narrow window the open conversation replaces the list (styles.css); this leads back. */}
+        {selected ? (
+          <Link to="/inbox" className="inbox-back">
+            Back to conversations
+          </Link>
+        ) : null}
         <Filters filters={filters} onChange={(change) => setFilters({ ...filters, ...change })} />
         <ConversationList filters={{ ...filters, search }} selected={selected} onOpen={open} />
       </div>
