@@ -19,6 +19,7 @@ import { CsvExportService } from './application/csv-export.service';
 import { CsvController } from './http/csv.controller';
 import { CsvBodyParser } from './http/csv-body.parser';
 import { CRM_COMMAND_HANDLERS } from './application/contact-commands';
+import { DEAL_COMMAND_HANDLERS } from './application/deal-commands';
 
 @Module({
   imports: [IdentityModule, CqrsModule.forRoot()],
@@ -41,6 +42,7 @@ import { CRM_COMMAND_HANDLERS } from './application/contact-commands';
     ...CRM_WRITERS,
     // Commands other contexts send (automation's actions), on the command bus.
     ...CRM_COMMAND_HANDLERS,
+    ...DEAL_COMMAND_HANDLERS,
   ],
   exports: [ContactService, CompanyService, DealService, DealReassignment, ActivityRecordService, TimelineService],
 })

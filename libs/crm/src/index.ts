@@ -27,8 +27,9 @@ export { toE164, normalizePhone } from './domain/phone';
 export { findOrCreateContactByEmail, findOrCreateContactByPhone, findOrCreateContactsByPhones } from './application/find-or-create-contact';
 export { ActivityRecordService, type TaskView, type NoteView } from './application/activity-records.service';
 export { TimelineService, type TimelinePage } from './application/timeline.service';
-// Commands on the command bus for other contexts' changes to contacts and notes (automation's actions).
+// Commands on the command bus for other contexts' changes to contacts, notes, deals and tasks (automation's actions).
 export { ChangeContactTags, SetContactField, AddNote, type ContactChange } from './application/contact-commands';
+export { SetDealStage, AssignDealOwner, CreateTask, type DealChange } from './application/deal-commands';
 export { CsvImportService, type ImportJob } from './application/csv-import.service';
 // Formula-safe CSV lines (the contacts export's), for other contexts' exports.
 export { csvLine } from './domain/csv';

@@ -1,5 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { AddNote, ChangeContactTags, SetContactField } from '@engage/crm';
+import { AddNote, AssignDealOwner, ChangeContactTags, CreateTask, SetContactField, SetDealStage } from '@engage/crm';
 import { onlineMemberIds } from '@engage/identity';
 import { AssignConversation, type PacedSender, SetConversationStatus } from '@engage/messaging';
 import type { Database, SecretBox } from '@engage/platform';
@@ -23,6 +23,9 @@ export interface RunContext {
   // What the events of the actions carry (the loop guard).
   cause: EventCause;
 }
+
+// A task's title is at most this long (the CRM's limit); a longer rendered title is cut.
+const TASK_TITLE_MAX = 200;
 
 // An action that cannot be done here and now, said in words for the run log.
 class ActionRefused extends Error {}
@@ -106,16 +109,31 @@ export class RuleActions {
         const posted = await this.webhook.post(action.url, webhookBody(run), secret, run.runId);
         return { status_code: posted.status, attempts: posted.attempts };
       }
-      case 'set_deal_stage':
-      case 'assign_deal_owner':
-      case 'create_task':
+      case 'set_deal_stage': {
+        const { deal, changed } = await this.commands.execute(new SetDealStage(ctx, id('deal'), action.stage, cause));
+        return { stage: deal.stage, changed };
+      }
+      case 'assign_deal_owner': {
+        const roundRobin = action.user_id === 'round_robin';
+        const owner = roundRobin ? await this.nextOnline(ctx, run.rule.id, action.type) : action.user_id;
+        const { changed } = await this.commands.execute(new AssignDealOwner(ctx, id('deal'), owner, cause));
+        return { owner_id: owner, changed, ...(roundRobin ? { round_robin: true } : {}) };
+      }
+      case 'create_task': {
+        const on = { ...(snapshot.contact ? { contact_id: id('contact') } : {}), ...(snapshot.deal ? { deal_id: id('deal') } : {}) };
+        if (!on.contact_id && !on.deal_id) throw new ActionRefused('there is no contact or deal to link the task to');
+        const title = renderFor(snapshot, action.title).slice(0, TASK_TITLE_MAX);
+        const dueAt = new Date(Date.now() + action.due_in_minutes * 60_000).toISOString();
+        const task = await this.commands.execute(new CreateTask(ctx, on, title, dueAt, action.assignee_id ?? null, cause));
+        return { task_id: task.id };
+      }
       case 'start_bot':
       case 'wait':
         throw new ActionRefused(`${action.type} is not supported yet: the rule engine does not run it (docs/automation.md)`);
     }
   }
 
-  // The online member after the one this rule's round robin last chose.
+  // The online member after the one this rule's round robin (of this action type) last chose.
   private async nextOnline(ctx: RequestContext, ruleId: string, type: string): Promise<string> {
     const chosen = await this.db.inTenant(ctx, async (tx) => {
       const online = await onlineMemberIds(tx);

@@ -154,7 +154,7 @@ describe('the rule engine', () => {
       actions: [
         { type: 'send_webhook', url: `https://127.0.0.1:${receiver.port}${failPath}` },
         { type: 'add_contact_tags', tags: ['welcomed'] },
-        { type: 'create_task', title: 'Call {{contact.first_name}}', due_in_minutes: 60 },
+        { type: 'wait', minutes: 5 },
         { type: 'send_webhook', url: `https://127.0.0.1:${receiver.port}${okPath}`, secret: SECRET },
       ],
     });
@@ -164,14 +164,10 @@ describe('the rule engine', () => {
 
     const [run] = await settledRuns(tenant);
     expect(run).toMatchObject({ rule_id: ruleId, event: 'contact.created', subject_type: 'contact', subject_id: contactId, status: 'partially_failed' });
-    const [failed, tagged, task, posted] = run.actions;
+    const [failed, tagged, waited, posted] = run.actions;
     expect(failed).toEqual({ type: 'send_webhook', status: 'failed', error: 'the receiver answered HTTP 500 (3 attempts)' });
     expect(tagged).toMatchObject({ type: 'add_contact_tags', status: 'succeeded' });
-    expect(task).toEqual({
-      type: 'create_task',
-      status: 'failed',
-      error: 'create_task is not supported yet: the rule engine does not run it (docs/automation.md)',
-    });
+    expect(waited).toEqual({ type: 'wait', status: 'failed', error: 'wait is not supported yet: the rule engine does not run it (docs/automation.md)' });
     expect(posted).toEqual({ type: 'send_webhook', status: 'succeeded', result: { status_code: 200, attempts: 1 } });
     expect(receivedOn(failPath)).toHaveLength(3);
     expect(await read(tenant, `contacts?id=eq.${contactId}&select=tags`)).toEqual([{ tags: ['welcomed'] }]);
@@ -271,6 +267,47 @@ describe('the rule engine', () => {
     expect(await read(tenant, `contacts?id=eq.${contact.id}&select=tags`)).toEqual([{ tags: ['big-deal'] }]);
   });
 
+  it('should move a deal, give it an owner and create a task on it and its contact, through the CRM, read back through /rest/v1', async () => {
+    const tenant = await createTestTenant(app);
+    const owner = tenant.ctx.userId as string;
+    const contact = (await rest('POST', tenant, 'contacts', { first_name: 'Ada', phones: ['+201007778889'] })).json()[0];
+    const ruleId = await createRule(tenant, {
+      name: 'Qualify fleets',
+      event: 'deal.created',
+      actions: [
+        { type: 'set_deal_stage', stage: 'Proposal' },
+        { type: 'assign_deal_owner', user_id: owner },
+        { type: 'create_task', title: 'Call {{contact.first_name | them}} about {{deal.title}}', due_in_minutes: 90, assignee_id: owner },
+        { type: 'set_deal_stage', stage: 'Signed' },
+      ],
+    });
+    const before = Date.now();
+    const [deal] = (await rest('POST', tenant, 'deals', { title: 'Fleet', value: 100, contact_id: contact.id })).json();
+
+    const [run] = await settledRuns(tenant);
+    expect(run).toMatchObject({ rule_id: ruleId, subject_id: deal.id, status: 'partially_failed' });
+    const [staged, owned, tasked, refused] = run.actions;
+    expect(staged).toEqual({ type: 'set_deal_stage', status: 'succeeded', result: { stage: 'PROPOSAL', changed: true } });
+    expect(owned).toEqual({ type: 'assign_deal_owner', status: 'succeeded', result: { owner_id: owner, changed: true } });
+    expect(tasked).toMatchObject({ type: 'create_task', status: 'succeeded', result: { task_id: expect.any(String) } });
+    expect(refused).toMatchObject({ type: 'set_deal_stage', status: 'failed', error: expect.stringContaining('unknown stage "Signed"; valid stages: LEAD') });
+
+    expect(await read(tenant, `deals?id=eq.${deal.id}&select=stage,probability,owner_id`)).toEqual([{ stage: 'PROPOSAL', probability: 50, owner_id: owner }]);
+    const tasks = await read<{ id: string; due_at: string }>(tenant, `tasks?deal_id=eq.${deal.id}&select=id,title,contact_id,assignee_id,due_at,created_by`);
+    expect(tasks).toMatchObject([{ id: tasked.result?.task_id, title: 'Call Ada about Fleet', contact_id: contact.id, assignee_id: owner, created_by: null }]);
+    const due = Date.parse(tasks[0].due_at) - before;
+    expect(due).toBeGreaterThanOrEqual(90 * 60_000 - 1000);
+    expect(due).toBeLessThan(90 * 60_000 + 60_000);
+
+    const caused = await runtime.db.asSystem((tx) =>
+      tx.query<{ type: string; cause: unknown }>(`SELECT type, cause FROM outbox WHERE organization_id = $1 AND cause IS NOT NULL ORDER BY seq`, [
+        tenant.ctx.organizationId,
+      ]),
+    );
+    expect(new Set(caused.map((event) => event.type))).toEqual(new Set(['deal.updated', 'deal.stage.changed', 'deal.assigned', 'task.created']));
+    for (const event of caused) expect(event.cause).toEqual({ rule_id: ruleId, run_id: run.id, depth: 1 });
+  });
+
   it('should run a rule once per event when the event is delivered twice and handled by two consumers at once', async () => {
     const tenant = await createTestTenant(app);
     const created = await rest('POST', tenant, 'contacts', { first_name: 'Linus', phones: ['+201001112223'] });
@@ -317,5 +354,22 @@ describe('the rule engine', () => {
     for (const id of conversations)
       assignees.push((await read<{ assignee_id: string }>(tenant, `conversations?id=eq.${id}&select=assignee_id`))[0].assignee_id);
     expect(assignees).toEqual([online[0], online[1], online[0]]);
+  });
+  it('should give deals owners round robin among the online members, in turn', async () => {
+    const tenant = await createTestTenant(app);
+    for (const headers of [await memberHeaders(app, tenant, 'AGENT'), await memberHeaders(app, tenant, 'ADMIN')]) {
+      expect((await app.inject({ method: 'POST', url: '/functions/v1/presence', headers, payload: { online: true } })).statusCode).toBeLessThan(300);
+    }
+    const online = (await read<{ id: string }>(tenant, 'profiles?select=id&is_online=eq.true')).map((profile) => profile.id).sort();
+    expect(online).toHaveLength(2);
+    await createRule(tenant, { name: 'Share deals', event: 'deal.created', actions: [{ type: 'assign_deal_owner', user_id: 'round_robin' }] });
+    const deals: string[] = [];
+    for (const title of ['one', 'two', 'three']) {
+      deals.push((await rest('POST', tenant, 'deals', { title })).json()[0].id);
+      await settledRuns(tenant, deals.length);
+    }
+    const owners = [];
+    for (const id of deals) owners.push((await read<{ owner_id: string }>(tenant, `deals?id=eq.${id}&select=owner_id`))[0].owner_id);
+    expect(owners).toEqual([online[0], online[1], online[0]]);
   });
 });

@@ -35,6 +35,6 @@ export const FINISH_RUN = `UPDATE automation_runs SET status = $2, actions = $3,
 
 // The member a rule's last round-robin assignment went to (its latest run that made one).
 export const LAST_ROUND_ROBIN = `
-  SELECT a->'result'->>'assignee_id' AS assignee_id FROM automation_runs r, jsonb_array_elements(r.actions) a
+  SELECT coalesce(a->'result'->>'assignee_id', a->'result'->>'owner_id') AS assignee_id FROM automation_runs r, jsonb_array_elements(r.actions) a
   WHERE r.rule_id = $1 AND a->>'type' = $2 AND a->'result'->>'round_robin' = 'true'
   ORDER BY r.started_at DESC, r.id DESC LIMIT 1`;
