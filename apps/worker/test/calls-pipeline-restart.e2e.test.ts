@@ -1,52 +1,17 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { enqueueCallProcessing } from '@engage/calls';
 import { LoopbackProviders, wavSaying } from '@engage/calls/testing';
 import { CONTEXT_MIGRATIONS } from '@engage/composition';
 import { LocalObjectStorage, type PlatformRuntime } from '@engage/platform';
 import { makeOrganization, startTestRuntime } from '@engage/platform/testing';
+import { exited, root, startWorker, until } from './worker-processes';
 
 // A worker process killed (SIGKILL) in the middle of a transcription: once its claim lapses,
 // another worker process takes the job again and the call record completes.
-const root = resolve(__dirname, '..', '..', '..');
-
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], { env: { PATH: process.env.PATH, ...env }, cwd: root });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return new Promise((resolveStart, rejectStart) => {
-    const timer = setTimeout(() => rejectStart(new Error(`worker not ready after 30 s:\n${output}`)), 30_000);
-    child.once('exit', (code) => rejectStart(new Error(`worker exited with ${code}:\n${output}`)));
-    const poll = setInterval(() => {
-      if (!/engage worker started/.test(output)) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolveStart(child);
-    }, 50);
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | number | null>((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) r(child.signalCode ?? child.exitCode);
-    else child.once('exit', (code, signal) => r(signal ?? code));
-  });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`not reached in ${ms} ms: ${JSON.stringify(value)}`);
-  return value;
-}
 
 describe('call processing survives a killed worker', () => {
   jest.setTimeout(120_000);

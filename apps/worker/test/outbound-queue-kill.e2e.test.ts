@@ -1,60 +1,15 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ContactService } from '@engage/crm';
 import { OutboundDispatcher, PendingSendSweeper } from '@engage/messaging';
-import { type ChatLiteTestApp, startChatLiteTestApp } from '@engage/messaging/testing';
+import { type ChatLiteTestApp, startChatLiteTestApp, UNPACED_PACING } from '@engage/messaging/testing';
+import { exited, root, startWorker, until } from './worker-processes';
 
 // Worker processes killed (SIGKILL) in the middle of a paced burst: no message is sent twice. The
 // message whose provider call was in flight becomes FAILED outcome_unknown and is not resent; the
 // rest go out once from the next worker process.
-const root = resolve(__dirname, '..', '..', '..');
 const MESSAGES = 40;
-const UNPACED = {
-  gap_seconds: [0, 0],
-  cold_gap_seconds: [0, 0],
-  per_hour: null,
-  per_day: null,
-  warmup: false,
-  per_recipient_min_gap_seconds: 0,
-  per_recipient_per_hour: 3600,
-  quiet_hours: null,
-};
-
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], { env: { PATH: process.env.PATH, ...env }, cwd: root });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return new Promise((resolveStart, rejectStart) => {
-    const timer = setTimeout(() => rejectStart(new Error(`worker not ready after 30 s:\n${output}`)), 30_000);
-    child.once('exit', (code) => rejectStart(new Error(`worker exited with ${code}:\n${output}`)));
-    const poll = setInterval(() => {
-      if (!/engage worker started/.test(output)) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolveStart(child);
-    }, 50);
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | number | null>((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) r(child.signalCode ?? child.exitCode);
-    else child.once('exit', (code, signal) => r(signal ?? code));
-  });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`not reached in ${ms} ms: ${JSON.stringify(value)}`);
-  return value;
-}
 
 describe('the paced queue survives killed worker processes', () => {
   jest.setTimeout(180_000);
@@ -76,7 +31,7 @@ describe('the paced queue survives killed worker processes', () => {
       payload: { kind: 'chat_app', name: 'Burst' },
     });
     const accountId = created.json().channel_account.id as string;
-    await runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [accountId, JSON.stringify(UNPACED)]);
+    await runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [accountId, JSON.stringify(UNPACED_PACING)]);
     const numbers: string[] = [];
     const ids: string[] = [];
     const broadcast = randomUUID();

@@ -7,6 +7,7 @@ import type { PlatformRuntime } from '@engage/platform';
 import { PendingSendSweeper } from './pending-send.sweeper';
 import type { MessageOrigin } from '../domain/message-origin';
 import { type ChatLiteTestApp, startChatLiteTestApp } from '../testing/chat-lite-test-app';
+import { UNPACED_PACING } from '../testing/unpaced';
 import { OutboundDispatcher } from './dispatcher';
 import { OutboundQueueWorker, OutboundSignal } from './queue.worker';
 
@@ -20,19 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => chat.close());
 
-// Pacing that lets every message go at once (the order and the claims are under test, not the gaps).
-const UNPACED = {
-  gap_seconds: [0, 0],
-  cold_gap_seconds: [0, 0],
-  per_hour: null,
-  per_day: null,
-  warmup: false,
-  per_recipient_min_gap_seconds: 0,
-  per_recipient_per_hour: 3600,
-  quiet_hours: null,
-};
-
-async function account(t: TestTenant, pacing: object = UNPACED): Promise<string> {
+async function account(t: TestTenant, pacing: object = UNPACED_PACING): Promise<string> {
   const res = await app.inject({
     method: 'POST',
     url: '/functions/v1/messaging/channel-accounts',
@@ -120,7 +109,7 @@ describe('the paced send queue', () => {
 
   it('should serve the same order one send at a time when the pacing spaces the sends', async () => {
     const t = await chat.newTenant();
-    const id = await account(t, { ...UNPACED, gap_seconds: [1, 2], cold_gap_seconds: [1, 2] });
+    const id = await account(t, { ...UNPACED_PACING, gap_seconds: [1, 2], cold_gap_seconds: [1, 2] });
     const people = await Promise.all(Array.from({ length: 5 }, () => contact(t)));
     const [a, b] = [randomUUID(), randomUUID()];
     for (const [i, p] of people.slice(0, 2).entries()) await queue(t, id, p.id, `A${i + 1}`, 'broadcast', a);

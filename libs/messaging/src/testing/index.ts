@@ -3,3 +3,4 @@ export * from './meta-peers';
 // The chat-app provider on 127.0.0.1 and an api process around messaging (the worker-process tests).
 export { RecordingProvider, type RecordedCall } from './recording-provider';
 export { startChatLiteTestApp, type ChatLiteTestApp } from './chat-lite-test-app';
+export { UNPACED_PACING } from './unpaced';
