@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createSelfSignedCert } from '../../../libs/platform/src/testing/https-receiver';
 import { subscribe } from './api';
 
 // Starts the built service (node dist/apps/api/main.js --with-worker, as npm start does) on a fresh embedded
@@ -49,6 +50,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   chmodSync(dataDir, 0o755);
   const secret = randomBytes(24).toString('hex');
   const metaSecret = randomBytes(24).toString('hex');
+  // The webhook tests deliver to an HTTPS receiver on 127.0.0.1 with this certificate.
+  const cert = createSelfSignedCert();
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -61,6 +64,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     META_APP_SECRET: metaSecret,
     META_VERIFY_TOKEN: randomBytes(12).toString('hex'),
     META_GRAPH_URL: 'http://127.0.0.1:9',
+    OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+    NODE_EXTRA_CA_CERTS: cert.certPath,
   };
   const { child, url } = await startApi(env);
   const email = `owner-${randomBytes(4).toString('hex')}@console.test`;
@@ -72,15 +77,39 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     { cwd: root, env, encoding: 'utf8' },
   );
   const { organization_id: organizationId } = JSON.parse(created.trim().split('\n').pop()!) as { organization_id: string };
+  // An AGENT of the same organization, for what each role is offered (settings.signed-in.spec.ts).
+  const agentEmail = `agent-${randomBytes(4).toString('hex')}@console.test`;
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'dist', 'apps', 'api', 'admin.js'),
+      'create-user',
+      '--org',
+      organizationId,
+      '--email',
+      agentEmail,
+      '--password',
+      password,
+      '--role',
+      'AGENT',
+      '--json',
+    ],
+    { cwd: root, env, encoding: 'utf8' },
+  );
   await subscribe(url, secret, organizationId);
-  const signIn = await fetch(`${url}/auth/v1/token?grant_type=password`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const { access_token: token } = (await signIn.json()) as { access_token: string };
-  const skipped = await fetch(`${url}/functions/v1/onboarding/skip-channels`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-  if (!skipped.ok) throw new Error(`onboarding of the test owner failed: ${skipped.status} ${await skipped.text()}`);
+  const signIn = async (who: string) => {
+    const answer = await fetch(`${url}/auth/v1/token?grant_type=password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: who, password }),
+    });
+    return ((await answer.json()) as { access_token: string }).access_token;
+  };
+  const token = await signIn(email);
+  for (const member of [token, await signIn(agentEmail)]) {
+    const skipped = await fetch(`${url}/functions/v1/onboarding/skip-channels`, { method: 'POST', headers: { authorization: `Bearer ${member}` } });
+    if (!skipped.ok) throw new Error(`onboarding of a test member failed: ${skipped.status} ${await skipped.text()}`);
+  }
   // Some records in two scripts for the list pages.
   for (const [table, row] of [
     ['companies', { name: 'شركة النيل', country: 'EG', industry: 'Retail' }],
@@ -101,6 +130,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     CONSOLE_OWNER_EMAIL: email,
     CONSOLE_OWNER_PASSWORD: password,
     CONSOLE_META_APP_SECRET: metaSecret,
+    CONSOLE_TLS_CERT: cert.certPath,
+    CONSOLE_AGENT_EMAIL: agentEmail,
   });
   return async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -108,5 +139,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dirname(cert.certPath), { recursive: true, force: true });
   };
 }

@@ -4,6 +4,8 @@ import { checkPage } from './check-page';
 const SECTIONS = ['Inbox', 'Contacts', 'Companies', 'Deals', 'Dashboards', 'Settings'];
 
 test('should show every navigation link and open each page from it', async ({ page }, testInfo) => {
+  // Six pages, each screenshotted twice and checked by axe.
+  test.setTimeout(90_000);
   await page.goto(`${process.env.CONSOLE_BASE_URL}/app/`);
   const navigation = page.getByRole('navigation', { name: 'Main' });
   for (const name of SECTIONS) await expect(navigation.getByRole('link', { name, exact: true })).toBeVisible();
@@ -19,7 +21,6 @@ test('should show the profile read from the API on Settings', async ({ page }) =
   await page.goto(`${process.env.CONSOLE_BASE_URL}/app/settings`);
   await expect(page.getByLabel('Email')).toHaveValue(process.env.CONSOLE_OWNER_EMAIL!);
   await expect(page.getByText('Role: OWNER')).toBeVisible();
-  await expect(page.getByText('Starter')).toBeVisible();
 });
 
 test('should list contacts from the API with their names in their own direction', async ({ page }) => {

@@ -58,7 +58,7 @@ function SignedIn({ path }: { path: string }) {
     );
   }
   if (!onboarding.data.onboarding_completed) return <Redirect to="/onboarding" />;
-  const section = SECTIONS.find((candidate) => candidate.path === path);
+  const section = SECTIONS.find((candidate) => candidate.path === path || path.startsWith(`${candidate.path}/`));
   if (!section) return <Redirect to="/inbox" />;
   return (
     <Shell sections={SECTIONS}>

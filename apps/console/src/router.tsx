@@ -42,7 +42,8 @@ export function Link({ to, ...props }: { to: string } & AnchorHTMLAttributes<HTM
     event.preventDefault();
     navigate(to);
   };
-  return <a {...props} href={BASE + to} aria-current={path === to ? 'page' : undefined} onClick={onClick} />;
+  // A link given its own aria-current (a section with pages under it) keeps it.
+  return <a aria-current={path === to ? 'page' : undefined} {...props} href={BASE + to} onClick={onClick} />;
 }
 
 export function Redirect({ to }: { to: string }) {

@@ -2,11 +2,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { supabase } from '../api/supabase';
 import { useSession } from '../auth/session';
-import { Link, navigate } from '../router';
+import { Link, navigate, useLocation } from '../router';
 
 export function Shell({ sections, children }: { sections: { path: string; label: string }[]; children: ReactNode }) {
   const { session } = useSession();
   const queryClient = useQueryClient();
+  const { path } = useLocation();
   async function signOut() {
     await supabase.auth.signOut();
     queryClient.clear();
@@ -30,7 +31,9 @@ export function Shell({ sections, children }: { sections: { path: string; label:
         <ul>
           {sections.map((section) => (
             <li key={section.path}>
-              <Link to={section.path}>{section.label}</Link>
+              <Link to={section.path} aria-current={path === section.path || path.startsWith(`${section.path}/`) ? 'page' : undefined}>
+                {section.label}
+              </Link>
             </li>
           ))}
         </ul>

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { type HttpsReceiver, startHttpsReceiver } from '../../../libs/platform/src/testing/https-receiver';
+import { checkPage } from './check-page';
+
+const base = () => process.env.CONSOLE_BASE_URL!;
+
+test('should offer the settings sections of the owner, each with its page', async ({ page }, testInfo) => {
+  await page.goto(`${base()}/app/settings`);
+  const sections = page.getByRole('navigation', { name: 'Settings' });
+  for (const [name, slug] of [
+    ['Profile', 'profile'],
+    ['API keys', 'api-keys'],
+    ['Webhooks', 'webhooks'],
+    ['Subscription', 'subscription'],
+  ]) {
+    await sections.getByRole('link', { name, exact: true }).click();
+    await expect(sections.getByRole('link', { name, exact: true })).toHaveAttribute('aria-current', 'page');
+    await expect(page.getByRole('heading', { name, level: 2 })).toBeVisible();
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'page');
+    await checkPage(page, `settings-${slug}`, testInfo);
+  }
+  await expect(page.getByText('Starter')).toBeVisible();
+});
+
+test('should create an API key shown once in a dialog, list it by prefix and revoke it', async ({ page }) => {
+  await page.goto(`${base()}/app/settings/api-keys`);
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  // The browser's own check first: the name is required.
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.getByLabel('Name').fill('Zapier from the console');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'API key created' });
+  await expect(dialog).toBeVisible();
+  const key = await dialog.getByLabel('API key').inputValue();
+  expect(key).toMatch(/^eng_/);
+  // The key works against the API.
+  const answer = await fetch(`${base()}/functions/v1/rest-api-proxy/contacts?limit=1`, { headers: { 'x-api-key': key } });
+  expect(answer.status).toBe(200);
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(dialog).toHaveCount(0);
+  const row = page.getByRole('row').filter({ hasText: 'Zapier from the console' });
+  await expect(row).toBeVisible();
+  await expect(row).toContainText(`${key.slice(0, 8)}`);
+  expect(await page.content()).not.toContain(key);
+  await row.getByRole('button', { name: 'Revoke Zapier from the console' }).click();
+  await row.getByRole('button', { name: 'Yes, revoke' }).click();
+  await expect(page.getByRole('row').filter({ hasText: 'Zapier from the console' })).toHaveCount(0);
+  const revoked = await fetch(`${base()}/functions/v1/rest-api-proxy/contacts?limit=1`, { headers: { 'x-api-key': key } });
+  expect(revoked.status).toBe(401);
+});
+
+test.describe('webhooks', () => {
+  let receiver: HttpsReceiver;
+  let failing = false;
+  test.beforeAll(async () => {
+    const certPath = process.env.CONSOLE_TLS_CERT!;
+    const cert = { certPath, cert: readFileSync(certPath, 'utf8'), key: readFileSync(join(dirname(certPath), 'key.pem'), 'utf8') };
+    receiver = await startHttpsReceiver(cert, () => (failing ? { status: 503, body: 'receiver down' } : { status: 200, body: 'ok' }));
+  });
+  test.afterAll(async () => receiver?.close());
+
+  test('should create a webhook, show the API refusal in place, send the test, and retry a failed delivery from the log', async ({ page }, testInfo) => {
+    await page.goto(`${base()}/app/settings/webhooks`);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.getByLabel('Name').fill('Console hook');
+    await page.getByLabel('URL').fill(`${receiver.url}/hooks/console`);
+    // No event chosen: the API's own refusal is shown.
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect(page.getByRole('alert')).toBeVisible();
+    await page.getByRole('group', { name: 'Events' }).getByLabel('contact.created').check();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Webhook created' });
+    await expect(dialog).toBeVisible();
+    expect(await dialog.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+
+    await page.getByRole('button', { name: 'Send a test to Console hook' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Test of Console hook' })).toContainText('Delivered: HTTP 200');
+    expect(receiver.received.at(-1)?.headers['webhook-signature']).toBeTruthy();
+
+    await page.getByRole('link', { name: 'Deliveries of Console hook' }).click();
+    await expect(page.getByRole('heading', { name: 'Console hook', level: 2 })).toBeVisible();
+    failing = true;
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Test:' })).toContainText('Not delivered');
+    const deliveries = page.getByRole('table', { name: 'Deliveries' });
+    const failedRow = deliveries.getByRole('row').filter({ hasText: 'failed' });
+    await expect(failedRow).toHaveCount(1);
+    await expect(failedRow).toContainText('HTTP 503');
+    await expect(deliveries.getByRole('row').filter({ hasText: 'success' }).getByRole('button', { name: 'Retry' })).toHaveCount(0);
+    await checkPage(page, 'settings-webhook-deliveries', testInfo);
+
+    failing = false;
+    await failedRow.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Retry of webhook.test' })).toContainText('Delivered: HTTP 200');
+    // The retried delivery has succeeded now: no row offers to retry it again.
+    await expect(deliveries.getByRole('row').filter({ hasText: 'success' })).toHaveCount(2);
+    await expect(deliveries.getByRole('button', { name: 'Retry' })).toHaveCount(0);
+    await page.getByLabel('Status').selectOption('failed');
+    await expect(deliveries.getByRole('row')).toHaveCount(2);
+  });
+});
+
+test('should not offer an AGENT the sections only owners and admins may use', async ({ browser }) => {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  await page.goto(`${base()}/app/sign-in`);
+  await page.getByLabel('Email').fill(process.env.CONSOLE_AGENT_EMAIL!);
+  await page.getByLabel('Password').fill(process.env.CONSOLE_OWNER_PASSWORD!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await page.goto(`${base()}/app/settings`);
+  const sections = page.getByRole('navigation', { name: 'Settings' });
+  await expect(sections.getByRole('link', { name: 'Profile' })).toBeVisible();
+  await expect(page.getByText('Role: AGENT')).toBeVisible();
+  await expect(sections.getByRole('link', { name: 'API keys' })).toHaveCount(0);
+  await expect(sections.getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
+  // A deep link to a section the role may not use lands on the profile.
+  await page.goto(`${base()}/app/settings/api-keys`);
+  await expect(page.getByRole('heading', { name: 'Profile', level: 2 })).toBeVisible();
+  await expect(page).toHaveURL(/\/app\/settings$/);
+  await context.close();
+});
