@@ -4,6 +4,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+// The platform's HTTPS test peer, by path: the console's own tsconfig has no aliases, and the
+// whole of @engage/platform/testing (databases, Nest) has no place in a browser test's worker.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createSelfSignedCert } from '../../../libs/platform/src/testing/https-receiver';
 import { subscribe } from './api';
 

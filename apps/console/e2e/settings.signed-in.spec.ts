@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
+// The platform's HTTPS test peer, by path: the console's own tsconfig has no aliases, and the
+// whole of @engage/platform/testing (databases, Nest) has no place in a browser test's worker.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { type HttpsReceiver, startHttpsReceiver } from '../../../libs/platform/src/testing/https-receiver';
 import { checkPage } from './check-page';
 
