@@ -10,12 +10,16 @@ import { checkPage } from './check-page';
 const base = () => process.env.CONSOLE_BASE_URL!;
 
 test('should offer the settings sections of the owner, each with its page', async ({ page }, testInfo) => {
+  // Six sections, each screenshotted twice and checked by axe.
+  test.setTimeout(90_000);
   await page.goto(`${base()}/app/settings`);
   const sections = page.getByRole('navigation', { name: 'Settings' });
   for (const [name, slug] of [
     ['Profile', 'profile'],
+    ['Team', 'team'],
     ['API keys', 'api-keys'],
     ['Webhooks', 'webhooks'],
+    ['Organization', 'organization'],
     ['Subscription', 'subscription'],
   ]) {
     await sections.getByRole('link', { name, exact: true }).click();
@@ -25,6 +29,51 @@ test('should offer the settings sections of the owner, each with its page', asyn
     await checkPage(page, `settings-${slug}`, testInfo);
   }
   await expect(page.getByText('Starter')).toBeVisible();
+});
+
+test('should invite a member, refuse what the API refuses, change a role and revoke the invitation', async ({ page }) => {
+  await page.goto(`${base()}/app/settings/team`);
+  const members = page.getByRole('table', { name: 'Members' });
+  await expect(members.getByRole('row').filter({ hasText: process.env.CONSOLE_OWNER_EMAIL! })).toContainText('Owner');
+  const agent = process.env.CONSOLE_AGENT_EMAIL!;
+  // The API's refusal, in its own words: the address is already a member.
+  await page.getByLabel('Email').fill(agent);
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('alert')).toBeVisible();
+  await page.getByLabel('Email').fill('new.member@console.test');
+  await page.getByLabel('Role', { exact: true }).selectOption('PROJECT_MANAGER');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Invitation sent to new.member@console.test' })).toBeVisible();
+  const invitation = page.getByRole('table', { name: 'Invitations' }).getByRole('row').filter({ hasText: 'new.member@console.test' });
+  await expect(invitation).toContainText('Project manager');
+  await invitation.getByRole('button', { name: 'Revoke the invitation of new.member@console.test' }).click();
+  await expect(page.getByRole('table', { name: 'Invitations' })).toHaveCount(0);
+
+  await members.getByLabel(`Role of ${agent}`).selectOption('TEAM_ADMIN');
+  await page.reload();
+  await expect(page.getByRole('table', { name: 'Members' }).getByLabel(`Role of ${agent}`)).toHaveValue('TEAM_ADMIN');
+  await page.getByRole('table', { name: 'Members' }).getByLabel(`Role of ${agent}`).selectOption('AGENT');
+  await page.reload();
+  await expect(page.getByRole('table', { name: 'Members' }).getByLabel(`Role of ${agent}`)).toHaveValue('AGENT');
+});
+
+test('should save the organization settings, keep them after a reload, and show a refusal naming the setting', async ({ page }) => {
+  await page.goto(`${base()}/app/settings/organization`);
+  await page.getByLabel('SLA target (minutes)').fill('0');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('alert')).toContainText('sla_target_minutes');
+  await page.getByLabel('SLA target (minutes)').fill('120');
+  await page.getByLabel('Time zone').selectOption('Africa/Cairo');
+  await page.getByRole('button', { name: 'Add hours on Monday' }).click();
+  await page.getByLabel('Monday closes').fill('18:30');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Time zone')).toHaveValue('Africa/Cairo');
+  await expect(page.getByLabel('SLA target (minutes)')).toHaveValue('120');
+  await expect(page.getByLabel('Monday opens')).toHaveValue('09:00');
+  await expect(page.getByLabel('Monday closes')).toHaveValue('18:30');
+  await expect(page.getByRole('group', { name: 'Tuesday' })).toContainText('Closed');
 });
 
 test('should create an API key shown once in a dialog, list it by prefix and revoke it', async ({ page }) => {
@@ -121,6 +170,14 @@ test('should not offer an AGENT the sections only owners and admins may use', as
   await expect(page.getByText('Role: AGENT')).toBeVisible();
   await expect(sections.getByRole('link', { name: 'API keys' })).toHaveCount(0);
   await expect(sections.getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
+  // Team and Organization are read, not changed.
+  await sections.getByRole('link', { name: 'Team' }).click();
+  await expect(page.getByRole('table', { name: 'Members' })).toContainText(process.env.CONSOLE_OWNER_EMAIL!);
+  await expect(page.getByRole('button', { name: 'Send invitation' })).toHaveCount(0);
+  await expect(page.getByRole('combobox')).toHaveCount(0);
+  await sections.getByRole('link', { name: 'Organization' }).click();
+  await expect(page.getByLabel('Time zone')).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Save settings' })).toHaveCount(0);
   // A deep link to a section the role may not use lands on the profile.
   await page.goto(`${base()}/app/settings/api-keys`);
   await expect(page.getByRole('heading', { name: 'Profile', level: 2 })).toBeVisible();

@@ -2,9 +2,11 @@ import type { ComponentType } from 'react';
 import { Link, Redirect, useLocation } from '../router';
 import { ErrorAlert, Loading, PageHeading } from '../ui/page';
 import { ApiKeysSection } from './api-keys-section';
+import { OrganizationSection } from './organization-section';
 import { ProfileSection } from './profile-section';
 import { managesOrganization, useProfile } from './profile.api';
 import { SubscriptionSection } from './subscription-section';
+import { TeamSection } from './team-section';
 import { WebhooksSection } from './webhooks-section';
 
 interface SettingsSection {
@@ -20,8 +22,10 @@ const everyone = () => true;
 // The settings sections, in the order of their navigation (docs/console.md, "Settings").
 const SECTIONS: SettingsSection[] = [
   { path: '/settings', label: 'Profile', page: ProfileSection, allowed: everyone },
+  { path: '/settings/team', label: 'Team', page: TeamSection, allowed: everyone },
   { path: '/settings/api-keys', label: 'API keys', page: ApiKeysSection, allowed: managesOrganization },
   { path: '/settings/webhooks', label: 'Webhooks', page: WebhooksSection, allowed: managesOrganization },
+  { path: '/settings/organization', label: 'Organization', page: OrganizationSection, allowed: everyone },
   { path: '/settings/subscription', label: 'Subscription', page: SubscriptionSection, allowed: everyone },
 ];
 
