@@ -2,6 +2,7 @@ import { analyticsManifest } from '@engage/analytics';
 import { automationManifest } from '@engage/automation';
 import { billingManifest } from '@engage/billing';
 import { callsManifest } from '@engage/calls';
+import { campaignsManifest } from '@engage/campaigns';
 import { crmManifest } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest } from '@engage/identity';
@@ -28,6 +29,7 @@ export const CONTEXTS: readonly ContextManifest[] = [
   analyticsManifest,
   realtimeManifest,
   automationManifest,
+  campaignsManifest,
 ];
 
 // What the apps import, built from a list of manifests (a test composes a throwaway context with it).

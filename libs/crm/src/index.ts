@@ -16,6 +16,7 @@ import { IndexDealsByStage1763800002008 } from './infrastructure/migrations/0008
 import { CreateContactEmails1763800002009 } from './infrastructure/migrations/0009-create-contact-emails';
 import { CreateCompanyDuplicateKeys1763800002010 } from './infrastructure/migrations/0010-create-company-duplicate-keys';
 import { PublishAnalyticsReadViews1763800002020 } from './infrastructure/migrations/0020-publish-analytics-read-views';
+import { PublishCampaignAudience1763800002040 } from './infrastructure/migrations/0040-publish-campaign-audience';
 import { KeepDealClosedAt1763800002030 } from './infrastructure/migrations/0030-keep-deal-closed-at';
 
 export { CrmModule } from './crm.module';
@@ -47,6 +48,8 @@ export const crmMigrations: MigrationClass[] = [
   CreateCompanyDuplicateKeys1763800002010,
   PublishAnalyticsReadViews1763800002020,
   KeepDealClosedAt1763800002030,
+  // The contacts campaigns' audiences are chosen from (docs/campaigns.md).
+  PublishCampaignAudience1763800002040,
 ];
 
 // The CRM as the composition sees it (libs/platform/src/context/context-manifest.ts).

@@ -24,6 +24,9 @@ export { MessagingModule } from './messaging.module';
 export { SendService } from './channels/chat-app/send.service';
 export { PendingSendSweeper } from './outbound/pending-send.sweeper';
 export { ConversationService } from './conversations/conversation.service';
+// The contact's open conversation on an account, found or created in the caller's transaction (a
+// `resolve` destination of OutboundDispatcher.enqueue: campaigns store their checkpoint beside the message).
+export { upsertConversation } from './conversations/conversation-store';
 // Commands on the command bus for other contexts' changes to conversations (automation's actions).
 export { SetConversationStatus, AssignConversation } from './conversations/conversation-commands';
 // The one way a message leaves the service (docs/messaging.md, "One outbound path").
@@ -78,6 +81,8 @@ export {
   MESSAGE_RECEIVED,
   MESSAGE_SENT,
   MESSAGE_FAILED,
+  MESSAGE_DELIVERED,
+  MESSAGE_READ,
   type MessagePayload,
   type ConversationPayload,
 } from './application/messaging-events';

@@ -12,3 +12,4 @@ export * from './columns';
 export * from './csv-cell';
 export * from './customer-ai';
 export * from './permission';
+export * from './templates';

@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { IdentityModule } from '@engage/identity';
+import { MessagingModule, OutboundDispatcher } from '@engage/messaging';
+import { Database } from '@engage/platform';
+import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
+import { AudienceReader } from './application/audience-reader';
+import { BroadcastPass } from './application/broadcast-pass';
+import { BroadcastsService } from './application/broadcasts.service';
+import { ContentPreviewService } from './application/content-preview.service';
+import { dataApiTables, type Tables } from './application/data-api-tables';
+import { RecipientOutcomes } from './application/recipient-outcomes';
+import { SegmentsWriter } from './application/segments.writer';
+import { SegmentsService } from './application/segments.service';
+import { CampaignsController } from './http/campaigns.controller';
+
+const TABLES = Symbol('CAMPAIGNS_TABLES');
+
+// Campaigns (docs/campaigns.md): segments (written through the data API), audience and text
+// previews, broadcasts, the worker that hands their recipients to messaging's paced queue, and the
+// consumer of their messages' outcomes.
+@Module({
+  imports: [IdentityModule, MessagingModule],
+  controllers: [CampaignsController],
+  providers: [
+    { provide: CLOCK, useValue: systemClock },
+    { provide: TABLES, inject: [ModuleRef], useFactory: (moduleRef: ModuleRef) => dataApiTables(moduleRef) },
+    { provide: AudienceReader, inject: [TABLES], useFactory: (tables: Tables) => new AudienceReader(tables) },
+    { provide: SegmentsService, inject: [Database, AudienceReader], useFactory: (db: Database, a: AudienceReader) => new SegmentsService(db, a) },
+    { provide: ContentPreviewService, inject: [Database, TABLES], useFactory: (db: Database, tables: Tables) => new ContentPreviewService(db, tables) },
+    {
+      provide: BroadcastsService,
+      inject: [Database, TABLES, AudienceReader, CLOCK],
+      useFactory: (db: Database, tables: Tables, a: AudienceReader, clock: Clock) => new BroadcastsService(db, tables, a, clock),
+    },
+    {
+      provide: BroadcastPass,
+      inject: [Database, BroadcastsService, OutboundDispatcher, CLOCK],
+      useFactory: (db: Database, b: BroadcastsService, d: OutboundDispatcher, clock: Clock) => new BroadcastPass(db, b, d, clock),
+    },
+    RecipientOutcomes,
+    SegmentsWriter,
+  ],
+  exports: [BroadcastsService, BroadcastPass],
+})
+export class CampaignsModule {}

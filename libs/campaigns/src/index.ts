@@ -1,0 +1,31 @@
+import { defineContext, type MigrationClass } from '@engage/platform';
+import { SegmentsWriter } from './application/segments.writer';
+import { broadcastQueue } from './application/broadcast-pass';
+import { OUTCOME_EVENTS } from './application/recipient-outcomes';
+import { CampaignsModule } from './campaigns.module';
+import { CAMPAIGNS_PERMISSIONS } from './campaigns.permissions';
+import { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
+import { CreateCampaignsTables1763800017001 } from './infrastructure/migrations/0001-create-campaigns-tables';
+
+export { CampaignsModule } from './campaigns.module';
+export { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
+export { CAMPAIGNS_MANAGE } from './campaigns.permissions';
+export { BroadcastPass, broadcastQueue, type HandOutOptions } from './application/broadcast-pass';
+export { BroadcastsService } from './application/broadcasts.service';
+
+export const campaignsMigrations: MigrationClass[] = [CreateCampaignsTables1763800017001];
+
+// Campaigns as the composition sees it (docs/campaigns.md): segments written through the data API
+// by their writer, recipients read-only there, broadcasts through /functions/v1/campaigns, the
+// worker's hot queue that starts scheduled broadcasts and hands recipients to messaging's paced
+// queue, and the consumer of messaging's message outcomes.
+export const campaignsManifest = defineContext({
+  name: 'campaigns',
+  module: CampaignsModule,
+  migrations: campaignsMigrations,
+  tables: [{ table: CAMPAIGNS_TABLES.segments, writer: SegmentsWriter }, { table: CAMPAIGNS_TABLES.recipients }],
+  publishes: [],
+  consumes: { events: OUTCOME_EVENTS },
+  jobs: { queues: [broadcastQueue] },
+  permissions: CAMPAIGNS_PERMISSIONS,
+});

@@ -1,0 +1,66 @@
+import { ContactService, crmManifest, crmMigrations, CrmModule } from '@engage/crm';
+import { DataApiModule } from '@engage/data-api';
+import { identityManifest, identityMigrations, OrganizationService } from '@engage/identity';
+import { createTestTenant, type TestTenant } from '@engage/identity/testing';
+import { messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
+import { RecordingProvider, UNPACED_PACING } from '@engage/messaging/testing';
+import type { EventContract } from '@engage/shared-kernel';
+import { startTestApp } from '@engage/platform/testing';
+import { campaignsManifest, campaignsMigrations, CampaignsModule } from '../index';
+
+// Identity, the CRM, messaging (its chat-app provider a RecordingProvider on 127.0.0.1) and
+// campaigns, with the data API over their tables, in one process that relays and consumes events
+// (role all). No job runner: a test drives the campaigns' pass and the queue's worker itself.
+export async function startCampaignsApp() {
+  const provider = new RecordingProvider();
+  await provider.start();
+  const manifests = [identityManifest, crmManifest, messagingManifest, campaignsManifest];
+  const started = await startTestApp([CrmModule, MessagingModule, CampaignsModule, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
+    role: 'all',
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...campaignsMigrations],
+    events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
+    env: { NOTIFY_URL: provider.url, SEND_GAP_MIN_MS: '0', SEND_GAP_MAX_MS: '0' },
+  });
+  const { app, runtime } = started;
+  let counter = 0;
+  return {
+    ...started,
+    provider,
+    newPhone: () => `+2012${String(10_000_000 + ++counter * 7919).slice(-8)}`,
+    // An organization whose chat-app provider key is set.
+    newTenant: async (): Promise<TestTenant> => {
+      const tenant = await createTestTenant(app);
+      await app.get(OrganizationService).setSetting(tenant.ctx.organizationId, 'appgain_api_key', 'provider-key');
+      return tenant;
+    },
+    // A chat-app account of the tenant, sending without pacing unless told otherwise.
+    chatAccount: async (tenant: TestTenant, pacing: object = UNPACED_PACING): Promise<string> => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/functions/v1/messaging/channel-accounts',
+        headers: tenant.key,
+        payload: { kind: 'chat_app', name: 'Line' },
+      });
+      if (res.statusCode !== 201) throw new Error(`channel: ${res.body}`);
+      const id = res.json().channel_account.id as string;
+      await runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [id, JSON.stringify(pacing)]);
+      return id;
+    },
+    contact: (tenant: TestTenant, fields: Record<string, unknown>) => app.get(ContactService).create(tenant.ctx, { first_name: 'Ola', ...fields }),
+    close: async () => {
+      await started.close();
+      await provider.stop();
+    },
+  };
+}
+
+export type CampaignsApp = Awaited<ReturnType<typeof startCampaignsApp>>;
+
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
