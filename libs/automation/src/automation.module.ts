@@ -15,6 +15,8 @@ import { RULE_WEBHOOK_TIMING, RuleWebhook, WEBHOOK_TIMING, type WebhookTiming } 
 import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
 import { AutomationController } from './http/automation.controller';
+import { BotFlowsService, BotFlowsWriter } from './bots/application/bot-flows.service';
+import { BotsController } from './bots/http/bots.controller';
 
 // The data API's tables as the composition registered them, looked up once every module is up:
 // the dry run and the engine read their subject through them. An app without the data API reads none.
@@ -37,7 +39,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 // CRM's events whose actions go through those contexts' commands and messaging's paced queue).
 @Module({
   imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
-  controllers: [AutomationController],
+  controllers: [AutomationController, BotsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: RulesService, inject: [SecretBox], useFactory: (box: SecretBox) => new RulesService(box) },
@@ -68,6 +70,8 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     RuleEngineConsumer,
     RulesWriter,
     RunLogPurge,
+    BotFlowsService,
+    BotFlowsWriter,
   ],
   exports: [RulesService, DryRunService, RuleEngine],
 })
