@@ -16,6 +16,10 @@ import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
 import { AutomationController } from './http/automation.controller';
 import { BotFlowsService, BotFlowsWriter } from './bots/application/bot-flows.service';
+import { BotConsumer, BotSessionsPass } from './bots/application/bot.consumer';
+import { BotRuntime } from './bots/application/bot-runtime';
+import { BotSteps } from './bots/application/bot-steps';
+import { BotSessionsController } from './bots/http/bot-sessions.controller';
 import { BotsController } from './bots/http/bots.controller';
 
 // The data API's tables as the composition registered them, looked up once every module is up:
@@ -39,7 +43,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 // CRM's events whose actions go through those contexts' commands and messaging's paced queue).
 @Module({
   imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
-  controllers: [AutomationController, BotsController],
+  controllers: [AutomationController, BotsController, BotSessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: RulesService, inject: [SecretBox], useFactory: (box: SecretBox) => new RulesService(box) },
@@ -72,7 +76,21 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     RunLogPurge,
     BotFlowsService,
     BotFlowsWriter,
+    {
+      provide: BotSteps,
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, CLOCK],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, clock: Clock) =>
+        new BotSteps(db, commands, paced, webhook, clock),
+    },
+    {
+      provide: BotRuntime,
+      inject: [Database, OrganizationSettings, CLOCK, ModuleRef, BotSteps],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, moduleRef: ModuleRef, steps: BotSteps) =>
+        new BotRuntime(db, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock, steps),
+    },
+    BotConsumer,
+    BotSessionsPass,
   ],
-  exports: [RulesService, DryRunService, RuleEngine],
+  exports: [RulesService, DryRunService, RuleEngine, BotRuntime],
 })
 export class AutomationModule {}

@@ -8,6 +8,7 @@ import { CreateAutomationTables1763800016001 } from './infrastructure/migrations
 import { AllowRunningRuns1763800016002 } from './infrastructure/migrations/0002-allow-running-runs';
 import { RULE_ENGINE_EVENTS } from './automation.events';
 import { BotFlowsWriter } from './bots/application/bot-flows.service';
+import { BOT_EVENTS, botSchedules } from './bots/application/bot.consumer';
 import { BOT_TABLES } from './bots/infrastructure/exposed-tables';
 import { CreateBotTables1763800016004 } from './infrastructure/migrations/0004-create-bot-tables';
 
@@ -15,6 +16,8 @@ export { AutomationModule } from './automation.module';
 export { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
 export { AUTOMATION_RULES_MANAGE, AUTOMATION_BOTS_MANAGE } from './automation.permissions';
 export { BOT_TABLES } from './bots/infrastructure/exposed-tables';
+export { BotRuntime } from './bots/application/bot-runtime';
+export { BOT_CONSUMER, botSchedules } from './bots/application/bot.consumer';
 export { automationSchedules, RunLogPurge } from './application/run-log-purge.job';
 
 export const automationMigrations: MigrationClass[] = [
@@ -42,7 +45,7 @@ export const automationManifest = defineContext({
     { table: BOT_TABLES.sessions },
   ],
   publishes: [],
-  consumes: { events: RULE_ENGINE_EVENTS },
-  jobs: { schedules: automationSchedules },
+  consumes: { events: [...RULE_ENGINE_EVENTS, ...BOT_EVENTS.filter((contract) => !RULE_ENGINE_EVENTS.includes(contract))] },
+  jobs: { schedules: [...automationSchedules, ...botSchedules] },
   permissions: AUTOMATION_PERMISSIONS,
 });

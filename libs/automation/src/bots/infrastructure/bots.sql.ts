@@ -57,32 +57,36 @@ export const START_SESSION = `
   VALUES (app_org_id(), $1, $2, $3, $4, 'active', $5, $6, $7, $7)
   ON CONFLICT (organization_id, conversation_id) WHERE status IN ('active', 'waiting') DO NOTHING RETURNING *`;
 
-// A customer's message added to the answer being gathered: only while waiting, only a message
-// written after the question, each message once. The answer is due a second after its first message.
+// A customer's message added to the answer being gathered: only a message written after the
+// question was put (waiting_since, set as it is sent), each message once. The answer is due a second after its first message.
 export const ADD_TO_ANSWER = `
   UPDATE bot_sessions SET pending = pending || jsonb_build_array(jsonb_build_object('id', $2::text, 'text', $3::text)),
     answer_due_at = coalesce(answer_due_at, $4::timestamptz + interval '1 second')
-  WHERE id = $1 AND status = 'waiting' AND waiting_since < $4::timestamptz AND NOT pending @> jsonb_build_array(jsonb_build_object('id', $2::text))
+  WHERE id = $1 AND status IN ('active', 'waiting') AND waiting_since < $4::timestamptz AND NOT pending @> jsonb_build_array(jsonb_build_object('id', $2::text))
   RETURNING answer_due_at`;
 
 // The gathered answer taken (waiting becomes active), once, when it is due; or the ask's timeout.
 export const TAKE_ANSWER = `
   WITH taken AS (SELECT id, pending FROM bot_sessions WHERE id = $1 AND status = 'waiting' AND answer_due_at <= $2 FOR UPDATE)
-  UPDATE bot_sessions s SET status = 'active', pending = '[]', answer_due_at = NULL, timeout_at = NULL, expires_at = $3, updated_at = $2
+  UPDATE bot_sessions s SET status = 'active', pending = '[]', answer_due_at = NULL, waiting_since = NULL, timeout_at = NULL, expires_at = $3, updated_at = $2
   FROM taken WHERE s.id = taken.id RETURNING s.*, taken.pending AS answer`;
 export const TAKE_TIMEOUT = `
-  UPDATE bot_sessions SET status = 'active', pending = '[]', answer_due_at = NULL, timeout_at = NULL, expires_at = $3, updated_at = $2
+  UPDATE bot_sessions SET status = 'active', pending = '[]', answer_due_at = NULL, waiting_since = NULL, timeout_at = NULL, expires_at = $3, updated_at = $2
   WHERE id = $1 AND status = 'waiting' AND timeout_at <= $2 AND answer_due_at IS NULL RETURNING *`;
 
-export const ANSWER_DUE_AT = `SELECT answer_due_at FROM bot_sessions WHERE id = $1 AND status = 'waiting'`;
+export const ANSWER_DUE_AT = `SELECT status, answer_due_at FROM bot_sessions WHERE id = $1`;
+
+// The question of an ask is being put: answers are the customer's messages written from now on.
+export const MARK_ASKING = `UPDATE bot_sessions SET current_node = $2, waiting_since = $3 WHERE id = $1 AND status = 'active'`;
 export const SESSION_STATUS = `SELECT status FROM bot_sessions WHERE id = $1`;
 
 // Where an active session's steps brought it: waiting at an ask, or ended. Nothing when it was
 // stopped meanwhile (an agent's reply).
 export const SAVE_STEP = `
   UPDATE bot_sessions SET status = $2, end_reason = $3, current_node = $4, variables = $5, retries = $6, handed_to = $7,
-    waiting_since = $8, timeout_at = $9, expires_at = coalesce($10, expires_at), updated_at = $11
-  WHERE id = $1 AND status = 'active' RETURNING id`;
+    timeout_at = $8, expires_at = coalesce($9, expires_at), updated_at = $10,
+    pending = CASE WHEN $2 = 'waiting' THEN pending ELSE '[]' END, answer_due_at = CASE WHEN $2 = 'waiting' THEN answer_due_at END
+  WHERE id = $1 AND status = 'active' RETURNING id, answer_due_at`;
 
 export const STOP_OPEN_SESSIONS = `
   UPDATE bot_sessions SET status = 'stopped', end_reason = $2, pending = '[]', answer_due_at = NULL, timeout_at = NULL, updated_at = $3
