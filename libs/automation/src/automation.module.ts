@@ -61,9 +61,9 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     },
     {
       provide: RuleActions,
-      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox],
-      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox) =>
-        new RuleActions(db, commands, paced, webhook, box),
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox, BotRuntime],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox, bots: BotRuntime) =>
+        new RuleActions(db, commands, paced, webhook, box, bots),
     },
     {
       provide: RuleEngine,

@@ -304,6 +304,55 @@ describe('bot sessions', () => {
     expect((await botTexts(tenant, id)).map((m) => m.content)).toEqual(['Your name?', 'No answer; an agent will write.']);
   });
 
+  it("should start a flow by a rule's start_bot action, and log a failure for a flow that is not published", async () => {
+    const line = await setUp();
+    const { tenant } = line;
+    // A keyword no customer says: only the rule starts this flow.
+    const flowId = await createFlow(tenant, simpleFlow(line.accountId, 'Thanks', { trigger: { type: 'keyword', keywords: ['never-said'] } }));
+    const draft = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/bot_flows',
+      headers: { ...tenant.session, prefer: 'return=representation' },
+      payload: simpleFlow(line.accountId, 'Draft', { trigger: { type: 'keyword', keywords: ['never-said'] } }),
+    });
+    const rule = (name: string, botFlowId: string, word: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/rest/v1/automation_rules',
+        headers: tenant.session,
+        payload: {
+          name,
+          event: 'message.received',
+          conditions: { all: [{ field: 'message.content', operator: 'contains', value: word }] },
+          actions: [{ type: 'start_bot', bot_flow_id: botFlowId }],
+        },
+      });
+    expect((await rule('Bot on help', flowId, 'help')).statusCode).toBe(201);
+    expect((await rule('Draft on draft', draft.json()[0].id, 'draft')).statusCode).toBe(201);
+    const { id: conversationId } = await say(line, phone(), 'help me');
+    expect(await sessionUntil(tenant, conversationId, (s) => s.status === 'waiting')).toMatchObject({ bot_flow_id: flowId, version: 1 });
+    expect((await botTexts(tenant, conversationId)).map((m) => m.content)).toEqual(['Your name?']);
+    const [run] = await until(
+      'run',
+      () =>
+        read<{ status: string; actions: { type: string; status: string; result?: { session_id?: string } }[] }>(
+          tenant,
+          'automation_runs?select=status,actions',
+        ),
+      (runs) => runs.length === 1 && runs[0].status !== 'running',
+    );
+    expect(run.actions[0]).toMatchObject({ type: 'start_bot', status: 'succeeded', result: { status: 'waiting' } });
+
+    const { id: other } = await say(line, phone(), 'a draft');
+    const runs = await until(
+      'runs',
+      () => read<{ status: string; actions: { error?: string }[] }>(tenant, 'automation_runs?select=status,actions&order=started_at'),
+      (list) => list.length === 2 && list[1].status !== 'running',
+    );
+    expect(runs[1]).toMatchObject({ status: 'failed', actions: [{ error: expect.stringMatching(/bot_flow.*not found/) }] });
+    expect(await read(tenant, `bot_sessions?conversation_id=eq.${other}`)).toEqual([]);
+  });
+
   it('should let any member stop a session, answering bad input with a 4xx', async () => {
     const line = await setUp();
     const { tenant } = line;
