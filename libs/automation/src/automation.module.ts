@@ -15,6 +15,12 @@ import { RULE_WEBHOOK_TIMING, RuleWebhook, WEBHOOK_TIMING, type WebhookTiming } 
 import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
 import { AutomationController } from './http/automation.controller';
+import { BotFlowsService, BotFlowsWriter } from './bots/application/bot-flows.service';
+import { BotConsumer, BotSessionsPass } from './bots/application/bot.consumer';
+import { BotRuntime } from './bots/application/bot-runtime';
+import { BotSteps } from './bots/application/bot-steps';
+import { BotSessionsController } from './bots/http/bot-sessions.controller';
+import { BotsController } from './bots/http/bots.controller';
 
 // The data API's tables as the composition registered them, looked up once every module is up:
 // the dry run and the engine read their subject through them. An app without the data API reads none.
@@ -37,7 +43,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 // CRM's events whose actions go through those contexts' commands and messaging's paced queue).
 @Module({
   imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
-  controllers: [AutomationController],
+  controllers: [AutomationController, BotsController, BotSessionsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: RulesService, inject: [SecretBox], useFactory: (box: SecretBox) => new RulesService(box) },
@@ -55,9 +61,9 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     },
     {
       provide: RuleActions,
-      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox],
-      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox) =>
-        new RuleActions(db, commands, paced, webhook, box),
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox, BotRuntime],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox, bots: BotRuntime) =>
+        new RuleActions(db, commands, paced, webhook, box, bots),
     },
     {
       provide: RuleEngine,
@@ -68,7 +74,23 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     RuleEngineConsumer,
     RulesWriter,
     RunLogPurge,
+    BotFlowsService,
+    BotFlowsWriter,
+    {
+      provide: BotSteps,
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, CLOCK],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, clock: Clock) =>
+        new BotSteps(db, commands, paced, webhook, clock),
+    },
+    {
+      provide: BotRuntime,
+      inject: [Database, OrganizationSettings, CLOCK, ModuleRef, BotSteps],
+      useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, moduleRef: ModuleRef, steps: BotSteps) =>
+        new BotRuntime(db, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock, steps),
+    },
+    BotConsumer,
+    BotSessionsPass,
   ],
-  exports: [RulesService, DryRunService, RuleEngine],
+  exports: [RulesService, DryRunService, RuleEngine, BotRuntime],
 })
 export class AutomationModule {}

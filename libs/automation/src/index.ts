@@ -7,13 +7,25 @@ import { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
 import { CreateAutomationTables1763800016001 } from './infrastructure/migrations/0001-create-automation-tables';
 import { AllowRunningRuns1763800016002 } from './infrastructure/migrations/0002-allow-running-runs';
 import { RULE_ENGINE_EVENTS } from './automation.events';
+import { BotFlowsWriter } from './bots/application/bot-flows.service';
+import { BOT_EVENTS, botSchedules } from './bots/application/bot.consumer';
+import { BOT_TABLES } from './bots/infrastructure/exposed-tables';
+import { CreateBotTables1763800016004 } from './infrastructure/migrations/0004-create-bot-tables';
 
 export { AutomationModule } from './automation.module';
 export { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
-export { AUTOMATION_RULES_MANAGE } from './automation.permissions';
+export { AUTOMATION_RULES_MANAGE, AUTOMATION_BOTS_MANAGE } from './automation.permissions';
+export { BOT_TABLES } from './bots/infrastructure/exposed-tables';
+export { BotRuntime } from './bots/application/bot-runtime';
+export { BOT_CONSUMER, botSchedules } from './bots/application/bot.consumer';
 export { automationSchedules, RunLogPurge } from './application/run-log-purge.job';
 
-export const automationMigrations: MigrationClass[] = [CreateAutomationTables1763800016001, AllowRunningRuns1763800016002];
+export const automationMigrations: MigrationClass[] = [
+  CreateAutomationTables1763800016001,
+  AllowRunningRuns1763800016002,
+  // Bot flows, their versions and sessions (docs/automation.md, "Bot flows").
+  CreateBotTables1763800016004,
+];
 export { RuleEngine, ENGINE_EVENTS } from './application/rule-engine';
 export { RULE_ENGINE_CONSUMER } from './application/rule-engine.consumer';
 export { RULE_WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
@@ -25,9 +37,15 @@ export const automationManifest = defineContext({
   name: 'automation',
   module: AutomationModule,
   migrations: automationMigrations,
-  tables: [{ table: AUTOMATION_TABLES.rules, writer: RulesWriter }, { table: AUTOMATION_TABLES.runs }],
+  tables: [
+    { table: AUTOMATION_TABLES.rules, writer: RulesWriter },
+    { table: AUTOMATION_TABLES.runs },
+    { table: BOT_TABLES.flows, writer: BotFlowsWriter },
+    { table: BOT_TABLES.versions },
+    { table: BOT_TABLES.sessions },
+  ],
   publishes: [],
-  consumes: { events: RULE_ENGINE_EVENTS },
-  jobs: { schedules: automationSchedules },
+  consumes: { events: [...RULE_ENGINE_EVENTS, ...BOT_EVENTS.filter((contract) => !RULE_ENGINE_EVENTS.includes(contract))] },
+  jobs: { schedules: [...automationSchedules, ...botSchedules] },
   permissions: AUTOMATION_PERMISSIONS,
 });

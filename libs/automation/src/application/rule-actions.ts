@@ -11,6 +11,7 @@ import type { Snapshot } from '../domain/evaluator';
 import { type ActionOutcome, nextInRotation } from '../domain/runs';
 import { LAST_ROUND_ROBIN } from '../infrastructure/automation.sql';
 import type { RuleWebhook } from './rule-webhook';
+import type { BotRuntime } from '../bots/application/bot-runtime';
 
 // One run's circumstances, as its actions see them.
 export interface RunContext {
@@ -40,6 +41,7 @@ export class RuleActions {
     private readonly paced: PacedSender,
     private readonly webhook: RuleWebhook,
     private readonly box: SecretBox,
+    private readonly bots: Pick<BotRuntime, 'startByRule'>,
   ) {}
 
   async runAll(actions: readonly Action[], run: RunContext): Promise<ActionOutcome[]> {
@@ -127,7 +129,10 @@ export class RuleActions {
         const task = await this.commands.execute(new CreateTask(ctx, on, title, dueAt, action.assignee_id ?? null, cause));
         return { task_id: task.id };
       }
-      case 'start_bot':
+      case 'start_bot': {
+        const started = await this.bots.startByRule(ctx, action.bot_flow_id, id('conversation'), (snapshot.contact?.id as string | undefined) ?? null);
+        return { session_id: started.session_id, status: started.status };
+      }
       case 'wait':
         throw new ActionRefused(`${action.type} is not supported yet: the rule engine does not run it (docs/automation.md)`);
     }

@@ -16,14 +16,20 @@ export type ConditionItem = Condition | ConditionGroup;
 export const isGroup = (item: ConditionItem): item is ConditionGroup => 'all' in item || 'any' in item;
 export const groupItems = (group: ConditionGroup): ConditionItem[] => ('all' in group ? group.all : group.any);
 
+// The fields another vocabulary reads (a bot's branch: its variables and the contact), replacing the
+// rule's fields and their reach from the subject.
+export type FieldLookup = (field: string) => FieldSpec | undefined;
+
 // The conditions checked against the event's subject, in canonical form; a 400 naming the path
 // (`conditions.all[1].operator`) of the first thing wrong.
-export function parseConditions(value: unknown, subject: SubjectType, path = 'conditions'): ConditionGroup {
-  const counter = { conditions: 0 };
+export function parseConditions(value: unknown, subject: SubjectType, path = 'conditions', fields?: FieldLookup): ConditionGroup {
+  const counter = { conditions: 0, fields };
   return parseGroup(value, subject, path, 1, counter, true);
 }
 
-function parseGroup(value: unknown, subject: SubjectType, path: string, level: number, counter: { conditions: number }, root: boolean): ConditionGroup {
+type Counter = { conditions: number; fields?: FieldLookup };
+
+function parseGroup(value: unknown, subject: SubjectType, path: string, level: number, counter: Counter, root: boolean): ConditionGroup {
   if (!isPlainObject(value)) throw ruleInvalid(path, 'must be an object {"all": [...]} or {"any": [...]}');
   const keys = Object.keys(value);
   if (keys.length !== 1 || (keys[0] !== 'all' && keys[0] !== 'any')) {
@@ -43,19 +49,20 @@ function parseGroup(value: unknown, subject: SubjectType, path: string, level: n
     }
     counter.conditions += 1;
     if (counter.conditions > LIMITS.conditions) throw ruleInvalid(at, `a rule has at most ${LIMITS.conditions} conditions`);
-    return parseCondition(item, subject, at);
+    return parseCondition(item, subject, at, counter.fields);
   });
   return mode === 'all' ? { all: items } : { any: items };
 }
 
-function parseCondition(value: unknown, subject: SubjectType, path: string): Condition {
+function parseCondition(value: unknown, subject: SubjectType, path: string, fields?: FieldLookup): Condition {
   if (!isPlainObject(value)) throw ruleInvalid(path, 'must be a condition {"field", "operator", "value"} or a group {"all"|"any": [...]}');
   onlyKeys(value, ['field', 'operator', 'value'], path);
   const { field, operator } = value;
   if (typeof field !== 'string' || field === '') throw ruleInvalid(`${path}.field`, 'is required: a field such as "message.content"');
-  const spec = conditionField(field);
+  const spec = fields ? fields(field) : conditionField(field);
   if (!spec) throw ruleInvalid(`${path}.field`, `${quoted(field)} is not a field conditions can read`);
-  if (!reaches(subject, spec.record)) throw ruleInvalid(`${path}.field`, `${quoted(field)} is not available: this rule's event is about a ${subject}`);
+  if (!fields && !reaches(subject, spec.record))
+    throw ruleInvalid(`${path}.field`, `${quoted(field)} is not available: this rule's event is about a ${subject}`);
   if (!isOperator(operator)) throw ruleInvalid(`${path}.operator`, `${quoted(operator)} is not an operator; one of ${OPERATORS_BY_KIND.any.join(', ')}`);
   if (!OPERATORS_BY_KIND[spec.kind].includes(operator)) {
     throw ruleInvalid(`${path}.operator`, `${operator} does not apply to ${field}; it takes ${OPERATORS_BY_KIND[spec.kind].join(', ')}`);

@@ -8,6 +8,8 @@ export interface Snapshot {
   readonly conversation?: Record<string, unknown>;
   readonly contact?: Record<string, unknown>;
   readonly deal?: Record<string, unknown>;
+  // A bot session's variables (`variables.<name>` in a bot's branch and texts).
+  readonly variables?: Record<string, unknown>;
   readonly time: { readonly weekday: string; readonly in_business_hours: boolean };
 }
 
