@@ -1,15 +1,18 @@
 import { type Database, sqlStateOf, type JobHandler } from '@engage/platform';
 import type { Clock } from '@engage/shared-kernel';
-import { CLAIM_TIMER, DUE_TIMERS, DUE_WAITS } from '../infrastructure/automation.sql';
+import { CLAIM_TIMER, DUE_TIMERS, DUE_WAITS, FINISH_INTERRUPTED } from '../infrastructure/automation.sql';
 import type { DueTimer, RuleEngine } from './rule-engine';
 
 // The pass runs every 30 s (automationSchedules): a timer fires, and a waiting run goes on, 0-30 s
 // after its time, plus the runner's poll.
 export const TIMER_PASS_EVERY_MS = 30_000;
 const BATCH = 200;
+// A run still running this long after its claim lost its process: its actions take at most a
+// minute or so (a webhook's attempts are bounded to 60 s).
+export const RUN_INTERRUPTED_AFTER_MS = 15 * 60_000;
 
-// Fires the timer rules due on open episodes and resumes the waiting runs whose time has come, on
-// an injectable clock. A firing is claimed on its episode (automation_timers.fired_rule_ids) and a
+// Fires the timer rules due on open episodes, resumes the waiting runs whose time has come and
+// finishes interrupted runs, on an injectable clock. A firing is claimed on its episode (automation_timers.fired_rule_ids) and a
 // resumption on its run (waiting → running) before anything runs, so two passes, in one process or
 // in two, never do the same one twice.
 export class TimerPass implements JobHandler {
@@ -20,8 +23,22 @@ export class TimerPass implements JobHandler {
   ) {}
 
   async handle(): Promise<void> {
+    await this.finishInterrupted();
     await this.fireDue();
     await this.resumeDue();
+  }
+
+  // Runs left running by a process that stopped mid-run: failed, skip_reason `interrupted` (their
+  // actions are not run again: some may have been done). The number finished.
+  async finishInterrupted(): Promise<number> {
+    const now = this.clock.now();
+    const before = new Date(now.getTime() - RUN_INTERRUPTED_AFTER_MS);
+    let total = 0;
+    for (;;) {
+      const finished = await this.db.asSystem((tx) => tx.execute(FINISH_INTERRUPTED, [before, now, BATCH]));
+      total += finished;
+      if (finished < BATCH) return total;
+    }
   }
 
   // The number of timer rules this pass fired.

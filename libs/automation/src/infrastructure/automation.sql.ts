@@ -94,3 +94,10 @@ export const EPISODE_OPEN = `SELECT 1 FROM automation_timers WHERE episode_id = 
 // One active rule of an event (a timer rule firing, a waiting run resuming).
 export const ACTIVE_RULE = `
   SELECT id, name, event, conditions, actions, action_secrets, updated_at FROM automation_rules WHERE is_active AND id = $1`;
+
+// system: runs of every organization still running though claimed before $1 (their process
+// stopped mid-run), up to $3 at a time, finished as failed (interrupted) at $2.
+export const FINISH_INTERRUPTED = `
+  UPDATE automation_runs SET status = 'failed', skip_reason = 'interrupted', finished_at = $2
+  WHERE id IN (SELECT id FROM automation_runs WHERE status = 'running' AND claimed_at < $1 ORDER BY claimed_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+    AND status = 'running'`;

@@ -9,7 +9,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 // episode whatever process gets there.
 //
 // automation_runs: a run paused by a `wait` action is `waiting` until resume_at; claimed_at is when
-// a process last took the run (its claim, or its resumption), which tells an interrupted run.
+// a process last took the run (its claim, or its resumption): a run still running long after it
+// was interrupted (its process stopped) and is finished as failed.
 export class ConversationTimersAndWaits1763800016003 implements MigrationInterface {
   name = 'ConversationTimersAndWaits1763800016003';
 
@@ -39,6 +40,7 @@ export class ConversationTimersAndWaits1763800016003 implements MigrationInterfa
         CHECK (status IN ('running', 'waiting', 'succeeded', 'failed', 'partially_failed', 'skipped'));
       ALTER TABLE automation_runs ADD COLUMN resume_at timestamptz;
       ALTER TABLE automation_runs ADD COLUMN claimed_at timestamptz;
+      UPDATE automation_runs SET claimed_at = started_at WHERE status = 'running';
       ALTER TABLE automation_runs ADD CONSTRAINT automation_runs_waiting_resumes CHECK ((status = 'waiting') = (resume_at IS NOT NULL));
       CREATE INDEX automation_runs_waiting_idx ON automation_runs (resume_at) WHERE status = 'waiting';
       CREATE INDEX automation_runs_running_idx ON automation_runs (claimed_at) WHERE status = 'running';
