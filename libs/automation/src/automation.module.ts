@@ -14,6 +14,8 @@ import { RuleEngineConsumer } from './application/rule-engine.consumer';
 import { RULE_WEBHOOK_TIMING, RuleWebhook, WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
 import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
+import { TimerArming } from './application/timer-arming';
+import { TimerPass } from './application/timer-pass.job';
 import { AutomationController } from './http/automation.controller';
 import { BotFlowsService, BotFlowsWriter } from './bots/application/bot-flows.service';
 import { BotConsumer, BotSessionsPass } from './bots/application/bot.consumer';
@@ -40,7 +42,8 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
 
 // Automation (docs/automation.md): rules as validated data (written through the data API), the
 // run log and its retention, the dry run, and the rule engine (a consumer of messaging's and the
-// CRM's events whose actions go through those contexts' commands and messaging's paced queue).
+// CRM's events whose actions go through those contexts' commands and messaging's paced queue), its
+// conversation timers and waits (the timer pass).
 @Module({
   imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
   controllers: [AutomationController, BotsController, BotSessionsController],
@@ -61,15 +64,21 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     },
     {
       provide: RuleActions,
-      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox, BotRuntime],
-      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox, bots: BotRuntime) =>
-        new RuleActions(db, commands, paced, webhook, box, bots),
+      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox, BotRuntime, CLOCK],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox, bots: BotRuntime, clock: Clock) =>
+        new RuleActions(db, commands, paced, webhook, box, bots, clock),
     },
     {
       provide: RuleEngine,
       inject: [Database, OrganizationSettings, CLOCK, ModuleRef, RuleActions],
       useFactory: (db: Database, settings: OrganizationSettings, clock: Clock, moduleRef: ModuleRef, actions: RuleActions) =>
         new RuleEngine(db, dataApiTables(moduleRef), (id, keys) => settings.plainMany(id, keys), clock, actions),
+    },
+    { provide: TimerArming, inject: [Database], useFactory: (db: Database) => new TimerArming(db) },
+    {
+      provide: TimerPass,
+      inject: [Database, RuleEngine, CLOCK],
+      useFactory: (db: Database, engine: RuleEngine, clock: Clock) => new TimerPass(db, engine, clock),
     },
     RuleEngineConsumer,
     RulesWriter,

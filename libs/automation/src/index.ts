@@ -1,11 +1,12 @@
 import { defineContext, type MigrationClass } from '@engage/platform';
 import { RulesWriter } from './application/automation.record-writers';
-import { automationSchedules } from './application/run-log-purge.job';
+import { automationSchedules } from './application/automation-schedules';
 import { AutomationModule } from './automation.module';
 import { AUTOMATION_PERMISSIONS } from './automation.permissions';
 import { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
 import { CreateAutomationTables1763800016001 } from './infrastructure/migrations/0001-create-automation-tables';
 import { AllowRunningRuns1763800016002 } from './infrastructure/migrations/0002-allow-running-runs';
+import { ConversationTimersAndWaits1763800016003 } from './infrastructure/migrations/0003-conversation-timers-and-waits';
 import { RULE_ENGINE_EVENTS } from './automation.events';
 import { BotFlowsWriter } from './bots/application/bot-flows.service';
 import { BOT_EVENTS, botSchedules } from './bots/application/bot.consumer';
@@ -18,21 +19,25 @@ export { AUTOMATION_RULES_MANAGE, AUTOMATION_BOTS_MANAGE } from './automation.pe
 export { BOT_TABLES } from './bots/infrastructure/exposed-tables';
 export { BotRuntime } from './bots/application/bot-runtime';
 export { BOT_CONSUMER, botSchedules } from './bots/application/bot.consumer';
-export { automationSchedules, RunLogPurge } from './application/run-log-purge.job';
+export { RunLogPurge } from './application/run-log-purge.job';
+export { automationSchedules } from './application/automation-schedules';
+export { TimerPass } from './application/timer-pass.job';
 
 export const automationMigrations: MigrationClass[] = [
   CreateAutomationTables1763800016001,
   AllowRunningRuns1763800016002,
+  ConversationTimersAndWaits1763800016003,
   // Bot flows, their versions and sessions (docs/automation.md, "Bot flows").
   CreateBotTables1763800016004,
 ];
-export { RuleEngine, ENGINE_EVENTS } from './application/rule-engine';
+export { RuleEngine, ENGINE_EVENTS, type DueTimer } from './application/rule-engine';
 export { RULE_ENGINE_CONSUMER } from './application/rule-engine.consumer';
 export { RULE_WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
 
 // Automation as the composition sees it (docs/automation.md): rules written through the data API
 // by their validator, the run log read-only there (purged after 30 days), the dry run, and the rule
-// engine consuming messaging's and the CRM's events (timers and bot flows are not built yet).
+// engine consuming messaging's, the CRM's and calls' events, with its timers (bot flows are not built
+// yet).
 export const automationManifest = defineContext({
   name: 'automation',
   module: AutomationModule,

@@ -3,7 +3,7 @@ import { AddNote, AssignDealOwner, ChangeContactTags, CreateTask, SetContactFiel
 import { onlineMemberIds } from '@engage/identity';
 import { AssignConversation, type PacedSender, SetConversationStatus } from '@engage/messaging';
 import type { Database, SecretBox } from '@engage/platform';
-import type { DomainEvent, EventCause, RequestContext } from '@engage/shared-kernel';
+import type { Clock, DomainEvent, EventCause, RequestContext } from '@engage/shared-kernel';
 import type { Action } from '../domain/actions';
 import { ACTION_TARGETS, type SubjectType } from '../domain/catalogue';
 import { renderFor } from '../domain/dry-run';
@@ -42,12 +42,23 @@ export class RuleActions {
     private readonly webhook: RuleWebhook,
     private readonly box: SecretBox,
     private readonly bots: Pick<BotRuntime, 'startByRule'>,
+    private readonly clock: Clock,
   ) {}
 
-  async runAll(actions: readonly Action[], run: RunContext): Promise<ActionOutcome[]> {
+  // The actions from `from` on, up to and including the first wait: their outcomes, and when a wait
+  // stopped them, the time the rest is due (resumeAt).
+  async runAll(actions: readonly Action[], run: RunContext, from = 0): Promise<{ outcomes: ActionOutcome[]; resumeAt?: Date }> {
     const outcomes: ActionOutcome[] = [];
-    for (const [index, action] of actions.entries()) outcomes.push(await this.runOne(action, index, run));
-    return outcomes;
+    for (let index = from; index < actions.length; index += 1) {
+      const action = actions[index];
+      if (action.type === 'wait') {
+        const resumeAt = new Date(this.clock.now().getTime() + action.minutes * 60_000);
+        outcomes.push({ type: 'wait', status: 'succeeded', result: { resume_at: resumeAt.toISOString() } });
+        return { outcomes, resumeAt };
+      }
+      outcomes.push(await this.runOne(action, index, run));
+    }
+    return { outcomes };
   }
 
   private async runOne(action: Action, index: number, run: RunContext): Promise<ActionOutcome> {
@@ -134,7 +145,8 @@ export class RuleActions {
         return { session_id: started.session_id, status: started.status };
       }
       case 'wait':
-        throw new ActionRefused(`${action.type} is not supported yet: the rule engine does not run it (docs/automation.md)`);
+        // runAll pauses the run at a wait before it gets here.
+        throw new ActionRefused('a wait is run by the engine, not as an action');
     }
   }
 

@@ -154,7 +154,6 @@ describe('the rule engine', () => {
       actions: [
         { type: 'send_webhook', url: `https://127.0.0.1:${receiver.port}${failPath}` },
         { type: 'add_contact_tags', tags: ['welcomed'] },
-        { type: 'wait', minutes: 5 },
         { type: 'send_webhook', url: `https://127.0.0.1:${receiver.port}${okPath}`, secret: SECRET },
       ],
     });
@@ -164,10 +163,9 @@ describe('the rule engine', () => {
 
     const [run] = await settledRuns(tenant);
     expect(run).toMatchObject({ rule_id: ruleId, event: 'contact.created', subject_type: 'contact', subject_id: contactId, status: 'partially_failed' });
-    const [failed, tagged, waited, posted] = run.actions;
+    const [failed, tagged, posted] = run.actions;
     expect(failed).toEqual({ type: 'send_webhook', status: 'failed', error: 'the receiver answered HTTP 500 (3 attempts)' });
     expect(tagged).toMatchObject({ type: 'add_contact_tags', status: 'succeeded' });
-    expect(waited).toEqual({ type: 'wait', status: 'failed', error: 'wait is not supported yet: the rule engine does not run it (docs/automation.md)' });
     expect(posted).toEqual({ type: 'send_webhook', status: 'succeeded', result: { status_code: 200, attempts: 1 } });
     expect(receivedOn(failPath)).toHaveLength(3);
     expect(await read(tenant, `contacts?id=eq.${contactId}&select=tags`)).toEqual([{ tags: ['welcomed'] }]);

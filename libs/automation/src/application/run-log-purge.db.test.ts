@@ -54,9 +54,14 @@ describe('the run log retention', () => {
     expect(await ages(second, now)).toEqual([2]);
   });
 
-  it('should be scheduled hourly by the manifest', () => {
-    expect(automationManifest.jobs.schedules.map((schedule) => ({ name: schedule.job.name, cron: 'cron' in schedule ? schedule.cron : undefined }))).toEqual([
-      { name: 'automation.run-purge', cron: '53 * * * *' },
+  it('should be scheduled hourly by the manifest, beside the timer pass every 30 s', () => {
+    const schedules = automationManifest.jobs.schedules.map((schedule) => ({
+      name: schedule.job.name,
+      when: 'cron' in schedule ? schedule.cron : schedule.everyMs,
+    }));
+    expect(schedules).toEqual([
+      { name: 'automation.run-purge', when: '53 * * * *' },
+      { name: 'automation.timer-pass', when: 30_000 },
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Database, defineJob, defineSchedule, type JobHandler } from '@engage/platform';
+import { Database, type JobHandler } from '@engage/platform';
 import { CLOCK, type Clock } from '@engage/shared-kernel';
 import { PURGE_RUNS } from '../infrastructure/automation.sql';
 
@@ -26,6 +26,3 @@ export class RunLogPurge implements JobHandler {
     }
   }
 }
-
-// At a minute of its own, so the hourly purges of different contexts do not run together.
-export const automationSchedules = [defineSchedule({ job: defineJob({ name: 'automation.run-purge', handler: RunLogPurge }), cron: '53 * * * *' })];

@@ -26,7 +26,7 @@ export const RULE_EVENTS = {
 
 export type RuleEvent = keyof typeof RULE_EVENTS;
 export const EVENT_NAMES = Object.keys(RULE_EVENTS) as RuleEvent[];
-export const TIMER_EVENTS: readonly RuleEvent[] = ['conversation.unanswered', 'conversation.customer_silent'];
+export const TIMER_EVENTS = ['conversation.unanswered', 'conversation.customer_silent'] as const satisfies readonly RuleEvent[];
 // A timer's range in minutes: ten minutes to thirty days (the delays the best-known inbox offers).
 export const TIMER_MINUTES = { min: 10, max: 43_200 } as const;
 

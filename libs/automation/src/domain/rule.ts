@@ -67,7 +67,7 @@ export function parseRule(input: Record<string, unknown>, current?: RuleFields):
 }
 
 function eventOptions(value: unknown, event: RuleEvent): { minutes?: number } {
-  const timer = TIMER_EVENTS.includes(event);
+  const timer = (TIMER_EVENTS as readonly RuleEvent[]).includes(event);
   if (value === undefined || value === null) {
     if (timer) throw ruleInvalid('event_options.minutes', `is required for ${event}: a whole number from ${TIMER_MINUTES.min} to ${TIMER_MINUTES.max}`);
     return {};

@@ -38,6 +38,11 @@ describe('a run’s status', () => {
     expect(runStatus([failed, { type: 'add_note', status: 'succeeded' }])).toBe('partially_failed');
     expect(runStatus([failed, { type: 'add_note', status: 'skipped' }])).toBe('failed');
   });
+
+  it('should count a wait as neither: failed when the only action after it failed', () => {
+    const failed = { type: 'send_webhook' as const, status: 'failed' as const, error: 'HTTP 500' };
+    expect(runStatus([{ type: 'wait', status: 'succeeded', result: { resume_at: 'x' } }, failed])).toBe('failed');
+  });
 });
 
 describe('round robin', () => {

@@ -32,11 +32,12 @@ export function admit(ruleId: string, cause: EventCause | undefined): Admission 
 export const causeOf = (ruleId: string, runId: string, depth: number): EventCause => ({ rule_id: ruleId, run_id: runId, depth: depth + 1 });
 
 // succeeded when no action failed; failed when none succeeded and one failed; else partially_failed.
-// Actions skipped (nothing to act on) count as neither.
+// Actions skipped (nothing to act on) and waits count as neither.
 export function runStatus(actions: readonly ActionOutcome[]): Exclude<RunStatus, 'skipped'> {
-  const failed = actions.some((action) => action.status === 'failed');
+  const done = actions.filter((action) => action.type !== 'wait');
+  const failed = done.some((action) => action.status === 'failed');
   if (!failed) return 'succeeded';
-  return actions.some((action) => action.status === 'succeeded') ? 'partially_failed' : 'failed';
+  return done.some((action) => action.status === 'succeeded') ? 'partially_failed' : 'failed';
 }
 
 // The member after `last` in a stable order (ids ascending), wrapping around; undefined when there

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { callsManifest, callsMigrations } from '@engage/calls';
 import { crmManifest, crmMigrations, CrmModule } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest, identityMigrations } from '@engage/identity';
@@ -43,13 +44,26 @@ export async function customerMessage(app: NestFastifyApplication, tenant: TestT
     });
     if (patched.statusCode !== 200) throw new Error(`pacing: ${patched.body}`);
   }
+  const phone = from ?? `2010${String(10_000_000 + ++counter * 7919).slice(-8)}`;
+  const chat: CustomerChat = { channelAccountId: channel_account.id, inboundToken: inbound_token, phone };
+  return { ...(await customerSays(app, tenant, chat, text)), chat };
+}
+
+// Where a customer writes from: a chat-app channel account, its inbound token, the customer's phone.
+export interface CustomerChat {
+  channelAccountId: string;
+  inboundToken: string;
+  phone: string;
+}
+
+// The customer's next message on their chat, processed as the worker would.
+export async function customerSays(app: NestFastifyApplication, tenant: TestTenant, chat: CustomerChat, text: string) {
   const externalId = `automation.${Date.now()}.${++counter}`;
-  const phone = from ?? `2010${String(10_000_000 + counter * 7919).slice(-8)}`;
   const posted = await app.inject({
     method: 'POST',
-    url: `/functions/v1/chat-lite-webhook/${channel_account.id}`,
-    headers: { 'x-channel-token': inbound_token },
-    payload: { type: 'message', id: externalId, from: phone, text },
+    url: `/functions/v1/chat-lite-webhook/${chat.channelAccountId}`,
+    headers: { 'x-channel-token': chat.inboundToken },
+    payload: { type: 'message', id: externalId, from: chat.phone, text },
   });
   if (posted.statusCode !== 200) throw new Error(`webhook: ${posted.body}`);
   while ((await app.get(InboundProcessor).processDue()) > 0);
@@ -60,7 +74,7 @@ export async function customerMessage(app: NestFastifyApplication, tenant: TestT
   });
   const [message] = read.json() as { id: string; conversation_id: string; contact_id: string }[];
   if (!message) throw new Error(`message not stored: ${read.body}`);
-  return { messageId: message.id, conversationId: message.conversation_id, contactId: message.contact_id, channelAccountId: channel_account.id };
+  return { messageId: message.id, conversationId: message.conversation_id, contactId: message.contact_id, channelAccountId: chat.channelAccountId };
 }
 
 export { createTestTenant, memberHeaders, type TestTenant };
@@ -73,12 +87,13 @@ export const QUICK_WEBHOOK_TIMING: WebhookTiming = { attemptTimeoutMs: 5_000, re
 class QuickWebhookTiming {}
 
 // The api and the worker in one process (role all): events relayed to the rule engine, rule
-// webhooks allowed to an HTTPS receiver on 127.0.0.1 whose certificate is trusted.
+// webhooks allowed to an HTTPS receiver on 127.0.0.1 whose certificate is trusted. Calls' table and
+// events are there (a test emits call.analyzed itself), not its module.
 export async function startRuleEngineApp(certPath: string) {
-  const manifests = [identityManifest, crmManifest, messagingManifest, automationManifest];
+  const manifests = [identityManifest, crmManifest, messagingManifest, callsManifest, automationManifest];
   return startTestApp([CrmModule, MessagingModule, AutomationModule, QuickWebhookTiming, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
     role: 'all',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...automationMigrations],
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...callsMigrations, ...automationMigrations],
     events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
     env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: certPath },
   });

@@ -22,6 +22,7 @@ export type MessagePayload = {
   replied_to_message_id?: string;
   broadcast_id?: unknown;
   campaign_id?: unknown;
+  sequence_id?: unknown;
 };
 export type ConversationPayload = {
   conversation: ConversationView;
@@ -106,6 +107,7 @@ export const BROADCAST_RESPONSE = message('broadcast.response', 'a contact repli
   'replied_to_message_id',
   'broadcast_id',
   'campaign_id',
+  'sequence_id',
 ]);
 export const CONVERSATION_CREATED = conversation('conversation.created', 'a conversation with a contact on a channel was opened');
 export const CONVERSATION_ASSIGNED = conversation('conversation.assigned', 'a conversation got another assignee (or none)', ['previous_assignee_id']);

@@ -189,9 +189,14 @@ async function repliedTo(
   };
 }
 
-// A reply to a broadcast's message raises broadcast.response: the message's origin says so (its
-// origin_id is the broadcast); a campaign_id kept on its metadata is passed on.
-export function campaignOf(message: Pick<MessageRow, 'origin' | 'origin_id' | 'metadata'>): { broadcast_id: string | null; campaign_id: unknown } | null {
-  if (message.origin !== 'broadcast') return null;
-  return { broadcast_id: message.origin_id, campaign_id: message.metadata.campaign_id ?? null };
+// A reply to a broadcast's or a sequence's message raises broadcast.response: the message's origin
+// says so (its origin_id is the broadcast, or the sequence); a campaign_id kept on its metadata is
+// passed on.
+export function campaignOf(
+  message: Pick<MessageRow, 'origin' | 'origin_id' | 'metadata'>,
+): { broadcast_id: string | null; campaign_id: unknown; sequence_id?: string | null } | null {
+  const campaign_id = message.metadata.campaign_id ?? null;
+  if (message.origin === 'broadcast') return { broadcast_id: message.origin_id, campaign_id };
+  if (message.origin === 'sequence') return { broadcast_id: null, campaign_id, sequence_id: message.origin_id };
+  return null;
 }

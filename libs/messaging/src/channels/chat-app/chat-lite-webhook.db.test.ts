@@ -255,6 +255,28 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     expect((await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'broadcast.response')).toHaveLength(1);
   });
 
+  it('should emit broadcast.response with the sequence when the customer replies to a sequence’s message', async () => {
+    const ch = await newChannel();
+    const from = newNumber();
+    await post(ch.id, ch.token, { type: 'message', id: 'seq-in-1', from, text: 'hello' });
+    await settled(ch.tenant.ctx);
+    const [conversation] = await rows<{ id: string; contact_id: string }>(ch.tenant.ctx, 'SELECT id, contact_id FROM conversations');
+    const sequenceId = randomUUID();
+    await rows(
+      ch.tenant.ctx,
+      `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata, origin, origin_id)
+      VALUES (app_org_id(), $1, $2, $3, 'OUTBOUND', 'SENT', 'Day 2: did you try it?', 'seq-msg-1', '{}', 'sequence', $4)`,
+      [conversation.id, conversation.contact_id, ch.id, sequenceId],
+    );
+    // No reply_to: the conversation's last outbound message is the one answered.
+    await post(ch.id, ch.token, { type: 'message', id: 'seq-in-2', from, text: 'Not yet' });
+    await settled(ch.tenant.ctx);
+    const responses = (await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'broadcast.response');
+    expect(responses.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ sequence_id: sequenceId, broadcast_id: null, campaign_id: null, message: expect.objectContaining({ content: 'Not yet' }) }),
+    ]);
+  });
+
   it('should re-host inbound media into own storage, and refuse to fetch private addresses', async () => {
     const ch = await newChannel();
     const media = [
