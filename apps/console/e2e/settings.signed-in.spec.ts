@@ -10,7 +10,7 @@ import { checkPage } from './check-page';
 const base = () => process.env.CONSOLE_BASE_URL!;
 
 test('should offer the settings sections of the owner, each with its page', async ({ page }, testInfo) => {
-  // Six sections, each screenshotted twice and checked by axe.
+  // Seven sections, each screenshotted twice and checked by axe.
   test.setTimeout(90_000);
   await page.goto(`${base()}/app/settings`);
   const sections = page.getByRole('navigation', { name: 'Settings' });
@@ -19,6 +19,7 @@ test('should offer the settings sections of the owner, each with its page', asyn
     ['Team', 'team'],
     ['API keys', 'api-keys'],
     ['Webhooks', 'webhooks'],
+    ['Channels', 'channels'],
     ['Organization', 'organization'],
     ['Subscription', 'subscription'],
   ]) {
@@ -74,6 +75,61 @@ test('should save the organization settings, keep them after a reload, and show 
   await expect(page.getByLabel('Monday opens')).toHaveValue('09:00');
   await expect(page.getByLabel('Monday closes')).toHaveValue('18:30');
   await expect(page.getByRole('group', { name: 'Tuesday' })).toContainText('Closed');
+});
+
+test('should add a chat-app channel, show its queue, pause and resume it, and save its pacing as the API checks it', async ({ page }, testInfo) => {
+  await page.goto(`${base()}/app/settings/channels`);
+  await page.getByRole('button', { name: 'Add Chat app' }).click();
+  await page.getByLabel('Name').fill('Console line');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Channel created' });
+  expect(await dialog.getByLabel('Inbound token').inputValue()).toMatch(/^chs_/);
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('table', { name: 'Channels' }).getByRole('link', { name: 'Console line' }).click();
+  await expect(page.getByRole('heading', { name: 'Console line', level: 2 })).toBeVisible();
+  const channelId = page.url().split('/').pop()!;
+
+  await page.getByLabel('Reason (optional)').fill('holiday');
+  await page.getByRole('button', { name: 'Pause sending' }).click();
+  await expect(page.getByText('manual: holiday')).toBeVisible();
+  // An integrator's queued send waits while the channel is paused, and the page shows it queued.
+  const signIn = await fetch(`${base()}/auth/v1/token?grant_type=password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: process.env.CONSOLE_OWNER_EMAIL, password: process.env.CONSOLE_OWNER_PASSWORD }),
+  });
+  const { access_token: token } = (await signIn.json()) as { access_token: string };
+  const queued = await fetch(`${base()}/functions/v1/messaging/outbound`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ channel_account_id: channelId, to: '201001112233', text: 'Your order has shipped' }),
+  });
+  expect(queued.status).toBe(202);
+  await page.reload();
+  await expect(page.getByText('api_queued 1')).toBeVisible();
+  await checkPage(page, 'settings-channel', testInfo);
+
+  await page.getByLabel('Gap from (s)', { exact: true }).fill('5');
+  await page.getByLabel('Gap to (s)', { exact: true }).fill('5');
+  await page.getByRole('button', { name: 'Save pacing' }).click();
+  await expect(page.getByRole('alert')).toContainText('pacing.gap_seconds');
+  await page.getByLabel('Gap from (s)', { exact: true }).fill('4');
+  await page.getByLabel('Gap to (s)', { exact: true }).fill('12');
+  await page.getByLabel('Per hour', { exact: true }).fill('');
+  await page.getByRole('button', { name: 'Save pacing' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Pacing saved.' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Gap to (s)', { exact: true })).toHaveValue('12');
+  await expect(page.getByLabel('Per hour', { exact: true })).toHaveValue('');
+  await page.getByRole('button', { name: 'Back to the defaults' }).click();
+  await expect(page.getByLabel('Gap to (s)', { exact: true })).toHaveValue('9');
+  await expect(page.getByLabel('Per hour', { exact: true })).toHaveValue('80');
+
+  await page.getByRole('button', { name: 'Rotate inbound token' }).click();
+  await expect(page.getByRole('dialog', { name: 'Inbound token rotated' })).toBeVisible();
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('button', { name: 'Resume sending' }).click();
+  await expect(page.getByRole('button', { name: 'Pause sending' })).toBeVisible();
 });
 
 test('should create an API key shown once in a dialog, list it by prefix and revoke it', async ({ page }) => {
@@ -170,6 +226,7 @@ test('should not offer an AGENT the sections only owners and admins may use', as
   await expect(page.getByText('Role: AGENT')).toBeVisible();
   await expect(sections.getByRole('link', { name: 'API keys' })).toHaveCount(0);
   await expect(sections.getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
+  await expect(sections.getByRole('link', { name: 'Channels' })).toHaveCount(0);
   // Team and Organization are read, not changed.
   await sections.getByRole('link', { name: 'Team' }).click();
   await expect(page.getByRole('table', { name: 'Members' })).toContainText(process.env.CONSOLE_OWNER_EMAIL!);

@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import { Link, Redirect, useLocation } from '../router';
 import { ErrorAlert, Loading, PageHeading } from '../ui/page';
 import { ApiKeysSection } from './api-keys-section';
+import { ChannelsSection } from './channels-section';
 import { OrganizationSection } from './organization-section';
 import { ProfileSection } from './profile-section';
 import { managesOrganization, useProfile } from './profile.api';
@@ -25,6 +26,7 @@ const SECTIONS: SettingsSection[] = [
   { path: '/settings/team', label: 'Team', page: TeamSection, allowed: everyone },
   { path: '/settings/api-keys', label: 'API keys', page: ApiKeysSection, allowed: managesOrganization },
   { path: '/settings/webhooks', label: 'Webhooks', page: WebhooksSection, allowed: managesOrganization },
+  { path: '/settings/channels', label: 'Channels', page: ChannelsSection, allowed: managesOrganization },
   { path: '/settings/organization', label: 'Organization', page: OrganizationSection, allowed: everyone },
   { path: '/settings/subscription', label: 'Subscription', page: SubscriptionSection, allowed: everyone },
 ];
