@@ -54,7 +54,7 @@ describe('the run log retention', () => {
     expect(await ages(second, now)).toEqual([2]);
   });
 
-  it('should be scheduled hourly by the manifest, beside the timer pass every 30 s', () => {
+  it('should be scheduled hourly by the manifest, beside the timer pass every 30 s and the bot sessions pass every minute', () => {
     const schedules = automationManifest.jobs.schedules.map((schedule) => ({
       name: schedule.job.name,
       when: 'cron' in schedule ? schedule.cron : schedule.everyMs,
@@ -62,6 +62,7 @@ describe('the run log retention', () => {
     expect(schedules).toEqual([
       { name: 'automation.run-purge', when: '53 * * * *' },
       { name: 'automation.timer-pass', when: 30_000 },
+      { name: 'automation.bot-sessions', when: 60_000 },
     ]);
   });
 });
