@@ -10,7 +10,7 @@ import { checkPage } from './check-page';
 const base = () => process.env.CONSOLE_BASE_URL!;
 
 test('should offer the settings sections of the owner, each with its page', async ({ page }, testInfo) => {
-  // Seven sections, each screenshotted twice and checked by axe.
+  // Eight sections, each screenshotted twice and checked by axe.
   test.setTimeout(90_000);
   await page.goto(`${base()}/app/settings`);
   const sections = page.getByRole('navigation', { name: 'Settings' });
@@ -20,6 +20,7 @@ test('should offer the settings sections of the owner, each with its page', asyn
     ['API keys', 'api-keys'],
     ['Webhooks', 'webhooks'],
     ['Channels', 'channels'],
+    ['Re-engagement', 're-engagement'],
     ['Organization', 'organization'],
     ['Subscription', 'subscription'],
   ]) {
@@ -132,6 +133,41 @@ test('should add a chat-app channel, show its queue, pause and resume it, and sa
   await expect(page.getByRole('button', { name: 'Pause sending' })).toBeVisible();
 });
 
+test("should save the customer's AI key without ever showing it in the page or in an answer", async ({ page }) => {
+  const key = `sk-console-${Date.now()}-secret-7391`;
+  const answers: string[] = [];
+  page.on('response', async (response) => {
+    if (response.url().includes('/functions/v1/') || response.url().includes('/rest/v1/')) answers.push(await response.text().catch(() => ''));
+  });
+  await page.goto(`${base()}/app/settings/re-engagement`);
+  await page.getByLabel('Nudge after (hours of silence, 12 to 23)').fill('22');
+  await page.getByLabel('Our own key').check();
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Save re-engagement settings' }).click();
+  // The platform has no AI here: a key needs its own address, and the API says so.
+  await expect(page.getByRole('alert')).toContainText('custom_base_url');
+  await expect(page.getByLabel('API key')).toHaveValue(key);
+  // An address nothing answers at (allowed by OUTBOUND_ALLOW_HOSTS): the key is stored and the check's failure shown.
+  await page.getByLabel('API base URL (OpenAI-compatible, optional)').fill('https://127.0.0.1:9/v1');
+  await page.getByRole('button', { name: 'Save re-engagement settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'The key was saved' })).toBeVisible();
+  await expect(page.getByText('Set, ending in 7391.')).toBeVisible();
+  await expect(page.getByLabel('API key')).toHaveValue('');
+  await page.reload();
+  await expect(page.getByLabel('Nudge after (hours of silence, 12 to 23)')).toHaveValue('22');
+  await expect(page.getByText('Set, ending in 7391.')).toBeVisible();
+  expect(await page.content()).not.toContain(key);
+  expect(answers.length).toBeGreaterThan(1);
+  for (const answer of answers) expect(answer).not.toContain(key);
+  // Enabling needs an AI that can write: the API's refusal is shown as it words it.
+  await page.getByLabel('Our own key').check();
+  await page.getByRole('button', { name: 'Remove the key' }).click();
+  await expect(page.getByText('No key set.')).toBeVisible();
+  await page.getByLabel('Nudge customers before their window closes').check();
+  await page.getByRole('button', { name: 'Save re-engagement settings' }).click();
+  await expect(page.getByRole('alert')).toBeVisible();
+});
+
 test('should create an API key shown once in a dialog, list it by prefix and revoke it', async ({ page }) => {
   await page.goto(`${base()}/app/settings/api-keys`);
   await page.getByRole('button', { name: 'Create API key' }).click();
@@ -227,6 +263,7 @@ test('should not offer an AGENT the sections only owners and admins may use', as
   await expect(sections.getByRole('link', { name: 'API keys' })).toHaveCount(0);
   await expect(sections.getByRole('link', { name: 'Webhooks' })).toHaveCount(0);
   await expect(sections.getByRole('link', { name: 'Channels' })).toHaveCount(0);
+  await expect(sections.getByRole('link', { name: 'Re-engagement' })).toHaveCount(0);
   // Team and Organization are read, not changed.
   await sections.getByRole('link', { name: 'Team' }).click();
   await expect(page.getByRole('table', { name: 'Members' })).toContainText(process.env.CONSOLE_OWNER_EMAIL!);

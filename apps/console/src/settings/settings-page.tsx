@@ -5,6 +5,7 @@ import { ApiKeysSection } from './api-keys-section';
 import { ChannelsSection } from './channels-section';
 import { OrganizationSection } from './organization-section';
 import { ProfileSection } from './profile-section';
+import { ReengagementSection } from './reengagement-section';
 import { managesOrganization, useProfile } from './profile.api';
 import { SubscriptionSection } from './subscription-section';
 import { TeamSection } from './team-section';
@@ -27,6 +28,7 @@ const SECTIONS: SettingsSection[] = [
   { path: '/settings/api-keys', label: 'API keys', page: ApiKeysSection, allowed: managesOrganization },
   { path: '/settings/webhooks', label: 'Webhooks', page: WebhooksSection, allowed: managesOrganization },
   { path: '/settings/channels', label: 'Channels', page: ChannelsSection, allowed: managesOrganization },
+  { path: '/settings/re-engagement', label: 'Re-engagement', page: ReengagementSection, allowed: managesOrganization },
   { path: '/settings/organization', label: 'Organization', page: OrganizationSection, allowed: everyone },
   { path: '/settings/subscription', label: 'Subscription', page: SubscriptionSection, allowed: everyone },
 ];
