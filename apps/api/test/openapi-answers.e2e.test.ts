@@ -500,6 +500,69 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(enabled.json()).toMatchObject({ disabled: false, unanswered_count: 0 });
   });
 
+  it('should answer the campaigns functions as declared (previews, broadcasts and their life, report)', async () => {
+    const t = await createTestTenant(app);
+    await app.get(OrganizationService).setSetting(t.ctx.organizationId, 'appgain_api_key', 'k-campaigns');
+    const rest = async (table: string, payload: object) => {
+      const res = await app.inject({ method: 'POST', url: `/rest/v1/${table}`, headers: { ...t.session, prefer: 'return=representation' }, payload });
+      expect(res.statusCode).toBe(201);
+      return res.json()[0] as { id: string };
+    };
+    const ada = await rest('contacts', { first_name: 'Ada', tags: ['vip'], phones: ['+201001239001'], opt_in_status: true });
+    await rest('contacts', { first_name: 'Bea', tags: ['vip'], phones: ['+201001239002'], opt_in_status: false });
+    const segment = await rest('segments', { name: 'VIP', filter: 'tags=cs.{vip}' });
+    const preview = await call('GET', '/functions/v1/campaigns/segments/{id}/preview', { params: { id: segment.id }, headers: t.session });
+    expect(preview.json()).toMatchObject({ count: 2, reachable: 1, skipped: { no_opt_in: 1 } });
+    await call('POST', '/functions/v1/campaigns/audience/preview', { headers: t.key, payload: { audience: { contact_ids: [ada.id] } } });
+    const chat = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: t.key,
+      payload: { kind: 'chat_app', name: 'Offers' },
+    });
+    const accountId = chat.json().channel_account.id as string;
+    const text = 'Hello {{contact.first_name | there}}, our sale starts today';
+    const rendered = await call('POST', '/functions/v1/campaigns/content/preview', {
+      headers: t.session,
+      payload: { channel_account_id: accountId, text, contact_id: ada.id },
+    });
+    expect(rendered.json()).toEqual({ text: 'Hello Ada, our sale starts today' });
+    const sms = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: t.key,
+      payload: {
+        kind: 'sms',
+        name: 'Offers SMS',
+        account_sid: `AC${randomBytes(16).toString('hex')}`,
+        auth_token: 'campaigns-sms-token',
+        from_number: '+14155550177',
+      },
+    });
+    const smsPreview = await call('POST', '/functions/v1/campaigns/content/preview', {
+      headers: t.session,
+      payload: { channel_account_id: sms.json().channel_account.id, text: 'Sale: 20 € off' },
+    });
+    expect(smsPreview.json()).toEqual({ text: 'Sale: 20 € off', encoding: 'GSM-7', segments: 1 });
+
+    const draft = { name: 'Spring sale', channel_account_id: accountId, audience: { segment_id: segment.id }, content: { text } };
+    const created = await call('POST', '/functions/v1/campaigns/broadcasts', { headers: t.session, payload: draft });
+    const broadcast = { params: { id: created.json().id as string }, headers: t.session };
+    await call('GET', '/functions/v1/campaigns/broadcasts', { headers: t.key, query: '?status=draft&limit=10' });
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await call('POST', '/functions/v1/campaigns/broadcasts/{id}/schedule', { ...broadcast, payload: { at } })).json()).toMatchObject({
+      status: 'scheduled',
+    });
+    const started = await call('POST', '/functions/v1/campaigns/broadcasts/{id}/start', broadcast);
+    expect(started.json()).toMatchObject({ status: 'sending', counts: { queued: 1, skipped_no_opt_in: 1, total: 2 } });
+    await call('POST', '/functions/v1/campaigns/broadcasts/{id}/pause', broadcast);
+    await call('POST', '/functions/v1/campaigns/broadcasts/{id}/resume', broadcast);
+    await call('GET', '/functions/v1/campaigns/broadcasts/{id}', broadcast);
+    expect((await call('GET', '/functions/v1/campaigns/broadcasts/{id}/report', broadcast)).json()).toMatchObject({ counts: { total: 2 } });
+    const cancelled = await call('POST', '/functions/v1/campaigns/broadcasts/{id}/cancel', broadcast);
+    expect(cancelled.json()).toMatchObject({ status: 'cancelled' });
+  });
+
   it('should answer the automation dry run as declared', async () => {
     const t = await createTestTenant(app);
     const rule = await app.inject({
@@ -536,7 +599,7 @@ describe('what the function and auth routes answer, against /docs', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(83);
+    expect(described).toHaveLength(95);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

@@ -35,6 +35,8 @@ export type { OutboundSend } from './outbound/channel-adapter.port';
 // Automated messages through the paced queue, sent at once when the account's pacing allows.
 export { PacedSender, type PacedOutcome } from './outbound/paced-sender';
 export { OutboundQueueWorker } from './outbound/queue.worker';
+// Withdrawing an origin's messages still waiting in the paced queue (a paused or cancelled broadcast).
+export { withdrawQueued, type QueuedOrigin } from './outbound/withdraw-queued';
 export { MESSAGING_PROVIDER, type MessagingProvider } from './channels/chat-app/messaging-provider.port';
 export { ProviderError, type ProviderResult } from './outbound/provider-result';
 export { providerBody, planCalls, type ProviderBody } from './channels/chat-app/provider-calls';

@@ -20,7 +20,7 @@ import type { BroadcastsService } from './broadcasts.service';
 export interface HandOutOptions {
   // Recipients handed to the queue per broadcast per pass.
   batch: number;
-  // At most this many of a broadcast's messages wait in the queue at once (what a pause cannot stop).
+  // At most this many of a broadcast's messages wait in the queue at once (what a pause withdraws).
   window: number;
   // How long a worker holds a broadcast it hands out (longer than a batch takes).
   leaseSeconds: number;
@@ -119,7 +119,7 @@ export class BroadcastPass implements QueueWorker {
     }
     const { content } = broadcast;
     const resolve = async (tx: Tx) => {
-      const [claimed] = await tx.query(CLAIM_RECIPIENT, [recipient.id, now]);
+      const [claimed] = await tx.query(CLAIM_RECIPIENT, [recipient.id, now, broadcast.id]);
       if (!claimed) throw new NotClaimed();
       return upsertConversation(tx, ctx, recipient.contact_id, broadcast.channel_account_id, 0);
     };
@@ -136,7 +136,7 @@ export class BroadcastPass implements QueueWorker {
           metadata: { broadcast_recipient_id: recipient.id },
         },
       );
-      await this.db.inTenant(ctx, (tx) => tx.query(SET_MESSAGE, [recipient.id, queued.messageIds[0]]));
+      await this.db.inTenant(ctx, (tx) => tx.query(SET_MESSAGE, [recipient.id, queued.messageIds[0], now]));
       return true;
     } catch (error) {
       if (error instanceof NotClaimed) return false;

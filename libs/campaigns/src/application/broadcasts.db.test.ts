@@ -136,7 +136,7 @@ describe('broadcasts', () => {
     });
   });
 
-  it('should stop handing out while paused and continue on resume, no one twice', async () => {
+  it('should withdraw the queued messages on pause, send nothing while paused, and everyone exactly once after resume', async () => {
     const t = await c.newTenant();
     const account = await c.chatAccount(t);
     const people = await Promise.all(
@@ -146,20 +146,58 @@ describe('broadcasts', () => {
     expect((await post(t, `broadcasts/${id}/start`)).statusCode).toBe(200);
     const pass = passWith(2);
     await pass.pass();
-    expect((await recipients(t, id)).filter((r) => r.queued_at !== null)).toHaveLength(2);
-    expect((await post(t, `broadcasts/${id}/pause`)).json().status).toBe('paused');
+    const handed = (await recipients(t, id)).filter((r) => r.queued_at !== null);
+    expect(handed).toHaveLength(2);
+    expect((await post(t, `broadcasts/${id}/pause`)).json()).toMatchObject({ status: 'paused', counts: { queued: 5 } });
     expect((await post(t, `broadcasts/${id}/pause`)).statusCode).toBe(409);
-    await pass.pass();
-    await pass.pass();
-    expect((await recipients(t, id)).filter((r) => r.queued_at !== null)).toHaveLength(2);
-    expect((await post(t, `broadcasts/${id}/resume`)).json().status).toBe('sending');
+    // The two messages waiting in the queue were withdrawn and their recipients wait in the broadcast again.
+    const withdrawn = await c.runtime.db.inTenant(t.ctx, (tx) =>
+      tx.query<{ status: string; error: string }>(`SELECT status, error FROM messages WHERE id = ANY ($1::uuid[])`, [handed.map((r) => r.message_id)]),
+    );
+    expect(withdrawn).toEqual([
+      { status: 'FAILED', error: 'withdrawn: the broadcast was paused' },
+      { status: 'FAILED', error: 'withdrawn: the broadcast was paused' },
+    ]);
+    expect((await recipients(t, id)).map((r) => [r.status, r.queued_at, r.message_id])).toEqual(Array(5).fill(['queued', null, null]));
+    // While paused neither the pass nor the queue's worker sends anything.
     const before = c.provider.calls.length;
+    await pass.pass();
+    while (await c.app.get(OutboundQueueWorker).sendOn(account));
+    expect(c.provider.calls.length).toBe(before);
+    expect((await recipients(t, id)).filter((r) => r.queued_at !== null)).toHaveLength(0);
+
+    expect((await post(t, `broadcasts/${id}/resume`)).json().status).toBe('sending');
     const rows = await sendAll(t, account, id, pass);
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent', 'sent']);
-    // The two handed over before the pause waited in the queue (no queue worker ran) and went with the rest.
+    // The withdrawn messages' failures (relayed meanwhile) changed no recipient; each has its sent message.
+    expect(rows.filter((r) => handed.some((h) => h.message_id === r.message_id))).toEqual([]);
     const received = c.provider.calls.slice(before).flatMap((call) => call.body.UOWCHAT.receivers.map((r) => r.mobileNum));
     expect(received).toHaveLength(5);
     for (const p of people) expect(c.provider.callsTo(digits(p.phones[0]))).toHaveLength(1);
+    const done = await waitFor(
+      async () => {
+        await pass.pass();
+        return get(t, `broadcasts/${id}`);
+      },
+      (res) => res.json().status === 'completed',
+    );
+    expect(done.json().counts).toMatchObject({ sent: 5, failed: 0, queued: 0 });
+  });
+
+  it('should withdraw the queued messages on cancel and fail every recipient not sent', async () => {
+    const t = await c.newTenant();
+    const account = await c.chatAccount(t);
+    for (let i = 0; i < 4; i++) await c.contact(t, { first_name: `K${i}`, tags: ['vip'], phones: [c.newPhone()], opt_in_status: true });
+    const id = await draft(t, account, 'Hello {{contact.first_name}}');
+    await post(t, `broadcasts/${id}/start`);
+    await passWith(3).pass();
+    expect((await recipients(t, id)).filter((r) => r.queued_at !== null)).toHaveLength(3);
+    expect((await post(t, `broadcasts/${id}/cancel`)).json()).toMatchObject({ status: 'cancelled', counts: { failed: 4, queued: 0 } });
+    const before = c.provider.calls.length;
+    while (await c.app.get(OutboundQueueWorker).sendOn(account));
+    expect(c.provider.calls.length).toBe(before);
+    const rows = await recipients(t, id);
+    expect(rows.map((r) => [r.status, r.error])).toEqual(Array(4).fill(['failed', 'not sent: the broadcast was cancelled']));
   });
 
   it('should hand each recipient over once across two workers and a worker that stopped between batches', async () => {

@@ -1,5 +1,6 @@
 import { assertAllowed } from '@engage/identity';
 import { Params } from '@engage/data-api';
+import { withdrawQueued } from '@engage/messaging';
 import type { Database, Tx } from '@engage/platform';
 import { type Clock, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
 import { CAMPAIGNS_MANAGE } from '../campaigns.permissions';
@@ -24,6 +25,7 @@ import {
   FAILURES_BY_REASON,
   INSERT_BROADCAST,
   LIST_BROADCASTS,
+  PUT_BACK,
   RECIPIENT_COUNTS,
   RECIPIENTS_CSV,
   SET_STATUS,
@@ -150,11 +152,25 @@ export class BroadcastsService {
     return row;
   }
 
-  pause = (ctx: RequestContext, id: string) => this.move(ctx, id, 'pause', 'paused');
+  // Pause withdraws the broadcast's messages still waiting in the queue and puts their recipients
+  // back, so nothing more goes out; resume hands them out again.
+  pause = (ctx: RequestContext, id: string) => this.move(ctx, id, 'pause', 'paused', null, (tx, row) => this.withdraw(tx, ctx, row, 'paused'));
   resume = (ctx: RequestContext, id: string) => this.move(ctx, id, 'resume', 'sending');
 
   async cancel(ctx: RequestContext, id: string) {
-    return this.move(ctx, id, 'cancel', 'cancelled', null, (tx) => tx.query(CANCEL_WAITING, [id, this.clock.now()]));
+    return this.move(ctx, id, 'cancel', 'cancelled', null, async (tx, row) => {
+      await this.withdraw(tx, ctx, row, 'cancelled');
+      await tx.query(CANCEL_WAITING, [id, this.clock.now()]);
+    });
+  }
+
+  // The broadcast's messages the queue has not taken yet are withdrawn (messaging's withdrawQueued)
+  // and their recipients wait again, in the transaction that moves the broadcast.
+  private async withdraw(tx: Tx, ctx: RequestContext, row: BroadcastRow, how: 'paused' | 'cancelled') {
+    const from = { channelAccountId: row.channel_account_id, origin: 'broadcast' as const, originId: row.id };
+    const withdrawn = await withdrawQueued(tx, ctx, from, `withdrawn: the broadcast was ${how}`);
+    const recipients = withdrawn.map((m) => m.metadata?.broadcast_recipient_id).filter((r): r is string => typeof r === 'string');
+    if (recipients.length > 0) await tx.query(PUT_BACK, [row.id, recipients, this.clock.now()]);
   }
 
   // GET .../<id>/report: counts per status, rates, failures by reason.
@@ -196,7 +212,7 @@ export class BroadcastsService {
     action: BroadcastAction,
     to: BroadcastStatus,
     at: Date | null = null,
-    also?: (tx: Tx) => Promise<unknown>,
+    also?: (tx: Tx, row: BroadcastRow) => Promise<unknown>,
   ) {
     assertAllowed(ctx.role, CAMPAIGNS_MANAGE);
     assertId('broadcast', id);
@@ -204,7 +220,7 @@ export class BroadcastsService {
       const current = await this.row(tx, id, true);
       if (!ALLOWED_FROM[action].includes(current.status)) throw transitionRefused(action, current.status);
       const [row] = await tx.query<BroadcastRow>(SET_STATUS, [id, to, at, this.clock.now()]);
-      if (also) await also(tx);
+      if (also) await also(tx, row);
       return broadcastView(row, await this.counts(tx, id));
     });
   }

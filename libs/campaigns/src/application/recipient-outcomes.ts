@@ -59,6 +59,8 @@ function outcomeOf(event: DomainEvent): Outcome | null {
   if (!status) return null;
   const message = isPayloadObject(event.payload) ? event.payload.message : undefined;
   if (!isPayloadObject(message) || message.origin !== 'broadcast') return null;
+  // A message withdrawn from the queue (pause, cancel): its recipient was put back, not failed.
+  if (isPayloadObject(message.metadata) && message.metadata.withdrawn === true) return null;
   const broadcastId = uuidOrNull(message.origin_id);
   const contactId = uuidOrNull(message.contact_id);
   if (!broadcastId || !contactId) return null;

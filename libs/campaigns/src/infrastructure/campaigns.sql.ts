@@ -101,13 +101,22 @@ export const NEXT_RECIPIENTS = `
   ORDER BY r.created_at, r.id LIMIT $2`;
 
 // The hand-over checkpoint, in the transaction that stores the message: only a recipient not
-// handed over yet, of a broadcast still sending.
+// handed over yet, of a broadcast ($3) still sending. The broadcast's row is share-locked until the
+// message is stored, so a pause or cancel (which locks it for update) waits for the message and
+// then withdraws it, or comes first and this claims nothing.
 export const CLAIM_RECIPIENT = `
+  WITH sending AS (SELECT id FROM broadcasts WHERE id = $3 AND status = 'sending' FOR SHARE)
   UPDATE broadcast_recipients r SET queued_at = $2, updated_at = $2
-  WHERE r.id = $1 AND r.status = 'queued' AND r.queued_at IS NULL
-    AND EXISTS (SELECT 1 FROM broadcasts b WHERE b.id = r.broadcast_id AND b.status = 'sending')
+  WHERE r.id = $1 AND r.status = 'queued' AND r.queued_at IS NULL AND r.broadcast_id IN (SELECT id FROM sending)
   RETURNING r.id`;
-export const SET_MESSAGE = `UPDATE broadcast_recipients SET message_id = $2 WHERE id = $1 AND message_id IS NULL`;
+// The stored message's id, on the recipient as claimed at $3 (not if its message was withdrawn and
+// the recipient put back meanwhile).
+export const SET_MESSAGE = `UPDATE broadcast_recipients SET message_id = $2 WHERE id = $1 AND queued_at = $3 AND message_id IS NULL`;
+// Recipients whose messages were withdrawn from the queue (a pause or cancel): back to waiting, to
+// be handed out again on resume.
+export const PUT_BACK = `
+  UPDATE broadcast_recipients SET queued_at = NULL, message_id = NULL, updated_at = $3
+  WHERE broadcast_id = $1 AND id = ANY ($2::uuid[]) AND status = 'queued'`;
 // The queue refused the recipient's message (an opted-out SMS number, a plan's limit...).
 export const REFUSED = `
   UPDATE broadcast_recipients SET status = 'failed', error = $2, queued_at = $3, failed_at = $3, updated_at = $3

@@ -10,16 +10,17 @@ import { campaignsManifest, campaignsMigrations, CampaignsModule } from '../inde
 
 // Identity, the CRM, messaging (its chat-app provider a RecordingProvider on 127.0.0.1) and
 // campaigns, with the data API over their tables, in one process that relays and consumes events
-// (role all). No job runner: a test drives the campaigns' pass and the queue's worker itself.
-export async function startCampaignsApp() {
+// (role all). No job runner: a test drives the campaigns' pass and the queue's worker itself, or
+// (role api) leaves the relay, the consumers and the jobs to a worker process on the same database.
+export async function startCampaignsApp(options: { role?: 'all' | 'api'; env?: Record<string, string> } = {}) {
   const provider = new RecordingProvider();
   await provider.start();
   const manifests = [identityManifest, crmManifest, messagingManifest, campaignsManifest];
   const started = await startTestApp([CrmModule, MessagingModule, CampaignsModule, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
-    role: 'all',
+    role: options.role ?? 'all',
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...campaignsMigrations],
     events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
-    env: { NOTIFY_URL: provider.url, SEND_GAP_MIN_MS: '0', SEND_GAP_MAX_MS: '0' },
+    env: { NOTIFY_URL: provider.url, SEND_GAP_MIN_MS: '0', SEND_GAP_MAX_MS: '0', ...options.env },
   });
   const { app, runtime } = started;
   let counter = 0;

@@ -14,3 +14,10 @@ export const INSERT_OUTBOUND = `
 
 // A result an adapter adds after the send (email: where its copy went) kept on the message.
 export const ADD_METADATA = `UPDATE messages SET metadata = metadata || $2::jsonb WHERE id = $1`;
+
+// An origin's messages still waiting in the account's queue, withdrawn ($4 the reason); the queue's
+// partial index on QUEUED messages finds them.
+export const WITHDRAW_QUEUED = `
+  UPDATE messages SET status = 'FAILED', error = $4, metadata = metadata || '{"withdrawn": true}'::jsonb, scheduled_for = NULL, updated_at = now()
+  WHERE channel_account_id = $1 AND status = 'QUEUED' AND origin = $2 AND origin_id = $3
+  RETURNING ${rowList(MESSAGES)}`;
