@@ -146,9 +146,35 @@ export async function measureAutomationRules({ base, state, databaseUrl, startWo
     while ((await pending()) > 0 && Date.now() < deadline) await sleep(50);
     return (await pending()) === 0;
   };
+  // PostgreSQL's own counts (transactions, and per table sequential and index scans and rows read
+  // by them), to see where the database's time per event goes.
+  const tableStats = async () => {
+    const [{ commits }] = (await client.query('SELECT xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()')).rows;
+    const tables = (await client.query('SELECT relname, seq_scan, seq_tup_read, coalesce(idx_scan, 0) AS idx_scan FROM pg_stat_user_tables')).rows;
+    return { commits: Number(commits), tables: new Map(tables.map((row) => [row.relname, row])) };
+  };
+  const statsPerEvent = (before, after, events) => {
+    const per = (value) => Number((value / Math.max(1, events)).toFixed(2));
+    const tables = [...after.tables.values()]
+      .map((row) => {
+        const was = before.tables.get(row.relname) ?? { seq_scan: 0, seq_tup_read: 0, idx_scan: 0 };
+        return {
+          table: row.relname,
+          seq_scans: per(row.seq_scan - was.seq_scan),
+          seq_rows_read: per(row.seq_tup_read - was.seq_tup_read),
+          index_scans: per(row.idx_scan - was.idx_scan),
+        };
+      })
+      .filter((row) => row.seq_scans + row.index_scans > 0)
+      .sort((a, b) => b.seq_rows_read - a.seq_rows_read || b.index_scans - a.index_scans)
+      .slice(0, 12);
+    return { transactions: per(after.commits - before.commits), tables };
+  };
   // One load at `rate`, measured: acknowledgements, drain time, CPU from the load's start to the drain's end, runs.
   const phase = async (rate, secs) => {
     await client.query('CHECKPOINT');
+    await sleep(1100); // statistics flushed (at most a second late)
+    const statsBefore = await tableStats();
     const from = (await client.query('SELECT now() AS t')).rows[0].t;
     const loadBefore = load();
     const window = cpuWindow();
@@ -163,7 +189,9 @@ export async function measureAutomationRules({ base, state, databaseUrl, startWo
         from,
       ])
     ).rows[0].n;
-    return { rate, seconds: secs, result, drained, drainSeconds, cpu, events, from, loadBefore, loadAfter: load() };
+    await sleep(1100);
+    const database = statsPerEvent(statsBefore, await tableStats(), events);
+    return { rate, seconds: secs, result, drained, drainSeconds, cpu, events, from, loadBefore, loadAfter: load(), database };
   };
   const worker = await startWorker();
   try {
@@ -229,6 +257,8 @@ export async function measureAutomationRules({ base, state, databaseUrl, startWo
       processed_seconds_after_load: p.drained ? Number(p.drainSeconds.toFixed(2)) : null,
       cpu: p.cpu,
       cpu_us_per_event: { worker: perEvent(p, 'worker'), api: perEvent(p, 'api'), postgres: perEvent(p, 'postgres') },
+      // Per event, the bench's own queries included (its drain polling, the counts above).
+      database_per_event: p.database,
       load_average_before: p.loadBefore,
       load_average_after: p.loadAfter,
     });
