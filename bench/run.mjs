@@ -3,7 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -17,6 +17,7 @@ import { FAIRNESS, measureFairness } from './fairness-scenario.mjs';
 import { CALL_UPLOADS, measureCallUploads, seedSuiteId } from './calls-scenario.mjs';
 import { cpuWindow } from './cpu-usage.mjs';
 import { measureOutboundQueue } from './outbound-queue-scenario.mjs';
+import { AUTOMATION_BOT, AUTOMATION_RULES, measureAutomationRules, measureBotAnswers } from './automation-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -202,6 +203,11 @@ async function main() {
   let outboundQueue = null;
   let fairness = null;
   let callUploads = null;
+  let automationRules = null;
+  let botAnswers = null;
+  // The machine's load average (1, 5, 15 minutes) at the start and the end: other work on a shared
+  // machine moves every figure.
+  const loadAverage = { start: loadavg().map((value) => Number(value.toFixed(2))) };
   try {
     for (const scenario of all) await compare(scenario);
     // After the scenarios above: these top the organization up to 100,000 contacts.
@@ -239,6 +245,19 @@ async function main() {
           await stopped(queueWorker);
         }
       }
+    }
+    // Each with a worker of its own, stopped before the next starts.
+    if (selected(AUTOMATION_RULES)) {
+      automationRules = await measureAutomationRules({ base: ours.url, state, databaseUrl, startWorker: () => startWorker(root, env, databaseUrl) });
+    }
+    if (selected(AUTOMATION_BOT)) {
+      botAnswers = await measureBotAnswers({
+        root,
+        base: ours.url,
+        state,
+        databaseUrl,
+        startWorker: (notifyUrl) => startWorker(root, { ...env, NOTIFY_URL: notifyUrl }, databaseUrl),
+      });
     }
     if (selected(INBOUND) || selected(META_INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
     if (selected(FAIRNESS)) fairness = await measureFairness({ root, env, databaseUrl, base: ours.url, state, seconds, drained });
@@ -292,6 +311,8 @@ async function main() {
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   if (outboundQueue) process.stdout.write(`\n${JSON.stringify(outboundQueue, null, 2)}\n`);
   if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
+  for (const result of [automationRules, botAnswers].filter(Boolean)) process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n`);
+  loadAverage.end = loadavg().map((value) => Number(value.toFixed(2)));
   if (callUploads) {
     const u = callUploads;
     process.stdout.write(
@@ -306,6 +327,8 @@ async function main() {
     JSON.stringify(
       {
         name,
+        // BENCH_NOTE: what was run and under what conditions, in words.
+        ...(process.env.BENCH_NOTE && { note: process.env.BENCH_NOTE }),
         date: new Date().toISOString(),
         node: process.version,
         cpus: cpus().length,
@@ -321,6 +344,9 @@ async function main() {
         outbound_queue: outboundQueue,
         fairness,
         call_uploads: callUploads,
+        automation_rules: automationRules,
+        bot_answers: botAnswers,
+        load_average: loadAverage,
       },
       null,
       2,

@@ -595,11 +595,58 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(tested.json()).toMatchObject({ matched: false, conditions: [{ matched: true }, { actual: null, matched: false }] });
   });
 
+  it('should answer publishing a bot flow and stopping its session as declared', async () => {
+    const t = await createTestTenant(app);
+    const org = t.ctx.organizationId;
+    await app.get(OrganizationService).setSetting(org, 'appgain_api_key', 'k-123');
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/chat-lite-send',
+      headers: t.key,
+      payload: { to: '201001234598', message: 'Hi', organizationId: org },
+    });
+    const { conversationId, contactId } = sent.json() as { conversationId: string; contactId: string };
+    const [account] = await runtime.db.inTenant(t.ctx, (tx) =>
+      tx.query<{ id: string }>(`SELECT channel_account_id AS id FROM conversations WHERE id = $1`, [conversationId]),
+    );
+    const flow = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/bot_flows',
+      headers: { ...t.session, prefer: 'return=representation' },
+      payload: {
+        name: 'Welcome',
+        channel_account_ids: [account.id],
+        trigger: { type: 'new_conversation' },
+        definition: {
+          start: 'name',
+          nodes: [
+            { id: 'name', type: 'ask', text: 'Your name?', save_as: 'contact.first_name', next: 'bye' },
+            { id: 'bye', type: 'end' },
+          ],
+        },
+      },
+    });
+    const flowId = (flow.json() as { id: string }[])[0].id;
+    const published = await call('POST', '/functions/v1/automation/bots/{id}/publish', { params: { id: flowId }, headers: t.session });
+    expect(published.json()).toMatchObject({ bot_flow_id: flowId, version: 1 });
+    // A session waiting at the question, as the bot runtime leaves it.
+    const [session] = await runtime.db.inTenant(t.ctx, (tx) =>
+      tx.query<{ id: string }>(
+        `INSERT INTO bot_sessions (organization_id, conversation_id, contact_id, bot_flow_id, version, status, current_node, expires_at)
+         VALUES (app_org_id(), $1, $2, $3, 1, 'waiting', 'name', now() + interval '4 hours') RETURNING id`,
+        [conversationId, contactId, flowId],
+      ),
+    );
+    const stopped = await call('POST', '/functions/v1/automation/bot-sessions/{id}/stop', { params: { id: session.id }, headers: t.session });
+    expect(stopped.json()).toMatchObject({ id: session.id, status: 'stopped', end_reason: 'agent_stop' });
+  });
+
   it('should have called every operation the document gives a 2xx schema', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    expect(described).toHaveLength(95);
+    // 83, campaigns' 12 and the bots' publish and stop.
+    expect(described).toHaveLength(97);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

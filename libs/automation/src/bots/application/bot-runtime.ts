@@ -31,6 +31,10 @@ interface CandidateFlow {
 const minutes = (now: Date, count: number) => new Date(now.getTime() + count * 60_000);
 // When a gathered answer's timer finds the bot still busy with the question, it looks again this soon.
 const BUSY_RETRY_MS = 250;
+// A session whose steps have been under way this long without moving is taken as left by a process
+// that died mid-step, and stopped (`stalled`) by the periodic pass. Steps take seconds; a webhook
+// node at most a minute, so only a flow with more than ten webhook nodes in a row could reach it.
+export const STALLED_STEP_MINUTES = 10;
 
 // Bot sessions (docs/automation.md, "Bot sessions"): started by a flow's trigger on a customer's
 // message (or a rule's start_bot), moved on by the customer's answers (a burst within a second is
@@ -170,9 +174,12 @@ export class BotRuntime {
     if (row) await this.advance(ctx, row, await this.version(ctx, row.bot_flow_id, row.version), { kind: 'timeout' });
   }
 
-  // The periodic pass: open sessions past expire_minutes expire; due answers and ask timeouts are
-  // taken (an answer's own timer normally takes it first). Answers the sessions expired.
+  // The periodic pass: sessions stalled in a step for STALLED_STEP_MINUTES are stopped; open
+  // sessions past expire_minutes expire; due answers and ask timeouts are taken (an answer's own
+  // timer normally takes it first). Answers the sessions expired.
   async sweep(now: Date = this.clock.now()): Promise<number> {
+    const stalled = await this.db.asSystem((tx) => tx.execute(SQL.STOP_STALLED_SESSIONS, [now, minutes(now, -STALLED_STEP_MINUTES), 10_000]));
+    if (stalled > 0) this.logger.warn(`${stalled} bot session(s) stalled in a step for ${STALLED_STEP_MINUTES} minutes stopped`);
     const expired = await this.db.asSystem((tx) => tx.execute(SQL.EXPIRE_SESSIONS, [now, 10_000]));
     const due = await this.db.asSystem((tx) => tx.query<{ id: string; organization_id: string; answer: boolean }>(SQL.DUE_SESSIONS, [now, 1_000]));
     for (const session of due) {

@@ -5,7 +5,7 @@ import { InboundProcessor } from '@engage/messaging';
 import type { PlatformRuntime } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
 import { createTestTenant, memberHeaders, startRuleEngineApp, type TestTenant } from '../../testing/automation-test-app';
-import { BotRuntime } from './bot-runtime';
+import { BotRuntime, STALLED_STEP_MINUTES } from './bot-runtime';
 
 // Pacing off, so the bot's messages go at once to the sandbox chat-app provider.
 const NO_PACING = { quiet_hours: null, gap_seconds: [0, 0], cold_gap_seconds: [0, 0], per_recipient_min_gap_seconds: 0 };
@@ -288,6 +288,22 @@ describe('bot sessions', () => {
     expect((await sessionOf(tenant, third)).status).toBe('waiting');
     await bots.sweep(new Date(Date.now() + 31 * 60_000));
     expect(await sessionOf(tenant, third)).toMatchObject({ status: 'expired', end_reason: 'no_answer' });
+  });
+
+  it('should stop on the periodic pass a session left in a step by a process that died, and only after the bound', async () => {
+    const line = await setUp();
+    const { tenant } = line;
+    await createFlow(tenant, simpleFlow(line.accountId, 'Thanks'));
+    const { id } = await say(line, phone(), 'hi');
+    await sessionUntil(tenant, id, (s) => s.status === 'waiting');
+    // As a worker killed while it ran the steps after an answer leaves it: active, not moving.
+    const movedAt = new Date(Date.now() - 60_000);
+    await runtime.db.asSystem((tx) => tx.execute(`UPDATE bot_sessions SET status = 'active', updated_at = $2 WHERE conversation_id = $1`, [id, movedAt]));
+    const bots = app.get(BotRuntime);
+    await bots.sweep(new Date(movedAt.getTime() + (STALLED_STEP_MINUTES - 1) * 60_000));
+    expect(await sessionOf(tenant, id)).toMatchObject({ status: 'active', end_reason: null });
+    await bots.sweep(new Date(movedAt.getTime() + STALLED_STEP_MINUTES * 60_000));
+    expect(await sessionOf(tenant, id)).toMatchObject({ status: 'stopped', end_reason: 'stalled' });
   });
 
   it('should follow an ask’s timeout on the periodic pass', async () => {

@@ -106,6 +106,12 @@ export const EXPIRE_SESSIONS = `
   UPDATE bot_sessions SET status = 'expired', end_reason = 'no_answer', pending = '[]', answer_due_at = NULL, timeout_at = NULL, updated_at = $1
   WHERE id IN (SELECT id FROM bot_sessions WHERE status IN ('active', 'waiting') AND expires_at <= $1 LIMIT $2)`;
 
+// system: sessions whose steps have been under way (active, not moved) since before $2: a process
+// that died in the middle of a step left them; stopped, so the conversation is the people's.
+export const STOP_STALLED_SESSIONS = `
+  UPDATE bot_sessions SET status = 'stopped', end_reason = 'stalled', pending = '[]', answer_due_at = NULL, timeout_at = NULL, updated_at = $1
+  WHERE id IN (SELECT id FROM bot_sessions WHERE status = 'active' AND updated_at <= $2 LIMIT $3)`;
+
 // system: waiting sessions whose gathered answer or ask timeout is due.
 export const DUE_SESSIONS = `
   SELECT id, organization_id, answer_due_at IS NOT NULL AS answer FROM bot_sessions
