@@ -79,6 +79,7 @@ export async function messengerInbound(pageId: string, psid: string, text: strin
 export interface ApiConversation {
   id: string;
   contact_id: string;
+  channel_account_id: string;
   channel_kind: string;
   messages: { id: string; direction: string; status: string; content: string; external_id: string | null }[];
 }

@@ -4,6 +4,7 @@ import { ForgotPasswordPage, ResetPasswordPage } from './auth/password-pages';
 import { useSession } from './auth/session';
 import { SignInPage } from './auth/sign-in-page';
 import { SignUpPage } from './auth/sign-up-page';
+import { AutomationPage } from './automation/automation-page';
 import { CompaniesPage } from './companies/companies-page';
 import { ContactsPage } from './contacts/contacts-page';
 import { DashboardsPage } from './dashboards/dashboards-page';
@@ -32,6 +33,7 @@ export const SECTIONS: { path: string; label: string; page: ComponentType }[] = 
   { path: '/companies', label: 'Companies', page: CompaniesPage },
   { path: '/deals', label: 'Deals', page: DealsPage },
   { path: '/dashboards', label: 'Dashboards', page: DashboardsPage },
+  { path: '/automation', label: 'Automation', page: AutomationPage },
   { path: '/settings', label: 'Settings', page: SettingsPage },
 ];
 
