@@ -141,6 +141,8 @@ export interface ReadPlan {
   stripNulls?: boolean;
   // Internal (writes): only these rows, in this order unless `order=` says otherwise.
   ids?: string[];
+  // The type of the table's `id` column, so `ids` are compared in it (an index on id serves them).
+  idType?: string;
 }
 
 export interface ReadRequest {

@@ -73,6 +73,7 @@ export function parseReadRequest(table: TableDefinition, request: ReadRequest, r
     media: parseAccept(header(request.headers, 'accept')),
     stripNulls: stripsNulls(header(request.headers, 'accept')) || undefined,
     ids: request.ids,
+    idType: request.ids ? table.columns.id : undefined,
   };
 }
 

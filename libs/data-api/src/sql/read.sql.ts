@@ -141,6 +141,12 @@ const CSV_FORMULA_FIELD = `^(?!"?${CSV_PLAIN_NUMBERS}"?$)("?)(?=${CSV_FORMULA_ST
 // Rows of a body: JSON objects are joined by commas, CSV lines by newlines.
 export const SEPARATOR = { json: ',', object: ',', csv: '\n' };
 
+// The rows a write touched (or an internal read names): a uuid id is compared as a uuid, so the
+// primary key's index finds them; another id type as text.
+const idsMatch = (plan: ReadPlan, ids: string) => (plan.idType === 'uuid' ? `t."id" = ANY(${ids}::uuid[])` : `t."id"::text = ANY(${ids}::text[])`);
+const idsOrder = (plan: ReadPlan, ids: string) =>
+  plan.idType === 'uuid' ? `array_position(${ids}::uuid[], t."id")` : `array_position(${ids}::text[], t."id"::text)`;
+
 // One statement. GET: each page row's text and the running total of the texts' bytes; past
 // `maxBytes` a row's text is dropped (read.ts then refuses), so nothing beyond the cap leaves
 // PostgreSQL or is held in memory. `joined`: one result row, the texts within the cap joined (a
@@ -167,9 +173,9 @@ export function buildReadSql(plan: ReadPlan, maxBytes = Number.MAX_SAFE_INTEGER,
   const where = [
     whereSql(plan.filters, params, 't', existsOf(params, aliases)),
     ...presenceSql(plan.select, params, 't', aliases),
-    ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : []),
+    ...(ids ? [idsMatch(plan, ids)] : []),
   ].join(' AND ');
-  const order = ids && !plan.order.length ? ` ORDER BY array_position(${ids}::text[], t."id"::text)` : orderSql(plan.order, params, 't', aliases);
+  const order = ids && !plan.order.length ? ` ORDER BY ${idsOrder(plan, ids)}` : orderSql(plan.order, params, 't', aliases);
   // planned/estimated come from a second statement (buildCountSql) read by read.ts.
   const total = plan.count === 'exact' ? `, (SELECT count(*) FROM ${table} t WHERE ${where}) AS total` : '';
   // OFFSET 0 keeps the subquery (and its row text, computed once) from being flattened.
@@ -198,7 +204,7 @@ export function buildCountSql(plan: ReadPlan, cap?: number): Statement {
   const where = [
     whereSql(plan.filters, params, 't', existsOf(params, countAliases)),
     ...presenceSql(plan.select, params, 't', countAliases),
-    ...(ids ? [`t."id"::text = ANY(${ids}::text[])`] : []),
+    ...(ids ? [idsMatch(plan, ids)] : []),
   ].join(' AND ');
   const rows = `SELECT 1 FROM ${quoteIdentifier(plan.table)} t WHERE ${where}`;
   if (cap === undefined) return { text: `EXPLAIN (FORMAT JSON) ${rows}`, values: params.values };
