@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { checkPage } from './check-page';
 
-const SECTIONS = ['Inbox', 'Contacts', 'Companies', 'Deals', 'Dashboards', 'Automation', 'Settings'];
+const SECTIONS = ['Inbox', 'Contacts', 'Companies', 'Deals', 'Dashboards', 'Automation', 'Campaigns', 'Settings'];
 
 test('should show every navigation link and open each page from it', async ({ page }, testInfo) => {
   // Six pages, each screenshotted twice and checked by axe.

@@ -5,6 +5,7 @@ import { useSession } from './auth/session';
 import { SignInPage } from './auth/sign-in-page';
 import { SignUpPage } from './auth/sign-up-page';
 import { AutomationPage } from './automation/automation-page';
+import { CampaignsPage } from './campaigns/campaigns-page';
 import { CompaniesPage } from './companies/companies-page';
 import { ContactsPage } from './contacts/contacts-page';
 import { DashboardsPage } from './dashboards/dashboards-page';
@@ -34,6 +35,7 @@ export const SECTIONS: { path: string; label: string; page: ComponentType }[] = 
   { path: '/deals', label: 'Deals', page: DealsPage },
   { path: '/dashboards', label: 'Dashboards', page: DashboardsPage },
   { path: '/automation', label: 'Automation', page: AutomationPage },
+  { path: '/campaigns', label: 'Campaigns', page: CampaignsPage },
   { path: '/settings', label: 'Settings', page: SettingsPage },
 ];
 

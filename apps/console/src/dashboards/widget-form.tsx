@@ -1,28 +1,7 @@
 import { type FormEvent, useState } from 'react';
+import { FilterBuilder } from '../ui/filter-builder';
 import { ErrorAlert } from '../ui/page';
 import { AGGREGATIONS, FORMATS, RANGES, TABLES, TYPE_NAMES, type Widget, type WidgetConfig, WIDGET_TYPES } from './widgets.api';
-
-const OPERATORS = [
-  ['eq', 'equals'],
-  ['neq', 'is not'],
-  ['gt', 'greater than'],
-  ['gte', 'at least'],
-  ['lt', 'less than'],
-  ['lte', 'at most'],
-  ['ilike', 'matches (use * as wildcard)'],
-  ['cs', 'contains (lists such as tags)'],
-  ['is', 'is (null, true, false)'],
-] as const;
-
-// Only what would change the meaning of a query string is escaped (%, & and +), so the filter stays
-// readable: the API reads it as URL query parameters.
-const escape = (text: string) => text.replace(/[%&+]/g, (character) => encodeURIComponent(character));
-
-// One condition in the data API's grammar: column=operator.value (a list's value in braces).
-export function condition(column: string, operator: string, value: string): string {
-  const written = operator === 'cs' ? `{${value}}` : value;
-  return `${escape(column.trim())}=${operator}.${escape(written)}`;
-}
 
 // Add or edit a widget: its type, for a custom one the table, aggregation and column, a filter
 // written in the data API's grammar (typed, or built a condition at a time), the format and the
@@ -44,12 +23,6 @@ export function WidgetForm({
   const [type, setType] = useState(widget?.widget_type ?? 'custom');
   const [range, setRange] = useState<string>(config.date_range ?? 'This Month');
   const [query, setQuery] = useState(config.query ?? '');
-  const [part, setPart] = useState({ column: '', operator: 'eq', value: '' });
-  function addCondition() {
-    if (!part.column.trim()) return;
-    setQuery((current) => [current, condition(part.column, part.operator, part.value)].filter(Boolean).join('&'));
-    setPart({ column: '', operator: 'eq', value: '' });
-  }
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -115,44 +88,7 @@ export function WidgetForm({
           </>
         ) : null}
       </div>
-      <fieldset className="filter-builder">
-        <legend>Filter</legend>
-        <div className="filters">
-          <div className="field">
-            <label htmlFor="filter-column">Column</label>
-            <input id="filter-column" value={part.column} onChange={(event) => setPart({ ...part, column: event.target.value })} placeholder="tags" />
-          </div>
-          <div className="field">
-            <label htmlFor="filter-operator">Operator</label>
-            <select id="filter-operator" value={part.operator} onChange={(event) => setPart({ ...part, operator: event.target.value })}>
-              {OPERATORS.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="filter-value">Value</label>
-            <input id="filter-value" value={part.value} onChange={(event) => setPart({ ...part, value: event.target.value })} dir="auto" />
-          </div>
-          <div className="field">
-            <button type="button" onClick={addCondition}>
-              Add condition
-            </button>
-          </div>
-        </div>
-        <div className="field">
-          <label htmlFor="widget-query">Filter in the data API&apos;s grammar</label>
-          <input
-            id="widget-query"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            maxLength={2000}
-            placeholder="tags=cs.{vip}&status=eq.OPEN"
-          />
-        </div>
-      </fieldset>
+      <FilterBuilder value={query} onChange={setQuery} />
       <div className="filters">
         <div className="field">
           <label htmlFor="widget-format">Format</label>

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+import { checkPage } from './check-page';
+import { base, createChannel, type Owner, setProviderKey, signInOwner } from './inbox-setup';
+
+// Pacing off, so the broadcast drains within the test (the default chat-app pacing waits 30-60 s
+// before a cold recipient, and holds sends in the recipients' quiet hours).
+const UNPACED = {
+  gap_seconds: [0, 0],
+  cold_gap_seconds: [0, 0],
+  per_hour: null,
+  per_day: null,
+  warmup: false,
+  per_recipient_min_gap_seconds: 0,
+  per_recipient_per_hour: 3600,
+  quiet_hours: null,
+};
+
+async function api(owner: Owner, path: string, method: string, body: unknown): Promise<void> {
+  const response = await fetch(`${base()}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+}
+
+test('should build a segment, compose a broadcast to it, start it and watch it reach completed', async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  const owner = await signInOwner();
+  setProviderKey(owner.organizationId);
+  const run = randomBytes(3).toString('hex');
+  const tag = `bc-${run}`;
+  const chat = await createChannel(owner, { kind: 'chat_app', name: `Broadcast line ${run}` });
+  await api(owner, `/functions/v1/messaging/channel-accounts/${chat.id}`, 'PATCH', { pacing: UNPACED });
+  const phone = () => `+2010${Math.floor(10_000_000 + Math.random() * 89_999_999)}`;
+  for (const [name, optIn] of [
+    ['Amal', true],
+    ['Badr', true],
+    ['Carim', false],
+  ] as const) {
+    await api(owner, '/rest/v1/contacts', 'POST', { first_name: `${name} ${run}`, phones: [phone()], tags: [tag], opt_in_status: optIn });
+  }
+
+  await page.goto(`${base()}/app/campaigns`);
+  await page.getByRole('button', { name: 'New segment' }).click();
+  await page.getByLabel('Segment name').fill(`Weekend ${run}`);
+  await page.getByLabel('Column').fill('tags');
+  await page.getByLabel('Operator').selectOption('cs');
+  await page.getByLabel('Value', { exact: true }).fill(tag);
+  await page.getByRole('button', { name: 'Add condition' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '3 contacts' })).toContainText('2 reachable');
+  await expect(page.getByRole('status').filter({ hasText: '3 contacts' })).toContainText('1 not opted in');
+  await page.getByRole('button', { name: 'Save segment' }).click();
+  await expect(page.getByRole('table', { name: 'Segments' })).toContainText(`Weekend ${run}`);
+
+  await page.getByRole('button', { name: 'New broadcast' }).click();
+  await page.getByLabel('Name').fill(`Weekend sale ${run}`);
+  await page.getByLabel('Channel').selectOption({ label: `Broadcast line ${run} (chat app)` });
+  await page.getByLabel('Audience (segment)').selectOption({ label: `Weekend ${run}` });
+  await expect(page.getByRole('status').filter({ hasText: '2 reachable' })).toBeVisible();
+  await page.getByLabel('Text').fill('Hi {{contact.first_name | there}}, 20% off this weekend');
+  await expect(page.getByLabel('As sent')).toContainText('Hi there, 20% off this weekend');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByRole('heading', { name: `Weekend sale ${run}`, level: 2 })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Status:' })).toContainText('draft');
+
+  await page.getByRole('button', { name: 'Start now' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Status:' })).toContainText('completed', { timeout: 60_000 });
+  // Every recipient has an outcome: two sent, the one not opted in skipped.
+  await expect(page.getByLabel('Progress')).toHaveAttribute('value', '3');
+  await expect(page.getByLabel('Progress')).toHaveAttribute('max', '3');
+  await checkPage(page, 'campaigns-broadcast', testInfo);
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download recipients (CSV)' }).click();
+  const csv = await (await download).path();
+  expect(csv).toBeTruthy();
+
+  await page.getByRole('link', { name: 'Back to campaigns' }).click();
+  await expect(
+    page
+      .getByRole('table', { name: 'Broadcasts' })
+      .getByRole('row')
+      .filter({ hasText: `Weekend sale ${run}` }),
+  ).toContainText('completed');
+  await checkPage(page, 'campaigns', testInfo);
+});
