@@ -196,7 +196,8 @@ export class OutboundQueueWorker implements QueueWorker {
             recipient: {
               lastInboundAt: candidate.customer_wrote_at ? new Date(candidate.customer_wrote_at) : null,
               sends: recipientSends.filter((s) => s.contactId === candidate.contact_id).map((s) => s.at),
-              timeZone: recipientTimeZone(null, phone ? `+${phone.replace(/^\+/, '')}` : null, organizationZone),
+              // Only quiet hours read it (parsing the number is the costliest part of a decision).
+              timeZone: policy.quiet_hours ? recipientTimeZone(null, phone ? `+${phone.replace(/^\+/, '')}` : null, organizationZone) : organizationZone,
             },
           },
           () => random,
