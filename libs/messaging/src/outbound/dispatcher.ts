@@ -227,10 +227,14 @@ export class OutboundDispatcher {
         },
       };
     }
-    const extra = attempt.result && session.afterSent ? await session.afterSent(first) : null;
-    const taken = await this.record(ctx, ids, attempt, options.next?.(outcome) ?? null);
+    const next = options.next?.(outcome) ?? null;
+    if (!session.afterSent) return { outcome, taken: await this.record(ctx, ids, attempt, next) };
+    // What the channel does after a send (email: the copy in the Sent folder) comes between this
+    // call's record and the next call's take, so the next message is not PENDING meanwhile.
+    await this.record(ctx, ids, attempt, null);
+    const extra = attempt.result ? await session.afterSent(first) : null;
     if (extra) await this.db.inTenant(ctx, (tx) => tx.query(ADD_METADATA, [first.id, JSON.stringify(extra)]));
-    return { outcome, taken };
+    return { outcome, taken: next ? await this.record(ctx, [], attempt, next) : [] };
   }
 
   // One commit: the call's outcomes with their events, and the next call's messages taken (shared
