@@ -56,6 +56,9 @@ export interface ChannelAdapter {
   // Whether one provider call can carry several receivers of the same content (§4.2; the paced
   // queue fills it up to the account's receivers_per_call).
   readonly sharesCalls?: boolean;
+  // Whether a session depends on the account only (its credentials), not on the conversation: the
+  // paced queue then opens one for a run of sends on the account instead of one per message.
+  readonly sessionPerAccount?: boolean;
   // Before the transaction, when the sender gave no address: the recipient's (may read other contexts).
   recipient?(ctx: RequestContext, contactId: string): Promise<string>;
   // In the dispatcher's transaction, before anything is stored: whether the send may go out (the

@@ -8,7 +8,8 @@ import { checkOutboundAuthor, isQueuedOrigin, type MessageOrigin } from '../doma
 import type { ProviderOutcome } from './pacing';
 import { CHANNEL_BY_ID, type ChannelAccountRow, CONVERSATION_BY_ID, type ConversationRow, type MessageRow } from '../infrastructure/messaging.sql';
 import type { ChannelAdapter, ChannelAdapters, DeliverySession, OutboundSend, PlannedPart } from './channel-adapter.port';
-import { type Attempt, finishSend } from './finish-send';
+import { type Attempt, finishSend, type TakenMessage } from './finish-send';
+import { QueuedOutcomes } from './queued-outcomes';
 import { ProviderError } from './provider-result';
 import { touchConversation, upsertConversation } from '../conversations/conversation-store';
 import { toMessageView, type MessageView } from '../application/views';
@@ -79,13 +80,17 @@ export type Destination =
 // answers the rows. A crash between the two writes leaves PENDING rows that the PendingSendSweeper
 // fails as outcome_unknown: never resent by itself.
 export class OutboundDispatcher {
+  private readonly outcomes: QueuedOutcomes;
+
   constructor(
     private readonly db: Database,
     private readonly adapters: ChannelAdapters,
     private readonly gaps: PartGaps,
     // Called when a message is queued, so this process's queue worker looks at once.
     private readonly queued: () => void = () => undefined,
-  ) {}
+  ) {
+    this.outcomes = new QueuedOutcomes(db);
+  }
 
   async send(ctx: RequestContext, destination: Destination, send: OutboundSend): Promise<Dispatched> {
     const author = checkOutboundAuthor(send.author);
@@ -178,57 +183,79 @@ export class OutboundDispatcher {
   // Queued messages the queue took (now PENDING): one message, or several receivers of the same
   // content in one provider call where the channel allows it. Delivered through the channel's
   // adapter as automated messages (the window checked again now), each outcome recorded once with
-  // its event.
-  async deliverQueued(ctx: RequestContext, messages: MessageRow[]): Promise<QueuedOutcome> {
+  // its event. `next`, asked once the provider answered, names the messages of the run's next call:
+  // they are taken in the commit that records this call's outcomes (answered as `taken`; empty when
+  // another process took them), so between two calls of a run there is one write, and nothing but
+  // the call on the wire is PENDING. The run keeps the sessions it opened (see QueuedRun).
+  async deliverQueued(
+    ctx: RequestContext,
+    messages: TakenMessage[],
+    options: { run?: QueuedRun; next?: (outcome: QueuedOutcome) => { ids: string[]; at: Date } | null } = {},
+  ): Promise<{ outcome: QueuedOutcome; taken: TakenMessage[] }> {
     const first = messages[0];
     const ids = messages.map((m) => m.id);
-    const [conversation] = await this.db.inTenant(ctx, (tx) => tx.query<ConversationRow>(CONVERSATION_BY_ID, [first.conversation_id]));
+    const run = options.run ?? new QueuedRun();
     let session: DeliverySession;
+    let attempt: Attempt;
+    let outcome: QueuedOutcome;
     try {
-      if (messages.length === 1 && answeredSince(first, conversation)) {
+      const opened = await this.openQueued(ctx, first, run);
+      if (messages.length === 1 && answeredSince(first, opened.lastCustomerMessageAt)) {
         throw new DomainError('unprocessable', 'message.withdrawn', 'Withdrawn: the customer wrote after this message was queued');
       }
-      session = await this.adapters.forSend(conversation.channel_kind, first.origin).open(ctx, conversation, false);
+      session = await opened.session;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      await this.db.inTenant(ctx, (tx) =>
-        finishSend(
-          tx,
-          ctx,
-          ids,
-          ids.map(() => ({ result: null, error: error.message })),
-        ),
-      );
-      return { refused: error.message };
+      attempt = { result: null, error: error.message };
+      outcome = { refused: error.message };
+      return { outcome, taken: await this.record(ctx, ids, attempt, options.next?.(outcome) ?? null) };
     }
-    let attempt: Attempt;
-    let outcome: ProviderOutcome;
     try {
       const result = messages.length > 1 && session.deliverMany ? await session.deliverMany(messages) : await session.deliver(first);
       attempt = { result, error: null };
-      outcome = { ok: true };
+      outcome = { provider: { ok: true } };
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       attempt = { result: null, error: error.message };
       outcome = {
-        ok: false,
-        httpStatus: error.httpStatus,
-        message: error.message,
-        timedOut: /timed? ?out/i.test(error.message),
-        rateLimited: error.rateLimited,
+        provider: {
+          ok: false,
+          httpStatus: error.httpStatus,
+          message: error.message,
+          timedOut: /timed? ?out/i.test(error.message),
+          rateLimited: error.rateLimited,
+        },
       };
     }
-    await this.db.inTenant(ctx, (tx) =>
-      finishSend(
-        tx,
-        ctx,
-        ids,
-        ids.map(() => attempt),
-      ),
-    );
-    const extra = attempt.result && session.afterSent ? await session.afterSent(first) : null;
+    const next = options.next?.(outcome) ?? null;
+    if (!session.afterSent) return { outcome, taken: await this.record(ctx, ids, attempt, next) };
+    // What the channel does after a send (email: the copy in the Sent folder) comes between this
+    // call's record and the next call's take, so the next message is not PENDING meanwhile.
+    await this.record(ctx, ids, attempt, null);
+    const extra = attempt.result ? await session.afterSent(first) : null;
     if (extra) await this.db.inTenant(ctx, (tx) => tx.query(ADD_METADATA, [first.id, JSON.stringify(extra)]));
-    return { provider: outcome };
+    return { outcome, taken: next ? await this.record(ctx, [], attempt, next) : [] };
+  }
+
+  // One commit: the call's outcomes with their events, and the next call's messages taken (shared
+  // with the records of other accounts' calls that end meanwhile: QueuedOutcomes).
+  private record(ctx: RequestContext, ids: string[], attempt: Attempt, next: { ids: string[]; at: Date } | null) {
+    return this.outcomes.write(ctx, { ids, attempt, take: next?.ids ?? [], at: next?.at ?? new Date() });
+  }
+
+  // The session a queued message goes out through, and the customer's last message to weigh its
+  // withdrawal: an adapter whose session is the account's (`sessionPerAccount`) is opened once per
+  // run and the take's view of the conversation serves; else the conversation is read and the
+  // session opened for each message.
+  private async openQueued(ctx: RequestContext, message: TakenMessage, run: QueuedRun) {
+    if (run.shared) return { session: run.shared, lastCustomerMessageAt: message.customer_wrote_at };
+    const [conversation] = await this.db.inTenant(ctx, (tx) => tx.query<ConversationRow>(CONVERSATION_BY_ID, [message.conversation_id]));
+    const adapter = this.adapters.forSend(conversation.channel_kind, message.origin);
+    const session = adapter.open(ctx, conversation, false);
+    // Awaited by each message of the run; a withdrawn first message must not leave it unobserved.
+    session.catch(() => undefined);
+    if (adapter.sessionPerAccount) run.shared = session;
+    return { session, lastCustomerMessageAt: conversation.last_customer_message_at };
   }
 
   // The adapter a send goes through and how its conversation is reached in the storing transaction.
@@ -332,12 +359,18 @@ export class OutboundDispatcher {
   }
 }
 
+// A run of queued sends on one account (the queue's burst): the session it opened once, when the
+// channel's session is the account's.
+export class QueuedRun {
+  shared: Promise<DeliverySession> | null = null;
+}
+
 // A queued message meant to re-open a silent conversation (metadata `withdraw_on_reply`, e.g. a
 // re-engagement nudge) is pointless once the customer wrote after it was queued.
-const answeredSince = (message: MessageRow, conversation: ConversationRow) =>
+const answeredSince = (message: MessageRow, lastCustomerMessageAt: Date | null) =>
   message.metadata.withdraw_on_reply === true &&
-  conversation.last_customer_message_at !== null &&
-  new Date(conversation.last_customer_message_at).getTime() > new Date(message.created_at).getTime();
+  lastCustomerMessageAt !== null &&
+  new Date(lastCustomerMessageAt).getTime() > new Date(message.created_at).getTime();
 
 // A gap in [min, max] milliseconds between consecutive calls.
 export const gapBetween = (min: number, max: number, random: () => number = Math.random): number => Math.round(min + (max - min) * random());

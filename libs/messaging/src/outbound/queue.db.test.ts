@@ -266,6 +266,51 @@ describe('the paced send queue', () => {
     expect(chat.provider.callsTo(to.phone)).toHaveLength(0);
   });
 
+  it('should take each call of a burst in the commit that records the one before, so a death mid-burst leaves the rest QUEUED', async () => {
+    const t = await chat.newTenant();
+    const id = await account(t);
+    const people = await Promise.all(Array.from({ length: 6 }, () => contact(t)));
+    const ids: string[] = [];
+    for (const [i, p] of people.entries()) ids.push(...(await queue(t, id, p.id, `Code ${i}`, 'api_queued')).messageIds);
+    const sentEvents = async () => (await chat.events(t, 'message.sent')).length;
+    // What the database shows while the provider holds the second call of the burst.
+    let during: Promise<[string[], number]> | undefined;
+    chat.provider.script = (call) => {
+      if (call.body.UOWCHAT.receivers[0].mobileNum !== people[1].phone) return undefined;
+      during = Promise.all([statusOf(t, ids), sentEvents()]);
+      return { status: 200, body: { status: true, message: 'Message sent', external_id: `b-${randomUUID()}` }, delayMs: 300 };
+    };
+    // The process dies once the third call's message is taken (with the second's outcome), before its provider call.
+    const real = app.get(OutboundDispatcher);
+    const dying = Object.create(real) as OutboundDispatcher;
+    let delivered = 0;
+    dying.deliverQueued = (...args) => (++delivered === 3 ? Promise.reject(new Error('process killed')) : real.deliverQueued.apply(dying, args));
+    const doomed = new OutboundQueueWorker(runtime.db, dying, app.get(OrganizationSettings), new OutboundSignal());
+    await expect(doomed.sendOn(id)).rejects.toThrow('process killed');
+    chat.provider.script = () => undefined;
+    expect(await during).toEqual([['SENT', 'PENDING', 'QUEUED', 'QUEUED', 'QUEUED', 'QUEUED'], 1]);
+    expect(await statusOf(t, ids)).toEqual(['SENT', 'SENT', 'PENDING', 'QUEUED', 'QUEUED', 'QUEUED']);
+    expect(await sentEvents()).toBe(2);
+    expect(chat.provider.calls.filter((c) => people.some((p) => p.phone === c.body.UOWCHAT.receivers[0].mobileNum))).toHaveLength(2);
+
+    // Once the dead worker's lease ran out, the rest go out once; the taken one is never sent by itself.
+    await runtime.db.systemQuery("UPDATE channel_accounts SET queue_lease_until = now() - interval '1 second' WHERE id = $1", [id]);
+    expect(await drain(app.get(OutboundQueueWorker), id)).toBe(3);
+    const sweeper = new PendingSendSweeper(runtime.db, { staleAfterMs: 10 * 60_000, now: () => new Date(Date.now() + 11 * 60_000) });
+    expect(await sweeper.sweep()).toBeGreaterThanOrEqual(1);
+    const rows = await chat.rows<{ status: string; error: string | null }>(
+      t,
+      'SELECT status, error FROM messages WHERE id = ANY($1::uuid[]) ORDER BY created_at',
+      [ids],
+    );
+    expect(rows.map((r) => r.status)).toEqual(['SENT', 'SENT', 'FAILED', 'SENT', 'SENT', 'SENT']);
+    expect(rows[2].error).toBe('outcome_unknown');
+    expect(people.map((p) => chat.provider.callsTo(p.phone).length)).toEqual([1, 1, 0, 1, 1, 1]);
+    // Each outcome's event once.
+    expect(await sentEvents()).toBe(5);
+    expect((await chat.events(t, 'message.failed')).map((e) => (e.payload as { message: { id: string } }).message.id)).toEqual([ids[2]]);
+  });
+
   it('should pace 200 broadcast sends of a mature account on the default chat-app policy, on an injected clock', async () => {
     const t = await chat.newTenant();
     const id = await account(t, {});

@@ -1,3 +1,6 @@
+import { rowList } from '@engage/platform';
+import { MESSAGES } from '../infrastructure/exposed-tables';
+
 // SQL of the paced send queue (docs/messaging.md, "The paced send queue"). SYSTEM statements run
 // outside a tenant (the worker finds work in every organization); the others inside Database.inTenant.
 // The worker's clock is a parameter (never now()), so pacing runs on an injected clock in tests.
@@ -71,9 +74,37 @@ export const ACCOUNT_SENDS = `
   SELECT dispatched_at AS at, contact_id, origin NOT IN ('agent', 'api', 'scheduled') AS automated FROM messages
   WHERE channel_account_id = $1 AND dispatched_at > $2::timestamptz - interval '24 hours'`;
 
-// A queued message taken for delivery at $2 (nothing else takes it: the status moves once).
+// A taken message's conversation's last customer message (by its key: a join would let a cached
+// generic plan scan the organization's conversations).
+const CUSTOMER_WROTE_AT = `(SELECT c.last_customer_message_at FROM conversations c WHERE c.id = m.conversation_id) AS customer_wrote_at`;
+
+// Queued messages $1 taken for delivery at $2 (nothing else takes them: the status moves once), each
+// with its conversation's last customer message as it is now (a reply withdraws some messages).
 export const TAKE_QUEUED = `
-  UPDATE messages SET status = 'PENDING', dispatched_at = $2, updated_at = now() WHERE id = $1 AND status = 'QUEUED' RETURNING *`;
+  UPDATE messages m SET status = 'PENDING', dispatched_at = $2, updated_at = now() WHERE m.id = ANY($1::uuid[]) AND m.status = 'QUEUED'
+  RETURNING ${rowList(MESSAGES, 'm')}, ${CUSTOMER_WROTE_AT}`;
+
+// The outcomes of provider calls that ended ($1 ids, $2 status, $3 error, $4 provider id, $5
+// metadata to add; kept only while PENDING, as FINISH_SEND does) and, in the same statement, the
+// messages of the calls that follow them taken ($6 ids, each at $7, as TAKE_QUEUED).
+export const FINISH_AND_TAKE = `
+  WITH finished AS (
+    UPDATE messages m SET status = o.status, error = o.error, updated_at = now(),
+           external_id = CASE WHEN o.external_id IS NULL OR EXISTS (SELECT 1 FROM messages d WHERE d.organization_id = m.organization_id
+                                AND d.channel_account_id = m.channel_account_id AND d.external_id = o.external_id AND d.id <> m.id) THEN NULL ELSE o.external_id END,
+           metadata = m.metadata || o.metadata
+                      || CASE WHEN o.external_id IS NOT NULL AND EXISTS (SELECT 1 FROM messages d WHERE d.organization_id = m.organization_id
+                                AND d.channel_account_id = m.channel_account_id AND d.external_id = o.external_id AND d.id <> m.id)
+                              THEN jsonb_build_object('duplicate_external_id', o.external_id) ELSE '{}'::jsonb END
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[]) AS o(id, status, error, external_id, metadata)
+    WHERE m.id = ANY($1::uuid[]) AND m.id = o.id AND m.status = 'PENDING'
+    RETURNING ${rowList(MESSAGES, 'm')}),
+  taken AS (
+    UPDATE messages m SET status = 'PENDING', dispatched_at = t.at, updated_at = now() FROM unnest($6::uuid[], $7::timestamptz[]) AS t(id, at)
+    WHERE m.id = ANY($6::uuid[]) AND m.id = t.id AND m.status = 'QUEUED'
+    RETURNING ${rowList(MESSAGES, 'm')}, ${CUSTOMER_WROTE_AT})
+  SELECT false AS taken, f.*, NULL::timestamptz AS customer_wrote_at FROM finished f
+  UNION ALL SELECT true AS taken, t.* FROM taken t`;
 
 export const SET_EXPECTED = `UPDATE messages SET scheduled_for = $2 WHERE id = ANY($1::uuid[]) AND status = 'QUEUED'`;
 

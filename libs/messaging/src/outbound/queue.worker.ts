@@ -5,7 +5,8 @@ import type { OrganizationSettings } from '@engage/identity';
 import { isChannelKind } from '../domain/statuses';
 import { effectivePacing, nextSendAt, pauseAfter, type PacingDecision, type PacingPolicy, recipientTimeZone } from './pacing';
 import type { MessageRow } from '../infrastructure/messaging.sql';
-import type { OutboundDispatcher } from './dispatcher';
+import { type OutboundDispatcher, QueuedRun } from './dispatcher';
+import { inOrder, type TakenMessage } from './finish-send';
 import {
   ACCOUNT_SENDS,
   QUEUE_CANDIDATES,
@@ -24,9 +25,11 @@ import {
 // call: the provider time-out is far shorter).
 const ACCOUNTS_PER_PASS = 32;
 const CANDIDATES = 20;
+// A gapless account's burst: how many of its next messages one look weighs and may send in a row.
+const BURST = 60;
 const LEASE_SECONDS = 120;
 // An account whose pacing has no gap (an official API with its own limits, or pacing switched off)
-// sends the messages it may send now one after another under one lease, up to this long.
+// sends the messages it may send now (up to BURST) one after another under one lease, up to this long.
 const BURST_MS = 30_000;
 // An inactive account's queue is looked at again after this long (its messages wait, not fail).
 const INACTIVE_RETRY_MS = 60_000;
@@ -52,7 +55,7 @@ const BATCHED_ORIGINS: readonly string[] = ['broadcast', 'sequence'];
 const sameContent = (a: MessageRow, b: MessageRow) =>
   a.origin === b.origin && a.origin_id === b.origin_id && a.content === b.content && JSON.stringify(a.media) === JSON.stringify(b.media);
 
-type Candidate = MessageRow & { customer_wrote_at: Date | null };
+type Candidate = TakenMessage;
 
 // The gap after a send is drawn once per send, not per look: a random number fixed by the account
 // and its last automated send, so looking again does not draw again (which would skew the gaps).
@@ -117,23 +120,31 @@ export class OutboundQueueWorker implements QueueWorker {
     let pause: string | null = null;
     try {
       const started = Date.now();
-      let next: MessageRow[] | null = choice.messages;
-      // Burst candidates already sent as companions of an earlier call.
-      const done = new Set<string>();
-      for (let i = 0; next; i++) {
-        const outcome = await this.dispatcher.deliverQueued(ctx, next);
-        if ('provider' in outcome) {
-          const after = pauseAfter(policy, failures, outcome.provider);
-          failures = after.consecutiveFailures;
-          if (after.pause) pause = `${after.pause.reason}: ${after.pause.message}`;
-        }
-        // A burst stops at a pause, a failure, or its time; each further message is taken just before
-        // its call, so a worker that dies mid-burst leaves the rest QUEUED.
-        next = null;
-        while (!pause && failures === 0 && Date.now() - started < BURST_MS && i < choice.burst.length) {
-          next = await this.takeNext(ctx, account.kind, policy, choice.burst, i, done);
-          if (next) break;
-          i += 1;
+      const run = new QueuedRun();
+      const calls = callsOf(choice.burst, (origin) => this.room(account.kind, policy, origin));
+      // A burst stops at a pause, a failure, or its time. Each later call's messages are taken in
+      // the commit that records the call before (the dispatcher's `next`), so a worker that dies
+      // mid-burst leaves only the call on the wire PENDING and the rest QUEUED.
+      const more = () => (!pause && failures === 0 && Date.now() - started < BURST_MS ? (calls.next().value ?? null) : null);
+      let next: TakenMessage[] = choice.messages;
+      while (next.length > 0) {
+        let asked: string[] | null = null;
+        ({ taken: next } = await this.dispatcher.deliverQueued(ctx, next, {
+          run,
+          next: (outcome) => {
+            if ('provider' in outcome) {
+              const after = pauseAfter(policy, failures, outcome.provider);
+              failures = after.consecutiveFailures;
+              if (after.pause) pause = `${after.pause.reason}: ${after.pause.message}`;
+            }
+            asked = more();
+            return asked ? { ids: asked, at: this.clock() } : null;
+          },
+        }));
+        // Another process took them meanwhile: the burst goes on with the call after.
+        while (next.length === 0 && asked) {
+          asked = more();
+          if (asked) next = await this.take(ctx, asked);
         }
       }
     } finally {
@@ -142,18 +153,24 @@ export class OutboundQueueWorker implements QueueWorker {
     return true;
   }
 
+  // How many more receivers may share a call with a message of this origin (§4.2's several receivers).
+  private room(kind: string, policy: PacingPolicy, origin: string): number {
+    return this.dispatcher.sharesCalls(kind) && BATCHED_ORIGINS.includes(origin) ? policy.receivers_per_call - 1 : 0;
+  }
+
   // The first candidate the pacing lets go now, taken (QUEUED to PENDING), with the companions that
   // share its provider call (the same broadcast or sequence content to other receivers, up to
   // receivers_per_call, each within its own limits and the account's caps); else when to look again.
+  // A gapless account's burst: the candidates that may follow now.
   private async choose(
     ctx: RequestContext,
     account: QueueAccountRow,
     policy: PacingPolicy,
-  ): Promise<{ messages: MessageRow[]; burst: Candidate[] } | { wait: Date | null }> {
+  ): Promise<{ messages: TakenMessage[]; burst: Candidate[] } | { wait: Date | null }> {
     const now = this.clock();
     const organizationZone = (await this.settings.plain(account.organization_id, 'time_zone')) ?? 'UTC';
     return this.db.inTenant(ctx, async (tx) => {
-      const candidates = await tx.query<Candidate>(QUEUE_CANDIDATES, [account.id, CANDIDATES, now]);
+      const candidates = await tx.query<Candidate>(QUEUE_CANDIDATES, [account.id, gapless(policy) ? BURST : CANDIDATES, now]);
       if (candidates.length === 0) return { wait: null };
       const sends = (await tx.query<{ at: Date; contact_id: string; automated: boolean }>(ACCOUNT_SENDS, [account.id, now])).map((s) => ({
         at: new Date(s.at),
@@ -179,7 +196,8 @@ export class OutboundQueueWorker implements QueueWorker {
             recipient: {
               lastInboundAt: candidate.customer_wrote_at ? new Date(candidate.customer_wrote_at) : null,
               sends: recipientSends.filter((s) => s.contactId === candidate.contact_id).map((s) => s.at),
-              timeZone: recipientTimeZone(null, phone ? `+${phone.replace(/^\+/, '')}` : null, organizationZone),
+              // Only quiet hours read it (parsing the number is the costliest part of a decision).
+              timeZone: policy.quiet_hours ? recipientTimeZone(null, phone ? `+${phone.replace(/^\+/, '')}` : null, organizationZone) : organizationZone,
             },
           },
           () => random,
@@ -192,20 +210,18 @@ export class OutboundQueueWorker implements QueueWorker {
           if (!earliest || decision.at < earliest.at) earliest = decision;
           continue;
         }
-        const [row] = await tx.query<MessageRow>(TAKE_QUEUED, [candidate.id, now]);
-        if (!row) continue;
-        const taken = [row];
-        const room = this.dispatcher.sharesCalls(account.kind) && BATCHED_ORIGINS.includes(row.origin) ? policy.receivers_per_call - 1 : 0;
-        const seen = new Set([row.contact_id]);
+        const call = [candidate];
+        const room = this.room(account.kind, policy, candidate.origin);
+        const seen = new Set([candidate.contact_id]);
         for (const other of candidates.slice(index + 1)) {
-          if (taken.length > room) break;
-          if (!sameContent(other, row) || seen.has(other.contact_id) || decide(other, taken.length).at.getTime() > now.getTime()) continue;
-          const [companion] = await tx.query<MessageRow>(TAKE_QUEUED, [other.id, now]);
-          if (companion) {
-            taken.push(companion);
-            seen.add(companion.contact_id);
-          }
+          if (call.length > room) break;
+          if (!sameContent(other, candidate) || seen.has(other.contact_id) || decide(other, call.length).at.getTime() > now.getTime()) continue;
+          call.push(other);
+          seen.add(other.contact_id);
         }
+        const ids = call.map((m) => m.id);
+        const taken = inOrder(ids, await tx.query<TakenMessage>(TAKE_QUEUED, [ids, now], { prepare: true }));
+        if (taken.length === 0) continue;
         return { messages: taken, burst: gapless(policy) ? burstAfter(candidates, taken, decide) : [] };
       }
       // Nothing may go yet: the head shows when it is expected, and the account sleeps until then.
@@ -214,25 +230,9 @@ export class OutboundQueueWorker implements QueueWorker {
     });
   }
 
-  // The burst's message at `index` taken now, with the companions that share its provider call (the
-  // same broadcast or sequence content further in the burst); null when another worker took it.
-  private async takeNext(ctx: RequestContext, kind: string, policy: PacingPolicy, burst: Candidate[], index: number, done: Set<string>) {
-    const head = burst[index];
-    if (done.has(head.id)) return null;
-    return this.db.inTenant(ctx, async (tx) => {
-      const [row] = await tx.query<MessageRow>(TAKE_QUEUED, [head.id, this.clock()]);
-      if (!row) return null;
-      const taken = [row];
-      const room = this.dispatcher.sharesCalls(kind) && BATCHED_ORIGINS.includes(row.origin) ? policy.receivers_per_call - 1 : 0;
-      for (const other of burst.slice(index + 1)) {
-        if (taken.length > room) break;
-        if (done.has(other.id) || !sameContent(other, row)) continue;
-        const [companion] = await tx.query<MessageRow>(TAKE_QUEUED, [other.id, this.clock()]);
-        done.add(other.id);
-        if (companion) taken.push(companion);
-      }
-      return taken;
-    });
+  // Queued messages taken now, in the order asked; those another process took are left out.
+  private take(ctx: RequestContext, ids: string[]): Promise<TakenMessage[]> {
+    return this.db.inTenant(ctx, async (tx) => inOrder(ids, await tx.query<TakenMessage>(TAKE_QUEUED, [ids, this.clock()], { prepare: true })));
   }
 
   private async release(accountId: string, nextSendAt: Date | null): Promise<void> {
@@ -257,6 +257,24 @@ function burstAfter(candidates: Candidate[], taken: MessageRow[], decide: (candi
     burst.push(candidate);
   }
   return burst;
+}
+
+// The burst's provider calls in order: each the next candidate not yet in a call, with the later
+// ones of the same content (other receivers) that may share it, up to `room` of its origin.
+function* callsOf(burst: Candidate[], room: (origin: string) => number): Generator<string[], null> {
+  const done = new Set<string>();
+  for (const [index, head] of burst.entries()) {
+    if (done.has(head.id)) continue;
+    const call = [head.id];
+    for (const other of burst.slice(index + 1)) {
+      if (call.length > room(head.origin)) break;
+      if (done.has(other.id) || !sameContent(other, head)) continue;
+      call.push(other.id);
+      done.add(other.id);
+    }
+    yield call;
+  }
+  return null;
 }
 
 export const outboundQueue = defineQueue({ name: 'messaging.outbound', worker: OutboundQueueWorker, pollMs: () => POLL_MS });

@@ -18,6 +18,7 @@ export class ChatAppAdapter implements ChannelAdapter {
   readonly capabilities = CHANNEL_CAPABILITIES.chat_app;
   readonly spacesParts = true;
   readonly sharesCalls = true;
+  readonly sessionPerAccount = true;
 
   constructor(
     private readonly provider: MessagingProvider,

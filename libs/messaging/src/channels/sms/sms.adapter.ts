@@ -17,6 +17,7 @@ const invalid = (message: string) => new DomainError('validation', 'validation_f
 export class SmsAdapter implements ChannelAdapter {
   readonly kind = 'sms' as const;
   readonly capabilities = CHANNEL_CAPABILITIES.sms;
+  readonly sessionPerAccount = true;
 
   constructor(
     private readonly db: Database,
