@@ -50,6 +50,8 @@ export const AUTOMATION_RUNS = declareTable({
     started_at: at,
     finished_at: atOrNull,
     resume_at: atOrNull,
+    // When a pass claimed the run (a run `running` long after it is finished as interrupted); not served.
+    claimed_at: column('timestamptz', { nullable: true, api: 'hidden' }),
   },
 });
 
