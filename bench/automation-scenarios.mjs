@@ -24,21 +24,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { cpuWindow } from './cpu-usage.mjs';
 import { pacedLoad } from './paced-load.mjs';
+import { UNPACED } from './outbound-queue-scenario.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}`, 'content-type': 'application/json' });
 const now = () => performance.timeOrigin + performance.now();
 const load = () => loadavg().map((value) => Number(value.toFixed(2)));
-const UNPACED = {
-  gap_seconds: [0, 0],
-  cold_gap_seconds: [0, 0],
-  per_hour: null,
-  per_day: null,
-  warmup: false,
-  per_recipient_min_gap_seconds: 0,
-  per_recipient_per_hour: 3600,
-  quiet_hours: null,
-};
 const SUSTAINED_DRAIN_S = 2;
 const stop = (child) =>
   new Promise((resolve) => {

@@ -13,7 +13,8 @@ import { cpuWindow } from './cpu-usage.mjs';
 
 const bearer = (s) => ({ authorization: `Bearer ${s.accessToken}`, 'content-type': 'application/json' });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const UNPACED = {
+// Pacing off: no gaps, caps, warm-up, quiet hours or per-recipient limits (the other benches use it too).
+export const UNPACED = {
   gap_seconds: [0, 0],
   cold_gap_seconds: [0, 0],
   per_hour: null,
