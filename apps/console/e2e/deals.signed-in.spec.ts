@@ -89,8 +89,12 @@ test('should move a deal with the keyboard and announce it', async ({ page }) =>
   await expect(page.getByText(/^Deal Keyboard Move Deal is over Deal\.$/)).toBeAttached();
   await page.keyboard.press('ArrowRight');
   await expect(page.getByText(/^Deal Keyboard Move Deal is over Qualified\.$/)).toBeAttached();
+  // Each step announced before the next key: a busy machine could otherwise drop the card where
+  // a move had not landed yet.
   await page.keyboard.press('ArrowRight');
+  await expect(page.getByText(/^Deal Keyboard Move Deal is over Proposal\.$/)).toBeAttached();
   await page.keyboard.press('ArrowLeft');
+  await expect(page.getByText(/^Deal Keyboard Move Deal is over Qualified\.$/)).toBeAttached();
   await page.keyboard.press('Space');
   await expect(card(column(page, 'Qualified'), 'Keyboard Move Deal')).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Keyboard Move Deal moved to Qualified' })).toContainText('probability 25 %');
