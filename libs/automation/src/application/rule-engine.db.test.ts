@@ -61,7 +61,10 @@ describe('the rule engine', () => {
     const deadline = Date.now() + ms;
     for (;;) {
       const runs = await read<Run>(tenant, 'automation_runs?order=started_at.asc,id.asc');
-      if ((runs.length >= atLeast && runs.every((run) => run.status !== 'running') && (await outboxDrained())) || Date.now() > deadline) {
+      if (
+        (runs.length >= atLeast && runs.every((run) => run.status !== 'running' && run.status !== 'delivering') && (await outboxDrained())) ||
+        Date.now() > deadline
+      ) {
         return runs;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -5,11 +5,21 @@ import type { Action } from '../domain/actions';
 import { type RuleEvent, type SubjectType, subjectOf } from '../domain/catalogue';
 import type { ConditionGroup } from '../domain/conditions';
 import { evaluate, type Snapshot } from '../domain/evaluator';
-import { type ActionOutcome, admit, causeOf, runStatus } from '../domain/runs';
+import { type ActionOutcome, admit, causeOf, settledStatus } from '../domain/runs';
 import { isTimerEvent, type TimerKind } from '../domain/timers';
-import { ACTIVE_RULE, ACTIVE_RULES_OF_EVENT, CLAIM_RUN, EPISODE_OPEN, FINISH_RUN, PAUSE_RUN, RESUME_RUN } from '../infrastructure/automation.sql';
+import {
+  ACTIVE_RULE,
+  ACTIVE_RULES_OF_EVENT,
+  CLAIM_RUN,
+  EPISODE_OPEN,
+  FINISH_RUN,
+  PAUSE_RUN,
+  RESUME_RUN,
+  RUN_FOR_UPDATE,
+} from '../infrastructure/automation.sql';
 import { facts, type ReadSettings, readSubject } from './dry-run.service';
-import type { RuleActions } from './rule-actions';
+import type { RuleActions, RunAllResult } from './rule-actions';
+import { enqueueDelivery } from './rule-webhook.job';
 
 // The events of the bus the engine runs rules on. The timers are not on the bus: the timer pass
 // fires them (fireTimer).
@@ -134,7 +144,7 @@ export class RuleEngine {
     }
     if (stop || !rule || !snapshot) {
       const skipped = (rule?.actions ?? []).slice(done.length).map((action) => ({ type: action.type, status: 'skipped' as const, error: `not run: ${stop}` }));
-      await this.finish(ctx, run.id, [...done, ...skipped]);
+      await this.settle(ctx, run.id, done.length, { outcomes: skipped, deliveries: [] });
       return;
     }
     const event: DomainEvent = {
@@ -196,19 +206,27 @@ export class RuleEngine {
     depth: number,
     done: ActionOutcome[],
   ) {
-    const { outcomes, resumeAt } = await this.actions.runAll(
+    const ran = await this.actions.runAll(
       rule.actions,
       { ctx: { ...ctx, requestId: runId }, rule, runId, event, subject, snapshot, cause: causeOf(rule.id, runId, depth) },
       done.length,
     );
-    const all = [...done, ...outcomes];
-    if (resumeAt) await this.db.inTenant(ctx, (tx) => tx.execute(PAUSE_RUN, [runId, JSON.stringify(all), resumeAt]));
-    else await this.finish(ctx, runId, all);
+    await this.settle(ctx, runId, done.length, ran);
   }
 
-  private async finish(ctx: RequestContext, runId: string, outcomes: ActionOutcome[]) {
-    const finished = [runId, runStatus(outcomes), JSON.stringify(outcomes), this.clock.now()];
-    await this.db.inTenant(ctx, (tx) => tx.execute(FINISH_RUN, finished));
+  // Stores the outcomes of the actions from `from` on after the run's first `from` as they are now
+  // (a delivery job may have ended a webhook of them meanwhile), with the run's status: waiting at a
+  // wait, else its outcome or `delivering`; and enqueues the deliveries of its new webhooks in the
+  // same transaction.
+  private async settle(ctx: RequestContext, runId: string, from: number, ran: RunAllResult) {
+    await this.db.inTenant(ctx, async (tx) => {
+      const [stored] = await tx.query<{ actions: ActionOutcome[] }>(RUN_FOR_UPDATE, [runId]);
+      if (!stored) return; // purged meanwhile
+      const all = [...stored.actions.slice(0, from), ...ran.outcomes];
+      if (ran.resumeAt) await tx.execute(PAUSE_RUN, [runId, JSON.stringify(all), ran.resumeAt]);
+      else await tx.execute(FINISH_RUN, [runId, settledStatus(all), JSON.stringify(all), this.clock.now()]);
+      for (const delivery of ran.deliveries) await enqueueDelivery(tx, runId, delivery, this.clock.now());
+    });
   }
 
   private async episodeOpen(ctx: RequestContext, episodeId: string): Promise<boolean> {
