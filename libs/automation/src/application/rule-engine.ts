@@ -1,6 +1,6 @@
 import { type Registry, registryFor } from '@engage/data-api';
 import { type Database, sqlStateOf } from '@engage/platform';
-import type { Clock, DomainEvent, RequestContext } from '@engage/shared-kernel';
+import { type Clock, type DomainEvent, groupBy, type RequestContext } from '@engage/shared-kernel';
 import type { Action } from '../domain/actions';
 import { type RuleEvent, type SubjectType, subjectOf } from '../domain/catalogue';
 import type { ConditionGroup } from '../domain/conditions';
@@ -9,7 +9,7 @@ import { type ActionOutcome, admit, causeOf, settledStatus } from '../domain/run
 import { isTimerEvent, type TimerKind } from '../domain/timers';
 import {
   ACTIVE_RULE,
-  ACTIVE_RULES_OF_EVENT,
+  ACTIVE_RULES_OF_EVENTS,
   CLAIM_RUN,
   EPISODE_OPEN,
   FINISH_RUN,
@@ -88,13 +88,28 @@ export class RuleEngine {
   ) {}
 
   async handle(event: DomainEvent): Promise<void> {
-    if (!isEngineEvent(event.type)) return;
-    const subjectType = subjectOf(event.type);
-    const subjectId = subjectIdOf(event, subjectType);
-    if (!subjectId) return;
-    const ctx = systemCtx(event.organizationId, event.id);
-    const rules = await this.db.inTenant(ctx, (tx) => tx.query<ActiveRule>(ACTIVE_RULES_OF_EVENT, [event.type]), { readOnly: true });
-    await this.runRules(ctx, rules, event, { type: subjectType, id: subjectId });
+    await this.handleAll([event]);
+  }
+
+  // A batch of the bus's events, in order: each organization's active rules of the batch's event
+  // types read once (the rules as they are when the batch starts), and its settings at most once.
+  async handleAll(events: readonly DomainEvent[]): Promise<void> {
+    const relevant = events.filter((event) => isEngineEvent(event.type));
+    for (const [organizationId, list] of groupBy(relevant, (event) => event.organizationId)) {
+      const types = [...new Set(list.map((event) => event.type))];
+      const read = systemCtx(organizationId, list[0].id);
+      const rules = await this.db.inTenant(read, (tx) => tx.query<ActiveRule>(ACTIVE_RULES_OF_EVENTS, [types], { prepare: true }), { readOnly: true });
+      if (rules.length === 0) continue;
+      let settings: Promise<(string | null)[]> | undefined;
+      const settingsOnce = () => (settings ??= this.settings(organizationId, ['time_zone', 'business_hours']));
+      for (const event of list) {
+        const mine = rules.filter((rule) => rule.event === event.type);
+        const subjectType = subjectOf(event.type as (typeof ENGINE_EVENTS)[number]);
+        const subjectId = subjectIdOf(event, subjectType);
+        if (mine.length === 0 || !subjectId) continue;
+        await this.runRules(systemCtx(organizationId, event.id), mine, event, { type: subjectType, id: subjectId }, settingsOnce);
+      }
+    }
   }
 
   // A timer rule due on an episode the caller has claimed for it: a depth-0 event of the timer's
@@ -117,6 +132,7 @@ export class RuleEngine {
       rules.filter((rule) => rule.event === due.kind),
       event,
       { type: 'conversation', id: due.conversation_id },
+      () => this.settings(due.organization_id, ['time_zone', 'business_hours']),
     );
   }
 
@@ -160,9 +176,15 @@ export class RuleEngine {
     await this.continueRun(ctx, rule, run.id, event, subject, snapshot, run.depth, done);
   }
 
-  private async runRules(ctx: RequestContext, rules: ActiveRule[], event: DomainEvent, subject: Subject): Promise<void> {
+  private async runRules(
+    ctx: RequestContext,
+    rules: ActiveRule[],
+    event: DomainEvent,
+    subject: Subject,
+    settings: () => Promise<(string | null)[]>,
+  ): Promise<void> {
     if (rules.length === 0) return;
-    const [zone, hours] = await this.settings(event.organizationId, ['time_zone', 'business_hours']);
+    const [zone, hours] = await settings();
     let snapshot = await this.read(ctx, subject.type, subject.id, zone, hours);
     for (const rule of rules) {
       if (!snapshot) return; // the subject is gone

@@ -21,10 +21,10 @@ export const PURGE_RUNS = `
   DELETE FROM automation_runs WHERE id IN (
     SELECT id FROM automation_runs WHERE started_at < $1 AND status <> 'waiting' ORDER BY started_at LIMIT $2)`;
 
-// The rule engine's read: the organization's active rules of an event, in the order they run.
-export const ACTIVE_RULES_OF_EVENT = `
+// The rule engine's read: the organization's active rules of the events $1, in the order they run.
+export const ACTIVE_RULES_OF_EVENTS = `
   SELECT id, name, event, conditions, actions, action_secrets FROM automation_rules
-  WHERE is_active AND event = $1 ORDER BY position, created_at, id`;
+  WHERE is_active AND event = ANY($1::text[]) ORDER BY position, created_at, id`;
 
 // The claim of a run: one per rule and event, whatever process gets there first (none when another
 // did). `running` until FINISH_RUN; a loop-guarded run is inserted finished, as skipped.
