@@ -2,10 +2,12 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { SegmentsWriter } from './application/segments.writer';
 import { broadcastQueue } from './application/broadcast-pass';
 import { OUTCOME_EVENTS } from './application/recipient-outcomes';
+import { CAMPAIGNS_EVENTS } from './application/campaigns-events';
 import { CampaignsModule } from './campaigns.module';
 import { CAMPAIGNS_PERMISSIONS } from './campaigns.permissions';
 import { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
 import { CreateCampaignsTables1763800017001 } from './infrastructure/migrations/0001-create-campaigns-tables';
+import { AddBroadcastRepliesAndAutoPause1763800017002 } from './infrastructure/migrations/0002-add-broadcast-replies-and-auto-pause';
 
 export { CampaignsModule } from './campaigns.module';
 export { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
@@ -13,7 +15,16 @@ export { CAMPAIGNS_MANAGE } from './campaigns.permissions';
 export { BroadcastPass, broadcastQueue, type HandOutOptions } from './application/broadcast-pass';
 export { BroadcastsService } from './application/broadcasts.service';
 
-export const campaignsMigrations: MigrationClass[] = [CreateCampaignsTables1763800017001];
+export {
+  CAMPAIGNS_EVENTS,
+  BROADCAST_RESPONSE,
+  CONTACT_OPTED_OUT,
+  CONTACT_OPTED_IN,
+  type BroadcastResponsePayload,
+  type OptInChangePayload,
+} from './application/campaigns-events';
+
+export const campaignsMigrations: MigrationClass[] = [CreateCampaignsTables1763800017001, AddBroadcastRepliesAndAutoPause1763800017002];
 
 // Campaigns as the composition sees it (docs/campaigns.md): segments written through the data API
 // by their writer, recipients read-only there, broadcasts through /functions/v1/campaigns, the
@@ -24,7 +35,7 @@ export const campaignsManifest = defineContext({
   module: CampaignsModule,
   migrations: campaignsMigrations,
   tables: [{ table: CAMPAIGNS_TABLES.segments, writer: SegmentsWriter }, { table: CAMPAIGNS_TABLES.recipients }],
-  publishes: [],
+  publishes: CAMPAIGNS_EVENTS,
   consumes: { events: OUTCOME_EVENTS },
   jobs: { queues: [broadcastQueue] },
   permissions: CAMPAIGNS_PERMISSIONS,
