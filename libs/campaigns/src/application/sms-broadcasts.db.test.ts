@@ -65,6 +65,20 @@ describe('SMS broadcasts', () => {
     const stop = { MessageSid: `SM${'5'.repeat(32)}`, AccountSid: account.sid, From: people.stop.phones[0], To: account.from, Body: 'STOP', NumMedia: '0' };
     expect((await postSigned(`${appBase}${inbound}`, `${PUBLIC_URL}${inbound}`, stop, account.token)).status).toBe(200);
     while ((await c.app.get(InboundProcessor).processDue()) > 0);
+    // The keyword opted him out (campaigns' opt-out keywords); a member then sets opt_in_status back
+    // by hand, without a START: SMS's own rule still refuses the send.
+    const optedOut = await waitFor(
+      async () => (await c.app.inject({ method: 'GET', url: `/rest/v1/contacts?id=eq.${people.stop.id}&select=opt_in_status`, headers: t.session })).json(),
+      (rows) => rows[0]?.opt_in_status === false,
+    );
+    expect(optedOut).toEqual([{ opt_in_status: false }]);
+    const byHand = await c.app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/contacts?id=eq.${people.stop.id}`,
+      headers: t.session,
+      payload: { opt_in_status: true },
+    });
+    expect(byHand.statusCode).toBeLessThan(300);
 
     const segment = await c.app.inject({
       method: 'POST',
