@@ -148,9 +148,9 @@ describe('messaging events delivered as webhooks', () => {
       (await inbound({ type: 'message', id: 'wamid.in-1', from: '201001110003@s.whatsapp.net', name: 'Omar', text: 'Is this in stock?' })).statusCode,
     ).toBe(200);
 
-    // broadcast.response: a reply to a broadcast's message (origin broadcast, origin_id the
-    // broadcast). No public endpoint sends broadcasts yet (the campaign sender has not landed), so
-    // the message sent is made one directly.
+    // broadcast.response: a reply within its window to a broadcast's message (origin broadcast,
+    // origin_id the broadcast; campaigns raise it). The message sent is made a broadcast's directly,
+    // with its broadcast and its recipient sent now.
     const broadcastId = randomUUID();
     const campaignSend = await app.inject({
       method: 'POST',
@@ -160,7 +160,19 @@ describe('messaging events delivered as webhooks', () => {
     });
     expect(campaignSend.statusCode).toBe(200);
     const campaignMessage = await messageByExternalId(tenant, campaignSend.json().result.external_id);
-    await runtime.db.asSystem((tx) => tx.query(`UPDATE messages SET origin = 'broadcast', origin_id = $2 WHERE id = $1`, [campaignMessage.id, broadcastId]));
+    await runtime.db.asSystem(async (tx) => {
+      await tx.query(`UPDATE messages SET origin = 'broadcast', origin_id = $2 WHERE id = $1`, [campaignMessage.id, broadcastId]);
+      await tx.query(
+        `INSERT INTO broadcasts (id, organization_id, name, channel_account_id, channel_kind, audience, content, personalised, status, started_at)
+         SELECT $2, organization_id, 'Sale', channel_account_id, 'chat_app', '{}', '{"text": "Sale today"}', false, 'sending', now() FROM messages WHERE id = $1`,
+        [campaignMessage.id, broadcastId],
+      );
+      await tx.query(
+        `INSERT INTO broadcast_recipients (organization_id, broadcast_id, contact_id, message_id, status, queued_at, sent_at)
+         SELECT organization_id, $2, contact_id, id, 'sent', now(), now() FROM messages WHERE id = $1`,
+        [campaignMessage.id, broadcastId],
+      );
+    });
     expect(
       (await inbound({ type: 'message', id: 'wamid.in-2', from: '201001110004', text: 'Interested!', reply_to: campaignSend.json().result.external_id }))
         .statusCode,

@@ -1,4 +1,5 @@
 import { CALL_ANALYZED } from '@engage/calls';
+import { BROADCAST_RESPONSE } from '@engage/campaigns';
 import { CONTACT_CREATED, CONTACT_UPDATED, DEAL_CREATED, DEAL_STAGE_CHANGED } from '@engage/crm';
 import { MESSAGE_SENT, MESSAGING_EVENTS } from '@engage/messaging';
 import type { EventContract } from '@engage/shared-kernel';
@@ -9,6 +10,7 @@ import { ENGINE_EVENTS } from './application/rule-engine';
 export const RULE_ENGINE_EVENTS: EventContract[] = [
   ...MESSAGING_EVENTS.filter((contract) => (ENGINE_EVENTS as readonly string[]).includes(contract.name)),
   MESSAGE_SENT,
+  BROADCAST_RESPONSE,
   CONTACT_CREATED,
   CONTACT_UPDATED,
   DEAL_CREATED,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { ModuleRef } from '@nestjs/core';
 import { IdentityModule } from '@engage/identity';
 import { MessagingModule, OutboundDispatcher } from '@engage/messaging';
@@ -9,6 +10,7 @@ import { BroadcastPass } from './application/broadcast-pass';
 import { BroadcastsService } from './application/broadcasts.service';
 import { ContentPreviewService } from './application/content-preview.service';
 import { dataApiTables, type Tables } from './application/data-api-tables';
+import { OptOutKeywords } from './application/opt-out-keywords';
 import { RecipientOutcomes } from './application/recipient-outcomes';
 import { SegmentsWriter } from './application/segments.writer';
 import { SegmentsService } from './application/segments.service';
@@ -17,10 +19,10 @@ import { CampaignsController } from './http/campaigns.controller';
 const TABLES = Symbol('CAMPAIGNS_TABLES');
 
 // Campaigns (docs/campaigns.md): segments (written through the data API), audience and text
-// previews, broadcasts, the worker that hands their recipients to messaging's paced queue, and the
-// consumer of their messages' outcomes.
+// previews, broadcasts, the worker that hands their recipients to messaging's paced queue, the
+// consumer of their messages' outcomes and replies, and the opt-out keywords.
 @Module({
-  imports: [IdentityModule, MessagingModule],
+  imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
   controllers: [CampaignsController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
@@ -39,6 +41,7 @@ const TABLES = Symbol('CAMPAIGNS_TABLES');
       useFactory: (db: Database, b: BroadcastsService, d: OutboundDispatcher, clock: Clock) => new BroadcastPass(db, b, d, clock),
     },
     RecipientOutcomes,
+    OptOutKeywords,
     SegmentsWriter,
   ],
   exports: [BroadcastsService, BroadcastPass],

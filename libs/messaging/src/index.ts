@@ -85,6 +85,8 @@ export {
   MESSAGE_FAILED,
   MESSAGE_DELIVERED,
   MESSAGE_READ,
+  MESSAGE_FIELDS,
+  type CampaignReplyTarget,
   type MessagePayload,
   type ConversationPayload,
 } from './application/messaging-events';

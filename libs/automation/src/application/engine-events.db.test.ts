@@ -6,7 +6,7 @@ import { createSelfSignedCert } from '@engage/platform/testing';
 import { engineHarness } from '../testing/engine-harness';
 import { createTestTenant, customerMessage, customerSays, startRuleEngineApp, type TestTenant } from '../testing/automation-test-app';
 
-// The engine on broadcast.response (messaging) and call.analyzed (calls), through the bus.
+// The engine on broadcast.response (campaigns) and call.analyzed (calls), through the bus.
 describe('the rule engine on broadcast responses and analysed calls', () => {
   let app: NestFastifyApplication;
   let runtime: PlatformRuntime;
@@ -21,16 +21,29 @@ describe('the rule engine on broadcast responses and analysed calls', () => {
   });
   afterAll(() => close());
 
-  // An outbound message of the origin given, as a broadcast or a sequence would have sent it.
+  // An outbound message of the origin given, as a broadcast or a sequence would have sent it; a
+  // broadcast's with its broadcast and recipient (sent now), whose reply window a reply is in.
   const sentBy = (tenant: TestTenant, conversationId: string, origin: 'broadcast' | 'sequence' | 'agent', originId: string | null) =>
-    runtime.db.inTenant(tenant.ctx, (tx) =>
-      tx.execute(
+    runtime.db.inTenant(tenant.ctx, async (tx) => {
+      if (origin === 'broadcast') {
+        await tx.execute(
+          `INSERT INTO broadcasts (id, organization_id, name, channel_account_id, channel_kind, audience, content, personalised, status, started_at)
+           SELECT $2, organization_id, 'Offer', channel_account_id, 'chat_app', '{}', '{"text": "Our offer"}', false, 'sending', now() FROM conversations WHERE id = $1`,
+          [conversationId, originId],
+        );
+        await tx.execute(
+          `INSERT INTO broadcast_recipients (organization_id, broadcast_id, contact_id, status, queued_at, sent_at)
+           SELECT organization_id, $2, contact_id, 'sent', now(), now() FROM conversations WHERE id = $1`,
+          [conversationId, originId],
+        );
+      }
+      await tx.execute(
         `INSERT INTO messages (organization_id, conversation_id, contact_id, channel_account_id, direction, status, content, external_id, metadata, origin, origin_id)
          SELECT organization_id, id, contact_id, channel_account_id, 'OUTBOUND', 'SENT', 'Our offer', gen_random_uuid()::text, '{}', $2, $3
          FROM conversations WHERE id = $1`,
         [conversationId, origin, originId],
-      ),
-    );
+      );
+    });
 
   it('should run broadcast.response rules on a customer’s reply to a broadcast’s or a sequence’s message, not to an agent’s', async () => {
     const tenant = await createTestTenant(app);

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { callsManifest, callsMigrations } from '@engage/calls';
+import { campaignsManifest, campaignsMigrations, CampaignsModule } from '@engage/campaigns';
 import { crmManifest, crmMigrations, CrmModule } from '@engage/crm';
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest, identityMigrations } from '@engage/identity';
@@ -90,10 +91,12 @@ class QuickWebhookTiming {}
 // webhooks allowed to an HTTPS receiver on 127.0.0.1 whose certificate is trusted. Calls' table and
 // events are there (a test emits call.analyzed itself), not its module.
 export async function startRuleEngineApp(certPath: string) {
-  const manifests = [identityManifest, crmManifest, messagingManifest, callsManifest, automationManifest];
-  return startTestApp([CrmModule, MessagingModule, AutomationModule, QuickWebhookTiming, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
+  // Campaigns: the producer of broadcast.response.
+  const manifests = [identityManifest, crmManifest, messagingManifest, callsManifest, campaignsManifest, automationManifest];
+  const modules = [CrmModule, MessagingModule, CampaignsModule, AutomationModule, QuickWebhookTiming];
+  return startTestApp([...modules, DataApiModule.forRoot(manifests.flatMap((m) => m.tables))], {
     role: 'all',
-    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...callsMigrations, ...automationMigrations],
+    migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...callsMigrations, ...campaignsMigrations, ...automationMigrations],
     events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
     // The rules' webhook deliveries are jobs; the schedules (timers, purges) are driven by tests.
     jobs: { jobs: [RULE_WEBHOOK_JOB] },

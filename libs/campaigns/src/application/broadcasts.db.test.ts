@@ -241,12 +241,12 @@ describe('broadcasts', () => {
       },
       (res) => res.json().status === 'completed',
     );
-    expect(report.json()).toMatchObject({ counts: { failed: 3, skipped_no_opt_in: 1 }, delivery_rate: 0, read_rate: 0 });
+    expect(report.json()).toMatchObject({ counts: { failed: 3, skipped_no_opt_in: 1 }, delivery_rate: 0, read_rate: 0, reply_rate: 0, pause_reason: null });
     expect(report.json().failures_by_reason).toEqual([{ reason: expect.stringContaining('provider down'), count: 3 }]);
     const csv = await get(t, `broadcasts/${id}/report`, { accept: 'text/csv' });
     expect(csv.headers['content-type']).toContain('text/csv');
     const lines = csv.body.trim().split('\r\n');
-    expect(lines[0]).toBe('contact_id,phone,status,error,message_id,queued_at,sent_at,delivered_at,read_at,failed_at');
+    expect(lines[0]).toBe('contact_id,phone,status,error,message_id,queued_at,sent_at,delivered_at,read_at,replied_at,failed_at');
     expect(lines).toHaveLength(7);
   });
 

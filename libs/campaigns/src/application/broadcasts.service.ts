@@ -8,16 +8,20 @@ import { audienceJson, parseAudience } from '../domain/audience';
 import {
   ALLOWED_FROM,
   audienceOf,
+  AUTO_PAUSE_AFTER_FAILURES,
   type BroadcastAction,
   type BroadcastRow,
   BROADCAST_STATUSES,
   type BroadcastStatus,
   countsOf,
+  parseWholeNumber,
   ratesOf,
+  REPLY_WINDOW_HOURS,
   transitionRefused,
 } from '../domain/broadcast';
 import { isPersonalised, isPlainObject, parseContent } from '../domain/content';
 import {
+  AUTO_PAUSE,
   BROADCAST_BY_ID,
   BROADCAST_FOR_UPDATE,
   CANCEL_WAITING,
@@ -37,10 +41,19 @@ import type { Tables } from './data-api-tables';
 import { assertId } from './segments.service';
 
 const MAX_NAME = 200;
+const CREATE_FIELDS = ['name', 'channel_account_id', 'audience', 'content', 'reply_window_hours', 'auto_pause_after_failures'];
 const MAX_SCHEDULE_AHEAD_MS = 366 * 86_400_000;
 
 export function broadcastView(row: BroadcastRow, counts: { status: string; n: number }[]) {
-  const { lease_until: _lease, last_handed_at: _handed, ...rest } = row as BroadcastRow & { lease_until?: unknown; last_handed_at?: unknown };
+  const {
+    lease_until: _lease,
+    last_handed_at: _handed,
+    failures_in_a_row: _failures,
+    ...rest
+  } = row as BroadcastRow & {
+    lease_until?: unknown;
+    last_handed_at?: unknown;
+  };
   return { ...rest, counts: countsOf(counts) };
 }
 
@@ -59,12 +72,14 @@ export class BroadcastsService {
   async create(ctx: RequestContext, body: unknown) {
     assertAllowed(ctx.role, CAMPAIGNS_MANAGE);
     if (!isPlainObject(body)) throw ValidationFailed('campaigns.invalid_broadcast', 'body: must be an object {name, channel_account_id, audience, content}');
-    const extra = Object.keys(body).find((key) => !['name', 'channel_account_id', 'audience', 'content'].includes(key));
+    const extra = Object.keys(body).find((key) => !CREATE_FIELDS.includes(key));
     if (extra !== undefined) throw ValidationFailed('campaigns.unknown_field', `${extra.slice(0, 64)}: unknown field`, { path: extra.slice(0, 64) });
     if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.trim().length > MAX_NAME) {
       throw ValidationFailed('campaigns.invalid_name', `name: is required, 1 to ${MAX_NAME} characters`, { path: 'name' });
     }
     const audience = parseAudience(body.audience);
+    const replyWindowHours = parseWholeNumber(body.reply_window_hours, 'reply_window_hours', REPLY_WINDOW_HOURS);
+    const autoPauseAfterFailures = parseWholeNumber(body.auto_pause_after_failures, 'auto_pause_after_failures', AUTO_PAUSE_AFTER_FAILURES);
     return this.db.inTenant(ctx, async (tx) => {
       const account = await broadcastAccount(tx, ctx, this.tables, body.channel_account_id);
       const content = parseContent(body.content, account.kind);
@@ -79,6 +94,8 @@ export class BroadcastsService {
         JSON.stringify(stored),
         isPersonalised(content.text),
         ctx.userId,
+        replyWindowHours,
+        autoPauseAfterFailures,
       ]);
       return broadcastView(row, []);
     });
@@ -164,6 +181,15 @@ export class BroadcastsService {
     });
   }
 
+  // After auto_pause_after_failures failed messages in a row (RecipientOutcomes, in its transaction):
+  // the broadcast pauses itself with the reason shown, its waiting messages withdrawn as by a pause.
+  async autoPauseIn(tx: Tx, ctx: RequestContext, id: string, reason: string): Promise<boolean> {
+    const [row] = await tx.query<BroadcastRow>(AUTO_PAUSE, [id, this.clock.now(), reason]);
+    if (!row) return false;
+    await this.withdraw(tx, ctx, row, 'paused');
+    return true;
+  }
+
   // The broadcast's messages the queue has not taken yet are withdrawn (messaging's withdrawQueued)
   // and their recipients wait again, in the transaction that moves the broadcast.
   private async withdraw(tx: Tx, ctx: RequestContext, row: BroadcastRow, how: 'paused' | 'cancelled') {
@@ -185,6 +211,7 @@ export class BroadcastsService {
         return {
           broadcast_id: row.id,
           status: row.status,
+          pause_reason: row.pause_reason,
           counts,
           ...ratesOf(counts),
           failures_by_reason: failures.map((f) => ({ reason: f.reason, count: f.n })),

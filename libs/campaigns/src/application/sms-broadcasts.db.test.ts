@@ -65,6 +65,20 @@ describe('SMS broadcasts', () => {
     const stop = { MessageSid: `SM${'5'.repeat(32)}`, AccountSid: account.sid, From: people.stop.phones[0], To: account.from, Body: 'STOP', NumMedia: '0' };
     expect((await postSigned(`${appBase}${inbound}`, `${PUBLIC_URL}${inbound}`, stop, account.token)).status).toBe(200);
     while ((await c.app.get(InboundProcessor).processDue()) > 0);
+    // The keyword opted him out (campaigns' opt-out keywords); a member then sets opt_in_status back
+    // by hand, without a START: SMS's own rule still refuses the send.
+    const optedOut = await waitFor(
+      async () => (await c.app.inject({ method: 'GET', url: `/rest/v1/contacts?id=eq.${people.stop.id}&select=opt_in_status`, headers: t.session })).json(),
+      (rows) => rows[0]?.opt_in_status === false,
+    );
+    expect(optedOut).toEqual([{ opt_in_status: false }]);
+    const byHand = await c.app.inject({
+      method: 'PATCH',
+      url: `/rest/v1/contacts?id=eq.${people.stop.id}`,
+      headers: t.session,
+      payload: { opt_in_status: true },
+    });
+    expect(byHand.statusCode).toBeLessThan(300);
 
     const segment = await c.app.inject({
       method: 'POST',
@@ -133,6 +147,59 @@ describe('SMS broadcasts', () => {
       expect.stringMatching(/^sms\.opted_out/),
       'undelivered (ErrorCode 30003)',
     ]);
+  });
+
+  it('should mark an SMS reply within the window replied with broadcast.response, and not one after it', async () => {
+    const t = await c.newTenant();
+    const account = await smsAccount(t);
+    const amal = await c.contact(t, { first_name: 'Amal', phones: [phone()], opt_in_status: true });
+    const badr = await c.contact(t, { first_name: 'Badr', phones: [phone()], opt_in_status: true });
+    const created = await post(t, 'broadcasts', {
+      name: 'SMS sale',
+      channel_account_id: account.id,
+      audience: { contact_ids: [amal.id, badr.id] },
+      content: { text: 'Sale today' },
+      reply_window_hours: 24,
+    });
+    const id = created.json().id as string;
+    await post(t, `broadcasts/${id}/start`);
+    await waitFor(
+      async () => {
+        await c.app.get(BroadcastPass).pass();
+        while (await c.app.get(OutboundQueueWorker).sendOn(account.id));
+        return recipients(t, id);
+      },
+      (all) => all.every((r) => r.status === 'sent'),
+    );
+    // Badr's message left 25 hours ago.
+    await c.runtime.db.systemQuery(`UPDATE broadcast_recipients SET sent_at = sent_at - interval '25 hours' WHERE broadcast_id = $1 AND contact_id = $2`, [
+      id,
+      badr.id,
+    ]);
+    const inbound = `/functions/v1/sms-webhook/${account.id}`;
+    for (const [i, who] of [amal, badr].entries()) {
+      const params = {
+        MessageSid: `SM${String(700 + i).padStart(32, '7')}`,
+        AccountSid: account.sid,
+        From: who.phones[0],
+        To: account.from,
+        Body: 'Is it on?',
+      };
+      expect((await postSigned(`${appBase}${inbound}`, `${PUBLIC_URL}${inbound}`, params, account.token)).status).toBe(200);
+    }
+    while ((await c.app.get(InboundProcessor).processDue()) > 0);
+    const unpublished = () =>
+      c.runtime.db.systemQuery<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND published_at IS NULL', [
+        t.ctx.organizationId,
+      ]);
+    await waitFor(unpublished, ([row]) => row.n === 0);
+    const by = Object.fromEntries((await recipients(t, id)).map((r) => [r.contact_id, r.status]));
+    expect(by).toEqual({ [amal.id]: 'replied', [badr.id]: 'sent' });
+    const responses = await c.runtime.db.systemQuery<{ payload: { contact_id: string; broadcast_id: string } }>(
+      `SELECT payload FROM outbox WHERE organization_id = $1 AND type = 'broadcast.response'`,
+      [t.ctx.organizationId],
+    );
+    expect(responses.map((r) => [r.payload.broadcast_id, r.payload.contact_id])).toEqual([[id, amal.id]]);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { Conflict } from '@engage/shared-kernel';
+import { Conflict, ValidationFailed } from '@engage/shared-kernel';
 import type { Audience } from './audience';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'cancelled'] as const;
@@ -43,6 +43,10 @@ export interface BroadcastRow {
   audience: Record<string, unknown>;
   content: { text: string; media_url: string | null; media_kind: string | null };
   personalised: boolean;
+  reply_window_hours: number;
+  auto_pause_after_failures: number;
+  failures_in_a_row: number;
+  pause_reason: string | null;
   status: BroadcastStatus;
   scheduled_at: Date | null;
   started_at: Date | null;
@@ -77,5 +81,24 @@ export function ratesOf(counts: Record<RecipientStatus, number>) {
   const reached = counts.sent + counts.delivered + counts.read + counts.replied;
   const attempted = reached + counts.failed;
   const rate = (n: number) => (attempted === 0 ? null : Math.round((n / attempted) * 10_000) / 10_000);
-  return { delivery_rate: rate(counts.delivered + counts.read + counts.replied), read_rate: rate(counts.read + counts.replied) };
+  return {
+    delivery_rate: rate(counts.delivered + counts.read + counts.replied),
+    read_rate: rate(counts.read + counts.replied),
+    reply_rate: rate(counts.replied),
+  };
 }
+
+// A broadcast's own limits, set when it is created (docs/campaigns.md, "Replies" and "Auto-pause").
+export const REPLY_WINDOW_HOURS = { min: 1, max: 720, default: 72 } as const;
+export const AUTO_PAUSE_AFTER_FAILURES = { min: 0, max: 1000, default: 5 } as const;
+
+export function parseWholeNumber(value: unknown, path: string, range: { min: number; max: number; default: number }): number {
+  if (value === undefined) return range.default;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
+    throw ValidationFailed('campaigns.invalid_broadcast', `${path}: must be a whole number from ${range.min} to ${range.max}`, { path });
+  }
+  return value;
+}
+
+export const autoPauseReason = (failures: number, lastError: string) =>
+  `paused after ${failures} provider failures in a row; the last: ${lastError}`.slice(0, 2000);

@@ -37,6 +37,7 @@ export const BROADCAST_RECIPIENTS = declareTable({
     delivered_at: atOrNull,
     read_at: atOrNull,
     failed_at: atOrNull,
+    replied_at: atOrNull,
     created_at: at,
     updated_at: at,
   },

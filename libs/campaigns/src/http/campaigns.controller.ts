@@ -13,7 +13,7 @@ import { isPlainObject } from '../domain/content';
 import { BroadcastListQueryDto } from './campaigns.dto';
 import { AUDIENCE_PREVIEW, BROADCAST, BROADCAST_PAGE, BROADCAST_REPORT, CONTENT_PREVIEW } from './campaigns.responses';
 
-const CSV_COLUMNS = ['contact_id', 'phone', 'status', 'error', 'message_id', 'queued_at', 'sent_at', 'delivered_at', 'read_at', 'failed_at'];
+const CSV_COLUMNS = ['contact_id', 'phone', 'status', 'error', 'message_id', 'queued_at', 'sent_at', 'delivered_at', 'read_at', 'replied_at', 'failed_at'];
 
 // Segments are written through /rest/v1/segments and recipients read through
 // /rest/v1/broadcast_recipients; here the previews and the broadcasts' life (docs/campaigns.md).

@@ -28,6 +28,9 @@ export const BROADCAST = object({
   audience: anyObject,
   content: anyObject,
   personalised: boolean,
+  reply_window_hours: integer,
+  auto_pause_after_failures: integer,
+  pause_reason: nullableText,
   status: oneOfValues(BROADCAST_STATUSES),
   scheduled_at: nullableAt,
   started_at: nullableAt,
@@ -45,8 +48,10 @@ export const BROADCAST_PAGE = object({ broadcasts: arrayOf(BROADCAST), total: in
 export const BROADCAST_REPORT = object({
   broadcast_id: uuid,
   status: oneOfValues(BROADCAST_STATUSES),
+  pause_reason: nullableText,
   counts: COUNTS,
   delivery_rate: rate,
   read_rate: rate,
+  reply_rate: rate,
   failures_by_reason: arrayOf(object({ reason: text, count: integer })),
 });

@@ -36,8 +36,9 @@ export const VISIBLE_CONTACTS = `SELECT id FROM crm_campaign_contacts WHERE id =
 export const CONTACT_BY_ID = `SELECT * FROM crm_campaign_contacts WHERE id = $1`;
 
 export const INSERT_BROADCAST = `
-  INSERT INTO broadcasts (organization_id, name, channel_account_id, channel_kind, audience, content, personalised, created_by)
-  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7) RETURNING *`;
+  INSERT INTO broadcasts (organization_id, name, channel_account_id, channel_kind, audience, content, personalised, created_by,
+    reply_window_hours, auto_pause_after_failures)
+  VALUES (app_org_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`;
 export const BROADCAST_BY_ID = `SELECT * FROM broadcasts WHERE id = $1`;
 export const BROADCAST_FOR_UPDATE = `SELECT * FROM broadcasts WHERE id = $1 FOR UPDATE`;
 export const LIST_BROADCASTS = `
@@ -51,6 +52,8 @@ export const SET_STATUS = `
     started_at = CASE WHEN $2 = 'sending' THEN coalesce(started_at, $4) ELSE started_at END,
     paused_at = CASE WHEN $2 = 'paused' THEN $4 WHEN $2 = 'sending' THEN NULL ELSE paused_at END,
     cancelled_at = CASE WHEN $2 = 'cancelled' THEN $4 ELSE cancelled_at END,
+    pause_reason = CASE WHEN $2 IN ('paused', 'sending') THEN NULL ELSE pause_reason END,
+    failures_in_a_row = CASE WHEN $2 = 'sending' THEN 0 ELSE failures_in_a_row END,
     updated_at = $4
   WHERE id = $1 RETURNING *`;
 
@@ -124,6 +127,7 @@ export const REFUSED = `
 
 // A message's outcome on its recipient, never backwards: sent < delivered < read < replied;
 // failed only before anything later than sent; nothing changes a failed or skipped recipient.
+// Answers the recipient when it moved.
 export const APPLY_OUTCOME = `
   UPDATE broadcast_recipients SET status = $3, message_id = coalesce(message_id, $4),
     error = CASE WHEN $3 = 'failed' THEN $5 ELSE error END,
@@ -135,11 +139,33 @@ export const APPLY_OUTCOME = `
   WHERE broadcast_id = $1 AND contact_id = $2 AND queued_at IS NOT NULL
     AND CASE WHEN $3 = 'failed' THEN status IN ('queued', 'sent')
              ELSE array_position(ARRAY['queued', 'sent', 'delivered', 'read', 'replied'], status)
-                  < array_position(ARRAY['queued', 'sent', 'delivered', 'read', 'replied'], $3::text) END`;
+                  < array_position(ARRAY['queued', 'sent', 'delivered', 'read', 'replied'], $3::text) END
+  RETURNING id`;
 
 export const FAILURES_BY_REASON = `
   SELECT coalesce(error, 'unknown') AS reason, count(*)::int AS n FROM broadcast_recipients
   WHERE broadcast_id = $1 AND status = 'failed' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 50`;
 export const RECIPIENTS_CSV = `
-  SELECT contact_id, phone, status, error, message_id, queued_at, sent_at, delivered_at, read_at, failed_at FROM broadcast_recipients
+  SELECT contact_id, phone, status, error, message_id, queued_at, sent_at, delivered_at, read_at, replied_at, failed_at FROM broadcast_recipients
   WHERE broadcast_id = $1 ORDER BY created_at, id`;
+
+// A reply (at $3) of the recipient of broadcast $1 that is contact $2: replied when its message
+// left (sent, delivered or read) and the reply came within the broadcast's window of the send.
+// Replied is the end state: a second reply, or one outside the window, changes nothing.
+export const MARK_REPLIED = `
+  UPDATE broadcast_recipients r SET status = 'replied', replied_at = $3, updated_at = $3
+  FROM broadcasts b
+  WHERE r.broadcast_id = $1 AND r.contact_id = $2 AND b.id = r.broadcast_id
+    AND r.status IN ('sent', 'delivered', 'read') AND r.sent_at IS NOT NULL
+    AND $3::timestamptz >= r.sent_at AND $3::timestamptz <= r.sent_at + make_interval(hours => b.reply_window_hours)
+  RETURNING r.id`;
+
+// Provider failures in a row of a broadcast: one more, or none after a message that left.
+export const COUNT_FAILURE = `
+  UPDATE broadcasts SET failures_in_a_row = failures_in_a_row + 1 WHERE id = $1
+  RETURNING id, status, failures_in_a_row, auto_pause_after_failures, channel_account_id`;
+export const RESET_FAILURES = `UPDATE broadcasts SET failures_in_a_row = 0 WHERE id = $1 AND failures_in_a_row <> 0`;
+// The broadcast pauses itself, saying why (only while sending).
+export const AUTO_PAUSE = `
+  UPDATE broadcasts SET status = 'paused', paused_at = $2, pause_reason = $3, updated_at = $2
+  WHERE id = $1 AND status = 'sending' RETURNING *`;

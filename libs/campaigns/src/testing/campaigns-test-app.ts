@@ -2,7 +2,7 @@ import { ContactService, crmManifest, crmMigrations, CrmModule } from '@engage/c
 import { DataApiModule } from '@engage/data-api';
 import { identityManifest, identityMigrations, OrganizationService } from '@engage/identity';
 import { createTestTenant, type TestTenant } from '@engage/identity/testing';
-import { messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
+import { InboundProcessor, messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
 import { RecordingProvider, UNPACED_PACING } from '@engage/messaging/testing';
 import type { EventContract } from '@engage/shared-kernel';
 import { startTestApp } from '@engage/platform/testing';
@@ -24,6 +24,18 @@ export async function startCampaignsApp(options: { role?: 'all' | 'api'; env?: R
   });
   const { app, runtime } = started;
   let counter = 0;
+  const chatLine = async (tenant: TestTenant, pacing: object = UNPACED_PACING): Promise<{ id: string; token: string }> => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: tenant.key,
+      payload: { kind: 'chat_app', name: 'Line' },
+    });
+    if (res.statusCode !== 201) throw new Error(`channel: ${res.body}`);
+    const id = res.json().channel_account.id as string;
+    await runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [id, JSON.stringify(pacing)]);
+    return { id, token: res.json().inbound_token as string };
+  };
   return {
     ...started,
     provider,
@@ -35,17 +47,20 @@ export async function startCampaignsApp(options: { role?: 'all' | 'api'; env?: R
       return tenant;
     },
     // A chat-app account of the tenant, sending without pacing unless told otherwise.
-    chatAccount: async (tenant: TestTenant, pacing: object = UNPACED_PACING): Promise<string> => {
+    chatAccount: async (tenant: TestTenant, pacing: object = UNPACED_PACING): Promise<string> => (await chatLine(tenant, pacing)).id,
+    // The same, with the token of its inbound webhook.
+    chatLine,
+    // A customer's message to a chat-app line through its public inbound webhook, processed as
+    // messaging's inbound worker would.
+    customerWrites: async (line: { id: string; token: string }, from: string, text: string, replyTo: string | null = null) => {
       const res = await app.inject({
         method: 'POST',
-        url: '/functions/v1/messaging/channel-accounts',
-        headers: tenant.key,
-        payload: { kind: 'chat_app', name: 'Line' },
+        url: `/functions/v1/chat-lite-webhook/${line.id}`,
+        headers: { 'x-channel-token': line.token },
+        payload: { type: 'message', id: `in-${++counter}-${Date.now()}`, from: from.replace(/^\+/, ''), text, ...(replyTo ? { reply_to: replyTo } : {}) },
       });
-      if (res.statusCode !== 201) throw new Error(`channel: ${res.body}`);
-      const id = res.json().channel_account.id as string;
-      await runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [id, JSON.stringify(pacing)]);
-      return id;
+      if (res.statusCode !== 200) throw new Error(`inbound: ${res.statusCode} ${res.body}`);
+      while ((await app.get(InboundProcessor).processDue()) > 0);
     },
     contact: (tenant: TestTenant, fields: Record<string, unknown>) => app.get(ContactService).create(tenant.ctx, { first_name: 'Ola', ...fields }),
     close: async () => {

@@ -133,6 +133,53 @@ const businessHours: SettingDeclaration = {
   },
 };
 
+// A list of 1 to 20 words (letters and digits, 1 to 32 each, no two the same ignoring case): a JSON
+// array over HTTP, its JSON text stored (the CLI takes that text). Campaigns' opt-out keywords.
+export const MAX_KEYWORDS = 20;
+export const MAX_KEYWORD_LENGTH = 32;
+const WORD = /^[\p{L}\p{N}]{1,32}$/u;
+
+export function parseKeywordList(key: string, text: string): string[] {
+  const rule = `${key} must be a list of 1 to ${MAX_KEYWORDS} words of 1 to ${MAX_KEYWORD_LENGTH} letters or digits, such as ["STOP","QUIT"]`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidSetting(key, rule);
+  }
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_KEYWORDS) throw invalidSetting(key, rule);
+  const seen = new Set<string>();
+  for (const [i, word] of value.entries()) {
+    if (typeof word !== 'string' || !WORD.test(word)) throw invalidSetting(key, `${rule}: item ${i} is not`);
+    const folded = word.toLowerCase();
+    if (seen.has(folded)) throw invalidSetting(key, `${key} names ${JSON.stringify(word)} twice`);
+    seen.add(folded);
+  }
+  return value as string[];
+}
+
+const keywordList: SettingDeclaration = {
+  setBy: 'members',
+  sealed: false,
+  schema: {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_KEYWORDS,
+    items: { type: 'string', minLength: 1, maxLength: MAX_KEYWORD_LENGTH, description: 'letters and digits only' },
+    example: ['STOP', 'QUIT'],
+  },
+  text: (_key, value) => JSON.stringify(value) ?? '',
+  check: (key, text) => void parseKeywordList(key, text),
+  show: (stored) => {
+    if (typeof stored !== 'string') return null;
+    try {
+      return parseKeywordList('keywords', stored);
+    } catch {
+      return null;
+    }
+  },
+};
+
 // A secret of printable ASCII without spaces (it travels in HTTP headers and signatures).
 function secret(minLength: number, maxLength: number): SettingDeclaration {
   const pattern = new RegExp(`^[\\x21-\\x7e]{${minLength},${maxLength}}$`);
@@ -166,6 +213,11 @@ export const ORGANIZATION_SETTINGS = {
   }),
   // Days without activity before an owned deal is reassigned (docs/crm.md, "Auto-reassignment"); default 7.
   deal_inactivity_days: wholeNumber(365, 'days'),
+  // Whole inbound messages (SMS and chat app) that opt a contact out of, or back into, campaigns
+  // (docs/campaigns.md, "Opt-out keywords"); unset: STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT and
+  // START, UNSTOP.
+  opt_out_keywords: keywordList,
+  opt_in_keywords: keywordList,
   // The organization's folder on the CDN for call recordings (docs/calls.md); an operator's choice.
   suite_id: plainText({
     setBy: 'operator',

@@ -14,6 +14,8 @@ const UNSET = {
   sla_target_minutes: null,
   default_country: null,
   deal_inactivity_days: null,
+  opt_out_keywords: null,
+  opt_in_keywords: null,
   suite_id: null,
   has_appgain_api_key: false,
   appgain_api_key_last4: null,
@@ -63,7 +65,15 @@ describe('organization settings over HTTP', () => {
     expect([refused.statusCode, refused.json().code]).toEqual([403, 'insufficient_role']);
     expect(await stored(tenant)).toEqual({});
 
-    const changes = { time_zone: 'Africa/Cairo', business_hours: HOURS, sla_target_minutes: 120, default_country: 'EG', deal_inactivity_days: 14 };
+    const changes = {
+      time_zone: 'Africa/Cairo',
+      business_hours: HOURS,
+      sla_target_minutes: 120,
+      default_country: 'EG',
+      deal_inactivity_days: 14,
+      opt_out_keywords: ['STOP', 'ARRET', 'توقف', 'W'.repeat(32)],
+      opt_in_keywords: ['START'],
+    };
     const changed = await patch(tenant.session, changes);
     expect([changed.statusCode, changed.json()]).toEqual([200, { ...UNSET, ...changes }]);
     expect((await read(agent)).json()).toEqual({ ...UNSET, ...changes });
@@ -72,7 +82,14 @@ describe('organization settings over HTTP', () => {
     expect(byAdmin.statusCode).toBe(200);
     expect((await read(agent)).json()).toEqual({ ...UNSET, ...changes, business_hours: null, sla_target_minutes: 45 });
     // Stored as the admin CLI stores them: what other contexts read (analytics, the CRM).
-    expect(await stored(tenant)).toEqual({ time_zone: 'Africa/Cairo', sla_target_minutes: '45', default_country: 'EG', deal_inactivity_days: '14' });
+    expect(await stored(tenant)).toEqual({
+      time_zone: 'Africa/Cairo',
+      sla_target_minutes: '45',
+      default_country: 'EG',
+      deal_inactivity_days: '14',
+      opt_out_keywords: JSON.stringify(changes.opt_out_keywords),
+      opt_in_keywords: '["START"]',
+    });
     const plain = await app.get(OrganizationSettings).plainMany(tenant.ctx.organizationId, ['time_zone', 'sla_target_minutes', 'business_hours']);
     expect(plain).toEqual(['Africa/Cairo', '45', null]);
     expect((await patch(admin, {})).json()).toEqual((await read(agent)).json());
@@ -98,6 +115,16 @@ describe('organization settings over HTTP', () => {
       [{ default_country: 'XX' }, 'validation_failed', 'default_country', /ISO 3166 alpha-2/],
       [{ default_country: 'EGY' }, 'validation_failed', 'default_country', /ISO 3166 alpha-2/],
       [{ default_country: ['EG'] }, 'validation_failed', 'default_country', /ISO 3166 alpha-2/],
+      [{ opt_out_keywords: 'STOP' }, 'validation_failed', 'opt_out_keywords', /must be a list of 1 to 20 words/],
+      [{ opt_out_keywords: [] }, 'validation_failed', 'opt_out_keywords', /must be a list of 1 to 20 words/],
+      [{ opt_out_keywords: Array.from({ length: 21 }, (_, i) => `W${i}`) }, 'validation_failed', 'opt_out_keywords', /1 to 20 words/],
+      [{ opt_out_keywords: ['S'.repeat(33)] }, 'validation_failed', 'opt_out_keywords', /item 0 is not/],
+      [{ opt_out_keywords: ['STOP', 'two words'] }, 'validation_failed', 'opt_out_keywords', /item 1 is not/],
+      [{ opt_out_keywords: ['STOP', 7] }, 'validation_failed', 'opt_out_keywords', /item 1 is not/],
+      [{ opt_out_keywords: [''] }, 'validation_failed', 'opt_out_keywords', /item 0 is not/],
+      [{ opt_out_keywords: ['Stop', 'STOP'] }, 'validation_failed', 'opt_out_keywords', /names "STOP" twice/],
+      [{ opt_in_keywords: { START: true } }, 'validation_failed', 'opt_in_keywords', /must be a list/],
+      [{ opt_in_keywords: ['START'.padEnd(5000, 'T')] }, 'validation_failed', 'opt_in_keywords', /at most 4096 characters|item 0 is not/],
       [{ appgain_api_key: 'x'.repeat(513) }, 'validation_failed', 'appgain_api_key', /1 to 512 printable characters/],
       [{ zoom_secret_token: 'short' }, 'validation_failed', 'zoom_secret_token', /8 to 256 printable characters/],
       [{ zoom_secret_token: 7 }, 'validation_failed', 'zoom_secret_token', /8 to 256 printable characters/],
@@ -163,7 +190,17 @@ describe('organization settings over HTTP', () => {
     expect(answer.properties.sla_target_minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 10080, nullable: true });
     const body = item.patch.requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);
-    const writable = ['time_zone', 'business_hours', 'sla_target_minutes', 'default_country', 'deal_inactivity_days', 'appgain_api_key', 'zoom_secret_token'];
+    const writable = [
+      'time_zone',
+      'business_hours',
+      'sla_target_minutes',
+      'default_country',
+      'deal_inactivity_days',
+      'opt_out_keywords',
+      'opt_in_keywords',
+      'appgain_api_key',
+      'zoom_secret_token',
+    ];
     expect(Object.keys(body.properties)).toEqual(writable);
     expect(Object.keys(item.patch.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
   });
@@ -184,6 +221,7 @@ describe('organization settings over HTTP', () => {
     await organizations.setSetting(id, 'sla_target_minutes', '90');
     await organizations.setSetting(id, 'business_hours', '{"mon":[["09:00","17:00"]]}');
     await organizations.setSetting(id, 'appgain_api_key', 'cli-provider-key-9876');
+    await organizations.setSetting(id, 'opt_out_keywords', '["STOP","QUIT"]');
     expect((await read(tenant.session)).json()).toEqual({
       ...UNSET,
       suite_id: 'acme-01',
@@ -191,7 +229,9 @@ describe('organization settings over HTTP', () => {
       business_hours: { mon: [['09:00', '17:00']] },
       has_appgain_api_key: true,
       appgain_api_key_last4: '9876',
+      opt_out_keywords: ['STOP', 'QUIT'],
     });
+    await expect(organizations.setSetting(id, 'opt_in_keywords', 'START,UNSTOP')).rejects.toMatchObject({ details: { setting: 'opt_in_keywords' } });
     await expect(organizations.setSetting(id, 'timezone', 'UTC')).rejects.toMatchObject({ kind: 'validation', code: 'unknown_setting' });
     await expect(organizations.setSetting(id, 'suite_id', 'a/b')).rejects.toMatchObject({ kind: 'validation', details: { setting: 'suite_id' } });
     await expect(organizations.setSetting(id, 'default_country', 'XX')).rejects.toMatchObject({ message: expect.stringContaining('default_country') });

@@ -19,11 +19,14 @@ export type MessagePayload = {
   contact_id?: string;
   from_status?: string;
   reason?: string;
-  replied_to_message_id?: string;
-  broadcast_id?: unknown;
-  campaign_id?: unknown;
-  sequence_id?: unknown;
+  // message.received on the chat app and SMS: the channel's kind, and (when the message replied to is
+  // a broadcast's or a sequence's) that message, for campaigns' replies (docs/campaigns.md).
+  channel_kind?: string;
+  replied_to?: CampaignReplyTarget;
 };
+// The automated message a customer's message answers: by its reply_to, else the conversation's
+// last outbound message.
+export type CampaignReplyTarget = { message_id: string; origin: 'broadcast' | 'sequence'; origin_id: string | null; campaign_id: unknown };
 export type ConversationPayload = {
   conversation: ConversationView;
   actor_id: string | null;
@@ -32,8 +35,9 @@ export type ConversationPayload = {
   previous_assignee_id?: string | null;
 };
 
-// What integrators receive as `data` (§6): these fields, whatever the views grow.
-const MESSAGE_FIELDS = [
+// What integrators receive as `data` (§6): these fields, whatever the views grow. Exported for the
+// events of other contexts whose record is a message (campaigns' broadcast.response).
+export const MESSAGE_FIELDS = [
   'id',
   'organization_id',
   'conversation_id',
@@ -103,12 +107,6 @@ export const MESSAGE_SENT = message('message.sent', 'the provider accepted an ou
 export const MESSAGE_DELIVERED = message('message.delivered', 'the provider reported an outbound message delivered', ['from_status']);
 export const MESSAGE_READ = message('message.read', 'the provider reported an outbound message read', ['from_status']);
 export const MESSAGE_FAILED = message('message.failed', 'an outbound message failed: refused, reported failed, or interrupted', ['from_status', 'reason']);
-export const BROADCAST_RESPONSE = message('broadcast.response', 'a contact replied to a broadcast or campaign message (the reply is the record)', [
-  'replied_to_message_id',
-  'broadcast_id',
-  'campaign_id',
-  'sequence_id',
-]);
 export const CONVERSATION_CREATED = conversation('conversation.created', 'a conversation with a contact on a channel was opened');
 export const CONVERSATION_ASSIGNED = conversation('conversation.assigned', 'a conversation got another assignee (or none)', ['previous_assignee_id']);
 export const CONVERSATION_STATUS_CHANGED = conversation('conversation.status.changed', 'a conversation moved to another status (by hand or by a reply)', [
@@ -125,7 +123,6 @@ export const MESSAGING_EVENTS: EventContract[] = [
   MESSAGE_DELIVERED,
   MESSAGE_READ,
   MESSAGE_FAILED,
-  BROADCAST_RESPONSE,
 ] as EventContract[];
 
 // A provider's status callback names the status; each has its declared event.

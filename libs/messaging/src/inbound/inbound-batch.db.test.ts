@@ -107,9 +107,15 @@ describe('inbound message batches', () => {
     expect(events.filter((e) => e.type === 'conversation.status.changed').map((e) => e.payload)).toEqual([
       expect.objectContaining({ from_status: 'SNOOZED', to_status: 'OPEN' }),
     ]);
-    expect(events.filter((e) => e.type === 'broadcast.response').map((e) => e.payload)).toEqual([
-      expect.objectContaining({ broadcast_id: broadcastId, message: expect.objectContaining({ external_id: 'c1' }) }),
+    // The reply to the broadcast's message names it (campaigns decide whether it is a response).
+    expect(events.filter((e) => e.type === 'message.received' && e.payload.replied_to).map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        channel_kind: 'chat_app',
+        replied_to: expect.objectContaining({ origin: 'broadcast', origin_id: broadcastId }),
+        message: expect.objectContaining({ external_id: 'c1' }),
+      }),
     ]);
+    expect(events.filter((e) => e.type === 'broadcast.response')).toEqual([]);
     expect(events.filter((e) => e.type === 'contact.created')).toHaveLength(1);
     const outcome = await sql<{ id: string; attempts: number; processed: boolean; last_error: string | null }>(
       tenant,

@@ -13,7 +13,7 @@ import {
 } from './inbound-batch.sql';
 import { type ConversationRow, type MessageRow, SET_CONVERSATION_STATUS } from '../infrastructure/messaging.sql';
 import {
-  BROADCAST_RESPONSE,
+  type CampaignReplyTarget,
   CONVERSATION_CREATED,
   CONVERSATION_STATUS_CHANGED,
   MESSAGE_RECEIVED,
@@ -104,11 +104,10 @@ export async function applyMessageBatch(tx: Tx, ctx: RequestContext, contacts: C
   const replied = await repliedTo(tx, taken, conversations);
   for (const m of taken) {
     const message = toMessageView(stored.get(key(m.event.channel_account_id, m.payload.id))!);
-    events.push(messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: m.contactId }));
     const named = m.payload.reply_to ? replied.named.get(key(m.event.channel_account_id, m.payload.reply_to)) : undefined;
     const to = named ?? replied.last.get(message.conversation_id);
-    const campaign = to && campaignOf(to);
-    if (to && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: to.id, ...campaign }));
+    const channelKind = conversations.get(pair(m))!.channel_kind;
+    events.push(messageEvent(MESSAGE_RECEIVED, ctx, message, receivedExtra(m.contactId, channelKind, to)));
     done.push({ id: m.event.id, error: null });
   }
   if (events.length > 0) await tx.emit(events);
@@ -189,14 +188,16 @@ async function repliedTo(
   };
 }
 
-// A reply to a broadcast's or a sequence's message raises broadcast.response: the message's origin
-// says so (its origin_id is the broadcast, or the sequence); a campaign_id kept on its metadata is
-// passed on.
-export function campaignOf(
-  message: Pick<MessageRow, 'origin' | 'origin_id' | 'metadata'>,
-): { broadcast_id: string | null; campaign_id: unknown; sequence_id?: string | null } | null {
-  const campaign_id = message.metadata.campaign_id ?? null;
-  if (message.origin === 'broadcast') return { broadcast_id: message.origin_id, campaign_id };
-  if (message.origin === 'sequence') return { broadcast_id: null, campaign_id, sequence_id: message.origin_id };
-  return null;
+// A reply to a broadcast's or a sequence's message: message.received names the message replied to
+// (its origin says whose it is; a campaign_id kept on its metadata is passed on), and campaigns
+// decide whether it counts as a response (docs/campaigns.md, "Replies").
+export function campaignReplyOf(message: Pick<MessageRow, 'id' | 'origin' | 'origin_id' | 'metadata'>): CampaignReplyTarget | null {
+  if (message.origin !== 'broadcast' && message.origin !== 'sequence') return null;
+  return { message_id: message.id, origin: message.origin, origin_id: message.origin_id ?? null, campaign_id: message.metadata.campaign_id ?? null };
+}
+
+// What message.received carries besides the message on the chat-app and SMS paths.
+export function receivedExtra(contactId: string, channelKind: string, repliedTo: MessageRow | undefined) {
+  const target = repliedTo ? campaignReplyOf(repliedTo) : null;
+  return { contact_id: contactId, channel_kind: channelKind, ...(target ? { replied_to: target } : {}) };
 }

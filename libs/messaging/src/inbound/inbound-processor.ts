@@ -6,7 +6,7 @@ import type { InboundPayload } from './inbound-payload';
 import { canMoveMessage, type MessageStatus } from '../domain/statuses';
 import { CLAIM_INBOUND, type InboundEventRow, MARK_INBOUND_DONE, MARK_INBOUND_RETRY, SYSTEM_DUE_INBOUND } from './inbound.sql';
 import { CLAIM_INBOUND_BATCH } from './inbound-batch.sql';
-import { applyMessageBatch, campaignOf, type StoredMedia } from './inbound-batch';
+import { applyMessageBatch, receivedExtra, type StoredMedia } from './inbound-batch';
 import { applySocialBatch } from '../channels/meta/social-batch';
 import type { MediaFetcher, MediaStore } from './media-store.port';
 import {
@@ -20,14 +20,7 @@ import {
   SET_MESSAGE_STATUS,
 } from '../infrastructure/messaging.sql';
 import { upsertConversation } from '../conversations/conversation-store';
-import {
-  BROADCAST_RESPONSE,
-  CONVERSATION_STATUS_CHANGED,
-  MESSAGE_RECEIVED,
-  MESSAGE_STATUS_EVENTS,
-  conversationEvent,
-  messageEvent,
-} from '../application/messaging-events';
+import { CONVERSATION_STATUS_CHANGED, MESSAGE_RECEIVED, MESSAGE_STATUS_EVENTS, conversationEvent, messageEvent } from '../application/messaging-events';
 import { toConversationView, toMessageView } from '../application/views';
 import { NotYet, Settled } from './inbound-outcomes';
 import { isSocialPayload, type SocialPayload } from '../channels/meta/meta-webhook';
@@ -218,11 +211,8 @@ export class InboundProcessor {
     // A concurrent worker stored the same provider id first: undo this transaction's work.
     if (!row) throw new Error(`provider message ${payload.id} is being stored by another worker`);
     const message = toMessageView(row);
-    const events = [messageEvent(MESSAGE_RECEIVED, ctx, message, { contact_id: contact.id })];
     const repliedTo = await this.repliedTo(tx, event.channel_account_id, conversation.id, payload.reply_to);
-    const campaign = repliedTo && campaignOf(repliedTo);
-    if (repliedTo && campaign) events.push(messageEvent(BROADCAST_RESPONSE, ctx, message, { replied_to_message_id: repliedTo.id, ...campaign }));
-    await tx.emit(events);
+    await tx.emit([messageEvent(MESSAGE_RECEIVED, ctx, message, receivedExtra(contact.id, conversation.channel_kind, repliedTo))]);
   }
 
   // The message replied to: the one named by reply_to, else the conversation's last outbound one.

@@ -219,7 +219,7 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     expect(failed).toEqual({ status: 'FAILED', error: 'number not on the network' });
   });
 
-  it('should emit broadcast.response when the customer replies to a campaign message, and wake a snoozed conversation', async () => {
+  it('should name the campaign message a customer replies to in message.received, and wake a snoozed conversation', async () => {
     const ch = await newChannel();
     const from = newNumber();
     await post(ch.id, ch.token, { type: 'message', id: 'in-1', from, text: 'hello' });
@@ -239,23 +239,31 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     await post(ch.id, ch.token, { type: 'message', id: 'in-2', from, text: 'I want it', reply_to: 'camp-msg-1' });
     await settled(ch.tenant.ctx);
     const events = await eventsOf(ch.tenant.ctx);
-    const response = events.find((e) => e.type === 'broadcast.response');
-    expect(response?.payload).toMatchObject({
-      campaign_id: 'c-42',
-      broadcast_id: broadcastId,
-      replied_to_message_id: expect.any(String),
-      message: { content: 'I want it', direction: 'INBOUND' },
-      actor_id: null,
-    });
+    const replies = () => events.filter((e) => e.type === 'message.received' && e.payload.replied_to);
+    expect(replies().map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        channel_kind: 'chat_app',
+        replied_to: { message_id: expect.any(String), origin: 'broadcast', origin_id: broadcastId, campaign_id: 'c-42' },
+        message: expect.objectContaining({ content: 'I want it', direction: 'INBOUND' }),
+        actor_id: null,
+      }),
+    ]);
+    // Messaging no longer raises broadcast.response itself: campaigns do, within the reply window.
+    expect(events.filter((e) => e.type === 'broadcast.response')).toEqual([]);
     expect(events.find((e) => e.type === 'conversation.status.changed')?.payload).toMatchObject({ from_status: 'SNOOZED', to_status: 'OPEN' });
     expect(await rows(ch.tenant.ctx, 'SELECT status, snoozed_until FROM conversations')).toEqual([{ status: 'OPEN', snoozed_until: null }]);
-    // A reply to the agent's message (a broadcast_id key, origin agent) gives no broadcast.response.
+    // A reply to the agent's message (a broadcast_id key, origin agent) names no campaign message.
     await post(ch.id, ch.token, { type: 'message', id: 'in-3', from, text: 'No thanks', reply_to: 'agent-msg-1' });
     await settled(ch.tenant.ctx);
-    expect((await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'broadcast.response')).toHaveLength(1);
+    const later = (await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'message.received');
+    expect(later.map((e) => [(e.payload.message as { content: string }).content, e.payload.replied_to ?? null])).toEqual([
+      ['hello', null],
+      ['I want it', expect.objectContaining({ origin: 'broadcast' })],
+      ['No thanks', null],
+    ]);
   });
 
-  it('should emit broadcast.response with the sequence when the customer replies to a sequence’s message', async () => {
+  it('should name the sequence’s message a customer replies to in message.received', async () => {
     const ch = await newChannel();
     const from = newNumber();
     await post(ch.id, ch.token, { type: 'message', id: 'seq-in-1', from, text: 'hello' });
@@ -271,9 +279,12 @@ describe('inbound receiver POST /functions/v1/chat-lite-webhook/<channelAccountI
     // No reply_to: the conversation's last outbound message is the one answered.
     await post(ch.id, ch.token, { type: 'message', id: 'seq-in-2', from, text: 'Not yet' });
     await settled(ch.tenant.ctx);
-    const responses = (await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'broadcast.response');
-    expect(responses.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ sequence_id: sequenceId, broadcast_id: null, campaign_id: null, message: expect.objectContaining({ content: 'Not yet' }) }),
+    const replies = (await eventsOf(ch.tenant.ctx)).filter((e) => e.type === 'message.received' && e.payload.replied_to);
+    expect(replies.map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        replied_to: { message_id: expect.any(String), origin: 'sequence', origin_id: sequenceId, campaign_id: null },
+        message: expect.objectContaining({ content: 'Not yet' }),
+      }),
     ]);
   });
 

@@ -146,10 +146,12 @@ describe('POST /functions/v1/sms-webhook/<channel_account_id>', () => {
       },
     ]);
     expect((await outboxOf(runtime, t, 'message.received')).map((e) => e.payload.message.content)).toEqual(['Is it still on?']);
-    // A reply to a broadcast's message (its origin says so) is announced as such, naming the broadcast.
-    const responses = await outboxOf(runtime, t, 'broadcast.response');
-    expect(responses.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ replied_to_message_id: message.id, broadcast_id: broadcastId, campaign_id: null }),
+    // A reply to a broadcast's message (its origin says so) names it, for campaigns to decide.
+    expect((await outboxOf(runtime, t, 'message.received')).map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        channel_kind: 'sms',
+        replied_to: { message_id: message.id, origin: 'broadcast', origin_id: broadcastId, campaign_id: null },
+      }),
     ]);
 
     // An unknown number becomes a new contact with its own SMS conversation.
