@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { CONTACT_UPDATED } from '@engage/crm';
+import { CONTACT_UPDATED, type ContactView } from '@engage/crm';
 import { OrganizationService } from '@engage/identity';
 import type { PlatformRuntime } from '@engage/platform';
 import { createSelfSignedCert, type HttpsReceiver, startHttpsReceiver } from '@engage/platform/testing';
@@ -344,7 +344,7 @@ describe('the rule engine', () => {
     await noteRule(first, 'first');
     await noteRule(second, 'second');
     const [ada, alan, bob] = [await contactOf(first, 'Ada'), await contactOf(first, 'Alan'), await contactOf(second, 'Bob')];
-    const updated = (tenant: TestTenant, contact: { id: string }) =>
+    const updated = (tenant: TestTenant, contact: ContactView) =>
       CONTACT_UPDATED.create({ organizationId: tenant.ctx.organizationId, aggregateId: contact.id, payload: { contact, actor_id: null } });
 
     await app.get(RuleEngine).handleAll([updated(first, ada), updated(second, bob), updated(first, alan)]);
