@@ -101,12 +101,16 @@ async function fetchPage(tx: Tx, { plan, statement, named }: PlannedRead, maxByt
   return { rows: texts.length, body: plan.media === 'json' ? `[${joined}]` : joined, total };
 }
 
-const cache = new ReadCache();
-const namedTexts = new NamedTexts();
+// The process's kept reads and named texts; a test may hand executeRead its own.
+export interface ReadPlans {
+  cache: ReadCache;
+  named: NamedTexts;
+}
+const KEPT: ReadPlans = { cache: new ReadCache(), named: new NamedTexts() };
 
 // The plan and statement of a read: kept for the same request again unless its plan holds something
 // of the caller's organization (filter values a normaliser rewrote in this transaction, internal ids).
-async function planRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits): Promise<PlannedRead> {
+async function planRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits, { cache, named }: ReadPlans): Promise<PlannedRead> {
   const key = readKey(request, limits);
   const cached = key === undefined ? undefined : cache.get(registry, key);
   if (cached) return cached;
@@ -118,7 +122,7 @@ async function planRead(tx: Tx, registry: Registry, request: ReadRequest, limits
   const kept = key !== undefined && normalized.length === 0;
   // A cursor's DECLARE is sent as it is.
   const cursor = plan.method === 'GET' && plan.limit !== undefined && plan.limit > FETCH_BATCH;
-  const read = { plan, statement, named: kept && !cursor && namedTexts.admit(statement.text) };
+  const read = { plan, statement, named: kept && !cursor && named.admit(statement.text) };
   if (kept) cache.set(registry, key, read);
   return read;
 }
@@ -126,8 +130,14 @@ async function planRead(tx: Tx, registry: Registry, request: ReadRequest, limits
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
 // the engine adds no organization filter of its own. `limits` default to the settings' defaults;
 // without `maxRows` (writes) every matching row is read.
-export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits = DEFAULT_LIMITS): Promise<ReadResponse> {
-  const read = await planRead(tx, registry, request, limits);
+export async function executeRead(
+  tx: Tx,
+  registry: Registry,
+  request: ReadRequest,
+  limits: ReadLimits = DEFAULT_LIMITS,
+  plans: ReadPlans = KEPT,
+): Promise<ReadResponse> {
+  const read = await planRead(tx, registry, request, limits, plans);
   const { plan, statement } = read;
   let rows: number;
   let total: number | undefined;
