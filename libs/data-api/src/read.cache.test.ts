@@ -50,6 +50,8 @@ describe('readKey', () => {
     ];
     expect(new Set([base, ...others]).size).toBe(others.length + 1);
     expect(readKey(request('select=id', { 'x-request-id': 'r1', authorization: 'Bearer t' }), limits)).toBe(base);
+    expect(readKey(request('select=id', { range: '' }), limits)).not.toBe(base);
+    expect(readKey({ ...request('b'), table: 'dataapi_items\na' }, limits)).not.toBe(readKey({ ...request('a\nb'), table: 'dataapi_items' }, limits));
   });
 
   it('should keep no read of named rows', () => {

@@ -1,5 +1,4 @@
 import type { ReadLimits } from './limits';
-import { header } from './parse/headers.parser';
 import type { ReadPlan, ReadRequest } from './parse/plan';
 import type { Registry } from './registry';
 import type { Statement } from './sql/read.sql';
@@ -13,24 +12,25 @@ export interface PlannedRead {
   named: boolean;
 }
 
+// The headers the parser reads (header() in one pass: names compared lower-cased, the first given
+// one wins, repeated values comma-joined).
+const SHAPING_HEADERS = ['accept', 'prefer', 'range', 'accept-profile'];
+
 // What shapes a read besides the registry: method, table, raw query string, the headers the parser
 // reads and the limits. Internal reads of named rows (`ids`, writes' representations) are not kept.
 export function readKey(request: ReadRequest, limits: ReadLimits): string | undefined {
   if (request.ids) return undefined;
-  const headers = request.headers;
   const method = request.method.toUpperCase();
-  const range = method === 'GET' ? header(headers, 'range') : undefined;
-  return [
-    method,
-    request.table,
-    request.query,
-    header(headers, 'accept'),
-    header(headers, 'prefer'),
-    range,
-    header(headers, 'accept-profile'),
-    limits.maxRows,
-    limits.maxResponseBytes,
-  ].join('\n');
+  const found: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+  for (const [name, value] of Object.entries(request.headers)) {
+    const index = SHAPING_HEADERS.indexOf(name.toLowerCase());
+    if (index < 0 || value === undefined || found[index] !== undefined) continue;
+    found[index] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  // Range only shapes a GET.
+  if (method !== 'GET') found[2] = undefined;
+  // JSON keeps an absent header apart from an empty one, and a table name from the query after it.
+  return JSON.stringify([method, request.table, request.query, ...found, limits.maxRows, limits.maxResponseBytes]);
 }
 
 // Bounded, least recently used first out. One map per registry object: registryFor gives each role
