@@ -4,11 +4,12 @@ import { pgrstError } from './errors';
 import { header } from './parse/headers.parser';
 import { parsePreferences, preferenceApplied } from './parse/prefer.parser';
 import { parseReadRequest } from './parse/request.parser';
-import { normalizePlan } from './normalize';
+import { normalizedConditions, normalizePlan } from './normalize';
 import { outputKeys, type MediaType, type ReadPlan, type ReadRequest } from './parse/plan';
 import { findTable, type Registry } from './registry';
-import { buildCountSql, buildReadSql, SEPARATOR } from './sql/read.sql';
+import { buildCountSql, buildReadSql, SEPARATOR, type Statement } from './sql/read.sql';
 import { DEFAULT_LIMITS, type ReadLimits, responseTooLarge } from './limits';
+import { NamedTexts, type PlannedRead, ReadCache, readKey } from './read.cache';
 
 export interface ReadResponse {
   status: number;
@@ -69,13 +70,20 @@ interface Page {
   total?: string;
 }
 
-async function fetchPage(tx: Tx, plan: ReadPlan, maxBytes: number): Promise<Page> {
+// The statement a read runs first: HEAD the page's size, GET the page joined, or (a page larger than
+// FETCH_BATCH) its rows for the cursor.
+function mainStatement(plan: ReadPlan, maxBytes: number): Statement {
+  if (plan.method === 'HEAD') return buildReadSql(plan);
+  return buildReadSql(plan, maxBytes, plan.limit === undefined || plan.limit <= FETCH_BATCH);
+}
+
+async function fetchPage(tx: Tx, { plan, statement, named }: PlannedRead, maxBytes: number): Promise<Page> {
   if (plan.limit === undefined || plan.limit <= FETCH_BATCH) {
-    const statement = buildReadSql(plan, maxBytes);
-    const [row] = await tx.query<{ body: string | null; page_count: string; running: string; total?: string }>(statement.text, statement.values);
+    const [row] = await tx.query<{ body: string | null; page_count: string; running: string; total?: string }>(statement.text, statement.values, {
+      prepare: named,
+    });
     return { rows: Number(row.page_count), body: Number(row.running) > maxBytes ? undefined : (row.body ?? ''), total: row.total };
   }
-  const statement = buildReadSql(plan, maxBytes, false);
   await tx.query(`DECLARE data_api_read NO SCROLL CURSOR FOR ${statement.text}`, statement.values);
   const texts: string[] = [];
   let total: string | undefined;
@@ -93,23 +101,53 @@ async function fetchPage(tx: Tx, plan: ReadPlan, maxBytes: number): Promise<Page
   return { rows: texts.length, body: plan.media === 'json' ? `[${joined}]` : joined, total };
 }
 
+// The process's kept reads and named texts; a test may hand executeRead its own.
+export interface ReadPlans {
+  cache: ReadCache;
+  named: NamedTexts;
+}
+const KEPT: ReadPlans = { cache: new ReadCache(), named: new NamedTexts() };
+
+// The plan and statement of a read: kept for the same request again unless its plan holds something
+// of the caller's organization (filter values a normaliser rewrote in this transaction, internal ids).
+async function planRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits, { cache, named }: ReadPlans): Promise<PlannedRead> {
+  const key = readKey(request, limits);
+  const cached = key === undefined ? undefined : cache.get(registry, key);
+  if (cached) return cached;
+  const table = findTable(registry, request.table);
+  const plan = parseReadRequest(table, { ...request, maxRows: limits.maxRows }, registry);
+  const normalized = normalizedConditions(registry, plan);
+  if (normalized.length > 0) await normalizePlan(tx, registry, plan, normalized);
+  const statement = mainStatement(plan, limits.maxResponseBytes);
+  const kept = key !== undefined && normalized.length === 0;
+  // A cursor's DECLARE is sent as it is.
+  const cursor = plan.method === 'GET' && plan.limit !== undefined && plan.limit > FETCH_BATCH;
+  const read = { plan, statement, named: kept && !cursor && named.admit(statement.text) };
+  if (kept) cache.set(registry, key, read);
+  return read;
+}
+
 // Runs inside the caller's tenant transaction: row-level security decides which rows exist, so
 // the engine adds no organization filter of its own. `limits` default to the settings' defaults;
 // without `maxRows` (writes) every matching row is read.
-export async function executeRead(tx: Tx, registry: Registry, request: ReadRequest, limits: ReadLimits = DEFAULT_LIMITS): Promise<ReadResponse> {
-  const table = findTable(registry, request.table);
-  const plan = parseReadRequest(table, { ...request, maxRows: limits.maxRows }, registry);
-  await normalizePlan(tx, registry, plan);
+export async function executeRead(
+  tx: Tx,
+  registry: Registry,
+  request: ReadRequest,
+  limits: ReadLimits = DEFAULT_LIMITS,
+  plans: ReadPlans = KEPT,
+): Promise<ReadResponse> {
+  const read = await planRead(tx, registry, request, limits, plans);
+  const { plan, statement } = read;
   let rows: number;
   let total: number | undefined;
   let joined = '';
   if (plan.method === 'HEAD') {
-    const statement = buildReadSql(plan);
-    const [row] = await tx.query<{ page_count: string; total?: string }>(statement.text, statement.values);
+    const [row] = await tx.query<{ page_count: string; total?: string }>(statement.text, statement.values, { prepare: read.named });
     rows = Number(row.page_count);
     if (plan.count === 'exact') total = Number(row.total);
   } else {
-    const page = await fetchPage(tx, plan, limits.maxResponseBytes);
+    const page = await fetchPage(tx, read, limits.maxResponseBytes);
     if (page.body === undefined) throw responseTooLarge(limits.maxResponseBytes);
     joined = page.body;
     rows = page.rows;
