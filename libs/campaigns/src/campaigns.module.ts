@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { IdentityModule } from '@engage/identity';
+import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { MessagingModule, OutboundDispatcher } from '@engage/messaging';
 import { Database } from '@engage/platform';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
@@ -12,16 +12,21 @@ import { dataApiTables, type Tables } from './application/data-api-tables';
 import { RecipientOutcomes } from './application/recipient-outcomes';
 import { SegmentsWriter } from './application/segments.writer';
 import { SegmentsService } from './application/segments.service';
+import { RecipientZones } from './application/recipient-zones';
+import { SequenceExits } from './application/sequence-exits';
+import { SequencePass } from './application/sequence-pass';
+import { SequencesService } from './application/sequences.service';
 import { CampaignsController } from './http/campaigns.controller';
+import { SequencesController } from './http/sequences.controller';
 
 const TABLES = Symbol('CAMPAIGNS_TABLES');
 
 // Campaigns (docs/campaigns.md): segments (written through the data API), audience and text
-// previews, broadcasts, the worker that hands their recipients to messaging's paced queue, and the
-// consumer of their messages' outcomes.
+// previews, broadcasts, the worker that hands their recipients to messaging's paced queue, the
+// consumer of their messages' outcomes, and drip sequences with their worker and exits.
 @Module({
   imports: [IdentityModule, MessagingModule],
-  controllers: [CampaignsController],
+  controllers: [CampaignsController, SequencesController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: TABLES, inject: [ModuleRef], useFactory: (moduleRef: ModuleRef) => dataApiTables(moduleRef) },
@@ -38,9 +43,21 @@ const TABLES = Symbol('CAMPAIGNS_TABLES');
       inject: [Database, BroadcastsService, OutboundDispatcher, CLOCK],
       useFactory: (db: Database, b: BroadcastsService, d: OutboundDispatcher, clock: Clock) => new BroadcastPass(db, b, d, clock),
     },
+    { provide: RecipientZones, inject: [OrganizationSettings], useFactory: (settings: OrganizationSettings) => new RecipientZones(settings) },
+    {
+      provide: SequencesService,
+      inject: [Database, TABLES, AudienceReader, RecipientZones, CLOCK],
+      useFactory: (db: Database, tables: Tables, a: AudienceReader, zones: RecipientZones, clock: Clock) => new SequencesService(db, tables, a, zones, clock),
+    },
+    {
+      provide: SequencePass,
+      inject: [Database, OutboundDispatcher, RecipientZones, CLOCK],
+      useFactory: (db: Database, d: OutboundDispatcher, zones: RecipientZones, clock: Clock) => new SequencePass(db, d, zones, clock),
+    },
     RecipientOutcomes,
+    SequenceExits,
     SegmentsWriter,
   ],
-  exports: [BroadcastsService, BroadcastPass],
+  exports: [BroadcastsService, BroadcastPass, SequencesService, SequencePass],
 })
 export class CampaignsModule {}

@@ -2,30 +2,46 @@ import { defineContext, type MigrationClass } from '@engage/platform';
 import { SegmentsWriter } from './application/segments.writer';
 import { broadcastQueue } from './application/broadcast-pass';
 import { OUTCOME_EVENTS } from './application/recipient-outcomes';
+import { sequenceQueue } from './application/sequence-pass';
+import { EXIT_EVENTS } from './application/sequence-exits';
 import { CampaignsModule } from './campaigns.module';
 import { CAMPAIGNS_PERMISSIONS } from './campaigns.permissions';
 import { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
 import { CreateCampaignsTables1763800017001 } from './infrastructure/migrations/0001-create-campaigns-tables';
+import { CreateSequenceTables1763800017003 } from './infrastructure/migrations/0003-create-sequence-tables';
 
 export { CampaignsModule } from './campaigns.module';
 export { CAMPAIGNS_TABLES } from './infrastructure/exposed-tables';
 export { CAMPAIGNS_MANAGE } from './campaigns.permissions';
 export { BroadcastPass, broadcastQueue, type HandOutOptions } from './application/broadcast-pass';
 export { BroadcastsService } from './application/broadcasts.service';
+export { SequencePass, sequenceQueue } from './application/sequence-pass';
+export { SequencesService } from './application/sequences.service';
 
-export const campaignsMigrations: MigrationClass[] = [CreateCampaignsTables1763800017001];
+export const campaignsMigrations: MigrationClass[] = [
+  CreateCampaignsTables1763800017001,
+  // Drip sequences, their versions, enrolments and the steps handed to the queue.
+  CreateSequenceTables1763800017003,
+];
 
 // Campaigns as the composition sees it (docs/campaigns.md): segments written through the data API
 // by their writer, recipients read-only there, broadcasts through /functions/v1/campaigns, the
-// worker's hot queue that starts scheduled broadcasts and hands recipients to messaging's paced
-// queue, and the consumer of messaging's message outcomes.
+// worker's hot queues that start scheduled broadcasts and hand recipients and sequence steps to
+// messaging's paced queue, the consumer of messaging's message outcomes, and the one that ends
+// enrolments on a reply, a resolved conversation or an opt-out. Sequences and their enrolments are
+// read-only through the data API.
 export const campaignsManifest = defineContext({
   name: 'campaigns',
   module: CampaignsModule,
   migrations: campaignsMigrations,
-  tables: [{ table: CAMPAIGNS_TABLES.segments, writer: SegmentsWriter }, { table: CAMPAIGNS_TABLES.recipients }],
+  tables: [
+    { table: CAMPAIGNS_TABLES.segments, writer: SegmentsWriter },
+    { table: CAMPAIGNS_TABLES.recipients },
+    { table: CAMPAIGNS_TABLES.sequences },
+    { table: CAMPAIGNS_TABLES.enrollments },
+  ],
   publishes: [],
-  consumes: { events: OUTCOME_EVENTS },
-  jobs: { queues: [broadcastQueue] },
+  consumes: { events: [...OUTCOME_EVENTS, ...EXIT_EVENTS] },
+  jobs: { queues: [broadcastQueue, sequenceQueue] },
   permissions: CAMPAIGNS_PERMISSIONS,
 });
