@@ -71,14 +71,14 @@ export const DUE_ENROLLMENT = `
 export const CLAIM_STEP = `
   WITH active_sequence AS (SELECT id FROM sequences WHERE id = $5 AND status = 'active' FOR SHARE),
   moved AS (
-    UPDATE sequence_enrollments e SET current_step = $2 + 1, next_step_at = $4, last_step_at = $3, updated_at = $3,
+    UPDATE sequence_enrollments e SET current_step = $2::int + 1, next_step_at = $4::timestamptz, last_step_at = $3::timestamptz, updated_at = $3::timestamptz,
       status = CASE WHEN $4::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
-      completed_at = CASE WHEN $4::timestamptz IS NULL THEN $3 END
-    WHERE e.id = $1 AND e.status = 'active' AND e.current_step = $2 AND e.sequence_id IN (SELECT id FROM active_sequence)
+      completed_at = CASE WHEN $4::timestamptz IS NULL THEN $3::timestamptz END
+    WHERE e.id = $1 AND e.status = 'active' AND e.current_step = $2::int AND e.sequence_id IN (SELECT id FROM active_sequence)
       AND EXISTS (SELECT 1 FROM crm_campaign_contacts c WHERE c.id = e.contact_id AND c.opt_in_status IS TRUE)
     RETURNING e.id, e.organization_id)
   INSERT INTO sequence_step_sends (organization_id, enrollment_id, step, handed_at)
-  SELECT organization_id, id, $2, $3 FROM moved
+  SELECT organization_id, id, $2::int, $3::timestamptz FROM moved
   ON CONFLICT (enrollment_id, step) DO NOTHING
   RETURNING enrollment_id`;
 export const SET_STEP_MESSAGE = `UPDATE sequence_step_sends SET message_id = $3 WHERE enrollment_id = $1 AND step = $2`;
@@ -87,12 +87,12 @@ export const SET_STEP_MESSAGE = `UPDATE sequence_step_sends SET message_id = $3 
 // the step is recorded with the reason and the enrolment moves on.
 export const REFUSED_STEP = `
   WITH moved AS (
-    UPDATE sequence_enrollments SET current_step = $2 + 1, next_step_at = $4, last_step_at = $3, updated_at = $3,
+    UPDATE sequence_enrollments SET current_step = $2::int + 1, next_step_at = $4::timestamptz, last_step_at = $3::timestamptz, updated_at = $3::timestamptz,
       status = CASE WHEN $4::timestamptz IS NULL THEN 'completed' ELSE 'active' END,
-      completed_at = CASE WHEN $4::timestamptz IS NULL THEN $3 END
-    WHERE id = $1 AND status = 'active' AND current_step = $2 RETURNING id, organization_id)
+      completed_at = CASE WHEN $4::timestamptz IS NULL THEN $3::timestamptz END
+    WHERE id = $1 AND status = 'active' AND current_step = $2::int RETURNING id, organization_id)
   INSERT INTO sequence_step_sends (organization_id, enrollment_id, step, error, handed_at)
-  SELECT organization_id, id, $2, $5, $3 FROM moved ON CONFLICT (enrollment_id, step) DO NOTHING`;
+  SELECT organization_id, id, $2::int, $5, $3::timestamptz FROM moved ON CONFLICT (enrollment_id, step) DO NOTHING`;
 
 // Ends a running enrolment found unable to take its step (the contact opted out, was deleted, or has
 // no phone any more).
@@ -103,10 +103,10 @@ export const EXIT_ONE = `
 // Exits by event: the contact's running enrolments ($1) whose version exits on it ($2: the exit_on
 // key), of sequences on the account the event happened on ($3; null: any), enrolled before it ($5).
 export const EXIT_BY_EVENT = `
-  UPDATE sequence_enrollments e SET status = 'exited', exit_reason = $4, next_step_at = NULL, exited_at = $5, updated_at = now()
+  UPDATE sequence_enrollments e SET status = 'exited', exit_reason = $4, next_step_at = NULL, exited_at = $5::timestamptz, updated_at = now()
   FROM sequences s, sequence_versions v
   WHERE e.organization_id = app_org_id() AND e.contact_id = $1 AND e.status IN ('active', 'paused')
     AND s.id = e.sequence_id AND ($3::uuid IS NULL OR s.channel_account_id = $3)
     AND v.sequence_id = e.sequence_id AND v.version = e.version AND (v.exit_on ->> $2)::boolean IS TRUE
-    AND e.enrolled_at <= $5
+    AND e.enrolled_at <= $5::timestamptz
   RETURNING e.id`;
