@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
 import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { MessagingModule, OutboundDispatcher } from '@engage/messaging';
 import { Database } from '@engage/platform';
@@ -14,6 +15,7 @@ import { SegmentsWriter } from './application/segments.writer';
 import { SegmentsService } from './application/segments.service';
 import { RecipientZones } from './application/recipient-zones';
 import { SequenceExits } from './application/sequence-exits';
+import { StartSequenceHandler, StopSequencesHandler } from './application/sequence-commands';
 import { SequencePass } from './application/sequence-pass';
 import { SequencesService } from './application/sequences.service';
 import { CampaignsController } from './http/campaigns.controller';
@@ -25,7 +27,7 @@ const TABLES = Symbol('CAMPAIGNS_TABLES');
 // previews, broadcasts, the worker that hands their recipients to messaging's paced queue, the
 // consumer of their messages' outcomes, and drip sequences with their worker and exits.
 @Module({
-  imports: [IdentityModule, MessagingModule],
+  imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
   controllers: [CampaignsController, SequencesController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
@@ -56,6 +58,8 @@ const TABLES = Symbol('CAMPAIGNS_TABLES');
     },
     RecipientOutcomes,
     SequenceExits,
+    StartSequenceHandler,
+    StopSequencesHandler,
     SegmentsWriter,
   ],
   exports: [BroadcastsService, BroadcastPass, SequencesService, SequencePass],

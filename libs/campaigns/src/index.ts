@@ -17,6 +17,8 @@ export { BroadcastPass, broadcastQueue, type HandOutOptions } from './applicatio
 export { BroadcastsService } from './application/broadcasts.service';
 export { SequencePass, sequenceQueue } from './application/sequence-pass';
 export { SequencesService } from './application/sequences.service';
+// Commands on the command bus for a rule's start_sequence and stop_sequences actions.
+export { StartSequence, StopSequences } from './application/sequence-commands';
 
 export const campaignsMigrations: MigrationClass[] = [
   CreateCampaignsTables1763800017001,

@@ -3,7 +3,7 @@ import { Params } from '@engage/data-api';
 import type { Database, Tx } from '@engage/platform';
 import { type Clock, Conflict, NotFound, type RequestContext, ValidationFailed } from '@engage/shared-kernel';
 import { CAMPAIGNS_MANAGE } from '../campaigns.permissions';
-import { parseAudience } from '../domain/audience';
+import { type Audience, parseAudience } from '../domain/audience';
 import { isPlainObject } from '../domain/content';
 import {
   ENROLLMENT_STATUSES,
@@ -27,6 +27,7 @@ import {
   ENROLLMENT_COUNTS,
   enrollmentCandidates,
   EXIT_BY_HAND,
+  EXIT_CONTACT,
   INSERT_ENROLLMENTS,
   INSERT_SEQUENCE,
   INSERT_VERSION,
@@ -169,7 +170,12 @@ export class SequencesService {
     if (keys.length !== 1 || !['contact_ids', 'segment_id'].includes(keys[0])) {
       throw ValidationFailed('campaigns.invalid_audience', 'body: must have exactly one of contact_ids, segment_id', { path: 'body' });
     }
-    const audience = parseAudience(body, '');
+    return this.enrollAudience(ctx, id, parseAudience(body, ''));
+  }
+
+  // The enrolment itself, for the caller's audience (the endpoint's, or a rule's one contact through
+  // the StartSequence command), with the caller's row-level security.
+  async enrollAudience(ctx: RequestContext, id: string, audience: Audience): Promise<EnrollmentAnswer> {
     const zoneOf = await this.zones.forOrganization(ctx.organizationId);
     return this.db.inTenant(ctx, async (tx) => {
       const sequence = await this.row(tx, id, true);
@@ -188,6 +194,12 @@ export class SequencesService {
         skipped: { no_opt_in: candidates.filter((c) => !c.opted_in).length, no_phone: candidates.filter((c) => c.opted_in && c.phone === null).length },
       };
     });
+  }
+
+  // Every running enrolment of the contact ends (`exited`, `manual`): a rule's stop_sequences.
+  async exitContact(ctx: RequestContext, contactId: string): Promise<{ exited: number }> {
+    const rows = await this.db.inTenant(ctx, (tx) => tx.query(EXIT_CONTACT, [contactId, this.clock.now()]));
+    return { exited: rows.length };
   }
 
   // DELETE .../enrollments/<id>: a running enrolment ends (`exited`, `manual`); 409 when it had ended.

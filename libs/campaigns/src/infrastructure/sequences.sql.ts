@@ -44,6 +44,10 @@ export const INSERT_ENROLLMENTS = `
 export const EXIT_BY_HAND = `
   UPDATE sequence_enrollments SET status = 'exited', exit_reason = 'manual', next_step_at = NULL, exited_at = $3, updated_at = $3
   WHERE id = $1 AND sequence_id = $2 AND status IN ('active', 'paused') RETURNING *`;
+// Every running enrolment of a contact, by hand (a rule's stop_sequences).
+export const EXIT_CONTACT = `
+  UPDATE sequence_enrollments SET status = 'exited', exit_reason = 'manual', next_step_at = NULL, exited_at = $2, updated_at = $2
+  WHERE contact_id = $1 AND status IN ('active', 'paused') RETURNING id`;
 export const ENROLLMENT_BY_ID = `SELECT * FROM sequence_enrollments WHERE id = $1 AND sequence_id = $2`;
 
 // System: active enrolments whose next step is due, across organizations, by the partial index
