@@ -49,14 +49,16 @@ export class SequencePass implements QueueWorker {
   async pass(): Promise<PassResult> {
     const due = await this.db.systemQuery<{ id: string; organization_id: string }>(SYSTEM_DUE_STEPS, [this.clock.now(), DUE_PER_PASS]);
     let handed = 0;
-    for (const { id, organization_id } of due) if (await this.fire(organization_id, id)) handed += 1;
+    // Each organization's zone setting read once a pass.
+    const zones = new Map<string, Promise<(phone: string | null) => string>>();
+    for (const { id, organization_id } of due) if (await this.fire(organization_id, id, zones)) handed += 1;
     // A full page: look again at once.
     return due.length === DUE_PER_PASS && handed > 0 ? 0 : undefined;
   }
 
   // Hands the enrolment's due step to the queue; false when it was not (not due any more, claimed
   // elsewhere, refused, or the enrolment ended here).
-  async fire(organizationId: string, enrollmentId: string): Promise<boolean> {
+  async fire(organizationId: string, enrollmentId: string, zones = new Map<string, Promise<(phone: string | null) => string>>()): Promise<boolean> {
     const ctx = systemCtx(organizationId);
     const now = this.clock.now();
     const [e] = await this.db.inTenant(ctx, (tx) => tx.query<DueEnrollment>(DUE_ENROLLMENT, [enrollmentId]), { readOnly: true });
@@ -69,7 +71,8 @@ export class SequencePass implements QueueWorker {
       return false;
     }
     const following = e.steps[e.current_step + 1];
-    const zoneOf = await this.zones.forOrganization(organizationId);
+    if (!zones.has(organizationId)) zones.set(organizationId, this.zones.forOrganization(organizationId));
+    const zoneOf = await zones.get(organizationId)!;
     // The next step's delay counts from this hand-over.
     const nextAt = following ? stepDueAt(now, timingOf(following), zoneOf(e.phone), ZONE_CLOCK) : null;
     const resolve = async (tx: Tx) => {

@@ -329,14 +329,18 @@ describe('drip sequences', () => {
     const id = await activeSequence(t, accountId);
     const amal = await person(t, 'Amal');
     await call(t, 'POST', `sequences/${id}/enrollments`, { contact_ids: [amal.id] });
-    // Many ended runs beside the running one, as a long-lived sequence has.
+    // Many ended runs and many runs not due yet beside the due one, as a long-lived sequence has.
     await c.runtime.db.systemQuery(
-      `INSERT INTO sequence_enrollments (organization_id, sequence_id, version, contact_id, status, current_step, enrolled_at, completed_at)
-       SELECT $1, $2, 1, gen_random_uuid(), 'completed', 3, now(), now() FROM generate_series(1, 20000)`,
+      `INSERT INTO sequence_enrollments (organization_id, sequence_id, version, contact_id, status, current_step, next_step_at, enrolled_at, completed_at)
+       SELECT $1, $2, 1, gen_random_uuid(), CASE WHEN i % 2 = 0 THEN 'completed' ELSE 'active' END, 1,
+              CASE WHEN i % 2 = 0 THEN NULL ELSE now() + make_interval(hours => i) END, now(), CASE WHEN i % 2 = 0 THEN now() END
+       FROM generate_series(1, 20000) AS i`,
       [t.ctx.organizationId, id],
     );
     await c.runtime.db.systemQuery('ANALYZE sequence_enrollments');
     const [plan] = await c.runtime.db.systemQuery<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${SYSTEM_DUE_STEPS}`, [new Date(), 100]);
     expect(JSON.stringify(plan['QUERY PLAN'])).toContain('"Index Name":"sequence_enrollments_due_idx"');
+    const due = await c.runtime.db.systemQuery<{ id: string }>(SYSTEM_DUE_STEPS, [new Date(), 100]);
+    expect(due.map((row) => row.id)).toContain((await enrollments(t, id)).find((r) => r.contact_id === amal.id)!.id);
   });
 });
