@@ -242,7 +242,9 @@ export async function measureInbound(
 
 // The worker process (production shape: api + worker) that processes the stored inbound events.
 export function startWorker(root, env, databaseUrl) {
-  const child = spawn(process.execPath, [join(root, 'dist', 'apps', 'worker', 'main.js')], {
+  // BENCH_WORKER_PROFILE=<directory>: each worker writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_WORKER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'dist', 'apps', 'worker', 'main.js')], {
     cwd: root,
     // At a lower CPU priority than the api and with a small pool, as docs/operations.md recommends
     // when they share a host.

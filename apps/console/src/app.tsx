@@ -1,20 +1,12 @@
-import type { ComponentType } from 'react';
+import { type ComponentType, lazy, Suspense } from 'react';
 import { CheckEmailPage, VerifyPage } from './auth/check-email-page';
 import { ForgotPasswordPage, ResetPasswordPage } from './auth/password-pages';
 import { useSession } from './auth/session';
 import { SignInPage } from './auth/sign-in-page';
 import { SignUpPage } from './auth/sign-up-page';
-import { AutomationPage } from './automation/automation-page';
-import { CampaignsPage } from './campaigns/campaigns-page';
-import { CompaniesPage } from './companies/companies-page';
-import { ContactsPage } from './contacts/contacts-page';
-import { DashboardsPage } from './dashboards/dashboards-page';
-import { DealsPage } from './deals/deals-page';
-import { InboxPage } from './inbox/inbox-page';
 import { OnboardingPage } from './onboarding/onboarding-page';
 import { useOnboarding } from './onboarding/onboarding.api';
 import { Redirect, useLocation } from './router';
-import { SettingsPage } from './settings/settings-page';
 import { Shell } from './shell/shell';
 import { AuthLayout, ErrorAlert, Loading } from './ui/page';
 
@@ -26,6 +18,18 @@ const PUBLIC: Record<string, ComponentType> = {
   '/verify': VerifyPage,
   '/forgot-password': ForgotPasswordPage,
 };
+
+// The pages inside the shell are loaded when first opened (each its own chunk with what only it
+// uses: the board's drag and drop, the dashboards' charts, the flow editor), so signing in loads
+// only the shell and the page it lands on.
+const AutomationPage = lazy(() => import('./automation/automation-page').then((m) => ({ default: m.AutomationPage })));
+const CampaignsPage = lazy(() => import('./campaigns/campaigns-page').then((m) => ({ default: m.CampaignsPage })));
+const CompaniesPage = lazy(() => import('./companies/companies-page').then((m) => ({ default: m.CompaniesPage })));
+const ContactsPage = lazy(() => import('./contacts/contacts-page').then((m) => ({ default: m.ContactsPage })));
+const DashboardsPage = lazy(() => import('./dashboards/dashboards-page').then((m) => ({ default: m.DashboardsPage })));
+const DealsPage = lazy(() => import('./deals/deals-page').then((m) => ({ default: m.DealsPage })));
+const InboxPage = lazy(() => import('./inbox/inbox-page').then((m) => ({ default: m.InboxPage })));
+const SettingsPage = lazy(() => import('./settings/settings-page').then((m) => ({ default: m.SettingsPage })));
 
 // Pages inside the shell, in the order of the navigation.
 export const SECTIONS: { path: string; label: string; page: ComponentType }[] = [
@@ -66,7 +70,9 @@ function SignedIn({ path }: { path: string }) {
   if (!section) return <Redirect to="/inbox" />;
   return (
     <Shell sections={SECTIONS}>
-      <section.page />
+      <Suspense fallback={<Loading what={section.label.toLowerCase()} />}>
+        <section.page />
+      </Suspense>
     </Shell>
   );
 }

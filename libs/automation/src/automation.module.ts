@@ -12,6 +12,7 @@ import { RuleActions } from './application/rule-actions';
 import { RuleEngine } from './application/rule-engine';
 import { RuleEngineConsumer } from './application/rule-engine.consumer';
 import { RULE_WEBHOOK_TIMING, RuleWebhook, WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
+import { RuleWebhookDelivery } from './application/rule-webhook.job';
 import { RulesService } from './application/rules.service';
 import { RunLogPurge } from './application/run-log-purge.job';
 import { TimerArming } from './application/timer-arming';
@@ -64,9 +65,8 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
     },
     {
       provide: RuleActions,
-      inject: [Database, CommandBus, PacedSender, RuleWebhook, SecretBox, BotRuntime, CLOCK],
-      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, webhook: RuleWebhook, box: SecretBox, bots: BotRuntime, clock: Clock) =>
-        new RuleActions(db, commands, paced, webhook, box, bots, clock),
+      inject: [Database, CommandBus, PacedSender, BotRuntime, CLOCK],
+      useFactory: (db: Database, commands: CommandBus, paced: PacedSender, bots: BotRuntime, clock: Clock) => new RuleActions(db, commands, paced, bots, clock),
     },
     {
       provide: RuleEngine,
@@ -81,6 +81,7 @@ function dataApiTables(moduleRef: ModuleRef): () => Registry {
       useFactory: (db: Database, engine: RuleEngine, clock: Clock) => new TimerPass(db, engine, clock),
     },
     RuleEngineConsumer,
+    RuleWebhookDelivery,
     RulesWriter,
     RunLogPurge,
     BotFlowsService,

@@ -12,6 +12,8 @@ import { BotFlowsWriter } from './bots/application/bot-flows.service';
 import { BOT_EVENTS, botSchedules } from './bots/application/bot.consumer';
 import { BOT_TABLES } from './bots/infrastructure/exposed-tables';
 import { CreateBotTables1763800016004 } from './infrastructure/migrations/0004-create-bot-tables';
+import { DeliveringRuns1763800016005 } from './infrastructure/migrations/0005-delivering-runs';
+import { RULE_WEBHOOK_JOB } from './application/rule-webhook.job';
 
 export { AutomationModule } from './automation.module';
 export { AUTOMATION_TABLES } from './infrastructure/exposed-tables';
@@ -29,15 +31,18 @@ export const automationMigrations: MigrationClass[] = [
   ConversationTimersAndWaits1763800016003,
   // Bot flows, their versions and sessions (docs/automation.md, "Bot flows").
   CreateBotTables1763800016004,
+  // A run whose webhooks are still being delivered by their jobs.
+  DeliveringRuns1763800016005,
 ];
 export { RuleEngine, ENGINE_EVENTS, type DueTimer } from './application/rule-engine';
 export { RULE_ENGINE_CONSUMER } from './application/rule-engine.consumer';
 export { RULE_WEBHOOK_TIMING, type WebhookTiming } from './application/rule-webhook';
+export { RULE_WEBHOOK_JOB } from './application/rule-webhook.job';
 
 // Automation as the composition sees it (docs/automation.md): rules written through the data API
 // by their validator, the run log read-only there (purged after 30 days), the dry run, and the rule
-// engine consuming messaging's, the CRM's and calls' events, with its timers (bot flows are not built
-// yet).
+// engine consuming messaging's, the CRM's and calls' events, with its timers and its webhook
+// deliveries (jobs), and bot flows with their sessions.
 export const automationManifest = defineContext({
   name: 'automation',
   module: AutomationModule,
@@ -51,6 +56,6 @@ export const automationManifest = defineContext({
   ],
   publishes: [],
   consumes: { events: [...RULE_ENGINE_EVENTS, ...BOT_EVENTS.filter((contract) => !RULE_ENGINE_EVENTS.includes(contract))] },
-  jobs: { schedules: [...automationSchedules, ...botSchedules] },
+  jobs: { jobs: [RULE_WEBHOOK_JOB], schedules: [...automationSchedules, ...botSchedules] },
   permissions: AUTOMATION_PERMISSIONS,
 });

@@ -111,7 +111,8 @@ export async function deleteRule(id: string): Promise<void> {
   if (error) throw fromSupabase(error);
 }
 
-// Failures first (the statuses sort failed, partially_failed, running, skipped, succeeded,
+// Failures first (the statuses sort delivering (webhooks still being retried, at most a minute),
+// failed, partially_failed, running, skipped, succeeded,
 // waiting), then the newest.
 export const listRuns = (ruleId: string) =>
   rows<Run>(

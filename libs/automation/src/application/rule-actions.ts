@@ -3,7 +3,7 @@ import { StartSequence, StopSequences } from '@engage/campaigns';
 import { AddNote, AssignDealOwner, ChangeContactTags, CreateTask, SetContactField, SetDealStage } from '@engage/crm';
 import { onlineMemberIds } from '@engage/identity';
 import { AssignConversation, type PacedSender, SetConversationStatus } from '@engage/messaging';
-import type { Database, SecretBox } from '@engage/platform';
+import type { Database } from '@engage/platform';
 import type { Clock, DomainEvent, EventCause, RequestContext } from '@engage/shared-kernel';
 import type { Action } from '../domain/actions';
 import { ACTION_TARGETS, type SubjectType } from '../domain/catalogue';
@@ -11,8 +11,22 @@ import { renderFor } from '../domain/dry-run';
 import type { Snapshot } from '../domain/evaluator';
 import { type ActionOutcome, nextInRotation } from '../domain/runs';
 import { LAST_ROUND_ROBIN } from '../infrastructure/automation.sql';
-import type { RuleWebhook } from './rule-webhook';
 import type { BotRuntime } from '../bots/application/bot-runtime';
+
+// A send_webhook action's delivery, handed to a job (rule-webhook.job.ts) when the run's outcome
+// is stored: the action's position, its URL, its secret as sealed, and the body.
+export interface WebhookDelivery {
+  index: number;
+  url: string;
+  secret: string | null;
+  body: string;
+}
+
+export interface RunAllResult {
+  outcomes: ActionOutcome[];
+  deliveries: WebhookDelivery[];
+  resumeAt?: Date;
+}
 
 // One run's circumstances, as its actions see them.
 export interface RunContext {
@@ -40,40 +54,46 @@ export class RuleActions {
     private readonly db: Database,
     private readonly commands: CommandBus,
     private readonly paced: PacedSender,
-    private readonly webhook: RuleWebhook,
-    private readonly box: SecretBox,
     private readonly bots: Pick<BotRuntime, 'startByRule'>,
     private readonly clock: Clock,
   ) {}
 
-  // The actions from `from` on, up to and including the first wait: their outcomes, and when a wait
-  // stopped them, the time the rest is due (resumeAt).
-  async runAll(actions: readonly Action[], run: RunContext, from = 0): Promise<{ outcomes: ActionOutcome[]; resumeAt?: Date }> {
+  // The actions from `from` on, up to and including the first wait: their outcomes (one per action,
+  // in order), the webhooks to deliver (each outcome `pending` until its delivery job ends), and when
+  // a wait stopped them, the time the rest is due (resumeAt).
+  async runAll(actions: readonly Action[], run: RunContext, from = 0): Promise<RunAllResult> {
     const outcomes: ActionOutcome[] = [];
+    const deliveries: WebhookDelivery[] = [];
     for (let index = from; index < actions.length; index += 1) {
       const action = actions[index];
       if (action.type === 'wait') {
         const resumeAt = new Date(this.clock.now().getTime() + action.minutes * 60_000);
         outcomes.push({ type: 'wait', status: 'succeeded', result: { resume_at: resumeAt.toISOString() } });
-        return { outcomes, resumeAt };
+        return { outcomes, deliveries, resumeAt };
       }
-      outcomes.push(await this.runOne(action, index, run));
+      if (action.type === 'send_webhook') {
+        const sealed = run.rule.action_secrets[index];
+        deliveries.push({ index, url: action.url, secret: typeof sealed === 'string' ? sealed : null, body: webhookBody(run) });
+        outcomes.push({ type: action.type, status: 'pending' });
+        continue;
+      }
+      outcomes.push(await this.runOne(action, run));
     }
-    return { outcomes };
+    return { outcomes, deliveries };
   }
 
-  private async runOne(action: Action, index: number, run: RunContext): Promise<ActionOutcome> {
+  private async runOne(action: Action, run: RunContext): Promise<ActionOutcome> {
     const target = ACTION_TARGETS[action.type];
     if (target !== null && !run.snapshot[target]) return { type: action.type, status: 'skipped', error: `there is no ${target} to act on` };
     try {
-      const result = await this.perform(action, index, run);
+      const result = await this.perform(action, run);
       return { type: action.type, status: 'succeeded', ...(result ? { result } : {}) };
     } catch (error) {
       return { type: action.type, status: 'failed', error: reasonOf(error) };
     }
   }
 
-  private async perform(action: Action, index: number, run: RunContext): Promise<Record<string, unknown> | undefined> {
+  private async perform(action: Action, run: RunContext): Promise<Record<string, unknown> | undefined> {
     const { ctx, snapshot, cause } = run;
     const id = (record: 'conversation' | 'contact' | 'deal') => snapshot[record]?.id as string;
     switch (action.type) {
@@ -117,12 +137,9 @@ export class RuleActions {
         const note = await this.commands.execute(new AddNote(ctx, on, renderFor(snapshot, action.text), cause));
         return { note_id: note.id };
       }
-      case 'send_webhook': {
-        const sealed = run.rule.action_secrets[index];
-        const secret = typeof sealed === 'string' ? this.box.open(sealed) : undefined;
-        const posted = await this.webhook.post(action.url, webhookBody(run), secret, run.runId);
-        return { status_code: posted.status, attempts: posted.attempts };
-      }
+      case 'send_webhook':
+        // runAll hands a webhook to its delivery job before it gets here.
+        throw new ActionRefused('a webhook is delivered by a job, not in line');
       case 'set_deal_stage': {
         const { deal, changed } = await this.commands.execute(new SetDealStage(ctx, id('deal'), action.stage, cause));
         return { stage: deal.stage, changed };

@@ -28,8 +28,11 @@ export class RuleEngineConsumer implements OnModuleInit {
     });
   }
 
+  // A batch: the timers moved first (one transaction per organization), then the rules run on each
+  // event in order (the active rules read once per organization).
   private async handleAll(events: DomainEvent[]): Promise<void> {
-    for (const event of events) await this.handleOne(event);
+    await this.timers.observeAll(events);
+    await this.engine.handleAll(events);
   }
 
   private async handleOne(event: DomainEvent): Promise<void> {

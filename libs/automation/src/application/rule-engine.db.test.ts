@@ -61,7 +61,10 @@ describe('the rule engine', () => {
     const deadline = Date.now() + ms;
     for (;;) {
       const runs = await read<Run>(tenant, 'automation_runs?order=started_at.asc,id.asc');
-      if ((runs.length >= atLeast && runs.every((run) => run.status !== 'running') && (await outboxDrained())) || Date.now() > deadline) {
+      if (
+        (runs.length >= atLeast && runs.every((run) => run.status !== 'running' && run.status !== 'delivering') && (await outboxDrained())) ||
+        Date.now() > deadline
+      ) {
         return runs;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -331,6 +334,27 @@ describe('the rule engine', () => {
     expect(runs[0]).toMatchObject({ rule_id: ruleId, status: 'succeeded' });
     expect(await read(tenant, `notes?contact_id=eq.${contact.id}&select=body`)).toEqual([{ body: 'Updated Linus' }]);
     expect(receivedOn(path)).toHaveLength(1);
+  });
+
+  it('should run a batch of events of two organizations, each on its own rules, in order', async () => {
+    const [first, second] = [await createTestTenant(app), await createTestTenant(app)];
+    const contactOf = async (tenant: TestTenant, name: string) => (await rest('POST', tenant, 'contacts', { first_name: name })).json()[0];
+    const noteRule = (tenant: TestTenant, text: string) =>
+      createRule(tenant, { name: `Note ${text}`, event: 'contact.updated', actions: [{ type: 'add_note', text: `${text} {{contact.first_name}}` }] });
+    await noteRule(first, 'first');
+    await noteRule(second, 'second');
+    const [ada, alan, bob] = [await contactOf(first, 'Ada'), await contactOf(first, 'Alan'), await contactOf(second, 'Bob')];
+    const updated = (tenant: TestTenant, contact: { id: string }) =>
+      CONTACT_UPDATED.create({ organizationId: tenant.ctx.organizationId, aggregateId: contact.id, payload: { contact, actor_id: null } });
+
+    await app.get(RuleEngine).handleAll([updated(first, ada), updated(second, bob), updated(first, alan)]);
+
+    const notes = async (tenant: TestTenant, contact: { id: string }) => read(tenant, `notes?contact_id=eq.${contact.id}&select=body`);
+    expect(await notes(first, ada)).toEqual([{ body: 'first Ada' }]);
+    expect(await notes(first, alan)).toEqual([{ body: 'first Alan' }]);
+    expect(await notes(second, bob)).toEqual([{ body: 'second Bob' }]);
+    const runs = await settledRuns(first, 2);
+    expect(runs.filter((run) => run.event === 'contact.updated').map((run) => run.subject_id)).toEqual([ada.id, alan.id]);
   });
 
   it('should assign conversations round robin among the online members, in turn', async () => {

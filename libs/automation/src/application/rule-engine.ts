@@ -1,15 +1,25 @@
 import { type Registry, registryFor } from '@engage/data-api';
 import { type Database, sqlStateOf } from '@engage/platform';
-import type { Clock, DomainEvent, RequestContext } from '@engage/shared-kernel';
+import { type Clock, type DomainEvent, groupBy, type RequestContext } from '@engage/shared-kernel';
 import type { Action } from '../domain/actions';
 import { type RuleEvent, type SubjectType, subjectOf } from '../domain/catalogue';
 import type { ConditionGroup } from '../domain/conditions';
 import { evaluate, type Snapshot } from '../domain/evaluator';
-import { type ActionOutcome, admit, causeOf, runStatus } from '../domain/runs';
+import { type ActionOutcome, admit, causeOf, settledStatus } from '../domain/runs';
 import { isTimerEvent, type TimerKind } from '../domain/timers';
-import { ACTIVE_RULE, ACTIVE_RULES_OF_EVENT, CLAIM_RUN, EPISODE_OPEN, FINISH_RUN, PAUSE_RUN, RESUME_RUN } from '../infrastructure/automation.sql';
+import {
+  ACTIVE_RULE,
+  ACTIVE_RULES_OF_EVENTS,
+  CLAIM_RUN,
+  EPISODE_OPEN,
+  FINISH_RUN,
+  PAUSE_RUN,
+  RESUME_RUN,
+  RUN_FOR_UPDATE,
+} from '../infrastructure/automation.sql';
 import { facts, type ReadSettings, readSubject } from './dry-run.service';
-import type { RuleActions } from './rule-actions';
+import type { RuleActions, RunAllResult } from './rule-actions';
+import { enqueueDelivery } from './rule-webhook.job';
 
 // The events of the bus the engine runs rules on. The timers are not on the bus: the timer pass
 // fires them (fireTimer).
@@ -78,13 +88,28 @@ export class RuleEngine {
   ) {}
 
   async handle(event: DomainEvent): Promise<void> {
-    if (!isEngineEvent(event.type)) return;
-    const subjectType = subjectOf(event.type);
-    const subjectId = subjectIdOf(event, subjectType);
-    if (!subjectId) return;
-    const ctx = systemCtx(event.organizationId, event.id);
-    const rules = await this.db.inTenant(ctx, (tx) => tx.query<ActiveRule>(ACTIVE_RULES_OF_EVENT, [event.type]), { readOnly: true });
-    await this.runRules(ctx, rules, event, { type: subjectType, id: subjectId });
+    await this.handleAll([event]);
+  }
+
+  // A batch of the bus's events, in order: each organization's active rules of the batch's event
+  // types read once (the rules as they are when the batch starts), and its settings at most once.
+  async handleAll(events: readonly DomainEvent[]): Promise<void> {
+    const relevant = events.filter((event) => isEngineEvent(event.type));
+    for (const [organizationId, list] of groupBy(relevant, (event) => event.organizationId)) {
+      const types = [...new Set(list.map((event) => event.type))];
+      const read = systemCtx(organizationId, list[0].id);
+      const rules = await this.db.inTenant(read, (tx) => tx.query<ActiveRule>(ACTIVE_RULES_OF_EVENTS, [types], { prepare: true }), { readOnly: true });
+      if (rules.length === 0) continue;
+      let settings: Promise<(string | null)[]> | undefined;
+      const settingsOnce = () => (settings ??= this.settings(organizationId, ['time_zone', 'business_hours']));
+      for (const event of list) {
+        const mine = rules.filter((rule) => rule.event === event.type);
+        const subjectType = subjectOf(event.type as (typeof ENGINE_EVENTS)[number]);
+        const subjectId = subjectIdOf(event, subjectType);
+        if (mine.length === 0 || !subjectId) continue;
+        await this.runRules(systemCtx(organizationId, event.id), mine, event, { type: subjectType, id: subjectId }, settingsOnce);
+      }
+    }
   }
 
   // A timer rule due on an episode the caller has claimed for it: a depth-0 event of the timer's
@@ -107,6 +132,7 @@ export class RuleEngine {
       rules.filter((rule) => rule.event === due.kind),
       event,
       { type: 'conversation', id: due.conversation_id },
+      () => this.settings(due.organization_id, ['time_zone', 'business_hours']),
     );
   }
 
@@ -134,7 +160,7 @@ export class RuleEngine {
     }
     if (stop || !rule || !snapshot) {
       const skipped = (rule?.actions ?? []).slice(done.length).map((action) => ({ type: action.type, status: 'skipped' as const, error: `not run: ${stop}` }));
-      await this.finish(ctx, run.id, [...done, ...skipped]);
+      await this.settle(ctx, run.id, done.length, { outcomes: skipped, deliveries: [] });
       return;
     }
     const event: DomainEvent = {
@@ -150,9 +176,15 @@ export class RuleEngine {
     await this.continueRun(ctx, rule, run.id, event, subject, snapshot, run.depth, done);
   }
 
-  private async runRules(ctx: RequestContext, rules: ActiveRule[], event: DomainEvent, subject: Subject): Promise<void> {
+  private async runRules(
+    ctx: RequestContext,
+    rules: ActiveRule[],
+    event: DomainEvent,
+    subject: Subject,
+    settings: () => Promise<(string | null)[]>,
+  ): Promise<void> {
     if (rules.length === 0) return;
-    const [zone, hours] = await this.settings(event.organizationId, ['time_zone', 'business_hours']);
+    const [zone, hours] = await settings();
     let snapshot = await this.read(ctx, subject.type, subject.id, zone, hours);
     for (const rule of rules) {
       if (!snapshot) return; // the subject is gone
@@ -196,19 +228,27 @@ export class RuleEngine {
     depth: number,
     done: ActionOutcome[],
   ) {
-    const { outcomes, resumeAt } = await this.actions.runAll(
+    const ran = await this.actions.runAll(
       rule.actions,
       { ctx: { ...ctx, requestId: runId }, rule, runId, event, subject, snapshot, cause: causeOf(rule.id, runId, depth) },
       done.length,
     );
-    const all = [...done, ...outcomes];
-    if (resumeAt) await this.db.inTenant(ctx, (tx) => tx.execute(PAUSE_RUN, [runId, JSON.stringify(all), resumeAt]));
-    else await this.finish(ctx, runId, all);
+    await this.settle(ctx, runId, done.length, ran);
   }
 
-  private async finish(ctx: RequestContext, runId: string, outcomes: ActionOutcome[]) {
-    const finished = [runId, runStatus(outcomes), JSON.stringify(outcomes), this.clock.now()];
-    await this.db.inTenant(ctx, (tx) => tx.execute(FINISH_RUN, finished));
+  // Stores the outcomes of the actions from `from` on after the run's first `from` as they are now
+  // (a delivery job may have ended a webhook of them meanwhile), with the run's status: waiting at a
+  // wait, else its outcome or `delivering`; and enqueues the deliveries of its new webhooks in the
+  // same transaction.
+  private async settle(ctx: RequestContext, runId: string, from: number, ran: RunAllResult) {
+    await this.db.inTenant(ctx, async (tx) => {
+      const [stored] = await tx.query<{ actions: ActionOutcome[] }>(RUN_FOR_UPDATE, [runId]);
+      if (!stored) return; // purged meanwhile
+      const all = [...stored.actions.slice(0, from), ...ran.outcomes];
+      if (ran.resumeAt) await tx.execute(PAUSE_RUN, [runId, JSON.stringify(all), ran.resumeAt]);
+      else await tx.execute(FINISH_RUN, [runId, settledStatus(all), JSON.stringify(all), this.clock.now()]);
+      for (const delivery of ran.deliveries) await enqueueDelivery(tx, runId, delivery, this.clock.now());
+    });
   }
 
   private async episodeOpen(ctx: RequestContext, episodeId: string): Promise<boolean> {

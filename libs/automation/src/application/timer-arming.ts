@@ -1,5 +1,5 @@
 import { type Database, sqlStateOf } from '@engage/platform';
-import type { DomainEvent } from '@engage/shared-kernel';
+import { type DomainEvent, groupBy } from '@engage/shared-kernel';
 import { timerChangeOf } from '../domain/timers';
 import { ARM_TIMER, END_TIMER } from '../infrastructure/automation.sql';
 
@@ -10,18 +10,28 @@ export class TimerArming {
   constructor(private readonly db: Database) {}
 
   async observe(event: DomainEvent): Promise<void> {
-    const change = timerChangeOf(event);
-    if (!change) return;
-    const ctx = { organizationId: event.organizationId, userId: null, role: 'SYSTEM' as const, requestId: event.id };
-    try {
-      await this.db.inTenant(ctx, async (tx) => {
-        await tx.execute(END_TIMER, [change.conversationId, change.end, change.at]);
-        await tx.execute(ARM_TIMER, [change.conversationId, change.arm, change.at]);
-      });
-    } catch (error) {
-      // The organization may not write (its subscription ended): its timers stay as they are.
-      if (sqlStateOf(error) === '25006') return;
-      throw error;
+    await this.observeAll([event]);
+  }
+
+  // A batch of events: each organization's changes in one transaction, in the events' order.
+  async observeAll(events: readonly DomainEvent[]): Promise<void> {
+    const changes = events.flatMap((event) => {
+      const change = timerChangeOf(event);
+      return change ? [{ organizationId: event.organizationId, requestId: event.id, change }] : [];
+    });
+    for (const [organizationId, list] of groupBy(changes, (item) => item.organizationId)) {
+      const ctx = { organizationId, userId: null, role: 'SYSTEM' as const, requestId: list[0].requestId };
+      try {
+        await this.db.inTenant(ctx, async (tx) => {
+          for (const { change } of list) {
+            await tx.execute(END_TIMER, [change.conversationId, change.end, change.at], { prepare: true });
+            await tx.execute(ARM_TIMER, [change.conversationId, change.arm, change.at], { prepare: true });
+          }
+        });
+      } catch (error) {
+        // The organization may not write (its subscription ended): its timers stay as they are.
+        if (sqlStateOf(error) !== '25006') throw error;
+      }
     }
   }
 }

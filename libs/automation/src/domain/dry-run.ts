@@ -50,8 +50,10 @@ export function describeAction(action: Action, snapshot: Snapshot): string {
     }
     case 'create_task': {
       const title = JSON.stringify(renderFor(snapshot, action.title));
-      const about = deal ? ` for deal ${deal}` : contact ? ` for contact ${contact}` : '';
-      return `create the task ${title}${about}, due in ${action.due_in_minutes} minutes${action.assignee_id ? `, assigned to member ${action.assignee_id}` : ''}`;
+      // The engine links the task to the deal and the contact it has, and refuses without either.
+      const about = [deal ? `deal ${deal}` : undefined, contact ? `contact ${contact}` : undefined].filter(Boolean).join(' and ');
+      if (!about) return 'nothing: there is no contact or deal to link the task to';
+      return `create the task ${title} for ${about}, due in ${action.due_in_minutes} minutes${action.assignee_id ? `, assigned to member ${action.assignee_id}` : ''}`;
     }
     case 'start_bot':
       return `start bot flow ${action.bot_flow_id} in conversation ${conversation}`;

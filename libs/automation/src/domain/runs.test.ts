@@ -1,4 +1,4 @@
-import { admit, causeOf, MAX_DEPTH, nextInRotation, runStatus } from './runs';
+import { admit, causeOf, MAX_DEPTH, nextInRotation, runStatus, settledStatus } from './runs';
 
 const rule = '11111111-1111-4111-8111-111111111111';
 const other = '22222222-2222-4222-8222-222222222222';
@@ -37,6 +37,13 @@ describe('a run’s status', () => {
     const failed = { type: 'send_webhook' as const, status: 'failed' as const, error: 'HTTP 500' };
     expect(runStatus([failed, { type: 'add_note', status: 'succeeded' }])).toBe('partially_failed');
     expect(runStatus([failed, { type: 'add_note', status: 'skipped' }])).toBe('failed');
+  });
+
+  it('should be delivering while a webhook is pending, then its outcome', () => {
+    const note = { type: 'add_note' as const, status: 'succeeded' as const };
+    expect(settledStatus([{ type: 'send_webhook', status: 'pending' }, note])).toBe('delivering');
+    expect(settledStatus([{ type: 'send_webhook', status: 'failed', error: 'HTTP 500 (3 attempts)' }, note])).toBe('partially_failed');
+    expect(settledStatus([{ type: 'send_webhook', status: 'succeeded' }, note])).toBe('succeeded');
   });
 
   it('should count a wait as neither: failed when the only action after it failed', () => {

@@ -9,7 +9,8 @@ import type { ActionType } from './catalogue';
 export const MAX_DEPTH = 3;
 
 export type RunStatus = 'succeeded' | 'failed' | 'partially_failed' | 'skipped';
-export type ActionStatus = 'succeeded' | 'failed' | 'skipped';
+// pending: a webhook whose delivery (a job, with its retries) has not ended yet.
+export type ActionStatus = 'succeeded' | 'failed' | 'skipped' | 'pending';
 
 export interface ActionOutcome {
   type: ActionType;
@@ -38,6 +39,12 @@ export function runStatus(actions: readonly ActionOutcome[]): Exclude<RunStatus,
   const failed = done.some((action) => action.status === 'failed');
   if (!failed) return 'succeeded';
   return done.some((action) => action.status === 'succeeded') ? 'partially_failed' : 'failed';
+}
+
+// What a run whose actions stopped (at the end, not at a wait) is now: `delivering` while a
+// webhook of it is still being delivered, else its outcome.
+export function settledStatus(actions: readonly ActionOutcome[]): Exclude<RunStatus, 'skipped'> | 'delivering' {
+  return actions.some((action) => action.status === 'pending') ? 'delivering' : runStatus(actions);
 }
 
 // The member after `last` in a stable order (ids ascending), wrapping around; undefined when there

@@ -28,7 +28,7 @@ export const AUTOMATION_RULES = declareTable({
 
 // `running`: claimed by the engine, its actions under way (no finished_at yet); `waiting`: paused by
 // a wait action until resume_at.
-export const RUN_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'partially_failed', 'skipped'] as const;
+export const RUN_STATUSES = ['running', 'waiting', 'delivering', 'succeeded', 'failed', 'partially_failed', 'skipped'] as const;
 export const ACTION_RUN_STATUSES = ['succeeded', 'failed', 'skipped'] as const;
 
 // One row per run whose conditions matched (or that was skipped, with the reason), written by the

@@ -115,6 +115,15 @@ describe('the dry run’s words', () => {
   it('should say nothing would happen to a record the subject lacks', () => {
     expect(describeAction({ type: 'set_deal_stage', stage: 'won' }, snapshot)).toBe('nothing: there is no deal to act on');
     expect(describeAction({ type: 'add_note', text: 'x' }, { time: snapshot.time })).toBe('nothing: there is no contact or deal to note on');
+    expect(describeAction({ type: 'create_task', title: 'x', due_in_minutes: 5 }, { time: snapshot.time })).toBe(
+      'nothing: there is no contact or deal to link the task to',
+    );
+  });
+
+  it('should link a task to the deal and its contact, as the engine does', () => {
+    expect(describeAction({ type: 'create_task', title: 'Call', due_in_minutes: 5 }, { ...snapshot, deal: { id: 'd1' } })).toBe(
+      'create the task "Call" for deal d1 and contact k1, due in 5 minutes',
+    );
   });
 
   it('should describe every action type', () => {

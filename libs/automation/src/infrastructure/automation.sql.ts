@@ -21,10 +21,10 @@ export const PURGE_RUNS = `
   DELETE FROM automation_runs WHERE id IN (
     SELECT id FROM automation_runs WHERE started_at < $1 AND status <> 'waiting' ORDER BY started_at LIMIT $2)`;
 
-// The rule engine's read: the organization's active rules of an event, in the order they run.
-export const ACTIVE_RULES_OF_EVENT = `
+// The rule engine's read: the organization's active rules of the events $1, in the order they run.
+export const ACTIVE_RULES_OF_EVENTS = `
   SELECT id, name, event, conditions, actions, action_secrets FROM automation_rules
-  WHERE is_active AND event = $1 ORDER BY position, created_at, id`;
+  WHERE is_active AND event = ANY($1::text[]) ORDER BY position, created_at, id`;
 
 // The claim of a run: one per rule and event, whatever process gets there first (none when another
 // did). `running` until FINISH_RUN; a loop-guarded run is inserted finished, as skipped.
@@ -33,10 +33,24 @@ export const CLAIM_RUN = `
   VALUES (app_org_id(), $1, $2, $3, $4, $5, $6::text, $7, $8, $9::timestamptz, CASE WHEN $6::text = 'running' THEN NULL ELSE $9::timestamptz END, $9::timestamptz)
   ON CONFLICT (organization_id, rule_id, event_id) DO NOTHING RETURNING id`;
 
-export const FINISH_RUN = `UPDATE automation_runs SET status = $2, actions = $3, finished_at = $4, resume_at = NULL WHERE id = $1`;
+// A run's stored actions, locked while its actions' outcomes are written (the engine's and the
+// webhook deliveries' writes to one run follow one another).
+export const RUN_FOR_UPDATE = `SELECT status, actions FROM automation_runs WHERE id = $1 FOR UPDATE`;
+
+// A run whose actions stopped at the end: its outcome, or `delivering` (not yet finished) while a
+// webhook of it is being delivered.
+export const FINISH_RUN = `
+  UPDATE automation_runs SET status = $2, actions = $3, finished_at = CASE WHEN $2::text = 'delivering' THEN NULL ELSE $4::timestamptz END,
+    resume_at = NULL WHERE id = $1`;
 
 // A run paused by a wait action: the actions so far, and when the rest is due.
 export const PAUSE_RUN = `UPDATE automation_runs SET status = 'waiting', actions = $2, resume_at = $3 WHERE id = $1`;
+
+// A webhook delivery's outcome written into its run's actions (the run's status unchanged).
+export const SET_RUN_ACTIONS = `UPDATE automation_runs SET actions = $2 WHERE id = $1`;
+
+// A webhook delivery's look before its attempt: the action as stored.
+export const RUN_ACTION = `SELECT status, actions->$2::int AS action FROM automation_runs WHERE id = $1`;
 
 // system: up to $2 waiting runs due at $1, across organizations.
 export const DUE_WAITS = `

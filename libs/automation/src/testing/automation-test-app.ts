@@ -8,7 +8,7 @@ import { createTestTenant, memberHeaders, type TestTenant } from '@engage/identi
 import { InboundProcessor, messagingManifest, messagingMigrations, MessagingModule } from '@engage/messaging';
 import type { EventContract } from '@engage/shared-kernel';
 import { startTestApp } from '@engage/platform/testing';
-import { automationManifest, automationMigrations, AutomationModule, RULE_WEBHOOK_TIMING, type WebhookTiming } from '../index';
+import { automationManifest, automationMigrations, AutomationModule, RULE_WEBHOOK_JOB, RULE_WEBHOOK_TIMING, type WebhookTiming } from '../index';
 
 // The api with identity, the CRM and messaging (the records rules are about), automation, and the
 // data API over all their tables. No worker runs: a test drives inbound processing itself.
@@ -95,6 +95,8 @@ export async function startRuleEngineApp(certPath: string) {
     role: 'all',
     migrations: [...identityMigrations, ...crmMigrations, ...messagingMigrations, ...callsMigrations, ...automationMigrations],
     events: manifests.flatMap((m) => m.publishes as readonly EventContract[]),
+    // The rules' webhook deliveries are jobs; the schedules (timers, purges) are driven by tests.
+    jobs: { jobs: [RULE_WEBHOOK_JOB] },
     env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1', NODE_EXTRA_CA_CERTS: certPath },
   });
 }

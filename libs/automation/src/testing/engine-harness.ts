@@ -55,7 +55,7 @@ export function engineHarness(app: () => NestFastifyApplication, runtime: () => 
         drained = await outboxDrained();
         return read<Run>(tenant, 'automation_runs?order=started_at.asc,id.asc');
       },
-      (runs) => drained && runs.length >= atLeast && runs.every((run) => run.status !== 'running'),
+      (runs) => drained && runs.length >= atLeast && runs.every((run) => run.status !== 'running' && run.status !== 'delivering'),
     );
   };
   return { rest, read, createRule, outboxDrained, until, settledRuns };

@@ -89,12 +89,18 @@ interface Target {
 export class OutboundClient {
   private readonly allowHosts: Set<string>;
   // Built once: a context with extra roots is costly to create per connection.
-  private readonly secureContext: SecureContext | undefined;
+  // Made at the first https call (adding the CAs costs tens of milliseconds per client at boot).
+  private secureContextMade: SecureContext | undefined;
   private readonly agents = new Map<string, HttpAgent>();
 
   constructor(private readonly options: OutboundClientOptions = {}) {
     this.allowHosts = new Set((options.allowHosts ?? []).map(normalHost));
-    this.secureContext = options.extraCa ? createSecureContext({ ca: [...rootCertificates, options.extraCa] }) : undefined;
+  }
+
+  private get secureContext(): SecureContext | undefined {
+    if (!this.options.extraCa) return undefined;
+    this.secureContextMade ??= createSecureContext({ ca: [...rootCertificates, this.options.extraCa] });
+    return this.secureContextMade;
   }
 
   // The checks that need no DNS (scheme, credentials, IP literals): a first pass over an address.
