@@ -6,6 +6,7 @@ import { type CampaignsApp, startCampaignsApp, waitFor } from '../testing/campai
 import { SYSTEM_DUE_STEPS } from '../infrastructure/sequences.sql';
 import { RecipientZones } from './recipient-zones';
 import { SequencePass } from './sequence-pass';
+import { SequencesService } from './sequences.service';
 
 let c: CampaignsApp;
 beforeAll(async () => {
@@ -209,10 +210,10 @@ describe('drip sequences', () => {
     expect(textsTo(amal.phones[0])).toEqual(['Welcome Amal']);
     expect(textsTo(dina.phones[0])).toEqual(['Welcome Dina']);
     const rows = await enrollments(t, id);
-    expect(rows.map((r) => [r.contact_id, r.status, r.exit_reason])).toEqual([
-      [amal.id, 'exited', 'opt_out'],
-      [dina.id, 'exited', 'opt_out'],
-    ]);
+    expect(Object.fromEntries(rows.map((r) => [r.contact_id, [r.status, r.exit_reason]]))).toEqual({
+      [amal.id]: ['exited', 'opt_out'],
+      [dina.id]: ['exited', 'opt_out'],
+    });
   });
 
   it('should end the run when the conversation is resolved, only where the sequence asks for it', async () => {
@@ -321,6 +322,44 @@ describe('drip sequences', () => {
       { step: 0, n: 8 },
       { step: 1, n: 8 },
     ]);
+  });
+
+  it('should time at_time steps in each recipient’s zone across a DST change, on an injected clock', async () => {
+    const t = await c.newTenant();
+    const { accountId } = await line(t);
+    const id = await activeSequence(t, accountId, [
+      { delay: {}, content: { text: 'One' } },
+      { delay: { hours: 1 }, at_time: '09:00', content: { text: 'Two' } },
+      { delay: { days: 1 }, at_time: '09:00', content: { text: 'Three' } },
+    ]);
+    // A German number (Berlin moves from UTC+1 to UTC+2 on 2026-03-29) and an Egyptian one (UTC+2 then).
+    const berlin = await c.contact(t, { first_name: 'Lena', phones: ['+4915112340001'], opt_in_status: true });
+    const cairo = await c.contact(t, { first_name: 'Amal', phones: [c.newPhone()], opt_in_status: true });
+    let now = Date.parse('2026-03-28T06:00:00Z');
+    const clock = { now: () => new Date(now) };
+    const app = c.app.get(SequencesService);
+    const service = new SequencesService(c.runtime.db, app['tables'], app['audiences'], app['zones'], clock);
+    expect(await service.enrollAudience(t.ctx, id, { contactIds: [berlin.id, cairo.id] })).toMatchObject({ enrolled: 2 });
+    const pass = passAt(() => new Date(now));
+    const nextOf = async () =>
+      Object.fromEntries((await enrollments(t, id)).map((r) => [r.contact_id, r.next_step_at && new Date(r.next_step_at).toISOString()]));
+    now += 1_000;
+    await pass.pass();
+    await drain(accountId);
+    // An hour later it is 08:00 in Berlin (09:00 comes the same day) and 09:00 in Cairo (passed: the next day).
+    expect(await nextOf()).toEqual({ [berlin.id]: '2026-03-28T08:00:00.000Z', [cairo.id]: '2026-03-29T07:00:00.000Z' });
+    now = Date.parse('2026-03-28T08:00:00Z');
+    await pass.pass();
+    await drain(accountId);
+    expect(textsTo(berlin.phones[0])).toEqual(['One', 'Two']);
+    expect(textsTo(cairo.phones[0])).toEqual(['One']);
+    // A day after, across the change, 09:00 in Berlin is 07:00 UTC (it was 08:00 UTC the day before).
+    expect((await nextOf())[berlin.id]).toBe('2026-03-30T07:00:00.000Z');
+    now = Date.parse('2026-03-30T07:00:00Z');
+    await pass.pass();
+    await drain(accountId);
+    expect(textsTo(berlin.phones[0])).toEqual(['One', 'Two', 'Three']);
+    expect(textsTo(cairo.phones[0])).toEqual(['One', 'Two']);
   });
 
   it('should find due steps through the partial index on next_step_at', async () => {
