@@ -227,5 +227,23 @@ describe('sequences over HTTP', () => {
     expect((await call(t, 'DELETE', `sequences/${id}/enrollments/${enrollment.id}`)).statusCode).toBe(409);
     // Exited: a new run may start.
     expect((await call(t, 'POST', `sequences/${id}/enrollments`, { contact_ids: [person.id] })).json()).toMatchObject({ enrolled: 1, already_enrolled: 0 });
+
+    // A segment's contacts: the reachable enrolled, the others counted by reason, a running one kept.
+    for (const [name, fields] of [
+      ['Dana', { phones: [c.newPhone()], opt_in_status: true }],
+      ['Nour', { phones: [c.newPhone()], opt_in_status: false }],
+      ['Omar', { opt_in_status: true }],
+    ] as const) {
+      await c.contact(t, { first_name: name, tags: ['drip'], ...fields });
+    }
+    await c.runtime.db.systemQuery(`UPDATE contacts SET tags = ARRAY['drip'] WHERE id = $1`, [person.id]);
+    const segment = await c.app.inject({
+      method: 'POST',
+      url: '/rest/v1/segments',
+      headers: { ...t.session, prefer: 'return=representation' },
+      payload: { name: 'Drip', filter: 'tags=cs.{drip}' },
+    });
+    const bySegment = await call(t, 'POST', `sequences/${id}/enrollments`, { segment_id: segment.json()[0].id });
+    expect(bySegment.json()).toEqual({ enrolled: 1, already_enrolled: 1, skipped: { no_opt_in: 1, no_phone: 1 } });
   });
 });
