@@ -9,9 +9,9 @@ export interface BroadcastAccount {
   kind: BroadcastKind;
 }
 
-// The channel account a broadcast or a text preview names, read as /rest/v1/channel_accounts serves
+// The channel account a broadcast, a sequence or a text preview names, read as /rest/v1/channel_accounts serves
 // it to the caller (messaging's published read surface): 404 when the caller does not see it, 422
-// when it is not a kind broadcasts go out on.
+// when it is not a kind campaigns go out on.
 export async function broadcastAccount(
   tx: Tx,
   ctx: RequestContext,
