@@ -563,6 +563,50 @@ describe('what the function and auth routes answer, against /docs', () => {
     expect(cancelled.json()).toMatchObject({ status: 'cancelled' });
   });
 
+  it('should answer the sequence functions as declared (their life, versions, enrolments and exits)', async () => {
+    const t = await createTestTenant(app);
+    const contact = await app.inject({
+      method: 'POST',
+      url: '/rest/v1/contacts',
+      headers: { ...t.session, prefer: 'return=representation' },
+      payload: { first_name: 'Ada', phones: ['+201001239101'], opt_in_status: true },
+    });
+    const chat = await app.inject({
+      method: 'POST',
+      url: '/functions/v1/messaging/channel-accounts',
+      headers: t.key,
+      payload: { kind: 'chat_app', name: 'Drip' },
+    });
+    const steps = [
+      { delay: {}, content: { text: 'Welcome {{contact.first_name | there}}' } },
+      { delay: { days: 1 }, at_time: '10:00', content: { text: 'Day two' } },
+    ];
+    const created = await call('POST', '/functions/v1/campaigns/sequences', {
+      headers: t.session,
+      payload: { name: 'Welcome', channel_account_id: chat.json().channel_account.id, steps },
+    });
+    const sequence = { params: { id: created.json().id as string }, headers: t.session };
+    await call('GET', '/functions/v1/campaigns/sequences', { headers: t.key, query: '?status=draft&limit=10' });
+    await call('POST', '/functions/v1/campaigns/sequences/{id}/activate', sequence);
+    const changed = await call('PATCH', '/functions/v1/campaigns/sequences/{id}', { ...sequence, payload: { exit_on: { conversation_resolved: true } } });
+    expect(changed.json()).toMatchObject({ version: 2, status: 'active' });
+    const enrolled = await call('POST', '/functions/v1/campaigns/sequences/{id}/enrollments', {
+      ...sequence,
+      payload: { contact_ids: [contact.json()[0].id] },
+    });
+    expect(enrolled.json()).toEqual({ enrolled: 1, already_enrolled: 0, skipped: { no_opt_in: 0, no_phone: 0 } });
+    const [enrollment] = (
+      await app.inject({ method: 'GET', url: `/rest/v1/sequence_enrollments?sequence_id=eq.${sequence.params.id}`, headers: t.session })
+    ).json() as { id: string }[];
+    const exited = await call('DELETE', '/functions/v1/campaigns/sequences/{id}/enrollments/{enrollmentId}', {
+      params: { id: sequence.params.id, enrollmentId: enrollment.id },
+      headers: t.session,
+    });
+    expect(exited.json()).toMatchObject({ status: 'exited', exit_reason: 'manual' });
+    await call('POST', '/functions/v1/campaigns/sequences/{id}/pause', sequence);
+    expect((await call('GET', '/functions/v1/campaigns/sequences/{id}', sequence)).json()).toMatchObject({ status: 'paused', enrollments: { exited: 1 } });
+  });
+
   it('should answer the automation dry run as declared', async () => {
     const t = await createTestTenant(app);
     const rule = await app.inject({
@@ -645,8 +689,8 @@ describe('what the function and auth routes answer, against /docs', () => {
     const described = operationsOf(doc)
       .filter(({ operation }) => Object.entries(operation.responses).some(([status, response]) => Number(status) < 300 && response.content))
       .map(({ name }) => name);
-    // 83, campaigns' 12 and the bots' publish and stop.
-    expect(described).toHaveLength(97);
+    // 83, campaigns' 12 and 8 of sequences, and the bots' publish and stop.
+    expect(described).toHaveLength(105);
     expect([...checked].sort()).toEqual(described.sort());
   });
 });

@@ -34,8 +34,9 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     const doc = res.json() as Doc & { openapi: string; servers: { url: string }[] };
     expect(doc.openapi).toMatch(/^3\.0/);
     expect(doc.servers).toEqual([{ url: '/rest/v1' }]);
-    // 25, the bot tables (bot_flows, bot_flow_versions, bot_sessions) and campaigns' segments and broadcast_recipients.
-    expect(Object.keys(doc.paths)).toHaveLength(30);
+    // 25, the bot tables (bot_flows, bot_flow_versions, bot_sessions) and campaigns' segments, broadcast_recipients,
+    // sequences and sequence_enrollments.
+    expect(Object.keys(doc.paths)).toHaveLength(32);
     expect(Object.keys(doc.paths['/contacts']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect(Object.keys(doc.paths['/call_records'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/timeline_entries'])).toEqual(['get']);
@@ -46,6 +47,7 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
     expect(Object.keys(doc.paths['/automation_runs'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/segments']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect(Object.keys(doc.paths['/broadcast_recipients'])).toEqual(['get']);
+    expect([doc.paths['/sequences'], doc.paths['/sequence_enrollments']].map((item) => Object.keys(item))).toEqual([['get'], ['get']]);
     expect(Object.keys(doc.paths['/bot_flows']).sort()).toEqual(['delete', 'get', 'patch', 'post']);
     expect([doc.paths['/bot_flow_versions'], doc.paths['/bot_sessions']].map((item) => Object.keys(item))).toEqual([['get'], ['get']]);
     const contact = doc.components.schemas.contacts as { properties: Record<string, { type?: string; format?: string; nullable?: boolean }> };
@@ -73,8 +75,8 @@ describe('the OpenAPI description of the data API (GET /rest/v1/ and /docs)', ()
   it("should merge both families of every table into /docs, with each family's error shape", async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Doc;
     const tables = Object.keys(doc.paths).filter((path) => path.startsWith('/rest/v1/') && !path.startsWith('/rest/v1/analytics/'));
-    expect(tables).toHaveLength(30);
-    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(30);
+    expect(tables).toHaveLength(32);
+    expect(Object.keys(doc.paths).filter((path) => /^\/functions\/v1\/rest-api-proxy\/[a-z_]+$/.test(path))).toHaveLength(32);
     // The analytics reports, and the widget list's own answer ({widgets}) in place of the table's array.
     expect(
       Object.keys(doc.paths)

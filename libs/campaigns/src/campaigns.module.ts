@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ModuleRef } from '@nestjs/core';
-import { IdentityModule } from '@engage/identity';
+import { IdentityModule, OrganizationSettings } from '@engage/identity';
 import { MessagingModule, OutboundDispatcher } from '@engage/messaging';
 import { Database } from '@engage/platform';
 import { CLOCK, type Clock, systemClock } from '@engage/shared-kernel';
@@ -14,16 +14,23 @@ import { OptOutKeywords } from './application/opt-out-keywords';
 import { RecipientOutcomes } from './application/recipient-outcomes';
 import { SegmentsWriter } from './application/segments.writer';
 import { SegmentsService } from './application/segments.service';
+import { RecipientZones } from './application/recipient-zones';
+import { SequenceExits } from './application/sequence-exits';
+import { StartSequenceHandler, StopSequencesHandler } from './application/sequence-commands';
+import { SequencePass } from './application/sequence-pass';
+import { SequencesService } from './application/sequences.service';
 import { CampaignsController } from './http/campaigns.controller';
+import { SequencesController } from './http/sequences.controller';
 
 const TABLES = Symbol('CAMPAIGNS_TABLES');
 
 // Campaigns (docs/campaigns.md): segments (written through the data API), audience and text
 // previews, broadcasts, the worker that hands their recipients to messaging's paced queue, the
-// consumer of their messages' outcomes and replies, and the opt-out keywords.
+// consumer of their messages' outcomes and replies, the opt-out keywords, and drip sequences with
+// their worker and exits.
 @Module({
   imports: [IdentityModule, MessagingModule, CqrsModule.forRoot()],
-  controllers: [CampaignsController],
+  controllers: [CampaignsController, SequencesController],
   providers: [
     { provide: CLOCK, useValue: systemClock },
     { provide: TABLES, inject: [ModuleRef], useFactory: (moduleRef: ModuleRef) => dataApiTables(moduleRef) },
@@ -40,10 +47,24 @@ const TABLES = Symbol('CAMPAIGNS_TABLES');
       inject: [Database, BroadcastsService, OutboundDispatcher, CLOCK],
       useFactory: (db: Database, b: BroadcastsService, d: OutboundDispatcher, clock: Clock) => new BroadcastPass(db, b, d, clock),
     },
+    { provide: RecipientZones, inject: [OrganizationSettings], useFactory: (settings: OrganizationSettings) => new RecipientZones(settings) },
+    {
+      provide: SequencesService,
+      inject: [Database, TABLES, AudienceReader, RecipientZones, CLOCK],
+      useFactory: (db: Database, tables: Tables, a: AudienceReader, zones: RecipientZones, clock: Clock) => new SequencesService(db, tables, a, zones, clock),
+    },
+    {
+      provide: SequencePass,
+      inject: [Database, OutboundDispatcher, RecipientZones, CLOCK],
+      useFactory: (db: Database, d: OutboundDispatcher, zones: RecipientZones, clock: Clock) => new SequencePass(db, d, zones, clock),
+    },
     RecipientOutcomes,
     OptOutKeywords,
+    SequenceExits,
+    StartSequenceHandler,
+    StopSequencesHandler,
     SegmentsWriter,
   ],
-  exports: [BroadcastsService, BroadcastPass],
+  exports: [BroadcastsService, BroadcastPass, SequencesService, SequencePass],
 })
 export class CampaignsModule {}

@@ -37,6 +37,8 @@ export { PacedSender, type PacedOutcome } from './outbound/paced-sender';
 export { OutboundQueueWorker } from './outbound/queue.worker';
 // Withdrawing an origin's messages still waiting in the paced queue (a paused or cancelled broadcast).
 export { withdrawQueued, type QueuedOrigin } from './outbound/withdraw-queued';
+// The queue's rule for a recipient's time zone, and the zone clock it reads (campaigns time sequence steps by it).
+export { recipientTimeZone, wallClockMs, instantsOfWallClock } from './outbound/pacing-time-zone';
 export { MESSAGING_PROVIDER, type MessagingProvider } from './channels/chat-app/messaging-provider.port';
 export { ProviderError, type ProviderResult } from './outbound/provider-result';
 export { providerBody, planCalls, type ProviderBody } from './channels/chat-app/provider-calls';
@@ -87,6 +89,7 @@ export {
   MESSAGE_READ,
   MESSAGE_FIELDS,
   type CampaignReplyTarget,
+  CONVERSATION_STATUS_CHANGED,
   type MessagePayload,
   type ConversationPayload,
 } from './application/messaging-events';

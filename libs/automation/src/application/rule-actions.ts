@@ -1,4 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
+import { StartSequence, StopSequences } from '@engage/campaigns';
 import { AddNote, AssignDealOwner, ChangeContactTags, CreateTask, SetContactField, SetDealStage } from '@engage/crm';
 import { onlineMemberIds } from '@engage/identity';
 import { AssignConversation, type PacedSender, SetConversationStatus } from '@engage/messaging';
@@ -160,6 +161,17 @@ export class RuleActions {
       case 'start_bot': {
         const started = await this.bots.startByRule(ctx, action.bot_flow_id, id('conversation'), (snapshot.contact?.id as string | undefined) ?? null);
         return { session_id: started.session_id, status: started.status };
+      }
+      case 'start_sequence': {
+        const answer = await this.commands.execute(new StartSequence(ctx, action.sequence_id, id('contact'), cause));
+        if (answer.enrolled === 0 && answer.already_enrolled === 0) {
+          throw new ActionRefused(answer.skipped.no_opt_in > 0 ? 'the contact has not opted in' : 'the contact has no phone number');
+        }
+        return { enrolled: answer.enrolled === 1, already_enrolled: answer.already_enrolled === 1 };
+      }
+      case 'stop_sequences': {
+        const { exited } = await this.commands.execute(new StopSequences(ctx, id('contact'), cause));
+        return { exited };
       }
       case 'wait':
         // runAll pauses the run at a wait before it gets here.

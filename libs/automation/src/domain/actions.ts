@@ -29,6 +29,8 @@ export type Action =
   | { type: 'add_note'; text: string }
   | { type: 'create_task'; title: string; due_in_minutes: number; assignee_id?: string }
   | { type: 'start_bot'; bot_flow_id: string }
+  | { type: 'start_sequence'; sequence_id: string }
+  | { type: 'stop_sequences' }
   | { type: 'send_webhook'; url: string; secret?: string }
   | { type: 'wait'; minutes: number };
 
@@ -101,6 +103,13 @@ function parseAction(value: unknown, subject: SubjectType, path: string): Action
       keys('bot_flow_id');
       if (!isUuid(value.bot_flow_id)) throw ruleInvalid(at('bot_flow_id'), 'must be the UUID of a bot flow');
       return { type, bot_flow_id: value.bot_flow_id.toLowerCase() };
+    case 'start_sequence':
+      keys('sequence_id');
+      if (!isUuid(value.sequence_id)) throw ruleInvalid(at('sequence_id'), 'must be the UUID of a sequence');
+      return { type, sequence_id: value.sequence_id.toLowerCase() };
+    case 'stop_sequences':
+      keys();
+      return { type };
     case 'send_webhook': {
       keys('url', 'secret');
       const action: Action = { type, url: httpsUrl(value.url, at('url')) };

@@ -153,6 +153,8 @@ export const ACTION_TARGETS = {
   add_note: null,
   create_task: null,
   start_bot: 'conversation',
+  start_sequence: 'contact',
+  stop_sequences: 'contact',
   send_webhook: null,
   wait: null,
 } as const satisfies Record<string, RecordKind | null>;

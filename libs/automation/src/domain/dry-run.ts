@@ -57,6 +57,10 @@ export function describeAction(action: Action, snapshot: Snapshot): string {
     }
     case 'start_bot':
       return `start bot flow ${action.bot_flow_id} in conversation ${conversation}`;
+    case 'start_sequence':
+      return contact ? `enrol contact ${contact} on sequence ${action.sequence_id}` : 'nothing: there is no contact to enrol';
+    case 'stop_sequences':
+      return contact ? `end every running sequence of contact ${contact}` : 'nothing: there is no contact';
     case 'send_webhook':
       return `POST the event to ${action.url}${action.secret ? ', signed with its secret' : ''}`;
     case 'wait':

@@ -83,6 +83,8 @@ describe('parseRule', () => {
       { type: 'add_note', text: 'Silent for an hour' },
       { type: 'create_task', title: 'Call {{contact.first_name}}', due_in_minutes: 60, assignee_id: '0b7e1c52-7d4c-4a44-9d55-2f6e1a1a1a1a' },
       { type: 'start_bot', bot_flow_id: '0b7e1c52-7d4c-4a44-9d55-2f6e1a1a1a1b' },
+      { type: 'start_sequence', sequence_id: '0b7e1c52-7d4c-4a44-9d55-2f6e1a1a1a1c' },
+      { type: 'stop_sequences' },
       { type: 'wait', minutes: 30 },
       { type: 'send_webhook', url: 'https://hooks.example.com/x', secret: 'a-shared-secret-of-24ch' },
     ];
@@ -219,6 +221,13 @@ describe('parseRule', () => {
     ['a task assignee that is not a UUID', action({ type: 'create_task', title: 'Call', due_in_minutes: 5, assignee_id: 'bob' }), 'actions[0].assignee_id'],
     ['a task title of 201 characters', action({ type: 'create_task', title: 'x'.repeat(201), due_in_minutes: 5 }), 'actions[0].title'],
     ['a bot flow id that is not a UUID', action({ type: 'start_bot', bot_flow_id: 'welcome' }), 'actions[0].bot_flow_id'],
+    ['a sequence id that is not a UUID', action({ type: 'start_sequence', sequence_id: 'drip' }), 'actions[0].sequence_id'],
+    ['a sequence start without its sequence', action({ type: 'start_sequence' }), 'actions[0].sequence_id'],
+    [
+      'a stop of sequences with a key it does not take',
+      action({ type: 'stop_sequences', sequence_id: '0b7e1c52-7d4c-4a44-9d55-2f6e1a1a1a1c' }),
+      'actions[0].sequence_id',
+    ],
     ['a webhook over http', action({ type: 'send_webhook', url: 'http://hooks.example.com' }), 'actions[0].url', /https/],
     ['a webhook address with credentials', action({ type: 'send_webhook', url: 'https://u:p@hooks.example.com' }), 'actions[0].url'],
     ['a short webhook secret', action({ type: 'send_webhook', url: 'https://hooks.example.com', secret: 'short' }), 'actions[0].secret'],

@@ -138,6 +138,8 @@ describe('the dry run’s words', () => {
         { type: 'add_note', text: 'Note for {{contact.first_name}}' },
         { type: 'create_task', title: 'Call', due_in_minutes: 30, assignee_id: 'u2' },
         { type: 'start_bot', bot_flow_id: 'b1' },
+        { type: 'start_sequence', sequence_id: 's1' },
+        { type: 'stop_sequences' },
         { type: 'send_webhook', url: 'https://hooks.example.com/x', secret: '****abcd' },
         { type: 'wait', minutes: 10 },
       ],
@@ -153,6 +155,8 @@ describe('the dry run’s words', () => {
       'add the note "Note for Ada" to contact k1',
       'create the task "Call" for contact k1, due in 30 minutes, assigned to member u2',
       'start bot flow b1 in conversation c1',
+      'enrol contact k1 on sequence s1',
+      'end every running sequence of contact k1',
       'POST the event to https://hooks.example.com/x, signed with its secret',
       'wait 10 minutes, then run the actions after it if nothing ended the episode and the conditions still hold',
     ]);

@@ -9,10 +9,17 @@ export interface BroadcastAccount {
   kind: BroadcastKind;
 }
 
-// The channel account a broadcast or a text preview names, read as /rest/v1/channel_accounts serves
+// The channel account a broadcast, a sequence or a text preview names, read as /rest/v1/channel_accounts serves
 // it to the caller (messaging's published read surface): 404 when the caller does not see it, 422
-// when it is not a kind broadcasts go out on.
-export async function broadcastAccount(tx: Tx, ctx: RequestContext, tables: Tables, id: unknown, path = 'channel_account_id'): Promise<BroadcastAccount> {
+// when it is not a kind campaigns go out on.
+export async function broadcastAccount(
+  tx: Tx,
+  ctx: RequestContext,
+  tables: Tables,
+  id: unknown,
+  path = 'channel_account_id',
+  what: 'broadcasts' | 'sequences' = 'broadcasts',
+): Promise<BroadcastAccount> {
   if (!isUuid(id)) throw new DomainError('validation', 'campaigns.invalid_channel_account_id', `${path}: must be a UUID`, { path });
   const registry = registryFor(tables(), ctx.role === 'SYSTEM' ? 'OWNER' : ctx.role);
   if (!registry.tables.has('channel_accounts'))
@@ -24,7 +31,7 @@ export async function broadcastAccount(tx: Tx, ctx: RequestContext, tables: Tabl
     throw new DomainError(
       'unprocessable',
       'campaigns.channel_not_supported',
-      `A ${row.kind} channel account cannot send broadcasts: choose a chat_app or sms account`,
+      `A ${row.kind} channel account cannot send ${what}: choose a chat_app or sms account`,
       { kind: row.kind },
     );
   }

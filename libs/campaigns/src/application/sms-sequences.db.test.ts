@@ -1,0 +1,128 @@
+import { InboundProcessor, OutboundDispatcher, OutboundQueueWorker } from '@engage/messaging';
+import { postSigned, SmsApiFake, UNPACED_PACING } from '@engage/messaging/testing';
+import { OrganizationService, OrganizationSettings } from '@engage/identity';
+import type { TestTenant } from '@engage/identity/testing';
+import { type CampaignsApp, startCampaignsApp } from '../testing/campaigns-test-app';
+import { RecipientZones } from './recipient-zones';
+import { SequencePass } from './sequence-pass';
+
+// SMS sequences against the Twilio-style fake: the api listens on 127.0.0.1 (the fake's callbacks
+// and the inbound webhook come there), PUBLIC_URL is what the provider is given.
+const PUBLIC_URL = 'https://engage.example.test';
+
+let c: CampaignsApp;
+let fake: SmsApiFake;
+let appBase = '';
+beforeAll(async () => {
+  fake = new SmsApiFake(PUBLIC_URL);
+  await fake.start();
+  c = await startCampaignsApp({ env: { PUBLIC_URL, SMS_API_URL: fake.url } });
+  await c.app.listen(0, '127.0.0.1');
+  appBase = (await c.app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
+  fake.listenAppAt(appBase);
+});
+afterAll(async () => {
+  await c.close();
+  await fake.stop();
+});
+
+let counter = 0;
+// A valid North American number of the plan, unique in the file.
+const phone = () => `+1646555${String(2000 + ++counter).slice(-4)}`;
+
+async function smsAccount(t: TestTenant) {
+  const { sid, token } = fake.account();
+  const from = phone();
+  const res = await c.app.inject({
+    method: 'POST',
+    url: '/functions/v1/messaging/channel-accounts',
+    headers: t.key,
+    payload: { kind: 'sms', name: 'Drip', account_sid: sid, auth_token: token, from_number: from },
+  });
+  expect(res.statusCode).toBe(201);
+  const id = res.json().channel_account.id as string;
+  await c.runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [id, JSON.stringify(UNPACED_PACING)]);
+  return { id, sid, token, from };
+}
+
+const passAt = (now: () => Date) => new SequencePass(c.runtime.db, c.app.get(OutboundDispatcher), new RecipientZones(c.app.get(OrganizationSettings)), { now });
+
+// The local time in a zone, "HH:MM".
+const localTime = (at: string, timeZone: string) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at));
+
+describe('SMS sequences', () => {
+  it('should text each step from the account’s number, time at_time in the organization’s zone, and record a refused step', async () => {
+    const t = await c.newTenant();
+    // US numbers span several zones: the organization's zone applies (the queue's rule).
+    await c.app.get(OrganizationService).setSetting(t.ctx.organizationId, 'time_zone', 'America/New_York');
+    const account = await smsAccount(t);
+    const amal = await c.contact(t, { first_name: 'Amal', phones: [phone()], opt_in_status: true });
+    const sami = await c.contact(t, { first_name: 'Sami', phones: [phone()], opt_in_status: true });
+    const created = await c.app.inject({
+      method: 'POST',
+      url: '/functions/v1/campaigns/sequences',
+      headers: t.session,
+      payload: {
+        name: 'SMS drip',
+        channel_account_id: account.id,
+        steps: [
+          { delay: {}, content: { text: 'Hi {{contact.first_name}}, welcome. Reply STOP to opt out' } },
+          { delay: { days: 1 }, at_time: '10:00', content: { text: 'Your tip of the day' } },
+        ],
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    await c.app.inject({ method: 'POST', url: `/functions/v1/campaigns/sequences/${id}/activate`, headers: t.session });
+    // Sami sent STOP to the account's number: SMS refuses automated sends to him.
+    const inbound = `/functions/v1/sms-webhook/${account.id}`;
+    const stop = { MessageSid: `SM${'7'.repeat(32)}`, AccountSid: account.sid, From: sami.phones[0], To: account.from, Body: 'STOP', NumMedia: '0' };
+    expect((await postSigned(`${appBase}${inbound}`, `${PUBLIC_URL}${inbound}`, stop, account.token)).status).toBe(200);
+    while ((await c.app.get(InboundProcessor).processDue()) > 0);
+    const enrolled = await c.app.inject({
+      method: 'POST',
+      url: `/functions/v1/campaigns/sequences/${id}/enrollments`,
+      headers: t.session,
+      payload: { contact_ids: [amal.id, sami.id] },
+    });
+    expect(enrolled.json()).toMatchObject({ enrolled: 2 });
+
+    const now = Date.now() + 1_000;
+    const before = fake.calls.length;
+    await passAt(() => new Date(now)).pass();
+    while (await c.app.get(OutboundQueueWorker).sendOn(account.id));
+    const calls = fake.calls.slice(before).filter((call) => call.method === 'POST');
+    expect(calls.map((call) => [call.form.To, call.form.From, call.form.Body])).toEqual([
+      [amal.phones[0], account.from, 'Hi Amal, welcome. Reply STOP to opt out'],
+    ]);
+    const rows = (
+      await c.app.inject({
+        method: 'GET',
+        url: `/rest/v1/sequence_enrollments?sequence_id=eq.${id}&select=contact_id,current_step,next_step_at`,
+        headers: t.session,
+      })
+    ).json() as { contact_id: string; current_step: number; next_step_at: string }[];
+    const byContact = Object.fromEntries(rows.map((r) => [r.contact_id, r]));
+    // Step two: a day after step one's hand-over, at 10:00 New York time.
+    for (const row of rows) {
+      expect(row.current_step).toBe(1);
+      expect(localTime(row.next_step_at, 'America/New_York')).toBe('10:00');
+      const wait = new Date(row.next_step_at).getTime() - now;
+      expect(wait).toBeGreaterThanOrEqual(86_400_000);
+      expect(wait).toBeLessThan(2 * 86_400_000);
+    }
+    // Sami's step was refused when stored, recorded with the reason; his run goes on.
+    const steps = await c.runtime.db.inTenant(t.ctx, (tx) =>
+      tx.query<{ enrollment_contact: string; message_id: string | null; error: string | null }>(
+        `SELECT e.contact_id AS enrollment_contact, s.message_id, s.error FROM sequence_step_sends s JOIN sequence_enrollments e ON e.id = s.enrollment_id
+         WHERE e.sequence_id = $1`,
+        [id],
+      ),
+    );
+    const stepOf = Object.fromEntries(steps.map((s) => [s.enrollment_contact, s]));
+    expect(stepOf[amal.id]).toMatchObject({ message_id: expect.any(String), error: null });
+    expect(stepOf[sami.id]).toMatchObject({ message_id: null, error: expect.stringMatching(/^sms\.opted_out: /) });
+    expect(byContact[sami.id].current_step).toBe(1);
+  });
+});
