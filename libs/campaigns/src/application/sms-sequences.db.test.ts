@@ -2,7 +2,7 @@ import { InboundProcessor, OutboundDispatcher, OutboundQueueWorker } from '@enga
 import { postSigned, SmsApiFake, UNPACED_PACING } from '@engage/messaging/testing';
 import { OrganizationService, OrganizationSettings } from '@engage/identity';
 import type { TestTenant } from '@engage/identity/testing';
-import { type CampaignsApp, startCampaignsApp } from '../testing/campaigns-test-app';
+import { type CampaignsApp, startCampaignsApp, waitFor } from '../testing/campaigns-test-app';
 import { RecipientZones } from './recipient-zones';
 import { SequencePass } from './sequence-pass';
 
@@ -80,6 +80,13 @@ describe('SMS sequences', () => {
     const stop = { MessageSid: `SM${'7'.repeat(32)}`, AccountSid: account.sid, From: sami.phones[0], To: account.from, Body: 'STOP', NumMedia: '0' };
     expect((await postSigned(`${appBase}${inbound}`, `${PUBLIC_URL}${inbound}`, stop, account.token)).status).toBe(200);
     while ((await c.app.get(InboundProcessor).processDue()) > 0);
+    // The keyword opted him out (campaigns' opt-out keywords); a member then sets opt_in_status back
+    // by hand, without a START: SMS's own rule still refuses the step.
+    const contactRow = async () =>
+      (await c.app.inject({ method: 'GET', url: `/rest/v1/contacts?id=eq.${sami.id}&select=opt_in_status`, headers: t.session })).json();
+    expect(await waitFor(contactRow, (rows) => rows[0]?.opt_in_status === false)).toEqual([{ opt_in_status: false }]);
+    const byHand = await c.app.inject({ method: 'PATCH', url: `/rest/v1/contacts?id=eq.${sami.id}`, headers: t.session, payload: { opt_in_status: true } });
+    expect(byHand.statusCode).toBeLessThan(300);
     const enrolled = await c.app.inject({
       method: 'POST',
       url: `/functions/v1/campaigns/sequences/${id}/enrollments`,
