@@ -120,8 +120,10 @@ export function NodeForm({
       {node.type === 'message' ? (
         <>
           {textInput('text', 'Text', { area: true, keepEmpty: true })}
-          {textInput('media_url', 'Media URL (https)')}
-          {edge('next', 'Next')}
+          <div className="filters">
+            {textInput('media_url', 'Media URL (https)')}
+            {edge('next', 'Next')}
+          </div>
         </>
       ) : null}
       {node.type === 'ask' ? (
@@ -130,9 +132,11 @@ export function NodeForm({
       {node.type === 'branch' ? <BranchFields node={node} uid={uid} ids={ids} editable={editable} set={set} edge={edge} /> : null}
       {node.type === 'set_field' ? (
         <>
-          {textInput('field', 'Field (variables.<name> or contact.<field>)')}
-          {textInput('value', 'Value')}
-          {edge('next', 'Next')}
+          <div className="filters">
+            {textInput('field', 'Field (variables.<name> or contact.<field>)')}
+            {textInput('value', 'Value')}
+            {edge('next', 'Next')}
+          </div>
         </>
       ) : null}
       {node.type === 'add_tags' ? (
@@ -147,9 +151,11 @@ export function NodeForm({
       ) : null}
       {node.type === 'webhook' ? (
         <>
-          {textInput('url', 'URL (https)')}
-          {edge('next', 'Next')}
-          {edge('on_error', 'On error')}
+          <div className="filters">
+            {textInput('url', 'URL (https)')}
+            {edge('next', 'Next')}
+            {edge('on_error', 'On error')}
+          </div>
         </>
       ) : null}
       {node.type === 'handoff' ? (
@@ -286,12 +292,16 @@ function AskFields({
           ) : null}
         </fieldset>
       ) : null}
-      {textInput('save_as', 'Save the answer as (variables.<name> or contact.<field>)')}
-      {textInput('retry_text', 'Retry text')}
-      {numberInput('max_retries', 'Retries at most')}
-      {numberInput('timeout_minutes', 'Timeout (minutes)')}
-      {edge('on_timeout', 'On timeout')}
-      {edge('next', 'Next')}
+      <div className="filters">
+        {textInput('save_as', 'Save the answer as (variables.<name> or contact.<field>)')}
+        {textInput('retry_text', 'Retry text')}
+      </div>
+      <div className="filters">
+        {numberInput('max_retries', 'Retries at most')}
+        {numberInput('timeout_minutes', 'Timeout (minutes)')}
+        {edge('on_timeout', 'On timeout')}
+        {edge('next', 'Next')}
+      </div>
     </>
   );
 }

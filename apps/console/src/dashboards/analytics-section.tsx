@@ -46,6 +46,7 @@ export function AnalyticsSection() {
             kind="bar"
             points={series.map((row) => ({ label: row.date, value: row.total_messages }))}
             format={count}
+            integer
             columns={['Day', 'Messages']}
             summary={
               <p>

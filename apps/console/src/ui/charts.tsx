@@ -20,6 +20,8 @@ export interface ChartProps {
   extra?: (index: number) => ReactNode[];
   summary?: ReactNode;
   actions?: ReactNode;
+  // Whole numbers (counts): the axis steps by 1 at least.
+  integer?: boolean;
 }
 
 const WIDTH = 640;
@@ -29,16 +31,16 @@ const RIGHT = 12;
 const TOP = 12;
 const BOTTOM = 28;
 
-export function Chart({ title, kind, points, format, columns, extra, summary, actions }: ChartProps) {
+export function Chart({ title, kind, points, format, columns, extra, summary, actions, integer = false }: ChartProps) {
   const headingId = useId();
   const values = points.map((point) => point.value).filter((value): value is number => value !== null);
-  const top = niceCeiling(Math.max(0, ...values));
+  const { top, step: tickStep } = niceScale(Math.max(0, ...values), integer);
   const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const step = points.length > 0 ? plotWidth / points.length : plotWidth;
   const x = (index: number) => LEFT + step * index + step / 2;
   const y = (value: number) => TOP + plotHeight - (top === 0 ? 0 : (value / top) * plotHeight);
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => share * top);
+  const ticks = Array.from({ length: Math.round(top / tickStep) + 1 }, (_, index) => index * tickStep);
   // At most about 10 labels under the axis, so they never overlap.
   const labelEvery = Math.max(1, Math.ceil(points.length / 10));
   return (
@@ -157,12 +159,15 @@ function Line({ points, x, y, format }: Scale) {
   );
 }
 
-// The axis's top: 1, 2, 2.5 or 5 times a power of ten at or above the largest value.
-export function niceCeiling(max: number): number {
-  if (max <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  for (const factor of [1, 2, 2.5, 5, 10]) if (factor * power >= max) return factor * power;
-  return 10 * power;
+// The axis: a step of 1, 2 or 5 times a power of ten giving at most about 4 intervals, and the
+// first multiple of it at or above the largest value (0 to 1 when there is nothing to show).
+export function niceScale(max: number, integer = false): { top: number; step: number } {
+  if (max <= 0) return integer ? { top: 1, step: 1 } : { top: 1, step: 0.25 };
+  if (integer && max <= 4) return { top: Math.ceil(max), step: 1 };
+  const raw = max / 4;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? 10 * power;
+  return { top: Math.ceil(max / step - 1e-9) * step, step };
 }
 
 // Dates (2026-11-28) are shortened to the day and month under the axis; other labels are cut.
