@@ -83,6 +83,8 @@ test('should build and publish a bot flow, stop its live session, and show a pub
   await expect(page.locator('.flow-node.problem')).toHaveCount(1);
   await expect(page.locator('.flow-node.problem')).toHaveAttribute('data-node', 'menu');
   await expect(page.getByRole('group', { name: /^Node welcome/ }).getByRole('alert')).toHaveCount(0);
+  await page.getByRole('heading', { name: 'Graph' }).scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, document.querySelector('.flow-graph')!.getBoundingClientRect().top - 80));
   await checkPage(page, 'automation-bot-flow-refused', testInfo);
 
   // The list shows the flow with its published version (1: the refused publish made none).
