@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { expect, type Locator, test } from '@playwright/test';
 import { checkPage } from './check-page';
-import { base, chatAppInbound, conversations, createChannel, eventually, type Owner, signInOwner } from './inbox-setup';
+import { base, chatAppInbound, conversations, createChannel, eventually, type Owner, setProviderKey, signInOwner } from './inbox-setup';
 
 // Analytics on the Dashboards page (issue 38 item 1): charts of the reporting endpoints with the
 // values the API answers for seeded data, each chart's table, and the CSV exports.
@@ -37,10 +37,13 @@ test('should chart the reporting figures of seeded data with tables that match t
       text: `Question ${index}`,
     });
   }
-  await eventually(
-    async () => ((await conversations(owner)).filter((item) => item.channel_account_id === chat.id).length === 3 ? true : undefined),
-    'three conversations',
-  );
+  const seeded = await eventually(async () => {
+    const found = (await conversations(owner)).filter((item) => item.channel_account_id === chat.id);
+    return found.length === 3 ? found : undefined;
+  }, 'three conversations');
+  // One of them answered by an agent, so today has a response time and an SLA figure.
+  setProviderKey(owner.organizationId);
+  await api(owner, `/functions/v1/messaging/conversations/${seeded[0].id}/reply`, { method: 'POST', body: { message: 'Happy to help.' } });
   const deal = async (title: string, value: number, stage: string) => {
     const [created] = await api<{ id: string }[]>(owner, '/rest/v1/deals', { method: 'POST', body: { title: `${title} ${run}`, value, currency: 'USD' } });
     await api(owner, `/functions/v1/deals/${created.id}/move`, { method: 'POST', body: { stage } });
@@ -58,10 +61,10 @@ test('should chart the reporting figures of seeded data with tables that match t
   const [, start, end] = /^(\S+) to (\S+),/.exec(period!)!;
 
   // What the API answers for the same period, read by the test itself.
-  const metrics = await api<{ metrics: { total_messages: number }; series: { date: string; total_messages: number; sla_compliance: number | null }[] }>(
-    owner,
-    `/rest/v1/analytics/metrics?start_date=${start}&end_date=${end}&group_by=day`,
-  );
+  const metrics = await api<{
+    metrics: { total_messages: number };
+    series: { date: string; total_messages: number; average_response_time: string | null; sla_compliance: number | null }[];
+  }>(owner, `/rest/v1/analytics/metrics?start_date=${start}&end_date=${end}&group_by=day`);
   expect(metrics.series).toHaveLength(7);
   expect(metrics.series[6].total_messages).toBeGreaterThanOrEqual(3);
 
@@ -73,6 +76,10 @@ test('should chart the reporting figures of seeded data with tables that match t
   await expect(bars).toHaveCount(7);
   await expect(bars.nth(6)).toHaveAttribute('data-value', String(metrics.series[6].total_messages));
   await expect(page.getByText(`${metrics.metrics.total_messages.toLocaleString('en-US')} messages in the period`)).toBeVisible();
+  // Response time per day: hours with two decimals as the API gives them; today's is there.
+  expect(metrics.series[6].average_response_time).not.toBeNull();
+  const responses = await tableRows(page.getByRole('table', { name: 'Response time per day' }));
+  expect(responses.map((row) => row[1])).toEqual(metrics.series.map((day) => (day.average_response_time === null ? '—' : `${day.average_response_time} h`)));
   // SLA per day: days without a judged message are a dash, and have no point on the line.
   const sla = await tableRows(page.getByRole('table', { name: 'SLA compliance per day' }));
   expect(sla.map((row) => row[1])).toEqual(metrics.series.map((day) => (day.sla_compliance === null ? '—' : `${day.sla_compliance} %`)));

@@ -6,7 +6,7 @@ import { base, chatAppInbound, createChannel, setProviderKey, signInOwner } from
 // Bot flows (issue 38 item 3): a flow built in the editor, refused by the API in place, saved,
 // published; a live session started by a customer's message and stopped; then a node broken and
 // the publish refusal shown on that node, in its form and in the graph.
-test('should build and publish a bot flow, stop its live session, and show a publish error on the broken node', async ({ page }, testInfo) => {
+test('should build and publish a bot flow, stop its live session, and show a publish error on the broken node', async ({ page, browser }, testInfo) => {
   test.setTimeout(60_000);
   const owner = await signInOwner();
   setProviderKey(owner.organizationId);
@@ -91,4 +91,24 @@ test('should build and publish a bot flow, stop its live session, and show a pub
   await page.getByRole('link', { name: 'Back to bot flows' }).click();
   await expect(page.getByRole('table', { name: 'Bot flows' }).getByRole('row', { name: new RegExp(`Front desk ${run}`) })).toContainText('version 1');
   await checkPage(page, 'automation-bot-flows', testInfo);
+
+  // An AGENT reads the flow but is offered nothing the API would refuse it.
+  const agentContext = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const agent = await agentContext.newPage();
+  await agent.goto(`${base()}/app/sign-in`);
+  await agent.getByLabel('Email').fill(process.env.CONSOLE_AGENT_EMAIL!);
+  await agent.getByLabel('Password').fill(process.env.CONSOLE_OWNER_PASSWORD!);
+  await agent.getByRole('button', { name: 'Sign in' }).click();
+  await expect(agent.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await agent.goto(`${base()}/app/automation/bots`);
+  await agent.getByRole('link', { name: `Front desk ${run}` }).click();
+  await expect(agent.getByRole('group', { name: /^Node menu/ })).toBeVisible();
+  await expect(agent.getByLabel('Name', { exact: true })).toBeDisabled();
+  await expect(agent.getByRole('button', { name: 'Publish' })).toHaveCount(0);
+  await expect(agent.getByRole('button', { name: 'Save draft' })).toHaveCount(0);
+  await expect(agent.getByRole('button', { name: /^Remove node/ })).toHaveCount(0);
+  await agent.goto(`${base()}/app/automation/bots`);
+  await expect(agent.getByRole('table', { name: 'Bot flows' })).toBeVisible();
+  await expect(agent.getByRole('button', { name: 'New bot flow' })).toHaveCount(0);
+  await agentContext.close();
 });
