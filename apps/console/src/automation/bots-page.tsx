@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { dateTime } from '../api/rest';
 import { Link, navigate } from '../router';
 import { listChannels } from '../settings/channels.api';
@@ -124,6 +124,10 @@ function FlowEditor({ flow }: { flow: BotFlow | null }) {
   );
   const [newType, setNewType] = useState<NodeType>('ask');
   const [notice, setNotice] = useState<string | null>(() => (savedQuery().get('saved') ? 'Bot flow saved.' : null));
+  // The query that said "just saved" is taken out of the address, so a reload does not say it again.
+  useEffect(() => {
+    if (flow && savedQuery().get('saved')) navigate(`/automation/bots/${flow.id}`, { replace: true });
+  }, [flow]);
   const channels = useQuery({ queryKey: ['channels'], queryFn: listChannels, enabled: editable });
   const save = useMutation({
     mutationFn: async (publish: boolean) => {
