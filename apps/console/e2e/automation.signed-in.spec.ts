@@ -20,12 +20,28 @@ test('should create a rule in the editor with the API refusal in place, trigger 
   await first.getByLabel('Field').fill('deal.stage');
   await first.getByLabel('Operator').selectOption('equals');
   await first.getByLabel('Value').fill('Won');
-  await page.getByLabel('Actions (JSON, run in order)').fill(JSON.stringify([{ type: 'add_contact_tags', tags: [`pricing-${run}`] }]));
+  // The actions, one form each: the new rule's message replaced by tags, and a note added.
+  await page
+    .getByRole('group', { name: /^Action 1:/ })
+    .getByLabel('Type')
+    .selectOption('add_contact_tags');
+  await page.getByLabel('Type of the new action').selectOption('add_note');
+  await page.getByRole('button', { name: 'Add action' }).click();
+  await page
+    .getByRole('group', { name: /^Action 2:/ })
+    .getByLabel('Text')
+    .fill('Asked about prices.');
   await page.getByRole('button', { name: 'Save rule' }).click();
   await expect(page.getByRole('group', { name: 'Conditions' }).getByRole('alert')).toContainText('conditions.all[0].field');
   await first.getByLabel('Field').fill('message.content');
   await first.getByLabel('Operator').selectOption('contains');
   await first.getByLabel('Value').fill('price');
+  // No tags yet: refused by the API, its message inside the action it names.
+  await page.getByRole('button', { name: 'Save rule' }).click();
+  const tagsAction = page.getByRole('group', { name: 'Action 1: Add tags to the contact' });
+  await expect(tagsAction.getByRole('alert')).toContainText('actions[0].tags');
+  await expect(page.getByRole('group', { name: /^Action 2:/ }).getByRole('alert')).toHaveCount(0);
+  await tagsAction.getByLabel('Tags (comma-separated)').fill(`pricing-${run}`);
   await page.getByRole('button', { name: 'Save rule' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Rule saved.' })).toBeVisible();
   await expect(page).toHaveURL(/\/app\/automation\/rules\/[0-9a-f-]{36}$/);
@@ -45,6 +61,7 @@ test('should create a rule in the editor with the API refusal in place, trigger 
     await expect(page.getByRole('table', { name: 'Runs' })).toContainText('succeeded', { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
   await expect(page.getByRole('table', { name: 'Runs' })).toContainText('add_contact_tags: succeeded');
+  await expect(page.getByRole('table', { name: 'Runs' })).toContainText('add_note: succeeded');
 
   await page.getByLabel('Record id').fill(messageId);
   await page.getByRole('button', { name: 'Test rule' }).click();

@@ -4,6 +4,7 @@ import { dateTime } from '../api/rest';
 import { Link, navigate, useLocation } from '../router';
 import { managesOrganization, useProfile } from '../settings/profile.api';
 import { ErrorAlert, Loading, PageHeading } from '../ui/page';
+import { BotFlowList, BotFlowPage } from './bots-page';
 import { RuleEditor } from './rule-editor';
 import { deleteRule, dryRun, getRule, listRules, listRuns, type Rule, RULES, type RuleFields, saveRule } from './rules.api';
 
@@ -12,10 +13,26 @@ import { deleteRule, dryRun, getRule, listRules, listRuns, type Rule, RULES, typ
 export function AutomationPage() {
   const { path } = useLocation();
   const id = path.startsWith('/automation/rules/') ? path.slice('/automation/rules/'.length) : null;
+  const bots = path === '/automation/bots' || path.startsWith('/automation/bots/');
+  const flowId = path.startsWith('/automation/bots/') ? path.slice('/automation/bots/'.length) : null;
   return (
     <>
       <PageHeading>Automation</PageHeading>
-      {id ? <RulePage id={id} /> : <RuleList />}
+      <nav aria-label="Automation" className="subnav">
+        <ul>
+          <li>
+            <Link to="/automation" aria-current={bots ? undefined : 'page'}>
+              Rules
+            </Link>
+          </li>
+          <li>
+            <Link to="/automation/bots" aria-current={bots ? 'page' : undefined}>
+              Bot flows
+            </Link>
+          </li>
+        </ul>
+      </nav>
+      {flowId ? <BotFlowPage id={flowId} /> : bots ? <BotFlowList /> : id ? <RulePage id={id} /> : <RuleList />}
     </>
   );
 }

@@ -1,24 +1,10 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorAlert } from '../ui/page';
+import { ACTION_EXAMPLES, ActionList } from './action-form';
 import { type Condition, EVENTS, FIELDS, OPERATORS, type Rule, type RuleFields, refusedPath, TIMERS } from './rules.api';
 
 const LISTS = ['in', 'not_in', 'includes_any', 'includes_all'];
 const NO_VALUE = ['is_set', 'is_empty'];
-
-const ACTION_EXAMPLES: Record<string, Record<string, unknown>> = {
-  send_message: { type: 'send_message', text: 'Hi {{contact.first_name | there}}, thanks for writing!' },
-  assign_conversation: { type: 'assign_conversation', user_id: 'round_robin' },
-  set_conversation_status: { type: 'set_conversation_status', status: 'PENDING' },
-  add_contact_tags: { type: 'add_contact_tags', tags: ['lead'] },
-  remove_contact_tags: { type: 'remove_contact_tags', tags: ['lead'] },
-  set_contact_field: { type: 'set_contact_field', field: 'source', value: 'chat' },
-  set_deal_stage: { type: 'set_deal_stage', stage: 'Qualified' },
-  assign_deal_owner: { type: 'assign_deal_owner', user_id: 'round_robin' },
-  add_note: { type: 'add_note', text: 'Followed up automatically.' },
-  create_task: { type: 'create_task', title: 'Call {{contact.first_name}}', due_in_minutes: 60 },
-  send_webhook: { type: 'send_webhook', url: 'https://example.com/hooks/engage' },
-  wait: { type: 'wait', minutes: 30 },
-};
 
 // A condition's value as typed: lists comma-separated, numbers and booleans as such.
 function parseValue(operator: string, text: string): unknown {
@@ -62,7 +48,7 @@ export function RuleEditor({
   const [mode, setMode] = useState<'all' | 'any'>(simple?.mode ?? 'all');
   const [conditions, setConditions] = useState<Condition[]>(simple?.rows ?? []);
   const [conditionsJson, setConditionsJson] = useState(simple ? null : JSON.stringify(rule?.conditions, null, 2));
-  const [actionsJson, setActionsJson] = useState(JSON.stringify(rule?.actions ?? [ACTION_EXAMPLES.send_message], null, 2));
+  const [actions, setActions] = useState<Rule['actions']>(rule?.actions ?? [{ ...ACTION_EXAMPLES.send_message }]);
   const [local, setLocal] = useState<string | null>(null);
   const path = refusedPath(error);
   const near = (prefix: string) =>
@@ -72,10 +58,8 @@ export function RuleEditor({
     setLocal(null);
     const form = new FormData(submitted.currentTarget);
     let parsedConditions: Rule['conditions'];
-    let actions: Rule['actions'];
     try {
       parsedConditions = conditionsJson === null ? { [mode]: conditions } : JSON.parse(conditionsJson);
-      actions = JSON.parse(actionsJson);
     } catch (problem) {
       setLocal(`The JSON does not parse: ${(problem as Error).message}`);
       return;
@@ -202,35 +186,9 @@ export function RuleEditor({
           {near('conditions')}
         </fieldset>
         <fieldset className="filter-builder">
-          <legend>Actions</legend>
-          <div className="field">
-            <label htmlFor="rule-actions">Actions (JSON, run in order)</label>
-            <textarea id="rule-actions" rows={8} value={actionsJson} onChange={(change) => setActionsJson(change.target.value)} spellCheck={false} />
-          </div>
-          <div className="filters">
-            <div className="field">
-              <label htmlFor="rule-add-action">Add an action</label>
-              <select
-                id="rule-add-action"
-                value=""
-                onChange={(change) => {
-                  const example = ACTION_EXAMPLES[change.target.value];
-                  if (!example) return;
-                  try {
-                    setActionsJson(JSON.stringify([...(JSON.parse(actionsJson) as unknown[]), example], null, 2));
-                  } catch {
-                    setLocal('Fix the actions JSON before adding another action.');
-                  }
-                }}
-              >
-                <option value="">Choose a type…</option>
-                {Object.keys(ACTION_EXAMPLES).map((type) => (
-                  <option key={type}>{type}</option>
-                ))}
-              </select>
-            </div>
-          </div>
-          {near('actions')}
+          <legend>Actions (run in order)</legend>
+          <ActionList actions={actions} onChange={setActions} error={error} path={path} />
+          {path === 'actions' ? <ErrorAlert error={error} /> : null}
         </fieldset>
       </fieldset>
       {local ? (

@@ -1,7 +1,9 @@
 import { DndContext, type DragEndEvent, PointerSensor, useDraggable, useDroppable, useSensor, useSensors } from '@dnd-kit/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { Link, useLocation } from '../router';
 import { ErrorAlert, Loading, PageHeading } from '../ui/page';
+import { AnalyticsSection } from './analytics-section';
 import { WidgetForm } from './widget-form';
 import {
   createWidget,
@@ -20,8 +22,30 @@ import './dashboards.css';
 // Each member's own widgets (§2 Dashboard widget, docs/analytics.md): values computed by the API
 // when read, asked again every minute and when the window regains the focus; reordered by dragging
 // a widget's handle onto another widget (or with "Move earlier" / "Move later"), the positions
-// saved through /rest/v1; added, edited and removed.
+// saved through /rest/v1; added, edited and removed. Analytics (/dashboards/analytics): the
+// reporting endpoints' charts.
 export function DashboardsPage() {
+  const { path } = useLocation();
+  const analytics = path === '/dashboards/analytics';
+  return (
+    <>
+      <PageHeading>{analytics ? 'Analytics' : 'Dashboards'}</PageHeading>
+      <nav aria-label="Dashboards" className="subnav">
+        <ul>
+          <li>
+            <Link to="/dashboards">Your widgets</Link>
+          </li>
+          <li>
+            <Link to="/dashboards/analytics">Analytics</Link>
+          </li>
+        </ul>
+      </nav>
+      {analytics ? <AnalyticsSection /> : <WidgetsSection />}
+    </>
+  );
+}
+
+function WidgetsSection() {
   const queryClient = useQueryClient();
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
@@ -65,7 +89,6 @@ export function DashboardsPage() {
   }
   return (
     <>
-      <PageHeading>Dashboards</PageHeading>
       <p className="muted small">Your own widgets: other members have theirs. Drag a widget by its handle onto another to reorder them.</p>
       {adding ? (
         <WidgetForm
