@@ -18,6 +18,7 @@ import { CALL_UPLOADS, measureCallUploads, seedSuiteId } from './calls-scenario.
 import { cpuWindow } from './cpu-usage.mjs';
 import { measureOutboundQueue } from './outbound-queue-scenario.mjs';
 import { AUTOMATION_BOT, AUTOMATION_RULES, measureAutomationRules, measureBotAnswers } from './automation-scenarios.mjs';
+import { BROADCAST, DUE_STEPS, measureBroadcast, measureDueSteps } from './campaigns-scenarios.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -205,6 +206,7 @@ async function main() {
   let callUploads = null;
   let automationRules = null;
   let botAnswers = null;
+  const campaigns = {};
   // The machine's load average (1, 5, 15 minutes) at the start and the end: other work on a shared
   // machine moves every figure.
   const loadAverage = { start: loadavg().map((value) => Number(value.toFixed(2))) };
@@ -259,6 +261,10 @@ async function main() {
         startWorker: (notifyUrl) => startWorker(root, { ...env, NOTIFY_URL: notifyUrl }, databaseUrl),
       });
     }
+    // Each with a worker of its own (the broadcast), or none (the due-step query).
+    if (selected(BROADCAST))
+      campaigns.broadcast = await measureBroadcast({ base: ours.url, state, databaseUrl, startWorker: () => startWorker(root, env, databaseUrl) });
+    if (selected(DUE_STEPS)) campaigns.due_steps = await measureDueSteps({ root, base: ours.url, state, databaseUrl });
     if (selected(INBOUND) || selected(META_INBOUND) || selected(FAIRNESS)) worker = await startWorker(root, env, databaseUrl);
     if (selected(FAIRNESS)) fairness = await measureFairness({ root, env, databaseUrl, base: ours.url, state, seconds, drained });
     if (selected(INBOUND)) {
@@ -311,7 +317,9 @@ async function main() {
   if (webhooks) process.stdout.write(`\n${JSON.stringify(webhooks, null, 2)}\n`);
   if (outboundQueue) process.stdout.write(`\n${JSON.stringify(outboundQueue, null, 2)}\n`);
   if (fairness) process.stdout.write(`\n${JSON.stringify(fairness, null, 2)}\n`);
-  for (const result of [automationRules, botAnswers].filter(Boolean)) process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n`);
+  for (const result of [automationRules, botAnswers, campaigns.broadcast, campaigns.due_steps].filter(Boolean)) {
+    process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n`);
+  }
   loadAverage.end = loadavg().map((value) => Number(value.toFixed(2)));
   if (callUploads) {
     const u = callUploads;
@@ -346,6 +354,7 @@ async function main() {
         call_uploads: callUploads,
         automation_rules: automationRules,
         bot_answers: botAnswers,
+        campaigns: Object.keys(campaigns).length > 0 ? campaigns : null,
         load_average: loadAverage,
       },
       null,
