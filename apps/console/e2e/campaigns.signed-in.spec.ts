@@ -70,6 +70,11 @@ test('should build a segment, compose a broadcast to it, start it and watch it r
   // Every recipient has an outcome: two sent, the one not opted in skipped.
   await expect(page.getByLabel('Progress')).toHaveAttribute('value', '3');
   await expect(page.getByLabel('Progress')).toHaveAttribute('max', '3');
+  // The report's chart, with its table: two sent, one skipped as not opted in.
+  const chart = page.getByRole('region', { name: 'Recipients by status' });
+  await expect(chart.getByRole('row', { name: 'sent' })).toContainText('2');
+  await expect(chart.getByRole('row', { name: 'skipped no opt in' })).toContainText('1');
+  await expect(chart.getByRole('row', { name: 'queued' })).toContainText('0');
   await checkPage(page, 'campaigns-broadcast', testInfo);
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download recipients (CSV)' }).click();

@@ -19,6 +19,7 @@ import {
   SEGMENTS,
 } from './campaigns.api';
 import { PreviewFigures } from './segments';
+import { Chart } from '../ui/charts';
 
 const SHOWN = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed'];
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
@@ -164,6 +165,9 @@ export function NewBroadcast() {
   );
 }
 
+// The report's bars, in the order a recipient moves through them, then the ends.
+const REPORT_STATUSES = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed', 'skipped_no_opt_in', 'skipped_duplicate', 'skipped_invalid'];
+
 // One broadcast: its live counts, the actions its status allows, the report and the recipients' CSV.
 export function BroadcastDetails({ id, editable }: { id: string; editable: boolean }) {
   const queryClient = useQueryClient();
@@ -272,8 +276,16 @@ export function BroadcastDetails({ id, editable }: { id: string; editable: boole
       {report.data ? (
         <>
           <p>
-            Delivered {percent(report.data.delivery_rate)}, read {percent(report.data.read_rate)}.
+            Delivered {percent(report.data.delivery_rate)}, read {percent(report.data.read_rate)}, replied {percent(report.data.reply_rate ?? null)}.
           </p>
+          <Chart
+            title="Recipients by status"
+            kind="bar"
+            integer
+            points={REPORT_STATUSES.map((status) => ({ label: status.replace(/_/g, ' '), value: report.data.counts[status] ?? 0 }))}
+            format={(value) => String(value)}
+            columns={['Status', 'Recipients']}
+          />
           {report.data.failures_by_reason.length > 0 ? (
             <table aria-label="Failures by reason">
               <thead>

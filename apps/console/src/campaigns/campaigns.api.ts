@@ -31,6 +31,7 @@ export interface Report {
   counts: Record<string, number>;
   delivery_rate: number | null;
   read_rate: number | null;
+  reply_rate?: number | null;
   failures_by_reason: { reason: string; count: number }[];
 }
 export interface ContentPreview {

@@ -1,4 +1,5 @@
 import { type ReactNode, useId } from 'react';
+import './charts.css';
 
 // Charts drawn as plain SVG (no chart library: five charts of one series each need an axis, bars
 // or a line, and nothing else). The SVG is a picture for the eye; the table under it holds every
