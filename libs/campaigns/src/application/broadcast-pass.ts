@@ -124,9 +124,13 @@ export class BroadcastPass implements QueueWorker {
       return upsertConversation(tx, ctx, recipient.contact_id, broadcast.channel_account_id, 0);
     };
     try {
-      const queued = await this.dispatcher.enqueue(
+      // The recipient's message id is written with the message, in its storing transaction.
+      const stored = async (tx: Tx, messageIds: string[]) => {
+        await tx.query(SET_MESSAGE, [recipient.id, messageIds[0], now]);
+      };
+      await this.dispatcher.enqueue(
         ctx,
-        { kind: broadcast.channel_kind, resolve },
+        { kind: broadcast.channel_kind, resolve, stored },
         {
           message: broadcast.personalised ? renderFor(content.text, recipient.contact) : content.text,
           mediaUrls: content.media_url ? [content.media_url] : [],
@@ -136,7 +140,6 @@ export class BroadcastPass implements QueueWorker {
           metadata: { broadcast_recipient_id: recipient.id },
         },
       );
-      await this.db.inTenant(ctx, (tx) => tx.query(SET_MESSAGE, [recipient.id, queued.messageIds[0], now]));
       return true;
     } catch (error) {
       if (error instanceof NotClaimed) return false;

@@ -81,9 +81,13 @@ export class SequencePass implements QueueWorker {
       return upsertConversation(tx, ctx, e.contact_id, e.channel_account_id, 0);
     };
     try {
-      const queued = await this.dispatcher.enqueue(
+      // The step's message id is written with the message, in its storing transaction.
+      const stored = async (tx: Tx, messageIds: string[]) => {
+        await tx.query(SET_STEP_MESSAGE, [e.id, e.current_step, messageIds[0]]);
+      };
+      await this.dispatcher.enqueue(
         ctx,
-        { kind: e.channel_kind, resolve },
+        { kind: e.channel_kind, resolve, stored },
         {
           message: renderFor(step.content.text, e.contact),
           mediaUrls: step.content.media_url ? [step.content.media_url] : [],
@@ -94,7 +98,6 @@ export class SequencePass implements QueueWorker {
           metadata: { sequence_enrollment_id: e.id, sequence_step: e.current_step, ...(e.exit_on.reply ? { withdraw_on_reply: true } : {}) },
         },
       );
-      await this.db.inTenant(ctx, (tx) => tx.query(SET_STEP_MESSAGE, [e.id, e.current_step, queued.messageIds[0]]));
       return true;
     } catch (error) {
       if (error instanceof NotClaimed) return false;

@@ -69,8 +69,13 @@ export const writtenByHuman = (ctx: RequestContext) => ctx.userId !== null && ct
 // Where a send lands: a conversation by id; a contact on a channel account (its open conversation
 // there, found or created); or a conversation the caller finds or creates in the transaction that
 // stores the messages (chat-lite-send's contact and conversation).
+// A caller that finds the conversation itself (resolve, in the storing transaction) may also write
+// its own record of the stored rows in that transaction (stored: a campaign's recipient and its
+// message id commit together).
 export type Destination =
-  { conversationId: string } | { channelAccountId: string; contactId: string } | { kind: string; resolve: (tx: Tx) => Promise<ConversationRow> };
+  | { conversationId: string }
+  | { channelAccountId: string; contactId: string }
+  | { kind: string; resolve: (tx: Tx) => Promise<ConversationRow>; stored?: (tx: Tx, messageIds: string[]) => Promise<void> };
 
 // The one way a message leaves the service, whoever wrote it. It asks the conversation's channel
 // adapter whether and as what parts the send may go out, stores one row per part (PENDING,
@@ -164,6 +169,12 @@ export class OutboundDispatcher {
       const now = new Date();
       const scheduledFor = account?.next_send_at && account.next_send_at > now ? account.next_send_at : now;
       const rows = await this.insertParts(tx, conversation, parts, request, 'QUEUED', scheduledFor);
+      if ('stored' in destination && destination.stored) {
+        await destination.stored(
+          tx,
+          rows.map((row) => row.id),
+        );
+      }
       return { conversation, rows, scheduledFor };
     });
     if (options.wake !== false) this.queued();
