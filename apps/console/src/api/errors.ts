@@ -28,8 +28,14 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
   const nested = typeof value.error === 'object' && value.error ? value.error : undefined;
   const message =
     value.message ?? value.msg ?? nested?.message ?? (typeof value.error === 'string' ? value.error : undefined) ?? value.error_description ?? `HTTP ${status}`;
-  const details = (value.details && typeof value.details === 'object' ? value.details : {}) as { field?: string };
-  return new ApiError(message, status, String(value.code ?? value.error_code ?? nested?.code ?? ''), value.hint ?? undefined, details.field);
+  const details = (value.details && typeof value.details === 'object' ? value.details : {}) as { field?: string; path?: string; setting?: string };
+  return new ApiError(
+    message,
+    status,
+    String(value.code ?? value.error_code ?? nested?.code ?? ''),
+    value.hint ?? undefined,
+    details.field ?? details.path ?? details.setting,
+  );
 }
 
 // supabase-js gives {message, code, hint} (PostgREST) or AuthError {message, status, code}.
@@ -39,3 +45,11 @@ export function fromSupabase(error: { message: string; status?: number; code?: s
 }
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+// The path a refusal names: the API's message starts with it (`conditions.all[1].operator: ...`,
+// `steps[1].at_time: ...`).
+export const refusedPath = (error: unknown): string | null => {
+  const message = error instanceof Error ? error.message : '';
+  const match = /^([a-z_]+(?:\[\d+\]|\.[a-z_]+)*)(?=: )/.exec(message);
+  return match ? match[1] : null;
+};
