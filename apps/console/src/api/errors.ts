@@ -28,14 +28,8 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
   const nested = typeof value.error === 'object' && value.error ? value.error : undefined;
   const message =
     value.message ?? value.msg ?? nested?.message ?? (typeof value.error === 'string' ? value.error : undefined) ?? value.error_description ?? `HTTP ${status}`;
-  const details = (value.details && typeof value.details === 'object' ? value.details : {}) as { field?: string; path?: string; setting?: string };
-  return new ApiError(
-    message,
-    status,
-    String(value.code ?? value.error_code ?? nested?.code ?? ''),
-    value.hint ?? undefined,
-    details.field ?? details.path ?? details.setting,
-  );
+  const details = (value.details && typeof value.details === 'object' ? value.details : {}) as { field?: string };
+  return new ApiError(message, status, String(value.code ?? value.error_code ?? nested?.code ?? ''), value.hint ?? undefined, details.field);
 }
 
 // supabase-js gives {message, code, hint} (PostgREST) or AuthError {message, status, code}.
