@@ -92,6 +92,21 @@ test('should create a sequence, activate it, enrol a segment and exit one enrolm
   expect(stored.enrollments).toMatchObject({ active: 1, exited: 1 });
   await checkPage(page, 'campaigns-sequence', testInfo);
 
+  // An ended run can be followed by a new one: Emad chosen by name and enrolled again.
+  await page.getByLabel('Chosen contacts').check();
+  await page.getByLabel('Find contacts').fill(`Emad ${run}`);
+  await page.getByRole('group', { name: 'Contacts to enrol' }).getByLabel(`Emad ${run}`).check();
+  await expect(page.getByText('1 chosen')).toBeVisible();
+  await page.getByRole('button', { name: 'Enrol' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Enrolled' })).toContainText('Enrolled 1, already enrolled 0');
+  await expect(enrolments.getByRole('row').filter({ hasText: `Emad ${run}` })).toHaveCount(2);
+  await expect(
+    enrolments
+      .getByRole('row')
+      .filter({ hasText: `Emad ${run}` })
+      .filter({ hasText: 'active' }),
+  ).toHaveCount(1);
+
   // A change on an active sequence makes a new version; the page says so before saving.
   await page.getByRole('button', { name: 'Edit sequence' }).click();
   await expect(page.getByRole('note')).toContainText('makes version 2');
