@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { type HttpsReceiver, startHttpsReceiver } from '../../../libs/platform/src/testing/https-receiver';
 import { checkPage } from './check-page';
+import { signInOwner } from './inbox-setup';
 
 const base = () => process.env.CONSOLE_BASE_URL!;
 
@@ -76,6 +77,50 @@ test('should save the organization settings, keep them after a reload, and show 
   await expect(page.getByLabel('Monday opens')).toHaveValue('09:00');
   await expect(page.getByLabel('Monday closes')).toHaveValue('18:30');
   await expect(page.getByRole('group', { name: 'Tuesday' })).toContainText('Closed');
+});
+
+test('should save the opt-out and opt-in keyword lists, keep them after a reload, and show a refused word in place', async ({ page }, testInfo) => {
+  const owner = await signInOwner();
+  const settings = async () => {
+    const response = await fetch(`${base()}/functions/v1/organization/settings`, { headers: { authorization: `Bearer ${owner.token}` } });
+    return (await response.json()) as { opt_out_keywords: string[] | null; opt_in_keywords: string[] | null };
+  };
+  await page.goto(`${base()}/app/settings/organization`);
+  const optOut = page.getByRole('group', { name: 'Opt-out keywords' });
+  const optIn = page.getByRole('group', { name: 'Opt-in keywords' });
+  // Unset, the lists show the defaults that apply.
+  await expect(optOut.getByRole('list')).toContainText('UNSUBSCRIBE');
+  await expect(optIn.getByRole('listitem')).toHaveText(['START', 'UNSTOP'].map((word) => new RegExp(`^${word}`)));
+  await optOut.getByRole('button', { name: 'Remove opt-out keyword QUIT' }).click();
+  await optOut.getByLabel('New opt-out keyword').fill('ARRET');
+  await optOut.getByLabel('New opt-out keyword').press('Enter');
+  await optOut.getByLabel('New opt-out keyword').fill('stop me');
+  await optOut.getByRole('button', { name: 'Add opt-out keyword' }).click();
+  await optIn.getByLabel('New opt-in keyword').fill('OUI');
+  await optIn.getByRole('button', { name: 'Add opt-in keyword' }).click();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  // The API refuses the word with a space; its message, naming the setting, is inside that list.
+  await expect(optOut.getByRole('alert')).toContainText('opt_out_keywords');
+  await expect(optOut).toHaveAttribute('aria-invalid', 'true');
+  await expect(optIn.getByRole('alert')).toHaveCount(0);
+  await checkPage(page, 'settings-organization-keywords', testInfo);
+  expect((await settings()).opt_out_keywords).toBeNull();
+
+  await optOut.getByRole('button', { name: 'Remove opt-out keyword stop me' }).click();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  await page.reload();
+  const kept = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'ARRET'];
+  await expect(optOut.getByRole('listitem')).toHaveText(kept.map((word) => new RegExp(`^${word}Remove$`)));
+  await expect(optIn.getByRole('listitem')).toHaveText(['START', 'UNSTOP', 'OUI'].map((word) => new RegExp(`^${word}Remove$`)));
+  expect(await settings()).toMatchObject({ opt_out_keywords: kept, opt_in_keywords: ['START', 'UNSTOP', 'OUI'] });
+
+  // Back to the defaults: both settings unset again.
+  await optOut.getByRole('button', { name: /^Back to the defaults/ }).click();
+  await optIn.getByRole('button', { name: /^Back to the defaults/ }).click();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  expect(await settings()).toMatchObject({ opt_out_keywords: null, opt_in_keywords: null });
 });
 
 test('should add a chat-app channel, show its queue, pause and resume it, and save its pacing as the API checks it', async ({ page }, testInfo) => {
@@ -272,6 +317,8 @@ test('should not offer an AGENT the sections only owners and admins may use', as
   await sections.getByRole('link', { name: 'Organization' }).click();
   await expect(page.getByLabel('Time zone')).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Save settings' })).toHaveCount(0);
+  await expect(page.getByRole('group', { name: 'Opt-out keywords' }).getByRole('listitem').first()).toHaveText('STOP');
+  await expect(page.getByRole('button', { name: /^(Remove|Add|Back to the defaults)/ })).toHaveCount(0);
   // A deep link to a section the role may not use lands on the profile.
   await page.goto(`${base()}/app/settings/api-keys`);
   await expect(page.getByRole('heading', { name: 'Profile', level: 2 })).toBeVisible();

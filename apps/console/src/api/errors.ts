@@ -39,3 +39,11 @@ export function fromSupabase(error: { message: string; status?: number; code?: s
 }
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+// The path a refusal names: the API's message starts with it (`conditions.all[1].operator: ...`,
+// `steps[1].at_time: ...`).
+export const refusedPath = (error: unknown): string | null => {
+  const message = error instanceof Error ? error.message : '';
+  const match = /^([a-z_]+(?:\[\d+\]|\.[a-z_]+)*)(?=: )/.exec(message);
+  return match ? match[1] : null;
+};

@@ -1,7 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorAlert } from '../ui/page';
 import { ACTION_EXAMPLES, ActionList } from './action-form';
-import { type Condition, EVENTS, FIELDS, OPERATORS, type Rule, type RuleFields, refusedPath, TIMERS } from './rules.api';
+import { type Condition, EVENTS, FIELDS, OPERATORS, type Rule, type RuleFields, TIMERS } from './rules.api';
+import { refusedPath } from '../api/errors';
 
 const LISTS = ['in', 'not_in', 'includes_any', 'includes_all'];
 const NO_VALUE = ['is_set', 'is_empty'];

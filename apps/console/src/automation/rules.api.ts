@@ -127,10 +127,3 @@ export const listRuns = (ruleId: string) =>
 
 export const dryRun = (ruleId: string, subjectId: string) =>
   callApi<DryRun>(`/functions/v1/automation/rules/${ruleId}/test`, { method: 'POST', body: { subject_id: subjectId } });
-
-// The path a refusal names: the API's message starts with it (`conditions.all[1].operator: ...`).
-export const refusedPath = (error: unknown): string | null => {
-  const message = error instanceof Error ? error.message : '';
-  const match = /^([a-z_]+(?:\[\d+\]|\.[a-z_]+)*)(?=: )/.exec(message);
-  return match ? match[1] : null;
-};

@@ -4,6 +4,8 @@ import { ErrorAlert, Loading } from '../ui/page';
 import {
   type BusinessHours,
   DAY_NAMES,
+  DEFAULT_OPT_IN_KEYWORDS,
+  DEFAULT_OPT_OUT_KEYWORDS,
   getSettings,
   type Interval,
   numberOrNull,
@@ -13,6 +15,7 @@ import {
   textOrNull,
   WEEKDAYS,
 } from './organization.api';
+import { KeywordList } from './keyword-list';
 import { managesOrganization, useProfile } from './profile.api';
 
 const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
@@ -36,12 +39,16 @@ export function OrganizationSection() {
 function SettingsForm({ settings, editable }: { settings: OrganizationSettings; editable: boolean }) {
   const queryClient = useQueryClient();
   const [hours, setHours] = useState<BusinessHours>(settings.business_hours ?? {});
+  const [optOut, setOptOut] = useState<string[] | null>(settings.opt_out_keywords);
+  const [optIn, setOptIn] = useState<string[] | null>(settings.opt_in_keywords);
   const [saved, setSaved] = useState(false);
   const save = useMutation({
     mutationFn: saveSettings,
     onMutate: () => setSaved(false),
     onSuccess: (answer) => {
       setSaved(true);
+      setOptOut(answer.opt_out_keywords);
+      setOptIn(answer.opt_in_keywords);
       queryClient.setQueryData(ORGANIZATION, answer);
     },
   });
@@ -55,8 +62,13 @@ function SettingsForm({ settings, editable }: { settings: OrganizationSettings; 
       default_country: textOrNull(form.get('default_country'))?.toUpperCase() ?? null,
       deal_inactivity_days: numberOrNull(form.get('deal_inactivity_days')),
       business_hours: Object.keys(week).length > 0 ? week : null,
+      // An emptied list is unset, so the defaults apply again.
+      opt_out_keywords: optOut && optOut.length > 0 ? optOut : null,
+      opt_in_keywords: optIn && optIn.length > 0 ? optIn : null,
     });
   }
+  // The setting a refusal names: the API's message starts with it ("opt_out_keywords must be ...").
+  const refused = /^(opt_out_keywords|opt_in_keywords)\b/.exec(save.error?.message ?? '')?.[1];
   const setDay = (day: keyof BusinessHours, intervals: Interval[]) => setHours({ ...hours, [day]: intervals });
   return (
     <form onSubmit={submit} aria-labelledby="organization-heading">
@@ -144,8 +156,32 @@ function SettingsForm({ settings, editable }: { settings: OrganizationSettings; 
             );
           })}
         </fieldset>
+        <p className="small muted">
+          A customer&apos;s message on SMS or the chat app that is exactly one of these words (ignoring case) opts the contact out of, or back in to, broadcasts
+          and sequences.
+        </p>
+        <div className="keyword-lists">
+          <KeywordList
+            legend="Opt-out keywords"
+            word="opt-out keyword"
+            value={optOut}
+            defaults={DEFAULT_OPT_OUT_KEYWORDS}
+            editable={editable}
+            error={refused === 'opt_out_keywords' ? save.error : null}
+            onChange={setOptOut}
+          />
+          <KeywordList
+            legend="Opt-in keywords"
+            word="opt-in keyword"
+            value={optIn}
+            defaults={DEFAULT_OPT_IN_KEYWORDS}
+            editable={editable}
+            error={refused === 'opt_in_keywords' ? save.error : null}
+            onChange={setOptIn}
+          />
+        </div>
       </fieldset>
-      <ErrorAlert error={save.error} />
+      {refused === 'opt_out_keywords' || refused === 'opt_in_keywords' ? null : <ErrorAlert error={save.error} />}
       {saved ? <p role="status">Saved.</p> : null}
       {editable ? (
         <button type="submit" className="primary" disabled={save.isPending}>

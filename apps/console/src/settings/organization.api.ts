@@ -13,11 +13,16 @@ export interface OrganizationSettings {
   sla_target_minutes: number | null;
   default_country: string | null;
   deal_inactivity_days: number | null;
+  opt_out_keywords: string[] | null;
+  opt_in_keywords: string[] | null;
   [key: string]: unknown;
 }
 
 export type SettingsChange = Partial<
-  Pick<OrganizationSettings, 'time_zone' | 'business_hours' | 'sla_target_minutes' | 'default_country' | 'deal_inactivity_days'>
+  Pick<
+    OrganizationSettings,
+    'time_zone' | 'business_hours' | 'sla_target_minutes' | 'default_country' | 'deal_inactivity_days' | 'opt_out_keywords' | 'opt_in_keywords'
+  >
 >;
 
 export const ORGANIZATION = ['organization-settings'] as const;
@@ -25,6 +30,10 @@ const PATH = '/functions/v1/organization/settings';
 
 export const getSettings = () => callApi<OrganizationSettings>(PATH);
 export const saveSettings = (change: SettingsChange) => callApi<OrganizationSettings>(PATH, { method: 'PATCH', body: change });
+
+// What applies while a keyword list is unset (docs/campaigns.md, "Opt-out keywords").
+export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
+export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP'];
 
 export const DAY_NAMES: Record<Weekday, string> = {
   mon: 'Monday',
