@@ -1,29 +1,20 @@
 import type { TestTenant } from '@engage/identity/testing';
 import { InboundProcessor } from '@engage/messaging';
-import { postSigned, SmsApiFake } from '@engage/messaging/testing';
-import { type CampaignsApp, startCampaignsApp, waitFor } from '../testing/campaigns-test-app';
+import { type CampaignsApp, waitFor } from '../testing/campaigns-test-app';
+import { type SmsCampaignsApp, startSmsCampaignsApp } from '../testing/sms-campaigns-app';
 
 // Opt-out and opt-in keywords through messaging's public inbound webhooks (the chat app's, and the
 // Twilio-style fake's signed SMS), the organization's settings, and a later broadcast.
-const PUBLIC_URL = 'https://engage.example.test';
-
+let sms: SmsCampaignsApp;
 let c: CampaignsApp;
-let fake: SmsApiFake;
-let appBase = '';
 beforeAll(async () => {
-  fake = new SmsApiFake(PUBLIC_URL);
-  await fake.start();
-  c = await startCampaignsApp({ env: { PUBLIC_URL, SMS_API_URL: fake.url } });
-  await c.app.listen(0, '127.0.0.1');
-  appBase = (await c.app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
+  sms = await startSmsCampaignsApp('+1646556');
+  c = sms.c;
 });
-afterAll(async () => {
-  await c.close();
-  await fake.stop();
-});
+afterAll(() => sms.close());
 
 let counter = 0;
-const usPhone = () => `+1646556${String(1000 + ++counter).slice(-4)}`;
+const usPhone = () => sms.phone();
 
 type ContactRow = { id: string; opt_in_status: boolean | null };
 const contactOf = async (t: TestTenant, id: string): Promise<ContactRow> =>
@@ -55,25 +46,12 @@ const settled = (t: TestTenant) =>
   );
 const settings = (t: TestTenant, payload: object) => c.app.inject({ method: 'PATCH', url: '/functions/v1/organization/settings', headers: t.session, payload });
 
-async function smsLine(t: TestTenant) {
-  const { sid, token } = fake.account();
-  const from = usPhone();
-  const res = await c.app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind: 'sms', name: 'Offers', account_sid: sid, auth_token: token, from_number: from },
-  });
-  expect(res.statusCode).toBe(201);
-  return { id: res.json().channel_account.id as string, sid, token, from };
-}
+const smsLine = (t: TestTenant) => sms.smsAccount(t);
 
 // A signed inbound SMS through the public webhook (the api answers in-process), then processed as
 // messaging's inbound worker would.
 async function smsFrom(line: Awaited<ReturnType<typeof smsLine>>, from: string, body: string) {
-  const path = `/functions/v1/sms-webhook/${line.id}`;
-  const params = { MessageSid: `SM${String(++counter).padStart(32, '0')}`, AccountSid: line.sid, From: from, To: line.from, Body: body, NumMedia: '0' };
-  expect((await postSigned(`${appBase}${path}`, `${PUBLIC_URL}${path}`, params, line.token)).status).toBe(200);
+  expect(await sms.inboundSms(line, from, body, `SM${String(++counter).padStart(32, '0')}`)).toBe(200);
   while ((await c.app.get(InboundProcessor).processDue()) > 0);
 }
 

@@ -1,50 +1,29 @@
 import { InboundProcessor, OutboundQueueWorker } from '@engage/messaging';
-import { postSigned, SmsApiFake, UNPACED_PACING } from '@engage/messaging/testing';
+import { postSigned } from '@engage/messaging/testing';
 import type { TestTenant } from '@engage/identity/testing';
 import { BroadcastPass } from './broadcast-pass';
-import { type CampaignsApp, startCampaignsApp, waitFor } from '../testing/campaigns-test-app';
+import { type CampaignsApp, waitFor } from '../testing/campaigns-test-app';
+import { SMS_PUBLIC_URL, type SmsCampaignsApp, startSmsCampaignsApp } from '../testing/sms-campaigns-app';
 
 // SMS broadcasts end to end against the Twilio-style fake: the api listens on 127.0.0.1 (the fake
 // posts its signed status callbacks there), PUBLIC_URL is what the provider is given.
-const PUBLIC_URL = 'https://engage.example.test';
-
+let sms: SmsCampaignsApp;
 let c: CampaignsApp;
-let fake: SmsApiFake;
+let fake: SmsCampaignsApp['fake'];
 let appBase = '';
 beforeAll(async () => {
-  fake = new SmsApiFake(PUBLIC_URL);
-  await fake.start();
-  c = await startCampaignsApp({ env: { PUBLIC_URL, SMS_API_URL: fake.url } });
-  await c.app.listen(0, '127.0.0.1');
-  appBase = (await c.app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
-  fake.listenAppAt(appBase);
+  sms = await startSmsCampaignsApp('+1646555');
+  ({ c, fake, appBase } = sms);
 });
-afterAll(async () => {
-  await c.close();
-  await fake.stop();
-});
+afterAll(() => sms.close());
 
-let counter = 0;
-// A valid North American number of the plan, unique in the file.
-const phone = () => `+1646555${String(1000 + ++counter).slice(-4)}`;
+const PUBLIC_URL = SMS_PUBLIC_URL;
+const phone = () => sms.phone();
 
 const post = (t: TestTenant, url: string, payload?: object) =>
   c.app.inject({ method: 'POST', url: `/functions/v1/campaigns/${url}`, headers: t.session, ...(payload ? { payload } : {}) });
 
-async function smsAccount(t: TestTenant) {
-  const { sid, token } = fake.account();
-  const from = phone();
-  const res = await c.app.inject({
-    method: 'POST',
-    url: '/functions/v1/messaging/channel-accounts',
-    headers: t.key,
-    payload: { kind: 'sms', name: 'Offers', account_sid: sid, auth_token: token, from_number: from },
-  });
-  expect(res.statusCode).toBe(201);
-  const id = res.json().channel_account.id as string;
-  await c.runtime.db.systemQuery('UPDATE channel_accounts SET pacing = $2 WHERE id = $1', [id, JSON.stringify(UNPACED_PACING)]);
-  return { id, sid, token, from };
-}
+const smsAccount = (t: TestTenant) => sms.smsAccount(t, 'Offers');
 
 type Recipient = { contact_id: string; status: string; phone: string | null; message_id: string | null; error: string | null };
 const recipients = async (t: TestTenant, id: string): Promise<Recipient[]> =>
