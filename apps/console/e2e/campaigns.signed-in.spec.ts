@@ -90,3 +90,41 @@ test('should build a segment, compose a broadcast to it, start it and watch it r
   ).toContainText('completed');
   await checkPage(page, 'campaigns', testInfo);
 });
+
+test('should compose a broadcast to a filter, with media, a reply window and an auto-pause, saved as the API has them', async ({ page }, testInfo) => {
+  const owner = await signInOwner();
+  const run = randomBytes(3).toString('hex');
+  const tag = `fl-${run}`;
+  const chat = await createChannel(owner, { kind: 'chat_app', name: `Filter line ${run}` });
+  await api(owner, '/rest/v1/contacts', 'POST', { first_name: `Dina ${run}`, phones: ['+201001234599'], tags: [tag], opt_in_status: true });
+
+  await page.goto(`${base()}/app/campaigns/broadcasts/new`);
+  await page.getByLabel('Name').fill(`Filtered ${run}`);
+  await page.getByLabel('Channel').selectOption({ label: `Filter line ${run} (chat app)` });
+  await page.getByRole('radio', { name: 'A filter' }).check();
+  await page.getByLabel('Column').fill('tags');
+  await page.getByLabel('Operator').selectOption('cs');
+  await page.getByLabel('Value', { exact: true }).fill(tag);
+  await page.getByRole('button', { name: 'Add condition' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '1 contact' })).toContainText('1 reachable');
+  await page.getByLabel('Text').fill('New arrivals this week');
+  await page.getByLabel('Media address (optional)').fill('https://cdn.example.com/arrivals.mp4');
+  await page.getByLabel('Media kind').selectOption('video');
+  await page.getByLabel('Replies count for (hours)').fill('24');
+  await page.getByLabel('Pause after failures in a row').fill('3');
+  await checkPage(page, 'campaigns-compose-filter', testInfo);
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByRole('heading', { name: `Filtered ${run}`, level: 2 })).toBeVisible();
+
+  const id = page.url().split('/').pop();
+  const response = await fetch(`${base()}/functions/v1/campaigns/broadcasts/${id}`, { headers: { authorization: `Bearer ${owner.token}` } });
+  const saved = (await response.json()) as Record<string, unknown>;
+  expect(saved).toMatchObject({
+    status: 'draft',
+    channel_account_id: chat.id,
+    audience: { filter: `tags=cs.{${tag}}` },
+    content: { text: 'New arrivals this week', media_url: 'https://cdn.example.com/arrivals.mp4', media_kind: 'video' },
+    reply_window_hours: 24,
+    auto_pause_after_failures: 3,
+  });
+});

@@ -20,6 +20,7 @@ import {
 } from './campaigns.api';
 import { PreviewFigures } from './segments';
 import { Chart } from '../ui/charts';
+import { FilterBuilder } from '../ui/filter-builder';
 
 const SHOWN = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed'];
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
@@ -68,8 +69,9 @@ export function BroadcastList({ editable }: { editable: boolean }) {
   );
 }
 
-// Compose: name, channel (chat app or SMS), audience (a segment), text with contact fields; the
-// audience's reach and the text as sent (SMS: encoding and parts) are previewed by the API.
+// Compose: name, channel (chat app or SMS), audience (a segment, or a filter not saved as one), text
+// with contact fields, media on the chat app, the reply window and the auto-pause; the audience's
+// reach and the text as sent (SMS: encoding and parts) are previewed by the API.
 export function NewBroadcast() {
   const queryClient = useQueryClient();
   const channels = useQuery({ queryKey: CHANNELS, queryFn: listChannels });
@@ -77,14 +79,20 @@ export function NewBroadcast() {
   const usable = (channels.data ?? []).filter((channel) => channel.kind === 'chat_app' || channel.kind === 'sms');
   const [channelId, setChannelId] = useState('');
   const [segmentId, setSegmentId] = useState('');
+  const [audienceKind, setAudienceKind] = useState<'segment' | 'filter'>('segment');
+  const [filter, setFilter] = useState('');
   const [text, setText] = useState('');
+  const [media, setMedia] = useState({ url: '', kind: 'image' });
   const account = channelId || usable[0]?.id || '';
   const segment = segmentId || segments.data?.[0]?.id || '';
   const deferredText = useDeferredValue(text);
+  const deferredFilter = useDeferredValue(filter);
+  const chosen = audienceKind === 'segment' ? { segment_id: segment } : { filter: deferredFilter };
+  const chatApp = usable.find((channel) => channel.id === account)?.kind === 'chat_app';
   const audience = useQuery({
-    queryKey: ['audience-preview', 'segment', segment],
-    queryFn: () => previewAudience({ segment_id: segment }),
-    enabled: !!segment,
+    queryKey: ['audience-preview', chosen],
+    queryFn: () => previewAudience(chosen),
+    enabled: audienceKind === 'filter' || !!segment,
     retry: false,
   });
   const content = useQuery({
@@ -102,8 +110,16 @@ export function NewBroadcast() {
   });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const name = String(new FormData(event.currentTarget).get('name') ?? '');
-    create.mutate({ name, channel_account_id: account, audience: { segment_id: segment }, content: { text } });
+    const form = new FormData(event.currentTarget);
+    const whole = (key: string) => (String(form.get(key) ?? '') === '' ? {} : { [key]: Number(form.get(key)) });
+    create.mutate({
+      name: String(form.get('name') ?? ''),
+      channel_account_id: account,
+      audience: audienceKind === 'segment' ? { segment_id: segment } : { filter },
+      content: { text, ...(chatApp && media.url.trim() ? { media_url: media.url.trim(), media_kind: media.kind } : {}) },
+      ...whole('reply_window_hours'),
+      ...whole('auto_pause_after_failures'),
+    });
   }
   if (channels.isPending || segments.isPending) return <Loading what="channels and segments" />;
   return (
@@ -114,7 +130,7 @@ export function NewBroadcast() {
       <h2 id="new-broadcast-heading">New broadcast</h2>
       <ErrorAlert error={channels.error ?? segments.error} />
       {usable.length === 0 ? <p className="muted">Broadcasts go over a chat-app or SMS channel: add one in Settings → Channels.</p> : null}
-      {segments.data?.length === 0 ? <p className="muted">A broadcast goes to a segment: save one first.</p> : null}
+      {segments.data?.length === 0 && audienceKind === 'segment' ? <p className="muted">No segment yet: save one, or choose a filter.</p> : null}
       <form onSubmit={submit} aria-labelledby="new-broadcast-heading" className="narrow">
         <div className="field">
           <label htmlFor="broadcast-name">Name</label>
@@ -130,16 +146,29 @@ export function NewBroadcast() {
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="broadcast-segment">Audience (segment)</label>
-          <select id="broadcast-segment" value={segment} onChange={(event) => setSegmentId(event.target.value)}>
-            {segments.data?.map((candidate) => (
-              <option key={candidate.id} value={candidate.id}>
-                {candidate.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <fieldset className="checklist">
+          <legend>Audience</legend>
+          <label>
+            <input type="radio" name="audience-kind" checked={audienceKind === 'segment'} onChange={() => setAudienceKind('segment')} /> A segment
+          </label>
+          <label>
+            <input type="radio" name="audience-kind" checked={audienceKind === 'filter'} onChange={() => setAudienceKind('filter')} /> A filter
+          </label>
+        </fieldset>
+        {audienceKind === 'segment' ? (
+          <div className="field">
+            <label htmlFor="broadcast-segment">Audience (segment)</label>
+            <select id="broadcast-segment" value={segment} onChange={(event) => setSegmentId(event.target.value)}>
+              {segments.data?.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          <FilterBuilder value={filter} onChange={setFilter} placeholder="tags=cs.{vip}" />
+        )}
         {audience.data ? <PreviewFigures preview={audience.data} /> : null}
         <div className="field">
           <label htmlFor="broadcast-text">Text</label>
@@ -147,6 +176,39 @@ export function NewBroadcast() {
           <span className="small muted">
             Contact fields: {'{{contact.first_name | there}}'}, {'{{contact.custom_fields.city}}'}.
           </span>
+        </div>
+        {chatApp ? (
+          <div className="filters">
+            <div className="field">
+              <label htmlFor="broadcast-media">Media address (optional)</label>
+              <input
+                id="broadcast-media"
+                type="url"
+                value={media.url}
+                onChange={(event) => setMedia({ ...media, url: event.target.value })}
+                placeholder="https://cdn.example.com/sale.jpg"
+                maxLength={2048}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor="broadcast-media-kind">Media kind</label>
+              <select id="broadcast-media-kind" value={media.kind} onChange={(event) => setMedia({ ...media, kind: event.target.value })}>
+                <option value="image">Image</option>
+                <option value="video">Video</option>
+                <option value="document">Document</option>
+              </select>
+            </div>
+          </div>
+        ) : null}
+        <div className="filters">
+          <div className="field">
+            <label htmlFor="broadcast-reply-window">Replies count for (hours)</label>
+            <input id="broadcast-reply-window" name="reply_window_hours" type="number" min={1} max={720} step={1} placeholder="72" />
+          </div>
+          <div className="field">
+            <label htmlFor="broadcast-auto-pause">Pause after failures in a row</label>
+            <input id="broadcast-auto-pause" name="auto_pause_after_failures" type="number" min={0} step={1} placeholder="5" />
+          </div>
         </div>
         {content.data ? (
           <div className="preview" aria-label="As sent">
@@ -157,7 +219,7 @@ export function NewBroadcast() {
           </div>
         ) : null}
         <ErrorAlert error={create.error ?? content.error ?? audience.error} />
-        <button type="submit" className="primary" disabled={create.isPending || !account || !segment}>
+        <button type="submit" className="primary" disabled={create.isPending || !account || (audienceKind === 'segment' && !segment)}>
           Save draft
         </button>
       </form>

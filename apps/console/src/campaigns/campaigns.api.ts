@@ -57,8 +57,14 @@ export const previewContent = (body: { channel_account_id: string; text: string 
 
 export const listBroadcasts = async () => (await callApi<{ broadcasts: Broadcast[] }>(`${BASE}/broadcasts?limit=100`)).broadcasts;
 export const getBroadcast = (id: string) => callApi<Broadcast>(`${BASE}/broadcasts/${id}`);
-export const createBroadcast = (body: { name: string; channel_account_id: string; audience: Record<string, unknown>; content: { text: string } }) =>
-  callApi<Broadcast>(`${BASE}/broadcasts`, { method: 'POST', body });
+export const createBroadcast = (body: {
+  name: string;
+  channel_account_id: string;
+  audience: Record<string, unknown>;
+  content: { text: string; media_url?: string; media_kind?: string };
+  reply_window_hours?: number;
+  auto_pause_after_failures?: number;
+}) => callApi<Broadcast>(`${BASE}/broadcasts`, { method: 'POST', body });
 export const act = (id: string, action: 'start' | 'pause' | 'resume' | 'cancel' | 'schedule', body: Record<string, unknown> = {}) =>
   callApi<Broadcast>(`${BASE}/broadcasts/${id}/${action}`, { method: 'POST', body });
 export const getReport = (id: string) => callApi<Report>(`${BASE}/broadcasts/${id}/report`);
