@@ -128,3 +128,30 @@ test('should compose a broadcast to a filter, with media, a reply window and an 
     auto_pause_after_failures: 3,
   });
 });
+
+test('should compose a broadcast to contacts chosen by name, saved with their ids', async ({ page }) => {
+  const owner = await signInOwner();
+  const run = randomBytes(3).toString('hex');
+  const chat = await createChannel(owner, { kind: 'chat_app', name: `Chosen line ${run}` });
+  const made = await fetch(`${base()}/rest/v1/contacts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', prefer: 'return=representation' },
+    body: JSON.stringify({ first_name: `Hala ${run}`, phones: ['+201001234598'], opt_in_status: true }),
+  });
+  const [hala] = (await made.json()) as { id: string }[];
+
+  await page.goto(`${base()}/app/campaigns/broadcasts/new`);
+  await page.getByLabel('Name').fill(`Chosen ${run}`);
+  await page.getByLabel('Channel').selectOption({ label: `Chosen line ${run} (chat app)` });
+  await page.getByRole('radio', { name: 'Chosen contacts' }).check();
+  await page.getByLabel('Find contacts').fill(`Hala ${run}`);
+  await page.getByRole('checkbox', { name: `Hala ${run}` }).check();
+  await expect(page.getByText('1 chosen')).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: '1 contact' })).toContainText('1 reachable');
+  await page.getByLabel('Text').fill('Your order is ready');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await expect(page.getByRole('heading', { name: `Chosen ${run}`, level: 2 })).toBeVisible();
+  const id = page.url().split('/').pop();
+  const saved = await (await fetch(`${base()}/functions/v1/campaigns/broadcasts/${id}`, { headers: { authorization: `Bearer ${owner.token}` } })).json();
+  expect(saved).toMatchObject({ channel_account_id: chat.id, audience: { contact_ids: [hala.id] } });
+});

@@ -21,6 +21,7 @@ import {
 import { PreviewFigures } from './segments';
 import { Chart } from '../ui/charts';
 import { FilterBuilder } from '../ui/filter-builder';
+import { ContactChoices } from './contact-choices';
 
 const SHOWN = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed'];
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
@@ -69,7 +70,8 @@ export function BroadcastList({ editable }: { editable: boolean }) {
   );
 }
 
-// Compose: name, channel (chat app or SMS), audience (a segment, or a filter not saved as one), text
+// Compose: name, channel (chat app or SMS), audience (a segment, a filter not saved as one, or
+// contacts chosen one by one), text
 // with contact fields, media on the chat app, the reply window and the auto-pause; the audience's
 // reach and the text as sent (SMS: encoding and parts) are previewed by the API.
 export function NewBroadcast() {
@@ -79,20 +81,22 @@ export function NewBroadcast() {
   const usable = (channels.data ?? []).filter((channel) => channel.kind === 'chat_app' || channel.kind === 'sms');
   const [channelId, setChannelId] = useState('');
   const [segmentId, setSegmentId] = useState('');
-  const [audienceKind, setAudienceKind] = useState<'segment' | 'filter'>('segment');
+  const [audienceKind, setAudienceKind] = useState<'segment' | 'filter' | 'contacts'>('segment');
   const [filter, setFilter] = useState('');
+  const [chosenContacts, setChosenContacts] = useState<string[]>([]);
   const [text, setText] = useState('');
   const [media, setMedia] = useState({ url: '', kind: 'image' });
   const account = channelId || usable[0]?.id || '';
   const segment = segmentId || segments.data?.[0]?.id || '';
   const deferredText = useDeferredValue(text);
   const deferredFilter = useDeferredValue(filter);
-  const chosen = audienceKind === 'segment' ? { segment_id: segment } : { filter: deferredFilter };
+  const chosen =
+    audienceKind === 'segment' ? { segment_id: segment } : audienceKind === 'filter' ? { filter: deferredFilter } : { contact_ids: chosenContacts };
   const chatApp = usable.find((channel) => channel.id === account)?.kind === 'chat_app';
   const audience = useQuery({
     queryKey: ['audience-preview', chosen],
     queryFn: () => previewAudience(chosen),
-    enabled: audienceKind === 'filter' || !!segment,
+    enabled: audienceKind === 'filter' || (audienceKind === 'segment' ? !!segment : chosenContacts.length > 0),
     retry: false,
   });
   const content = useQuery({
@@ -115,7 +119,7 @@ export function NewBroadcast() {
     create.mutate({
       name: String(form.get('name') ?? ''),
       channel_account_id: account,
-      audience: audienceKind === 'segment' ? { segment_id: segment } : { filter },
+      audience: audienceKind === 'segment' ? { segment_id: segment } : audienceKind === 'filter' ? { filter } : { contact_ids: chosenContacts },
       content: { text, ...(chatApp && media.url.trim() ? { media_url: media.url.trim(), media_kind: media.kind } : {}) },
       ...whole('reply_window_hours'),
       ...whole('auto_pause_after_failures'),
@@ -154,6 +158,9 @@ export function NewBroadcast() {
           <label>
             <input type="radio" name="audience-kind" checked={audienceKind === 'filter'} onChange={() => setAudienceKind('filter')} /> A filter
           </label>
+          <label>
+            <input type="radio" name="audience-kind" checked={audienceKind === 'contacts'} onChange={() => setAudienceKind('contacts')} /> Chosen contacts
+          </label>
         </fieldset>
         {audienceKind === 'segment' ? (
           <div className="field">
@@ -166,8 +173,10 @@ export function NewBroadcast() {
               ))}
             </select>
           </div>
-        ) : (
+        ) : audienceKind === 'filter' ? (
           <FilterBuilder value={filter} onChange={setFilter} placeholder="tags=cs.{vip}" />
+        ) : (
+          <ContactChoices id="broadcast-contacts" legend="Contacts to send to" chosen={chosenContacts} onChange={setChosenContacts} />
         )}
         {audience.data ? <PreviewFigures preview={audience.data} /> : null}
         <div className="field">
@@ -219,7 +228,11 @@ export function NewBroadcast() {
           </div>
         ) : null}
         <ErrorAlert error={create.error ?? content.error ?? audience.error} />
-        <button type="submit" className="primary" disabled={create.isPending || !account || (audienceKind === 'segment' && !segment)}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={create.isPending || !account || (audienceKind === 'segment' ? !segment : audienceKind === 'contacts' && chosenContacts.length === 0)}
+        >
           Save draft
         </button>
       </form>

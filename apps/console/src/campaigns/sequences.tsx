@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useDeferredValue, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { dateTime, fullName } from '../api/rest';
 import { Link, navigate } from '../router';
 import { ErrorAlert, Loading } from '../ui/page';
 import { listSegments, SEGMENTS } from './campaigns.api';
+import { ContactChoices } from './contact-choices';
 import { SequenceForm } from './sequence-form';
 import {
   contactNames,
@@ -16,7 +17,6 @@ import {
   listEnrollments,
   listSequences,
   moveSequence,
-  searchContacts,
   stepWhen,
   type Sequence,
   SEQUENCES,
@@ -201,12 +201,9 @@ function EnrollForm({ sequenceId }: { sequenceId: string }) {
   const queryClient = useQueryClient();
   const [by, setBy] = useState<'segment' | 'contacts'>('segment');
   const [segmentId, setSegmentId] = useState('');
-  const [search, setSearch] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [answer, setAnswer] = useState<EnrollmentAnswer | null>(null);
-  const deferred = useDeferredValue(search);
   const segments = useQuery({ queryKey: SEGMENTS, queryFn: listSegments });
-  const contacts = useQuery({ queryKey: ['contact-choices', deferred], queryFn: () => searchContacts(deferred), enabled: by === 'contacts' });
   const segment = segmentId || segments.data?.[0]?.id || '';
   const submit = useMutation({
     mutationFn: () => enroll(sequenceId, by === 'segment' ? { segment_id: segment } : { contact_ids: chosen }),
@@ -247,28 +244,9 @@ function EnrollForm({ sequenceId }: { sequenceId: string }) {
           {segments.data?.length === 0 ? <p className="muted small">No segments yet: save one under Broadcasts and segments.</p> : null}
         </div>
       ) : (
-        <>
-          <div className="field narrow">
-            <label htmlFor="enroll-search">Find contacts</label>
-            <input id="enroll-search" type="search" value={search} onChange={(event) => setSearch(event.target.value)} dir="auto" />
-          </div>
-          <fieldset className="checklist contact-choices">
-            <legend className="visually-hidden">Contacts to enrol</legend>
-            {contacts.data?.map((contact) => (
-              <label key={contact.id}>
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(contact.id)}
-                  onChange={(event) => setChosen(event.target.checked ? [...chosen, contact.id] : chosen.filter((candidate) => candidate !== contact.id))}
-                />
-                <span dir="auto">{fullName(contact)}</span>
-              </label>
-            ))}
-          </fieldset>
-          <p className="small muted">{chosen.length} chosen</p>
-        </>
+        <ContactChoices id="enroll" legend="Contacts to enrol" chosen={chosen} onChange={setChosen} />
       )}
-      <ErrorAlert error={segments.error ?? contacts.error ?? submit.error} />
+      <ErrorAlert error={segments.error ?? submit.error} />
       {answer ? (
         <p role="status">
           Enrolled {answer.enrolled}, already enrolled {answer.already_enrolled}; skipped: {answer.skipped.no_opt_in} not opted in, {answer.skipped.no_phone}{' '}
