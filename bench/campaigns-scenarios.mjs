@@ -1,4 +1,4 @@
-// Campaign scenarios of `npm run bench` (docs/campaigns.md, "Figures"):
+// Campaign scenarios of `npm run bench` (figures in bench/results/, their history in HISTORY.md):
 //
 // - BROADCAST: BENCH_BROADCAST_RECIPIENTS (default 10,000) opted-in contacts with phones, one
 //   broadcast of one unpersonalised text to them on a chat-app account with pacing off, one worker
