@@ -88,8 +88,8 @@ try {
     // Each entry point first turns on node's on-disk compile cache (dist/.compile-cache): the first
     // start compiles the modules and stores their code, later starts (a worker restarted, every admin
     // command) read it instead of compiling again. A directory that cannot be written only loses the cache.
-    const launcher = (app, file) =>
-      `require('node:module').enableCompileCache?.(require('node:path').join(__dirname, '..', '..', '.compile-cache'));\nrequire('../../out/apps/${app}/src/${file}.js');\n`;
+    const cache = `require('node:module').enableCompileCache?.(require('node:path').join(__dirname, '..', '..', '.compile-cache'));`;
+    const launcher = (app, file) => `${cache}\nrequire('../../out/apps/${app}/src/${file}.js');\n`;
     for (const [app, files] of Object.entries(entries)) {
       mkdirSync(join(root, 'dist', 'apps', app), { recursive: true });
       for (const file of files) writeFileSync(join(root, 'dist', 'apps', app, `${file}.js`), launcher(app, file));

@@ -42,7 +42,7 @@ export function FlowGraph({ definition, problems, onSelect }: { definition: BotF
         width={width}
         height={height}
         role="img"
-        aria-label={`Graph of ${definition.nodes.length} nodes starting at ${definition.start || 'no node'}${unreachable ? `, ${unreachable} not reached from the start` : ''}${problems.size ? `, ${problems.size} with problems` : ''}; the nodes are edited in the list below`}
+        aria-label={graphLabel(definition.nodes.length, definition.start, unreachable, problems.size)}
       >
         <defs>
           <marker id="flow-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -118,4 +118,13 @@ function edgeGroups(definition: BotFlow['definition']) {
     }
   }
   return groups;
+}
+
+// What the drawing says to a screen reader: its size, its start, what is wrong; the editing is in
+// the node forms below it.
+function graphLabel(nodes: number, start: string, unreachable: number, problems: number): string {
+  const parts = [`Graph of ${nodes} nodes starting at ${start || 'no node'}`];
+  if (unreachable) parts.push(`${unreachable} not reached from the start`);
+  if (problems) parts.push(`${problems} with problems`);
+  return `${parts.join(', ')}; the nodes are edited in the list below`;
 }
