@@ -7,8 +7,8 @@ import { type AudiencePreview, createSegment, listSegments, previewAudience, SEG
 export function PreviewFigures({ preview }: { preview: AudiencePreview }) {
   return (
     <p role="status" className="small">
-      {preview.count} contacts, <strong>{preview.reachable} reachable</strong>; skipped: {preview.skipped.no_opt_in} not opted in, {preview.skipped.no_phone}{' '}
-      without a phone, {preview.skipped.duplicate_phone} duplicate phones.
+      {preview.count} {preview.count === 1 ? 'contact' : 'contacts'}, <strong>{preview.reachable} reachable</strong>; skipped: {preview.skipped.no_opt_in} not
+      opted in, {preview.skipped.no_phone} without a phone, {preview.skipped.duplicate_phone} duplicate phones.
     </p>
   );
 }
